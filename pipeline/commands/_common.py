@@ -1,0 +1,70 @@
+"""Helpers shared by the CLI commands: consoles, progress, errors, writing tables."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+import typer
+from rich.console import Console
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print a one-line error and exit."""
+    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def progress(total: int, description: str):
+    """A progress bar on a terminal; nothing in pipes and CI. Yields an `advance(label)` function."""
+    if not err.is_terminal:
+        yield lambda label="": None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[label]}"), console=err, transient=True) as bar:
+        task = bar.add_task(description, total=total, label="")
+        yield lambda label="": bar.update(task, advance=1, label=label)
+
+
+def write_table(df: pl.DataFrame, path: str | None) -> None:
+    """Write a frame by the file's extension (.csv, .parquet, .json, .md), or print it."""
+    if path is None or path == "-":
+        if path == "-":
+            df.write_csv(sys.stdout)
+            return
+        with pl.Config(tbl_rows=40, tbl_cols=20, tbl_width_chars=160, fmt_str_lengths=40):
+            out.print(str(df), soft_wrap=True)
+        return
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    ext = p.suffix.lower()
+    if ext == ".csv":
+        df.write_csv(p)
+    elif ext == ".parquet":
+        df.write_parquet(p, compression="zstd")
+    elif ext == ".json":
+        df.write_json(p)
+    elif ext == ".md":
+        with pl.Config(tbl_formatting="MARKDOWN", tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True,
+                       tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000, fmt_str_lengths=200):
+            p.write_text(str(df) + "\n")
+    else:
+        fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
+    err.print(f"wrote {df.height} rows to {p}")
+
+
+def open_store(path: str):
+    """Open an existing store, with a one-line error when it is not one."""
+    from ..store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as exc:
+        fail(str(exc))

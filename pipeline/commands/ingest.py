@@ -1,0 +1,80 @@
+"""`cocopipe ingest` and `cocopipe runs`."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import err, fail, open_store, progress, write_table
+
+STORE = typer.Option("--store", "-s", help="Store folder.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def ingest(
+        sources: Annotated[list[str], typer.Argument(help="COCO results folders or .tgz/.tar.gz/.zip archives.")],
+        store: Annotated[str, STORE] = "cocopipe-store",
+        name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
+        force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
+        strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
+    ) -> None:
+        """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
+        from ..ingest import ingest as run_ingest
+        from ..ingest.sources import expand
+        from ..store import Store, StoreError
+
+        try:
+            st = Store(store, create=True)
+        except StoreError as exc:
+            fail(str(exc))
+        todo = expand(sources)
+        with progress(len(todo), "ingest") as advance:
+            def report(o):
+                advance(o.name)
+                if not quiet:
+                    for p in o.problems:
+                        err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+                    if o.status == "unchanged":
+                        err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
+                    elif o.status == "ingested":
+                        err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+            summary = run_ingest(todo, st, name=name, force=force, on_source=report)
+        failed = [s for s in summary.sources if s.status in ("failed", "empty")]
+        for s in failed:
+            if quiet:
+                for p in s.problems:
+                    err.print(f"[red]error:[/red] {p}", soft_wrap=True)
+        runs = st.runs()
+        import polars as pl
+
+        total = runs.select(pl.len()).collect().item()
+        algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
+        err.print(
+            f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
+            f"{summary.runs} runs read, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
+            f"store {store} holds {total} runs of {algs} algorithm(s)"
+        )
+        if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
+            raise typer.Exit(1)
+        if strict and summary.problems:
+            raise typer.Exit(1)
+
+    @app.command()
+    def runs(
+        store: Annotated[str, STORE] = "cocopipe-store",
+        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file (.csv, .parquet); '-' for CSV on stdout.")] = None,
+        suite: Annotated[Optional[list[str]], typer.Option(help="Only these suites.")] = None,
+        algorithm: Annotated[Optional[list[str]], typer.Option(help="Only these algorithms.")] = None,
+        all_instances: Annotated[bool, typer.Option(help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")] = False,
+    ) -> None:
+        """Export the runs table (one row per trial)."""
+        from ..api import filter_frame
+        from ..conventions import interesting_instances
+
+        st = open_store(store)
+        lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
+        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)

@@ -1,0 +1,83 @@
+"""The fixed Parquet schemas of the store, read from the versioned JSON files in `schemas/`."""
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+
+_TYPES = {
+    "string": (pl.String, pa.string()),
+    "int64": (pl.Int64, pa.int64()),
+    "int32": (pl.Int32, pa.int32()),
+    "int8": (pl.Int8, pa.int8()),
+    "float64": (pl.Float64, pa.float64()),
+    "bool": (pl.Boolean, pa.bool_()),
+}
+
+TABLES = ("runs", "events")
+
+
+class SchemaError(ValueError):
+    """A frame does not match the fixed store schema."""
+
+
+def schema_dir() -> Path:
+    """Folder holding the schema JSON files (installed copy, else the repository's)."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_schemas", here.parent / "schemas"):
+        if cand.is_dir():
+            return cand
+    raise FileNotFoundError("schemas folder not found beside the package")
+
+
+@cache
+def spec(table: str) -> dict:
+    """The JSON specification of one table."""
+    return json.loads((schema_dir() / f"{table}.json").read_text())
+
+
+def version(table: str) -> str:
+    """Schema version of a table."""
+    return spec(table)["version"]
+
+
+def partition_columns(table: str) -> list[str]:
+    """Hive partition keys of a table (not stored inside the files)."""
+    return list(spec(table)["partitioning"])
+
+
+def polars_schema(table: str, *, with_partitions: bool = True) -> pl.Schema:
+    """Polars schema of a table."""
+    cols = spec(table)["columns"]
+    return pl.Schema(
+        {c["name"]: _TYPES[c["type"]][0] for c in cols if with_partitions or not c.get("partition")}
+    )
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """Arrow schema of a table's files (partition keys excluded), with the version in its metadata."""
+    cols = [c for c in spec(table)["columns"] if not c.get("partition")]
+    fields = [pa.field(c["name"], _TYPES[c["type"]][1], nullable=c["nullable"]) for c in cols]
+    meta = {b"cocopipe.table": table.encode(), b"cocopipe.schema_version": version(table).encode()}
+    return pa.schema(fields, metadata=meta)
+
+
+def conform(table: str, df: pl.DataFrame) -> pa.Table:
+    """Validate a frame against the table schema and return it as an Arrow table for writing."""
+    expected = polars_schema(table, with_partitions=False)
+    missing = [c for c in expected if c not in df.columns]
+    extra = [c for c in df.columns if c not in expected and c not in partition_columns(table)]
+    if missing or extra:
+        raise SchemaError(f"{table}: missing columns {missing}, unexpected columns {extra}")
+    wrong = [f"{c}: {df.schema[c]} != {t}" for c, t in expected.items() if df.schema[c] != t]
+    if wrong:
+        raise SchemaError(f"{table}: wrong types: {'; '.join(wrong)}")
+    target = arrow_schema(table)
+    tbl = df.select(list(expected)).to_arrow()
+    for f in target:
+        if not f.nullable and tbl.column(f.name).null_count:
+            raise SchemaError(f"{table}: column {f.name} has {tbl.column(f.name).null_count} nulls")
+    return tbl.cast(target)

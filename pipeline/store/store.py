@@ -1,0 +1,199 @@
+"""The Parquet store: hive-partitioned tables, a manifest of sources, atomic source replacement."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from . import schema
+
+MANIFEST = "cocopipe-store.json"
+JOURNAL = ".journal.json"
+FORMAT = "cocopipe-store"
+
+
+class StoreError(RuntimeError):
+    """The store folder cannot be used."""
+
+
+def _part_value(value: str) -> str:
+    """Hive partition value, percent-encoded so that any algorithm name is a safe folder name."""
+    return quote(str(value), safe=" -_.+()[]{},;=@~!'")
+
+
+@dataclass
+class SourceData:
+    """Everything one source contributes to the store."""
+
+    name: str
+    source_id: str
+    path: str
+    tables: dict[str, pl.DataFrame]
+    meta: dict = field(default_factory=dict)
+
+
+class Store:
+    """A cocopipe store folder."""
+
+    def __init__(self, path: str | os.PathLike, *, create: bool = False):
+        self.path = Path(path)
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+            if not (self.path / MANIFEST).exists():
+                if any(p for p in self.path.iterdir() if not p.name.startswith(".")):
+                    raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
+                self._write_manifest({"format": FORMAT, "schema_versions": self._versions(), "sources": {}})
+        if not (self.path / MANIFEST).is_file():
+            raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
+        self._recover()
+
+    # -- manifest --------------------------------------------------------------------------
+    @staticmethod
+    def _versions() -> dict:
+        return {t: schema.version(t) for t in schema.TABLES}
+
+    @property
+    def manifest(self) -> dict:
+        """The store manifest (sources, schema versions)."""
+        try:
+            return json.loads((self.path / MANIFEST).read_text())
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{self.path / MANIFEST}: corrupt manifest ({exc})") from exc
+
+    def _write_manifest(self, data: dict) -> None:
+        tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex}"
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        os.replace(tmp, self.path / MANIFEST)
+
+    def sources(self) -> dict[str, dict]:
+        """Sources in the store, by name."""
+        return self.manifest["sources"]
+
+    # -- reading ---------------------------------------------------------------------------
+    def scan(self, table: str) -> pl.LazyFrame:
+        """Lazy scan of a table; partition filters on suite/algorithm prune files."""
+        sch = schema.polars_schema(table)
+        root = self.path / table
+        if not root.is_dir() or not any(root.rglob("*.parquet")):
+            return pl.LazyFrame(schema=sch)
+        hive = {c: sch[c] for c in schema.partition_columns(table)}
+        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive)
+        return lf.select(list(sch))
+
+    def runs(self) -> pl.LazyFrame:
+        """The `runs` table."""
+        return self.scan("runs")
+
+    def events(self) -> pl.LazyFrame:
+        """The `events` table."""
+        return self.scan("events")
+
+    # -- writing ---------------------------------------------------------------------------
+    def has(self, name: str, source_id: str) -> bool:
+        """True when the source with this name and content is already stored."""
+        s = self.sources().get(name)
+        return bool(s) and s["source_id"] == source_id
+
+    def write_source(self, data: SourceData) -> list[str]:
+        """Add or replace one source atomically; returns the files written (relative paths)."""
+        txn = uuid.uuid4().hex
+        stage = self.path / f".stage-{txn}"
+        trash = self.path / f".trash-{txn}"
+        added: list[str] = []
+        try:
+            for table, df in data.tables.items():
+                parts = schema.partition_columns(table)
+                if df.height == 0:
+                    continue
+                for keys, part in df.group_by(parts, maintain_order=True):
+                    rel = Path(table).joinpath(
+                        *(f"{k}={_part_value(v)}" for k, v in zip(parts, keys)), f"{data.source_id}.parquet"
+                    )
+                    out = stage / rel
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    tbl = schema.conform(table, part.drop(parts))
+                    pq.write_table(tbl, out, compression="zstd", row_group_size=1 << 20)
+                    added.append(rel.as_posix())
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        manifest = self.manifest
+        old = manifest["sources"].get(data.name)
+        removed = [f for f in (old or {}).get("files", []) if f not in added]
+        replaced = [f for f in (old or {}).get("files", []) if f in added]
+        journal = {"txn": txn, "stage": stage.name, "trash": trash.name, "added": added,
+                   "trashed": removed + replaced}
+        (self.path / JOURNAL).write_text(json.dumps(journal))
+        trash.mkdir()
+        for rel in journal["trashed"]:
+            src = self.path / rel
+            if src.exists():
+                dst = trash / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+        for rel in added:
+            dst = self.path / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(stage / rel, dst)
+        entry = dict(data.meta, source_id=data.source_id, path=data.path, files=added,
+                     ingested=time.strftime("%Y-%m-%dT%H:%M:%S"))
+        manifest["sources"][data.name] = entry
+        manifest["schema_versions"] = self._versions()
+        manifest["txn"] = txn
+        self._write_manifest(manifest)  # the commit point
+        self._cleanup(journal)
+        return added
+
+    def remove_source(self, name: str) -> None:
+        """Delete a source and its files."""
+        manifest = self.manifest
+        entry = manifest["sources"].pop(name, None)
+        if entry is None:
+            raise StoreError(f"{self.path}: no source named {name!r}")
+        self._write_manifest(manifest)
+        for rel in entry.get("files", []):
+            (self.path / rel).unlink(missing_ok=True)
+        self._prune_empty_dirs()
+
+    # -- crash recovery --------------------------------------------------------------------
+    def _cleanup(self, journal: dict) -> None:
+        shutil.rmtree(self.path / journal["stage"], ignore_errors=True)
+        shutil.rmtree(self.path / journal["trash"], ignore_errors=True)
+        (self.path / JOURNAL).unlink(missing_ok=True)
+        self._prune_empty_dirs()
+
+    def _prune_empty_dirs(self) -> None:
+        for table in schema.TABLES:
+            root = self.path / table
+            if not root.is_dir():
+                continue
+            for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                if not any(d.iterdir()):
+                    d.rmdir()
+
+    def _recover(self) -> None:
+        """Finish or roll back a write interrupted by a crash, so the store is as before or after it."""
+        jpath = self.path / JOURNAL
+        if not jpath.exists():
+            for p in self.path.glob(".stage-*"):
+                shutil.rmtree(p, ignore_errors=True)
+            return
+        journal = json.loads(jpath.read_text())
+        if self.manifest.get("txn") != journal["txn"]:  # not committed: roll back
+            for rel in journal["added"]:
+                (self.path / rel).unlink(missing_ok=True)
+            trash = self.path / journal["trash"]
+            for rel in journal["trashed"]:
+                src = trash / rel
+                if src.exists():
+                    (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(src, self.path / rel)
+        self._cleanup(journal)

@@ -1,0 +1,217 @@
+"""Fixed-target measures: first hitting times, aRT, instance balancing, budget cut (seed 000).
+
+All functions take and return LazyFrames. `runs` and `events` have the store's columns.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from ..conventions import HIT_RTOL
+
+PROBLEM = ["suite", "algorithm", "function", "dimension"]
+RUN_COLS = ["run_id", *PROBLEM, "instance", "trial", "evaluations", "final_delta"]
+
+
+def _lcm_weights(counts: list[int]) -> int:
+    """cocopp's common multiple of the repetitions per instance (pproc.instance_multipliers)."""
+    values = sorted(set(counts))
+    if len(values) == 1:
+        return values[0]
+    lcm = int(np.lcm.reduce(values))
+    if lcm > 24:
+        lcm = max(values) * max(1, int(24 / max(values)))
+    return lcm
+
+
+def instance_weights(runs: pl.LazyFrame) -> pl.LazyFrame:
+    """Add `weight`: how often cocopp counts a trial so every instance weighs the same.
+
+    cocopp (`DataSet.instance_multipliers`, `genericsettings.balance_instances`) repeats the
+    trials of under-represented instances; a weight of lcm / repetitions does the same.
+    """
+    counts = runs.group_by([*PROBLEM, "instance"]).agg(reps=pl.len())
+    lcm = counts.group_by(PROBLEM).agg(
+        lcm=pl.col("reps").map_batches(lambda s: pl.Series([_lcm_weights(s.to_list())]), returns_scalar=True,
+                                       return_dtype=pl.Int64)
+    )
+    w = counts.join(lcm, on=PROBLEM).select(*PROBLEM, "instance", weight=(pl.col("lcm") // pl.col("reps")).cast(pl.Int64))
+    return runs.join(w, on=[*PROBLEM, "instance"], how="left")
+
+
+def _reach_level(target: pl.Expr) -> pl.Expr:
+    """The largest precision that still counts as reaching `target` under cocopp's relative tolerance."""
+    return pl.when(target > 0).then(target / (1 - HIT_RTOL)).otherwise(target * (1 - HIT_RTOL))
+
+
+def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFrame, exact: bool = False
+                  ) -> pl.LazyFrame:
+    """First hitting time of every target by every run, in one as-of join.
+
+    `targets` has a column `target` (a precision) and optionally key columns shared with `runs`
+    (e.g. suite, or function and dimension for runlength-based targets). Returns one row per
+    (run, target) with the run's columns, `target`, `hit` (evaluations, null if never reached),
+    `success`, and `weight` (instance balancing).
+
+    By default hits are read as cocopp reads them (`readalign.HMultiReader`): from the
+    target-triggered (.dat) records only, a precision within 1e-9 relative above the target counts
+    as reaching it, except on the last .dat record of a run, which must reach it exactly.
+    `exact=True` applies seed 000's definition to every record (.dat and .tdat): the first
+    evaluation at which the best-so-far precision is <= the target. The two differ where an old
+    logger's .dat missed a record whose value equals a target (see tests/test_measures_hits.py).
+    """
+    keys = [c for c in targets.collect_schema().names() if c != "target"]
+    base = instance_weights(runs.select(RUN_COLS))
+    pairs = (base.join(targets, on=keys, how="inner") if keys else base.join(targets, how="cross"))
+    level = pl.col("target")
+    if not exact:
+        level = pl.when(level < 0).then(level * (1 - HIT_RTOL)).otherwise(level)
+    pairs = pairs.with_columns(level=level).sort("level")
+    ev = events.select("run_id", "evaluations", "best_delta", "trigger")
+    if not exact:
+        ev = ev.filter((pl.col("trigger") & 1) == 1)
+    # one step per distinct best-so-far value: the first evaluation it was reached at
+    steps = (
+        ev.sort("run_id", "evaluations")
+        .with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
+        .group_by("run_id", "best").agg(hit=pl.col("evaluations").min())
+    )
+    if not exact:
+        steps = _cocopp_levels(steps, runs)
+    else:
+        steps = steps.with_columns(key=pl.col("best"))
+    steps = steps.select("run_id", "key", "hit").sort("key")
+    out = pairs.join_asof(steps, left_on="level", right_on="key", by="run_id", strategy="backward",
+                          check_sortedness=False)
+    return out.drop("level", "key").with_columns(success=pl.col("hit").is_not_null())
+
+
+def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
+    """The smallest target each record reaches as cocopp's aligner counts it (column `key`).
+
+    A positive precision within 1e-9 relative above a target reaches it (`readalign.is_close`),
+    except on a run's last record when the aligner meets it at that very target level, which
+    happens when the previous record's level is less than two grid steps (10^(1/5), or 10^(1/10)
+    on bbob-biobj) above it: `HMultiReader.isFinished` compares strictly there.
+    """
+    n = pl.when(pl.col("suite").str.contains("biobj")).then(10.0).otherwise(5.0)
+    s = (
+        steps.join(runs.select("run_id", "suite"), on="run_id")
+        .sort("run_id", "hit")
+        .with_columns(
+            first=pl.col("hit") == pl.col("hit").min().over("run_id"),
+            last=pl.col("hit") == pl.col("hit").max().over("run_id"),
+            prev=pl.col("best").shift(1).over("run_id"),
+        )
+    )
+    pos = pl.col("best") > 0
+    k_below = (pl.col("best").log10() * n + 1e-9).floor()  # grid index at or just below the value
+    k_prev = ((pl.col("prev") - 1e-12).log10() * n - 1e-9).ceil()  # label of the previous record
+    close_ok = ~pl.col("last") | pl.col("first") | (k_prev >= k_below + 2)
+    return s.with_columns(key=pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best")))
+
+
+def art(hits: pl.LazyFrame) -> pl.LazyFrame:
+    """Average runtime per (suite, algorithm, function, dimension, target), seed 000 "Averaging Runtime".
+
+    aRT = (sum of hitting times of successful trials + sum of evaluations of unsuccessful ones)
+    / number of successes; infinite without success. Sums and counts use instance-balancing weights.
+    """
+    w = pl.col("weight")
+    cost = pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64)
+    g = hits.group_by([*PROBLEM, "target"]).agg(
+        total=(cost * w).sum(),
+        successes=(pl.col("success").cast(pl.Int64) * w).sum(),
+        runs=w.sum(),
+        trials=pl.len(),
+        mean_success_runtime=pl.col("hit").filter(pl.col("success")).cast(pl.Float64).mean(),
+        median_success_runtime=pl.col("hit").filter(pl.col("success")).cast(pl.Float64).median(),
+        max_evaluations_unsuccessful=pl.col("evaluations").filter(~pl.col("success")).median().cast(pl.Float64),
+    )
+    return g.with_columns(
+        art=pl.when(pl.col("successes") > 0).then(pl.col("total") / pl.col("successes")).otherwise(math.inf),
+        success_rate=pl.col("successes") / pl.col("runs"),
+    ).select(*PROBLEM, "target", "art", "successes", "runs", "success_rate", "trials", "mean_success_runtime",
+             "median_success_runtime", pl.col("max_evaluations_unsuccessful").alias("median_unsuccessful_evaluations")
+             ).sort(*PROBLEM, pl.col("target"), descending=[False] * 4 + [True])
+
+
+def parse_budget(budget: str | float | int | None) -> tuple[float, bool] | None:
+    """A budget as (value, per_dimension): '1000' -> (1000, False), '100x' -> (100, True)."""
+    if budget is None or budget == "":
+        return None
+    if isinstance(budget, str):
+        b = budget.strip().lower()
+        per_dim = b.endswith("x")
+        try:
+            value = float(b[:-1] if per_dim else b)
+        except ValueError as exc:
+            raise ValueError(f"budget {budget!r}: expected evaluations (1000) or a multiple of the dimension (100x)") from exc
+    else:
+        value, per_dim = float(budget), False
+    if not value > 0:
+        raise ValueError(f"budget {budget!r} must be positive")
+    return value, per_dim
+
+
+def _budget_expr(budget: tuple[float, bool]) -> pl.Expr:
+    value, per_dim = budget
+    return pl.lit(value) * pl.col("dimension").cast(pl.Float64) if per_dim else pl.lit(value)
+
+
+def cut(runs: pl.LazyFrame, events: pl.LazyFrame, budget: str | float | None) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The experiment as if every trial had stopped at the budget B (evaluations, or 'Nx' = N x dimension).
+
+    evaluations -> min(evaluations, B); only records at or before B are kept, so targets count as
+    reached only when hit by B; final_delta -> the best precision reached by B.
+    """
+    b = parse_budget(budget)
+    if b is None:
+        return runs, events
+    lim = runs.select("run_id", limit=_budget_expr(b))
+    ev = events.join(lim, on="run_id").filter(pl.col("evaluations") <= pl.col("limit")).drop("limit")
+    best = ev.group_by("run_id").agg(best_by_budget=pl.col("best_delta").min())
+    first = events.group_by("run_id").agg(first_delta=pl.col("best_delta").sort_by("evaluations").first())
+    r = (
+        runs.with_columns(_limit=_budget_expr(b))
+        .join(best, on="run_id", how="left")
+        .join(first, on="run_id", how="left")
+        .with_columns(
+            evaluations=pl.min_horizontal(pl.col("evaluations").cast(pl.Float64), pl.col("_limit")).floor().cast(pl.Int64),
+            final_delta=pl.coalesce("best_by_budget", "first_delta"),
+        )
+        .drop("_limit", "best_by_budget", "first_delta")
+    )
+    return r, ev
+
+
+def fixed_budget(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: list[float], per_dimension: bool = False
+                 ) -> pl.LazyFrame:
+    """Best precision each run reached within each budget (null before its first record)."""
+    b = pl.LazyFrame({"budget": [float(x) for x in budgets]})
+    pairs = runs.select(RUN_COLS).join(b, how="cross").with_columns(
+        limit=(pl.col("budget") * pl.col("dimension") if per_dimension else pl.col("budget")).cast(pl.Float64)
+    ).sort("limit")
+    steps = (
+        events.select("run_id", "evaluations", "best_delta").sort("run_id", "evaluations")
+        .with_columns(best_delta=pl.col("best_delta").cum_min().over("run_id"),
+                      ev=pl.col("evaluations").cast(pl.Float64))
+        .sort("ev")
+    )
+    out = pairs.join_asof(steps.select("run_id", "ev", "best_delta"), left_on="limit", right_on="ev", by="run_id",
+                          strategy="backward", check_sortedness=False)
+    return out.drop("ev").rename({"limit": "budget_evaluations"})
+
+
+def fixed_budget_summary(values: pl.LazyFrame, quantiles: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+                         ) -> pl.LazyFrame:
+    """Median and quantiles of the best precision at each budget per problem."""
+    aggs = [pl.col("best_delta").quantile(q, "linear").alias(f"q{int(round(q * 100)):02d}") for q in quantiles]
+    return (
+        values.group_by([*PROBLEM, "budget"])
+        .agg(pl.col("budget_evaluations").first(), pl.col("best_delta").median().alias("median"), *aggs,
+             runs=pl.len(), runs_with_data=pl.col("best_delta").is_not_null().sum())
+        .sort(*PROBLEM, "budget")
+    )

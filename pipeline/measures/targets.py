@@ -1,0 +1,48 @@
+"""Target sets as data: the precisions added to each problem's reference value (seed 000, 002)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from ..conventions import is_biobjective
+
+#: 51 targets 10^(k/5), k = 10..-40 (1e2 .. 1e-8): the ECDF targets (seed 000)
+BBOB = tuple(10 ** (k / 5) for k in range(10, -41, -1))
+#: 58 bbob-biobj precisions (seed 002): six negative ones, 0, then 10^(k/10), k = -50..0
+BIOBJ = (-1e-4, -(10 ** -4.2), -(10 ** -4.4), -(10 ** -4.6), -(10 ** -4.8), -1e-5, 0.0) + tuple(
+    10 ** (k / 10) for k in range(-50, 1)
+)
+#: targets of cocopp's aRT tables (pptable) and of the scaling figures (ppfigdim)
+TABLE = (1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-5, 1e-7)
+TABLE_BIOBJ = (1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+SCALING = (1e1, 1e-1, 1e-3, 1e-5, 1e-8)
+
+NAMED = {"bbob": BBOB, "biobj": BIOBJ, "table": TABLE, "table-biobj": TABLE_BIOBJ, "scaling": SCALING}
+
+
+def default(suite: str) -> tuple[float, ...]:
+    """The standard (ECDF) target set of a suite."""
+    return BIOBJ if is_biobjective(suite) else BBOB
+
+
+def parse(spec: str | Sequence[float] | None, suite: str | None = None) -> tuple[float, ...] | None:
+    """Targets from a name (bbob, biobj, table, scaling) or a comma-separated list; None: per-suite default."""
+    if spec is None or spec == "default":
+        return None if suite is None else default(suite)
+    if not isinstance(spec, str):
+        return tuple(float(t) for t in spec)
+    if spec in NAMED:
+        return NAMED[spec]
+    try:
+        return tuple(float(t) for t in spec.split(",") if t.strip())
+    except ValueError as exc:
+        raise ValueError(f"targets {spec!r}: expected one of {', '.join(NAMED)} or numbers separated by commas") from exc
+
+
+def frame(targets: Sequence[float] | None = None, suites: Sequence[str] = ()) -> pl.LazyFrame:
+    """Target table: columns `target` (and `suite` when per-suite defaults are used)."""
+    if targets is not None:
+        return pl.LazyFrame({"target": [float(t) for t in targets]}, schema={"target": pl.Float64})
+    rows = [(s, float(t)) for s in suites for t in default(s)]
+    return pl.LazyFrame(rows, schema={"suite": pl.String, "target": pl.Float64}, orient="row")

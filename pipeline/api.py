@@ -1,15 +1,115 @@
-"""The notebook API: `open_store(path)` and its measures as LazyFrames."""
+"""The notebook API: `open_store(path)` and its measures as LazyFrames.
+
+>>> s = open_store("cocopipe-store")
+>>> s.art(targets="bbob", algorithm="DIRECT").collect()
+"""
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import polars as pl
 
+from .conventions import interesting_instances
+from .measures import restarts, runtime, targets as tg
+from .store import Store
 
-def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | None) -> pl.LazyFrame:
+
+def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | str | int | None) -> pl.LazyFrame:
     """Keep rows whose columns take one of the given values (None: no filter)."""
     for col, values in criteria.items():
-        if values:
+        if values is not None and values != []:
             vals = [values] if isinstance(values, (str, int)) else list(values)
             lf = lf.filter(pl.col(col).is_in(vals))
     return lf
+
+
+class Analysis:
+    """A store with the selection and settings every measure uses."""
+
+    def __init__(self, store: Store, *, suite=None, algorithm=None, function=None, dimension=None,
+                 max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
+                 indicator: str = "logged"):
+        self.store = store
+        self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
+        self.max_budget = max_budget
+        self.all_instances = all_instances
+        self.exact = exact
+        self.indicator = indicator
+        runtime.parse_budget(max_budget)  # validate early
+
+    def select(self, **changes) -> Analysis:
+        """A copy with other filters or settings."""
+        kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
+                  indicator=self.indicator)
+        kw.update(changes)
+        return Analysis(self.store, **kw)
+
+    # -- base tables -----------------------------------------------------------------------
+    def _raw_events(self) -> pl.LazyFrame:
+        if self.indicator == "recomputed":
+            from .biobj import recomputed_events
+
+            return recomputed_events(self.store)
+        if self.indicator != "logged":
+            raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
+        return self.store.events()
+
+    def _tables(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
+        events = events.join(runs.select("run_id"), on="run_id", how="semi")
+        return runtime.cut(runs, events, self.max_budget)
+
+    def runs(self) -> pl.LazyFrame:
+        """Trials of the selection (budget cut applied)."""
+        return self._tables()[0]
+
+    def events(self) -> pl.LazyFrame:
+        """Records of the selection (budget cut applied)."""
+        return self._tables()[1]
+
+    def suites(self) -> list[str]:
+        """Suites present in the selection."""
+        return sorted(self.runs().select(pl.col("suite").unique()).collect()["suite"].to_list())
+
+    def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None) -> pl.LazyFrame:
+        """Targets as a frame: a LazyFrame as given, a name or list, or each suite's default set."""
+        if isinstance(targets, pl.LazyFrame):
+            return targets
+        if isinstance(targets, pl.DataFrame):
+            return targets.lazy()
+        return tg.frame(tg.parse(targets), self.suites())
+
+    # -- measures --------------------------------------------------------------------------
+    def hits(self, targets=None) -> pl.LazyFrame:
+        """First hitting times per (run, target)."""
+        runs, events = self._tables()
+        return runtime.hitting_times(runs, events, self.target_frame(targets), exact=self.exact)
+
+    def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
+            percentiles: tuple[float, ...] = (10, 50, 90)) -> pl.LazyFrame:
+        """aRT, successes and trials per (suite, algorithm, function, dimension, target)."""
+        h = self.hits(targets)
+        a = runtime.art(h)
+        if dispersion:
+            d = restarts.art_dispersion(h, percentiles, samples, seed)
+            a = a.join(d, on=restarts.GROUP, how="left")
+        return a.sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True])
+
+    def simulated_runtimes(self, targets=None, samples: int = 1000, seed: int = 1,
+                           first_deterministic: bool = True) -> pl.LazyFrame:
+        """Runtimes of simulated restarts per (problem, target, sample)."""
+        return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
+
+    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
+                     ) -> pl.LazyFrame:
+        """Best precision reached within given budgets, per run or summarised per problem."""
+        runs, events = self._tables()
+        v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
+        return runtime.fixed_budget_summary(v) if summary else v
+
+
+def open_store(path: str | os.PathLike, **selection) -> Analysis:
+    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`)."""
+    return Analysis(Store(path), **selection)

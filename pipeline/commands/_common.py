@@ -68,3 +68,32 @@ def open_store(path: str):
         return Store(path)
     except StoreError as exc:
         fail(str(exc))
+
+
+# -- options shared by the analysis commands -------------------------------------------------
+from typing import Annotated, Optional  # noqa: E402
+
+StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store folder.")]
+OutOpt = Annotated[Optional[str], typer.Option("--out", "-o", help="Output file (.csv, .parquet, .json, .md); '-' for CSV on stdout.")]
+SuiteOpt = Annotated[Optional[list[str]], typer.Option("--suite", help="Only these suites.")]
+AlgOpt = Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="Only these algorithms.")]
+FuncOpt = Annotated[Optional[list[int]], typer.Option("--function", "-f", help="Only these functions.")]
+DimOpt = Annotated[Optional[list[int]], typer.Option("--dimension", "-d", help="Only these dimensions.")]
+BudgetOpt = Annotated[Optional[str], typer.Option("--max-budget", help="Cut every trial at B evaluations, or Nx = N x dimension.")]
+AllInstOpt = Annotated[bool, typer.Option("--all-instances", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")]
+ExactOpt = Annotated[bool, typer.Option("--exact-hits", help="Hitting times from every record by seed 000's definition, not cocopp's .dat-only reading.")]
+IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
+TargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, scaling, or v1,v2,... (default: the suite's standard set).")]
+
+
+def analysis(store: str, suite=None, algorithm=None, function=None, dimension=None, max_budget=None,
+             all_instances=False, exact=False, indicator="logged"):
+    """An `Analysis` of a store from the shared options, with one-line errors."""
+    from ..api import Analysis
+
+    st = open_store(store)
+    try:
+        return Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
+                        max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator)
+    except ValueError as exc:
+        fail(str(exc))

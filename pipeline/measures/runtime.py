@@ -205,7 +205,7 @@ def fixed_budget(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: list[float],
     return out.drop("ev").rename({"limit": "budget_evaluations"})
 
 
-def fixed_budget_summary(values: pl.LazyFrame, quantiles: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+def fixed_budget_summary(values: pl.LazyFrame, quantiles: tuple[float, ...] = (0.1, 0.25, 0.75, 0.9)
                          ) -> pl.LazyFrame:
     """Median and quantiles of the best precision at each budget per problem."""
     aggs = [pl.col("best_delta").quantile(q, "linear").alias(f"q{int(round(q * 100)):02d}") for q in quantiles]

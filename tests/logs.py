@@ -1,0 +1,36 @@
+"""Writers of tiny hand-made COCO logs in each format generation, for tests."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def fmt(v: float) -> str:
+    return f"{v:+.9e}"
+
+
+def write_new2(root: Path, alg: str = "ALG", suite: str = "bbob", function: int = 1, dim: int = 2,
+               runs: list[dict] | None = None, fopt: float = 10.0, info_name: str | None = None) -> Path:
+    """A bbob-new2 experiment: runs = [{instance, dat: [(evals, best)], tdat: [(evals, best)], g: 0}]."""
+    root.mkdir(parents=True, exist_ok=True)
+    ddir = root / f"data_f{function}"
+    ddir.mkdir(exist_ok=True)
+    head = (f"% f evaluations | g evaluations | best noise-free fitness - Fopt ({fopt:.12e}) + sum g_i+ | "
+            "measured fitness | best measured fitness or single-digit g-values | x1 | x2...")
+    dat, tdat, entries = [], [], []
+    for r in runs or []:
+        for lines, recs in ((dat, r["dat"]), (tdat, r.get("tdat", r["dat"]))):
+            lines.append(head)
+            for ev, best in recs:
+                lines.append(f"{ev} {r.get('g', 0)} {fmt(best)} {fmt(best + fopt)} {fmt(best + fopt)} +0.0e+00 +0.0e+00")
+        last = max(max(e for e, _ in r["dat"]), max(e for e, _ in r.get("tdat", r["dat"])))
+        final = min(b for _, b in r["dat"] + r.get("tdat", []))
+        entries.append(f"{r['instance']}:{last}|{final:.1e}")
+    stem = f"bbobexp_f{function}_DIM{dim}"
+    (ddir / f"{stem}.dat").write_text("\n".join(dat) + "\n")
+    (ddir / f"{stem}.tdat").write_text("\n".join(tdat) + "\n")
+    info = root / (info_name or f"bbobexp_f{function}.info")
+    with info.open("a") as fh:
+        fh.write(f"suite = '{suite}', funcId = {function}, DIM = {dim}, Precision = 1.000e-08, algId = '{alg}', "
+                 f"coco_version = '2.8.2', logger = 'bbob', data_format = 'bbob-new2'\n% hand-made\n"
+                 f"data_f{function}/{stem}.dat, {', '.join(entries)}\n")
+    return root

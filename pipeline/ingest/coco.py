@@ -230,6 +230,8 @@ def _records(lines: pl.DataFrame, kinds: pl.DataFrame) -> tuple[pl.DataFrame, pl
         .then(num(3)).otherwise(None),
         ntok=n,
         need=pl.when(pl.col("best_col") == 1).then(2).otherwise(3),
+        # a record with fewer fields than the file's usual count was cut (a truncated file)
+        short=tok.list.len() < tok.list.len().mode().first().over("file"),
     )
     return heads, recs
 
@@ -278,7 +280,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     lines = _read_lines(src, paths)
     heads, recs = _records(lines, kinds_df.select("file", "best_col", "g_col"))
 
-    bad = recs.filter((pl.col("ntok") < pl.col("need")) | pl.col("f_ev").is_null() | pl.col("best_delta").is_null()
+    bad = recs.filter((pl.col("ntok") < pl.col("need")) | pl.col("short") | pl.col("f_ev").is_null() | pl.col("best_delta").is_null()
                       | pl.col("g_ev").is_null() | pl.col("best_delta").is_nan() | (pl.col("section") < 0))
     for f, ln, sec in bad.select("file", "lineno", "section").head(200).rows():
         problems.append(Problem(paths[f], ln, "data before any header" if sec < 0 else "malformed or truncated record",

@@ -126,13 +126,14 @@ def art(hits: pl.LazyFrame) -> pl.LazyFrame:
         successes=(pl.col("success").cast(pl.Int64) * w).sum(),
         runs=w.sum(),
         trials=pl.len(),
-        mean_success_runtime=pl.col("hit").filter(pl.col("success")).cast(pl.Float64).mean(),
+        succ_total=(pl.col("hit").fill_null(0).cast(pl.Float64) * w).sum(),
         median_success_runtime=pl.col("hit").filter(pl.col("success")).cast(pl.Float64).median(),
         max_evaluations_unsuccessful=pl.col("evaluations").filter(~pl.col("success")).median().cast(pl.Float64),
     )
     return g.with_columns(
         art=pl.when(pl.col("successes") > 0).then(pl.col("total") / pl.col("successes")).otherwise(math.inf),
         success_rate=pl.col("successes") / pl.col("runs"),
+        mean_success_runtime=pl.when(pl.col("successes") > 0).then(pl.col("succ_total") / pl.col("successes")),
     ).select(*PROBLEM, "target", "art", "successes", "runs", "success_rate", "trials", "mean_success_runtime",
              "median_success_runtime", pl.col("max_evaluations_unsuccessful").alias("median_unsuccessful_evaluations")
              ).sort(*PROBLEM, pl.col("target"), descending=[False] * 4 + [True])

@@ -66,34 +66,77 @@ def sample_size(n: int, samples: int, first_deterministic: bool) -> int:
     return int(np.ceil(samples / n) * n) if first_deterministic else samples
 
 
+def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    """Groups (problem, target) in a fixed order, and per trial: group index, cost, success
+    (trials repeated by their instance-balancing weight, like cocopp's balanced columns)."""
+    df = hits.select(
+        *GROUP, "trial", "success", "weight",
+        cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
+    ).sort(*GROUP, "trial")
+    keys = df.select(GROUP).unique(maintain_order=True)
+    gid = df.join(keys.with_row_index("g"), on=GROUP, how="left", maintain_order="left")["g"].to_numpy()
+    w = df["weight"].to_numpy()
+    rep = np.maximum(w, 1)
+    return keys, np.repeat(gid, rep), np.repeat(df["cost"].to_numpy(), rep), np.repeat(df["success"].to_numpy(), rep)
+
+
+def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int, samples: int,
+             rng: np.random.Generator, first_deterministic: bool = True, max_draws: int = 4_000_000
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Simulated restart runtimes of all groups at once: (group index per sample, runtime).
+
+    Trials must be ordered by group. Sample j of a group starts with trial j mod N (or a random
+    one); an unsuccessful start is followed by a geometric number of further unsuccessful trials
+    drawn uniformly, then one successful trial drawn uniformly (seed 000).
+    """
+    n = np.bincount(gid, minlength=ngroups)
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    nsucc = np.bincount(gid, weights=success, minlength=ngroups).astype(np.int64)
+    order = np.lexsort((~success, gid))  # per group: successful trials first
+    sorted_cost = cost[order]
+    size = np.where(nsucc > 0, (np.ceil(samples / np.maximum(n, 1)) * n).astype(np.int64) if first_deterministic
+                    else samples, 0)
+    sg = np.repeat(np.arange(ngroups), size)
+    j = np.arange(len(sg)) - np.repeat(np.cumsum(size) - size, size)
+    first = start[sg] + (j % n[sg] if first_deterministic else rng.integers(0, n[sg]))
+    out = cost[first].astype(float)
+    failed = np.flatnonzero(~success[first])
+    if len(failed):
+        g = sg[failed]
+        ns, nf = nsucc[g], n[g] - nsucc[g]
+        k = rng.geometric(ns / n[g]) - 1
+        pick = start[g] + rng.integers(0, ns)  # a successful trial (they come first in `order`)
+        extra = sorted_cost[pick]
+        # sums of k uniform draws among the group's unsuccessful trials, in bounded chunks
+        cum = np.cumsum(k)
+        lo = 0
+        while lo < len(failed):
+            hi = int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + max_draws, side="right"))
+            hi = max(hi, lo + 1)
+            kk = k[lo:hi]
+            owner = np.repeat(np.arange(lo, hi), kk)
+            if len(owner):
+                draw = start[g[owner]] + ns[owner] + (rng.random(len(owner)) * nf[owner]).astype(np.int64)
+                extra[lo:hi] += np.bincount(owner - lo, weights=sorted_cost[draw], minlength=hi - lo)
+            lo = hi
+        out[failed] += extra
+    return sg, out
+
+
 def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
                        first_deterministic: bool = True) -> pl.LazyFrame:
-    """Simulated restart runtimes: one row per (problem, target, sample) with `runtime` (inf when
-    no trial succeeded)."""
+    """Simulated restart runtimes: one row per (problem, target, sample) with `runtime`; problems
+    without any successful trial give no rows."""
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        keys, vals = [], []
-        for key, cost, success in _groups(df):
-            s = sample_size(len(cost), samples, first_deterministic)
-            vals.append(sample_group(cost, success, s, _rng(seed, key), first_deterministic))
-            keys.append((key, s))
-        if not keys:
-            return pl.DataFrame(schema=_sim_schema(df))
-        frame = pl.DataFrame([k for k, _ in keys], schema=GROUP, orient="row", schema_overrides=dict(df.select(GROUP).schema))
-        reps = np.array([s for _, s in keys])
-        out = frame.select(pl.all().gather(np.repeat(np.arange(len(keys)), reps)))
-        return out.with_columns(sample=pl.Series(np.concatenate([np.arange(s) for s in reps]), dtype=pl.Int32),
-                                runtime=pl.Series(np.concatenate(vals)))
-    schema = _sim_schema_lazy(hits)
-    return hits.map_batches(run, schema=schema, streamable=False)
+        keys, gid, cost, success = _flat(df)
+        sg, rt = simulate(gid, cost, success, keys.height, samples, np.random.default_rng(seed), first_deterministic)
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(sg)) + 1]) if len(sg) else np.array([], int)
+        sample = np.arange(len(sg)) - np.repeat(starts, np.diff(np.append(starts, len(sg))))
+        return keys[sg].with_columns(sample=pl.Series(sample, dtype=pl.Int32), runtime=pl.Series(rt, dtype=pl.Float64))
 
-
-def _sim_schema(df: pl.DataFrame) -> pl.Schema:
-    return pl.Schema({**df.select(GROUP).schema, "sample": pl.Int32, "runtime": pl.Float64})
-
-
-def _sim_schema_lazy(hits: pl.LazyFrame) -> pl.Schema:
     sch = hits.collect_schema()
-    return pl.Schema({**{c: sch[c] for c in GROUP}, "sample": pl.Int32, "runtime": pl.Float64})
+    schema = pl.Schema({**{c: sch[c] for c in GROUP}, "sample": pl.Int32, "runtime": pl.Float64})
+    return hits.map_batches(run, schema=schema, streamable=False)
 
 
 def art_dispersion(hits: pl.LazyFrame, percentiles: tuple[float, ...] = (10, 50, 90), samples: int = 1000,
@@ -103,15 +146,23 @@ def art_dispersion(hits: pl.LazyFrame, percentiles: tuple[float, ...] = (10, 50,
     names = [f"p{int(p) if float(p).is_integer() else p}" for p in percentiles]
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        rows = []
-        for key, cost, success in _groups(df):
-            if not success.any():
-                rows.append((*key, *([None] * len(percentiles))))
-                continue
-            s = sample_size(len(cost), samples, first_deterministic)
-            rt = sample_group(cost, success, s, _rng(seed, key), first_deterministic)
-            rows.append((*key, *np.percentile(rt, percentiles).tolist()))
-        return pl.DataFrame(rows, schema=schema, orient="row")
+        keys, gid, cost, success = _flat(df)
+        sg, rt = simulate(gid, cost, success, keys.height, samples, np.random.default_rng(seed), first_deterministic)
+        order = np.lexsort((rt, sg))
+        rt, sg = rt[order], sg[order]
+        size = np.bincount(sg, minlength=keys.height)
+        start = np.concatenate([[0], np.cumsum(size)[:-1]])
+        has = size > 0
+        cols = {}
+        for p, name in zip(percentiles, names):  # linear interpolation, as numpy.percentile
+            pos = p / 100 * np.maximum(size - 1, 0)
+            lo = np.floor(pos).astype(np.int64)
+            hi = np.minimum(lo + 1, np.maximum(size - 1, 0))
+            a = rt[np.where(has, start + lo, 0)] if len(rt) else np.zeros(keys.height)
+            b = rt[np.where(has, start + hi, 0)] if len(rt) else np.zeros(keys.height)
+            val = np.where(np.isinf(a) | np.isinf(b), np.maximum(a, b), a + (pos - lo) * (b - a))
+            cols[name] = pl.Series(name, np.where(has, val, np.nan)).fill_nan(None)
+        return keys.with_columns(**cols)
 
     sch = hits.collect_schema()
     schema = pl.Schema({**{c: sch[c] for c in GROUP}, **{n: pl.Float64 for n in names}})

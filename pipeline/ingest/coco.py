@@ -213,14 +213,16 @@ def _records(lines: pl.DataFrame, kinds: pl.DataFrame) -> tuple[pl.DataFrame, pl
         )
     )
     body = lines.filter(~pl.col("head") & (pl.col("text") != ""))
+    text = pl.col("text").str.replace_all("\t", " ", literal=True)
+    if body.select(text.str.contains("  ", literal=True).any()).item():
+        text = text.str.replace_all(r"\s+", " ")
     fields = body.select(
         "file", "lineno", "section", "best_col", "g_col",
-        tok=pl.col("text").str.replace_all(r"\s+", " ").str.split(" "),
-    )
+        parts=text.str.splitn(" ", 5), raw_n=text.str.count_matches(" ", literal=True) + 1,
+    ).unnest("parts")
     fields = fields.join(heads.select("file", "section", "best"), on=["file", "section"], how="left")
-    tok = pl.col("tok")
-    n = tok.list.len() - pl.when(pl.col("best").fill_null(False)).then(3).otherwise(0)
-    num = lambda i: tok.list.get(i, null_on_oob=True).cast(pl.Float64, strict=False)  # noqa: E731
+    n = pl.col("raw_n") - pl.when(pl.col("best").fill_null(False)).then(3).otherwise(0)
+    num = lambda i: pl.col(f"field_{i}").cast(pl.Float64, strict=False)  # noqa: E731
     recs = fields.select(
         "file", "lineno", "section",
         f_ev=num(0),
@@ -231,7 +233,7 @@ def _records(lines: pl.DataFrame, kinds: pl.DataFrame) -> tuple[pl.DataFrame, pl
         ntok=n,
         need=pl.when(pl.col("best_col") == 1).then(2).otherwise(3),
         # a record with fewer fields than the file's usual count was cut (a truncated file)
-        short=tok.list.len() < tok.list.len().mode().first().over("file"),
+        short=pl.col("raw_n") < pl.col("raw_n").mode().first().over("file"),
     )
     return heads, recs
 

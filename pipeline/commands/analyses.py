@@ -1,0 +1,93 @@
+"""`cocopipe auc` and `cocopipe rank`: area under the runtime ECDF and rankings of many algorithms."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import polars as pl
+import typer
+
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, OutOpt, StoreOpt, SuiteOpt,
+                      TargetsOpt, analysis, fail, write_table)
+
+
+def auc_table(a, targets, max_budget) -> pl.DataFrame:
+    """auc per (algorithm, function, dimension) with the default or the given budget."""
+    from ..measures import auc as m
+    from ..measures.runtime import parse_budget
+
+    runs = a.runs()
+    if max_budget:
+        value, per_dim = parse_budget(max_budget)
+        budgets = runs.select("suite", "function", "dimension").unique().with_columns(
+            budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
+    else:
+        budgets = m.default_budgets(runs)
+    return m.auc(a.hits(targets), budgets).collect()
+
+
+def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
+    """Mean auc per function group and over all functions (per suite, algorithm, dimension)."""
+    try:
+        from ..measures.groups import groups_frame
+    except ImportError:  # groups not available: only the mean over all functions
+        groups_frame = None
+    keys = ["suite", "algorithm", "dimension"]
+    allf = aucs.group_by(keys).agg(auc=pl.col("auc").mean(), functions=pl.len()).with_columns(group=pl.lit("all"))
+    parts = [allf]
+    if groups_frame is not None:
+        g = groups_frame().collect() if hasattr(groups_frame(), "collect") else groups_frame()
+        per = aucs.join(g.select("suite", "function", "group"), on=["suite", "function"])
+        parts.insert(0, per.group_by([*keys, "group"]).agg(auc=pl.col("auc").mean(), functions=pl.len()))
+    return pl.concat([p.select(*keys, "group", "auc", "functions") for p in parts]).sort(keys + ["group"])
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def auc(
+        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None,
+        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        group_means: Annotated[bool, typer.Option("--by-group", help="Also write means per function group and over all functions (FILE.groups.EXT).")] = False,
+    ) -> None:
+        """Area under the ECDF of the trials' first hitting times, per (algorithm, function, dimension)."""
+        a = analysis(store, suite, algorithm, function, dimension, None, all_instances, exact_hits)
+        try:
+            df = auc_table(a, targets, max_budget)
+        except ValueError as exc:
+            fail(str(exc))
+        write_table(df, out)
+        if group_means:
+            g = by_group(df)
+            if out and out != "-":
+                p = Path(out)
+                write_table(g, str(p.with_name(p.stem + ".groups" + p.suffix)))
+            else:
+                write_table(g, out)
+
+    @app.command()
+    def rank(
+        by: Annotated[str, typer.Option("--by", help="auc (average rank of per-function auc, Friedman test) or glicko2.")] = "auc",
+        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None,
+        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        overall: Annotated[bool, typer.Option("--overall", help="One ranking over all dimensions instead of one per dimension.")] = False,
+        rounds: Annotated[int, typer.Option(help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
+        seed: Annotated[int, typer.Option(help="Glicko-2: seed of the draws.")] = 1,
+    ) -> None:
+        """Rank algorithms: `--by auc` or `--by glicko2`; per dimension unless --overall."""
+        from ..measures import ranking
+
+        a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,
+                     all_instances, exact_hits)
+        if by == "auc":
+            df = ranking.rank_by_auc(auc_table(a, targets, max_budget).lazy(), by_dimension=not overall)
+        elif by == "glicko2":
+            df = ranking.glicko2(a.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
+        else:
+            fail(f"--by {by!r}: expected auc or glicko2")
+        if df.height == 0:
+            fail("no function where every algorithm has data")
+        write_table(df, out)

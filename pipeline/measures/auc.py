@@ -1,0 +1,49 @@
+"""Area under the runtime ECDF per problem, and rankings of algorithms by it.
+
+The area (issue "analyses"): for each (algorithm, function, dimension), the ECDF of the trials' own
+first hitting times over the targets (no simulated restarts), a hit counting only when <= B,
+drawn over x = log10(evaluations / dimension) from 0 to log10(B / dimension) (hits below one
+evaluation per dimension count at x = 0), divided by that width, so that auc lies in [0, 1].
+Default B per function and dimension: the smallest budget among the algorithms compared, an
+algorithm's budget being the largest evaluation count among its trials that did not reach the
+final target; an algorithm whose trials all reached it sets no limit; if none sets one, B is the
+largest evaluation count of any trial.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from .runtime import PROBLEM
+
+FINAL_TARGET = 1e-8
+
+
+def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> pl.LazyFrame:
+    """B per (suite, function, dimension), comparable for every algorithm present there."""
+    key = ["suite", "function", "dimension"]
+    per_alg = runs.group_by([*key, "algorithm"]).agg(
+        limit=pl.col("evaluations").filter(pl.col("final_delta") > final_target).max(),
+        longest=pl.col("evaluations").max(),
+    )
+    return per_alg.group_by(key).agg(
+        budget=pl.coalesce(pl.col("limit").min(), pl.col("longest").max()).cast(pl.Float64)
+    )
+
+
+def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
+    """Area under the ECDF of first hitting times per (suite, algorithm, function, dimension).
+
+    `hits` from `runtime.hitting_times`; `budgets` has suite, function, dimension, budget
+    (evaluations). Trials are weighted by their instance-balancing weight."""
+    h = hits.join(budgets, on=["suite", "function", "dimension"], how="inner")
+    dim = pl.col("dimension").cast(pl.Float64)
+    width = (pl.col("budget") / dim).log10()
+    x = (pl.col("hit").cast(pl.Float64) / dim).log10().clip(lower_bound=0.0)
+    inside = pl.col("success") & (pl.col("hit") <= pl.col("budget"))
+    area = pl.when(inside).then((width - x).clip(lower_bound=0.0)).otherwise(0.0)
+    w = pl.col("weight").cast(pl.Float64)
+    return (
+        h.group_by(PROBLEM)
+        .agg(budget=pl.col("budget").first(), auc=(area * w).sum() / (w.sum() * width.first()))
+        .sort(PROBLEM)
+    )

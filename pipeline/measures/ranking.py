@@ -1,0 +1,140 @@
+"""Rankings of many algorithms: average rank of per-function auc with the Friedman test, and a
+Glicko-2 rating in which trials of two algorithms play games on every (problem, target)
+(as IOHanalyzer ranks algorithms; Glickman, "Example of the Glicko-2 system", 2013)."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+SCALE = 173.7178
+
+
+def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True) -> pl.DataFrame:
+    """Average rank of per-function auc (rank 1 = largest, ties averaged) over the functions where
+    every algorithm has data; per dimension or over all (dimension, function) problems.
+
+    Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, and
+    the Friedman test's statistic and p-value over those problems."""
+    from scipy.stats import friedmanchisquare
+
+    df = aucs.collect()
+    nalg = df["algorithm"].n_unique()
+    groups = [df] if not by_dimension else [g for _, g in df.group_by("dimension", maintain_order=True)]
+    out = []
+    for g in groups:
+        full = g.filter(pl.col("algorithm").n_unique().over("suite", "function", "dimension") == nalg)
+        if full.height == 0:
+            continue
+        r = full.with_columns(r=pl.col("auc").rank("average", descending=True).over("suite", "function", "dimension"))
+        mean = r.group_by("algorithm").agg(score=pl.col("r").mean(), problems=pl.len()).sort("score", "algorithm")
+        stat = p = None
+        if nalg >= 3 and mean["problems"][0] >= 2:
+            wide = full.pivot(on="algorithm", index=["suite", "function", "dimension"], values="auc")
+            cols = [wide[a].to_numpy() for a in mean["algorithm"]]
+            res = friedmanchisquare(*cols)
+            stat, p = float(res.statistic), float(res.pvalue)
+        mean = mean.with_columns(rank=pl.int_range(1, pl.len() + 1), friedman_statistic=pl.lit(stat, pl.Float64),
+                                 friedman_p=pl.lit(p, pl.Float64))
+        if by_dimension:
+            mean = mean.with_columns(dimension=pl.lit(g["dimension"][0]))
+        out.append(mean)
+    if not out:
+        return pl.DataFrame()
+    cols = (["dimension"] if by_dimension else []) + ["algorithm", "rank", "score", "problems", "friedman_statistic",
+                                                       "friedman_p"]
+    return pl.concat(out).select(cols)
+
+
+def _glicko2_period(mu, phi, sigma, score, games, tau=0.5):
+    """One Glicko-2 rating period for all players at once: `score[i, j]` points of i against j in
+    `games[i, j]` games (vectorised form of Glickman's steps 3-8)."""
+    g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
+    e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
+    played = games.sum(axis=1) > 0
+    vinv = (games * g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
+    v = 1 / np.where(played & (vinv > 0), vinv, 1.0)
+    delta_sum = (g[None, :] * (score - games * e)).sum(axis=1)
+    delta = v * delta_sum
+    a = np.log(sigma ** 2)
+
+    def f(x):
+        ex = np.exp(x)
+        return ex * (delta ** 2 - phi ** 2 - v - ex) / (2 * (phi ** 2 + v + ex) ** 2) - (x - a) / tau ** 2
+
+    A = a.copy()
+    big = delta ** 2 > phi ** 2 + v
+    B = np.where(big, np.log(np.where(big, delta ** 2 - phi ** 2 - v, 1.0)), a - tau)
+    k = np.ones_like(a)
+    for _ in range(200):  # step until f(a - k tau) >= 0
+        need = ~big & (f(a - k * tau) < 0)
+        if not need.any():
+            break
+        k = np.where(need, k + 1, k)
+    B = np.where(big, B, a - k * tau)
+    fA, fB = f(A), f(B)
+    for _ in range(200):  # Illinois iterations, element-wise until converged
+        active = np.abs(B - A) > 1e-6
+        if not active.any():
+            break
+        den = np.where(active, fB - fA, 1.0)
+        C = np.where(active, A + (A - B) * fA / den, B)
+        fC = f(C)
+        swap = active & (fC * fB <= 0)
+        A, fA = np.where(swap, B, A), np.where(swap, fB, np.where(active, fA / 2, fA))
+        B, fB = np.where(active, C, B), np.where(active, fC, fB)
+    new_sigma = np.where(played, np.exp(A / 2), sigma)
+    phi_star = np.sqrt(phi ** 2 + new_sigma ** 2)
+    new_phi = np.where(played, 1 / np.sqrt(1 / phi_star ** 2 + 1 / v), phi_star)
+    new_mu = np.where(played, mu + new_phi ** 2 * delta_sum, mu)
+    return new_mu, new_phi, new_sigma
+
+
+def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
+    """Glicko-2 ratings: on every (function, dimension, target), `rounds` times, one trial of each
+    algorithm is drawn and every pair of algorithms plays a game won by the faster trial
+    (unsuccessful trials lose to successful ones; two unsuccessful or equal trials draw). Each
+    (function, target) is one rating period in which a pair's rounds count as one game scored by
+    the fraction won (Glicko-2 takes fractional outcomes; this keeps ~k games per period). Columns: [dimension,] algorithm, rank, score
+    (rating), deviation, volatility."""
+    df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
+    algs = sorted(df["algorithm"].unique().to_list())
+    k = len(algs)
+    idx = {a: i for i, a in enumerate(algs)}
+    rng = np.random.default_rng(seed)
+    out = []
+    parts = df.partition_by("dimension", as_dict=True, maintain_order=True) if by_dimension else {(None,): df}
+    for (dim,), part in sorted(parts.items(), key=lambda kv: (kv[0][0] is None, kv[0][0])):
+        mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
+        part = part.with_columns(t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
+                                 a=pl.col("algorithm").replace_strict(idx, return_dtype=pl.Int64))
+        part = part.sort("function", "target", "a")
+        prob = part.select(p=pl.struct("function", "target").rank("dense") - 1)["p"].to_numpy()
+        alg, t = part["a"].to_numpy(), part["t"].to_numpy()
+        cell = prob * k + alg  # (problem, algorithm) blocks, contiguous after the sort
+        bounds = np.flatnonzero(np.diff(cell)) + 1
+        starts = np.concatenate([[0], bounds])
+        counts = np.diff(np.append(starts, len(cell)))
+        cell_prob, cell_alg = prob[starts], alg[starts]
+        pstarts = np.concatenate([[0], np.flatnonzero(np.diff(cell_prob)) + 1, [len(cell_prob)]])
+        for lo, hi in zip(pstarts[:-1], pstarts[1:]):  # one rating period per (function, target)
+            sel = cell_alg[lo:hi]
+            if len(sel) < 2:
+                continue
+            pick = starts[lo:hi, None] + (rng.random((hi - lo, rounds)) * counts[lo:hi, None]).astype(np.int64)
+            d = t[pick]  # algorithms x rounds
+            win = (d[:, None, :] < d[None, :, :]).sum(axis=2) + 0.5 * (d[:, None, :] == d[None, :, :]).sum(axis=2)
+            np.fill_diagonal(win, 0)
+            score = np.zeros((k, k))
+            games = np.zeros((k, k))
+            score[np.ix_(sel, sel)] = win / rounds  # the rounds of a pair count as one game scored in [0, 1]
+            games[np.ix_(sel, sel)] = 1
+            np.fill_diagonal(games, 0)
+            mu, phi, sigma = _glicko2_period(mu, phi, sigma, score, games)
+        rating = 1500 + SCALE * mu
+        frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})
+        frame = frame.sort("score", descending=True).with_columns(rank=pl.int_range(1, k + 1))
+        if by_dimension:
+            frame = frame.with_columns(dimension=pl.lit(dim))
+        out.append(frame)
+    cols = (["dimension"] if by_dimension else []) + ["algorithm", "rank", "score", "deviation", "volatility"]
+    return pl.concat(out).select(cols) if out else pl.DataFrame()

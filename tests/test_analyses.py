@@ -1,0 +1,131 @@
+"""Area under the ECDF and rankings: parity with the shared oracle, hand-computed cases, properties."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import SHARED, shared_or_skip
+from pipeline.api import Analysis
+from pipeline.ingest import ingest
+from pipeline.measures import auc, ranking, runtime, targets
+from pipeline.store import Store
+from test_measures_hand import frames
+
+FOUR = ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "generated/NM_on_bbob.tgz",
+        "generated/RS_on_bbob.tgz"]
+
+
+def parity(mode, ours, oracle):
+    return subprocess.run([sys.executable, str(SHARED / "tools" / "parity.py"), mode, str(ours), str(oracle)],
+                          capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def shared4(tmp_path_factory):
+    shared_or_skip()
+    st_ = Store(tmp_path_factory.mktemp("shared4"), create=True)
+    ingest([SHARED / "data" / p for p in FOUR], st_)
+    return st_
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def test_auc_parity(shared4, tmp_path):
+    out = tmp_path / "auc.csv"
+    r = cli("auc", "--store", shared4.path, "--out", out, "--by-group")
+    assert r.returncode == 0, r.stderr
+    assert "PARITY OK" in parity("auc", out, SHARED / "oracle" / "bbob-shared4.auc.csv")
+    groups = pl.read_csv(tmp_path / "auc.groups.csv")
+    assert set(groups["group"]) >= {"all"}
+
+
+@pytest.mark.parametrize("dim", [2, 3, 5, 10])
+def test_rank_parity(shared4, tmp_path, dim):
+    ours = tmp_path / "rank.csv"
+    assert cli("rank", "--store", shared4.path, "--by", "auc", "--dimension", dim, "--out", ours).returncode == 0
+    with open(SHARED / "oracle" / "bbob-shared4.rank.csv") as fh:
+        rows = [r for r in csv.DictReader(fh) if int(r["dimension"]) == dim]
+    ref = tmp_path / "ref.csv"
+    with open(ref, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    assert "PARITY OK" in parity("rank", ours, ref)
+
+
+def test_auc_by_hand():
+    # 2-D, budget 200: width log10(200 / 2) = 2; hits at 2 and 20 evaluations give areas 2 and 1; a failure 0
+    runs, ev = frames([(1, [(2, 0.5)], 50), (2, [(1, 5.0), (20, 0.5)], 60), (3, [(1, 5.0)], 70)])
+    h = runtime.hitting_times(runs, ev, targets.frame([1.0]))
+    b = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [200.0]},
+                     schema_overrides={"function": pl.Int64, "dimension": pl.Int64})
+    got = auc.auc(h, b).collect()
+    assert got["auc"][0] == pytest.approx((2 + 1 + 0) / (3 * 2))
+
+
+def test_default_budget_rule():
+    runs = pl.LazyFrame(dict(suite=["bbob"] * 4, algorithm=["A", "A", "B", "B"], function=[1] * 4, dimension=[2] * 4,
+                             evaluations=[100, 300, 50, 400], final_delta=[1e-9, 1.0, 1e-9, 1e-9]))
+    # A's budget: its unsuccessful trial (300); B solved everything and sets no limit
+    assert auc.default_budgets(runs).collect()["budget"].to_list() == [300.0]
+    runs2 = runs.with_columns(final_delta=pl.lit(1e-9))
+    assert auc.default_budgets(runs2).collect()["budget"].to_list() == [400.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 500), st.booleans()), min_size=1, max_size=8), st.integers(1, 400))
+def test_auc_never_decreases_when_hitting_times_decrease(trials, shift):
+    b = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [1000.0]},
+                     schema_overrides={"function": pl.Int64, "dimension": pl.Int64})
+
+    def value(ts):
+        rs = [(i + 1, [(1, 5.0)] + ([(t, 0.5)] if ok else []), 600) for i, (t, ok) in enumerate(ts)]
+        runs, ev = frames(rs)
+        return auc.auc(runtime.hitting_times(runs, ev, targets.frame([1.0])), b).collect()["auc"][0]
+
+    faster = [(max(1, t - shift), ok) for t, ok in trials]
+    assert value(faster) >= value(trials) - 1e-12
+
+
+def test_three_algorithms_with_known_dominance_are_ranked_by_both_methods():
+    runs, events = [], []
+    rid = 0
+    for alg, speed in (("fast", 1), ("mid", 5), ("slow", 25)):
+        for f in range(1, 5):
+            for inst in range(1, 6):
+                hit = speed * (10 + inst)
+                runs.append(dict(run_id=rid, suite="bbob", algorithm=alg, function=f, dimension=2, instance=inst,
+                                 trial=inst - 1, evaluations=hit, final_delta=0.0))
+                events += [dict(run_id=rid, evaluations=1, best_delta=10.0, trigger=3),
+                           dict(run_id=rid, evaluations=hit, best_delta=0.0, trigger=3)]
+                rid += 1
+    r, e = pl.LazyFrame(runs), pl.LazyFrame(events)
+    h = runtime.hitting_times(r, e, targets.frame(targets.BBOB))
+    a = auc.auc(h, auc.default_budgets(r.with_columns(evaluations=pl.lit(1000))))
+    by_auc = ranking.rank_by_auc(a)
+    assert by_auc.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]
+    assert by_auc["friedman_p"][0] < 0.05
+    by_glicko = ranking.glicko2(h)
+    assert by_glicko.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]
+    assert (by_glicko["deviation"] > 0).all()
+
+
+def test_glicko2_period_matches_glickmans_example():
+    import numpy as np
+
+    r, rd = np.array([1500, 1400, 1550, 1700.0]), np.array([200, 30, 100, 300.0])
+    games, score = np.zeros((4, 4)), np.zeros((4, 4))
+    for j, o in ((1, 1), (2, 0), (3, 0)):
+        games[0, j] = games[j, 0] = 1
+        score[0, j], score[j, 0] = o, 1 - o
+    mu, phi, sig = ranking._glicko2_period((r - 1500) / ranking.SCALE, rd / ranking.SCALE, np.full(4, 0.06), score, games)
+    assert 1500 + ranking.SCALE * mu[0] == pytest.approx(1464.06, abs=0.01)
+    assert ranking.SCALE * phi[0] == pytest.approx(151.52, abs=0.01)
+    assert sig[0] == pytest.approx(0.05999, abs=1e-5)

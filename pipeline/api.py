@@ -88,13 +88,19 @@ class Analysis:
         return runtime.hitting_times(runs, events, self.target_frame(targets), exact=self.exact)
 
     def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
-            percentiles: tuple[float, ...] = (10, 50, 90)) -> pl.LazyFrame:
-        """aRT, successes and trials per (suite, algorithm, function, dimension, target)."""
+            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
+        """aRT, successes and trials per (suite, algorithm, function, dimension, target); with
+        `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
+        bootstrap interval art_low..art_high."""
         h = self.hits(targets)
         a = runtime.art(h)
         if dispersion:
             d = restarts.art_dispersion(h, percentiles, samples, seed)
             a = a.join(d, on=restarts.GROUP, how="left")
+        if confidence:
+            from .measures.uncertainty import art_confidence
+
+            a = a.join(art_confidence(h, confidence, samples, seed), on=restarts.GROUP, how="left")
         return a.sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True])
 
     def simulated_runtimes(self, targets=None, samples: int = 1000, seed: int = 1,

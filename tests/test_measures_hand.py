@@ -158,3 +158,22 @@ def test_simulated_restarts_are_seeded_and_match_the_expected_runtime():
     assert s1.mean() == pytest.approx(art, rel=0.03)
     d = restarts.art_dispersion(h, samples=1000, seed=3).collect()
     assert d["p10"][0] <= d["p50"][0] <= d["p90"][0]
+
+
+def test_art_confidence_interval_contains_the_estimate_and_narrows_with_more_trials():
+    from pipeline.measures.uncertainty import art_confidence
+
+    def ci(copies):
+        base = [(1, [(1, 5.0), (10, 0.0)], 10), (2, [(1, 5.0)], 100), (3, [(1, 5.0), (30, 0.0)], 30),
+                (4, [(1, 5.0), (50, 0.0)], 50)]
+        trials = [(i + 1, recs, tot) for i, (_, recs, tot) in enumerate(base * copies)]
+        runs, ev = frames(trials)
+        h = runtime.hitting_times(runs, ev, targets.frame([1e-8]))
+        a = runtime.art(h).collect()["art"][0]
+        c = art_confidence(h, samples=2000, seed=2).collect().row(0, named=True)
+        return a, c["art_low"], c["art_high"]
+
+    a1, lo1, hi1 = ci(1)
+    a4, lo4, hi4 = ci(4)
+    assert lo1 <= a1 <= hi1 and lo4 <= a4 <= hi4 and a1 == pytest.approx(a4)
+    assert hi4 - lo4 < hi1 - lo1

@@ -20,12 +20,13 @@ def register(app: typer.Typer) -> None:
         indicator: IndicatorOpt = "logged",
         dispersion: Annotated[bool, typer.Option(help="Add 10/50/90th percentiles of simulated restart runtimes.")] = True,
         samples: Annotated[int, typer.Option(help="Simulated restarts per problem for the dispersion.")] = 1000,
-        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
+        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts and the bootstrap.")] = 1,
+        confidence: Annotated[Optional[float], typer.Option(help="Add a bootstrap confidence interval of aRT at this level (e.g. 0.95).")] = None,
     ) -> None:
         """aRT, successes and trials per (algorithm, function, dimension, target)."""
         a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
         try:
-            df = a.art(targets, dispersion=dispersion, samples=samples, seed=seed).collect()
+            df = a.art(targets, dispersion=dispersion, samples=samples, seed=seed, confidence=confidence).collect()
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)

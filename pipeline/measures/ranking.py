@@ -48,6 +48,11 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True) -> pl.DataFrame:
 def _glicko2_period(mu, phi, sigma, score, games, tau=0.5):
     """One Glicko-2 rating period for all players at once: `score[i, j]` points of i against j in
     `games[i, j]` games (vectorised form of Glickman's steps 3-8)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # exp overflow in f() far from its root
+        return _period(mu, phi, sigma, score, games, tau)
+
+
+def _period(mu, phi, sigma, score, games, tau):
     g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
     e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
     played = games.sum(axis=1) > 0

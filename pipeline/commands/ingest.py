@@ -21,6 +21,8 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
+        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Sources parsed in parallel processes (Polars already uses every core within one source).")] = 1,
+        executor: Annotated[str, typer.Option(help="local (processes) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
     ) -> None:
         """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
         from ..ingest import ingest as run_ingest
@@ -42,7 +44,10 @@ def register(app: typer.Typer) -> None:
                         err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
                     elif o.status == "ingested":
                         err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
-            summary = run_ingest(todo, st, name=name, force=force, on_source=report)
+            try:
+                summary = run_ingest(todo, st, name=name, force=force, on_source=report, jobs=jobs, executor=executor)
+            except (RuntimeError, ValueError) as exc:
+                fail(str(exc))
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

@@ -43,16 +43,23 @@ class IngestSummary:
         return [p for s in self.sources for p in s.problems]
 
 
-def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, force: bool = False) -> SourceOutcome:
-    """Read, parse and store one source; replaces an earlier version of the same source."""
+def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | None]:
+    """Read and parse one source (runs in a worker process or a Ray task)."""
     try:
         src = read_source(path)
     except SourceError as exc:
-        return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(exc), "source skipped")])
-    if not force and store.has(src.name, src.source_id):
-        n = store.sources()[src.name].get("runs", 0)
-        return SourceOutcome(src.name, src.path, "unchanged", runs=n)
-    parsed: Parsed = parse_source(src, algorithm=name)
+        return None, None, str(exc)
+    files, src.files = src.files, {}
+    parsed = parse_source(_with_files(src, files), algorithm=name)
+    return src, parsed, None
+
+
+def _with_files(src, files):
+    src.files = files
+    return src
+
+
+def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
     out = SourceOutcome(src.name, src.path, "ingested", parsed.runs.height, parsed.runs_skipped, parsed.problems)
     if parsed.runs.height == 0:
         out.status = "empty"
@@ -72,13 +79,79 @@ def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, f
     return out
 
 
+def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, force: bool = False) -> SourceOutcome:
+    """Read, parse and store one source; replaces an earlier version of the same source."""
+    try:
+        src = read_source(path)
+    except SourceError as exc:
+        return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(exc), "source skipped")])
+    if not force and store.has(src.name, src.source_id):
+        return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0))
+    return _store_parsed(src, parse_source(src, algorithm=name), store)
+
+
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
-           on_source: Callable[[SourceOutcome], None] | None = None) -> IngestSummary:
-    """Ingest every source the paths name (folders with .info files, archives)."""
+           on_source: Callable[[SourceOutcome], None] | None = None, jobs: int = 1,
+           executor: str = "local") -> IngestSummary:
+    """Ingest every source the paths name (folders with .info files, archives).
+
+    Sources are parsed in parallel (`jobs` processes, or Ray tasks with executor="ray") and
+    written one after the other, each atomically; unchanged sources are skipped."""
     summary = IngestSummary()
-    for p in expand(paths):
-        outcome = ingest_one(p, store, name=name, force=force)
+    todo = expand(paths)
+
+    def done(outcome: SourceOutcome) -> None:
         summary.sources.append(outcome)
         if on_source:
             on_source(outcome)
+
+    if executor == "local" and (jobs <= 1 or len(todo) <= 1):
+        for p in todo:
+            done(ingest_one(p, store, name=name, force=force))
+        return summary
+    pending = []
+    for p in todo:  # the content hash decides what needs parsing
+        try:
+            src = read_source(p)
+        except SourceError as exc:
+            done(SourceOutcome(str(p), str(p), "failed", problems=[Problem(str(p), None, str(exc), "source skipped")]))
+            continue
+        if not force and store.has(src.name, src.source_id):
+            done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))
+        else:
+            pending.append(str(p))
+    for src, parsed, error in _map(pending, name, jobs, executor):
+        if error:
+            done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
+        else:
+            done(_store_parsed(src, parsed, store))
     return summary
+
+
+def _map(paths: list[str], name: str | None, jobs: int, executor: str):
+    """Parse sources in parallel, yielding results as they complete."""
+    if executor == "ray":
+        try:
+            import ray
+        except ImportError as exc:
+            raise RuntimeError("the Ray executor needs Ray: pip install 'cocopipe[ray]'") from exc
+        if not ray.is_initialized():
+            ray.init(num_cpus=jobs if jobs > 1 else None, include_dashboard=False, log_to_driver=False)
+        task = ray.remote(_parse)
+        refs = {task.remote(p, name): p for p in paths}
+        while refs:
+            ready, _ = ray.wait(list(refs), num_returns=1)
+            p = refs.pop(ready[0])
+            src, parsed, error = ray.get(ready[0])
+            yield (src if src is not None else p), parsed, error
+        return
+    if executor != "local":
+        raise ValueError(f"executor {executor!r}: expected local or ray")
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing as mp
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        futs = {pool.submit(_parse, p, name): p for p in paths}
+        for fut in as_completed(futs):
+            src, parsed, error = fut.result()
+            yield (src if src is not None else futs[fut]), parsed, error

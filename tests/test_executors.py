@@ -1,0 +1,46 @@
+"""Parallel and distributed ingest write the same store as the sequential one."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import SHARED, shared_or_skip
+from pipeline.ingest import ingest
+from pipeline.store import Store
+
+SOURCES = ["real/DIRECT_posik_noiseless.tgz", "generated/RS_on_bbob-noisy.tgz", "generated/RS_on_bbob-biobj.tgz"]
+
+
+def snapshot(st: Store):
+    runs = st.runs().collect().sort("run_id")
+    events = st.events().collect().sort("run_id", "evaluations", "best_delta")
+    return runs, events
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    shared_or_skip()
+    st = Store(tmp_path_factory.mktemp("seq"), create=True)
+    ingest([SHARED / "data" / s for s in SOURCES], st)
+    return snapshot(st)
+
+
+def check_same(reference, st):
+    runs, events = snapshot(st)
+    assert runs.equals(reference[0]) and events.equals(reference[1])
+
+
+def test_process_pool_executor(reference, tmp_path):
+    st = Store(tmp_path / "par", create=True)
+    s = ingest([SHARED / "data" / x for x in SOURCES], st, jobs=2)
+    assert [o.status for o in s.sources] == ["ingested"] * 3
+    check_same(reference, st)
+
+
+def test_ray_executor(reference, tmp_path):
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'cocopipe[ray]')")
+    st = Store(tmp_path / "ray", create=True)
+    try:
+        ingest([SHARED / "data" / x for x in SOURCES], st, jobs=2, executor="ray")
+    finally:
+        ray.shutdown()
+    check_same(reference, st)

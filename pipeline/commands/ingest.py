@@ -12,6 +12,7 @@ STORE = typer.Option("--store", "-s", help="Store folder.")
 
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
+    _register_info(app)
 
     @app.command()
     def ingest(
@@ -83,3 +84,25 @@ def register(app: typer.Typer) -> None:
         st = open_store(store)
         lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+
+
+def _register_info(app: typer.Typer) -> None:
+    @app.command()
+    def info(store: Annotated[str, STORE] = "cocopipe-store",
+             out: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the summary table to a file.")] = None) -> None:
+        """What the store holds: per suite and algorithm, runs, functions, dimensions, sources, formats."""
+        import polars as pl
+
+        st = open_store(store)
+        df = (
+            st.runs().group_by("suite", "algorithm")
+            .agg(runs=pl.len(), functions=pl.col("function").n_unique(),
+                 dimensions=pl.col("dimension").unique().sort().cast(pl.String).str.join(","),
+                 instances=pl.col("instance").n_unique(), sources=pl.col("source").unique().sort().str.join(", "),
+                 data_format=pl.col("data_format").unique().sort().str.join(", "),
+                 coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(", "))
+            .sort("suite", "algorithm").collect()
+        )
+        m = st.manifest
+        err.print(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
+        write_table(df, out)

@@ -1,0 +1,92 @@
+"""`cocopipe table`: aRT tables with dispersion, #succ and significance, or pairwise tests."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
+                      TargetsOpt, analysis, err, fail)
+
+FORMATS = ("md", "html", "tex", "csv", "parquet")
+_EXT = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".csv": "csv",
+        ".parquet": "parquet"}
+
+
+def _format(fmt: str | None, out: str | None) -> str:
+    if fmt is None:
+        fmt = _EXT.get(Path(out).suffix.lower(), None) if out and out != "-" else "md"
+        if fmt is None:
+            fail(f"--out {out}: cannot tell the format from the extension; give --format ({', '.join(FORMATS)})")
+    if fmt not in FORMATS:
+        fail(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    if fmt == "parquet" and (out is None or out == "-"):
+        fail("--format parquet needs --out FILE")
+    return fmt
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def table(
+        store: StoreOpt = "cocopipe-store",
+        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file; stdout when omitted.")] = None,
+        fmt: Annotated[Optional[str], typer.Option("--format", help="md, html, tex, csv or parquet (default: from --out, else md).")] = None,
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Algorithm of the store whose aRT divides the others' (and which each is tested against).")] = None,
+        absolute: Annotated[bool, typer.Option("--absolute", help="Absolute aRT, no reference (the default without --reference).")] = False,
+        correction: Annotated[str, typer.Option("--correction", help="Multiple-testing correction: bonferroni or holm.")] = "bonferroni",
+        pairwise: Annotated[bool, typer.Option("--pairwise", help="Rank-sum tests for every pair of algorithms instead of the aRT table.")] = False,
+        targets: TargetsOpt = None,
+        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        indicator: IndicatorOpt = "logged",
+        samples: Annotated[int, typer.Option(help="Simulated restarts per problem for the dispersion.")] = 1000,
+        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
+        alpha: Annotated[float, typer.Option(help="Significance level of the markers (after correction).")] = 0.05,
+        standalone: Annotated[bool, typer.Option(help="LaTeX: a complete document (for pdflatex), not a fragment.")] = False,
+    ) -> None:
+        """aRT table per function and dimension (ratio to a reference, dispersion, #succ, significance), or
+        pairwise rank-sum tests (--pairwise); Markdown, HTML, LaTeX (booktabs), CSV or Parquet."""
+        from ..tables import art_table, pairwise_table, to_html, to_latex, to_markdown
+
+        kind = _format(fmt, out)
+        if correction not in ("bonferroni", "holm"):
+            fail(f"--correction {correction!r}: expected bonferroni or holm")
+        if absolute and reference:
+            fail("--absolute and --reference exclude each other")
+        if pairwise and reference:
+            fail("--pairwise tests every pair of algorithms; --reference does not apply")
+        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        try:
+            if pairwise:
+                df = pairwise_table(a, targets, correction, alpha=alpha)
+            else:
+                df = art_table(a, None if absolute else reference, targets, correction, samples=samples, seed=seed,
+                               alpha=alpha)
+        except ValueError as exc:
+            fail(str(exc))
+        if kind in ("csv", "parquet"):
+            if kind == "parquet":
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+                df.write_parquet(out, compression="zstd")
+            elif out is None or out == "-":
+                df.write_csv(sys.stdout)
+                return
+            else:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+                df.write_csv(out)
+            err.print(f"wrote {df.height} rows to {out}")
+            return
+        render = {"md": to_markdown, "html": lambda d: to_html(d, css=True),
+                  "tex": lambda d: to_latex(d, standalone=standalone)}[kind]
+        text = render(df)
+        if out is None or out == "-":
+            sys.stdout.write(text)
+            return
+        p = Path(out)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        err.print(f"wrote {kind} table to {p}")

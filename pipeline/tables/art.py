@@ -1,0 +1,382 @@
+"""aRT tables as cocopp's pptable / pptables make them, in long format, and pairwise tests.
+
+`art_table` gives one row per (suite, dimension, function, algorithm, target) with the aRT, its
+ratio to a reference aRT, the 10th-90th percentile dispersion of simulated restarts, success
+counts, the median final precision where a target was not reached, the best algorithm of each
+column, and rank-sum tests (best against all others, each against a reference algorithm),
+corrected for the number of functions tested. `pairwise_table` tests every pair of algorithms.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from ..conventions import is_biobjective
+from ..measures import restarts, runtime, targets as tg
+from . import stats
+
+KEY = ["suite", "dimension", "function"]
+#: the target cocopp counts #succ at (testbedsettings `pptable_ftarget`)
+SUCC_TARGET = 1e-8
+SUCC_TARGET_BIOBJ = 1e-5
+
+
+def _tkey(col: str = "target") -> pl.Expr:
+    """A join key for targets that ignores last-digit float differences (10**-7 vs 1e-7)."""
+    return pl.col(col).cast(pl.Float64).round_sig_figs(9).alias("_tkey")
+
+
+def table_targets(suites: Sequence[str], targets: str | Sequence[float] | None = None) -> pl.DataFrame:
+    """(suite, target): cocopp's table targets per suite (TABLE, TABLE_BIOBJ), or the given ones."""
+    rows = []
+    for s in suites:
+        ts = tg.parse(targets) if targets is not None else (tg.TABLE_BIOBJ if is_biobjective(s) else tg.TABLE)
+        rows += [(s, float(t)) for t in ts]
+    return pl.DataFrame(rows, schema={"suite": pl.String, "target": pl.Float64}, orient="row").unique(maintain_order=True)
+
+
+def _succ_target(suite: str, succ_target: float | None) -> float:
+    if succ_target is not None:
+        return float(succ_target)
+    return SUCC_TARGET_BIOBJ if is_biobjective(suite) else SUCC_TARGET
+
+
+def algorithm_order(analysis, present: Sequence[str]) -> list[str]:
+    """Algorithms in the order of the selection (--algorithm), else alphabetical."""
+    sel = analysis.filters.get("algorithm")
+    if sel:
+        sel = [sel] if isinstance(sel, str) else list(sel)
+        return [a for a in sel if a in set(present)] + sorted(set(present) - set(sel))
+    return sorted(set(present))
+
+
+# -- per-trial data for the tests ---------------------------------------------------------------
+class Trajectories:
+    """Best precision of each run after a number of evaluations, from its budget-triggered (.tdat)
+    records, as cocopp's `DataSet.funvals` (runs without any .tdat record use all records)."""
+
+    def __init__(self, events: pl.LazyFrame):
+        self._events = events
+        self.span = None
+
+    def _load(self) -> None:
+        ev = self._events.select("run_id", "evaluations", "best_delta", "trigger")
+        has_t = ev.group_by("run_id").agg(has_t=((pl.col("trigger") & 2) != 0).any())
+        df = (
+            ev.join(has_t, on="run_id").filter(~pl.col("has_t") | ((pl.col("trigger") & 2) != 0))
+            .sort("run_id", "evaluations")
+            .with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
+            .select("run_id", "evaluations", "best").collect()
+        )
+        self.evals = df["evaluations"].to_numpy().astype(float)
+        self.best = df["best"].to_numpy().astype(float)
+        ids = df["run_id"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.array([], int)
+        ends = np.r_[starts[1:], len(ids)]
+        self.span = {int(ids[s]): (int(s), int(e)) for s, e in zip(starts, ends)}
+
+    def at(self, run_ids: Sequence[int], fe: float) -> np.ndarray:
+        """Best precision of each run after `fe` evaluations (inf before its first record)."""
+        if self.span is None:
+            self._load()
+        out = np.full(len(run_ids), np.inf)
+        for i, r in enumerate(run_ids):
+            s, e = self.span.get(int(r), (0, 0))
+            k = int(np.searchsorted(self.evals[s:e], fe, side="right")) - 1
+            if k >= 0:
+                out[i] = self.best[s + k]
+        return out
+
+
+@dataclass
+class Trials:
+    """The trials of one algorithm on one (problem, target)."""
+
+    run_ids: np.ndarray
+    hit: np.ndarray  # NaN where not reached
+    evals: np.ndarray
+
+    def prec(self, traj: Trajectories):
+        return lambda fe: traj.at(self.run_ids, fe)
+
+
+def trial_groups(hits: pl.DataFrame) -> Iterator[tuple[tuple, dict[str, Trials]]]:
+    """((suite, dimension, function, target), {algorithm: Trials}) for every problem and target."""
+    g = (
+        hits.sort("trial", "run_id")
+        .group_by(*KEY, "target", "algorithm", maintain_order=True)
+        .agg("run_id", pl.col("hit").cast(pl.Float64), pl.col("evaluations").cast(pl.Float64))
+        .sort(*KEY, "target", "algorithm")
+    )
+    cur, group = None, {}
+    for row in g.iter_rows(named=True):
+        key = (row["suite"], row["dimension"], row["function"], row["target"])
+        if key != cur:
+            if cur is not None:
+                yield cur, group
+            cur, group = key, {}
+        group[row["algorithm"]] = Trials(np.asarray(row["run_id"]),
+                                         np.array([np.nan if h is None else h for h in row["hit"]], float),
+                                         np.asarray(row["evaluations"], float))
+    if cur is not None:
+        yield cur, group
+
+
+def _compare(a: Trials, b: Trials, traj: Trajectories) -> stats.TestResult:
+    return stats.compare(a.hit, a.evals, a.prec(traj), b.hit, b.evals, b.prec(traj))
+
+
+# -- the aRT table ----------------------------------------------------------------------------
+def _reference_frame(reference: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    ref = reference.collect() if isinstance(reference, pl.LazyFrame) else reference
+    missing = {"function", "dimension", "target", "art"} - set(ref.columns)
+    if missing:
+        raise ValueError(f"reference aRT frame lacks columns {sorted(missing)} (needs function, dimension, target, art)")
+    return ref.with_columns(pl.col("function").cast(pl.Int32), pl.col("dimension").cast(pl.Int32),
+                            pl.col("target").cast(pl.Float64), pl.col("art").cast(pl.Float64))
+
+
+def _store_algorithms(analysis) -> list[str]:
+    f = {k: v for k, v in analysis.filters.items() if k != "algorithm"}
+    from ..api import filter_frame
+
+    runs = filter_frame(analysis.store.runs(), **f)
+    return runs.select(pl.col("algorithm").unique()).collect()["algorithm"].to_list()
+
+
+def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = None,
+              targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
+              reference_name: str | None = None, succ_target: float | None = None, samples: int = 1000,
+              seed: int = 1, alpha: float = stats.ALPHA) -> pl.DataFrame:
+    """The aRT table of an `Analysis` in long format: one row per (suite, dimension, function,
+    algorithm, target); `role` is "reference" for the reference's own rows.
+
+    `reference`: None for absolute aRTs; the name of an algorithm of the store (its aRT divides
+    the others' and each algorithm is tested against it); or a frame with columns function,
+    dimension, target, art (optionally suite, successes, trials), e.g. a reference set, named by
+    `reference_name`. `targets`: a target name or list (default per suite: TABLE, TABLE_BIOBJ).
+    `correction`: bonferroni or holm, over the functions tested per (suite, dimension, target).
+
+    Columns: art (in evaluations), ref_art, value (art / ref_art, or art where the reference's
+    aRT is infinite or without reference; `value_kind` says which), p10/p50/p90 (simulated restart
+    runtimes) and disp_lo/disp_hi (p10, p90 on the scale of `value`), successes / runs (instance-
+    balanced) and trials, median_final_delta and median_evaluations (set where no trial reached
+    the target), succ / succ_trials (#succ: trials reaching `succ_target`), best (smallest finite
+    aRT of the column), p_best / p_best_corrected / best_marker (best against every other
+    algorithm, the largest p-value, 1 when one ranks at least as well), p_ref / ref_direction (+1
+    better, -1 worse than the reference) / ref_consistent / p_ref_corrected / ref_marker, tests /
+    ref_tests (number of tests in the correction family), and the settings.
+    """
+    if correction not in stats.CORRECTIONS:
+        raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
+    ref_alg, ref_frame = None, None
+    if isinstance(reference, str):
+        if reference not in set(_store_algorithms(analysis)):
+            raise ValueError(f"reference {reference!r} is not an algorithm of the store with data in the selection "
+                             "(give a reference aRT frame with columns function, dimension, target, art for "
+                             "other references)")
+        ref_alg = reference
+    elif reference is not None:
+        ref_frame = _reference_frame(reference)
+    ref_label = ref_alg or (reference_name or "reference" if ref_frame is not None else None)
+
+    ana = analysis
+    sel = analysis.filters.get("algorithm")
+    if ref_alg and sel:
+        sel = [sel] if isinstance(sel, str) else list(sel)
+        if ref_alg not in sel:
+            ana = analysis.select(algorithm=[*sel, ref_alg])
+    suites = ana.suites()
+    if not suites:
+        raise ValueError("no data in the selection")
+    tt = table_targets(suites, targets)
+    st = pl.DataFrame({"suite": suites, "succ_target": [_succ_target(s, succ_target) for s in suites]})
+    tf = pl.concat([tt, st.rename({"succ_target": "target"})]).unique()
+    hits = ana.hits(tf.lazy()).collect()
+    if hits.height == 0:
+        raise ValueError("no trials for these targets in the selection")
+
+    # aRT, dispersion, trials per (problem, target)
+    th = hits.join(tt, on=["suite", "target"], how="semi")
+    a = runtime.art(th.lazy()).collect()
+    disp = restarts.art_dispersion(th.lazy(), (10, 50, 90), samples, seed).collect()
+    a = a.join(disp, on=restarts.GROUP, how="left")
+    per_problem = ana.runs().group_by(runtime.PROBLEM).agg(
+        median_final_delta=pl.col("final_delta").median(),
+        median_evaluations=pl.col("evaluations").cast(pl.Float64).median(),
+    ).collect()
+    succ = (
+        hits.join(st, left_on=["suite", "target"], right_on=["suite", "succ_target"], how="semi")
+        .group_by(runtime.PROBLEM).agg(succ_target=pl.col("target").first(), succ=pl.col("success").sum().cast(pl.Int64),
+                                       succ_trials=pl.len().cast(pl.Int64))
+    )
+    a = a.join(per_problem, on=runtime.PROBLEM, how="left").join(succ, on=runtime.PROBLEM, how="left")
+    reached = pl.col("successes") > 0
+    a = a.with_columns(
+        median_final_delta=pl.when(reached).then(None).otherwise(pl.col("median_final_delta")),
+        median_evaluations=pl.when(reached).then(None).otherwise(pl.col("median_evaluations")),
+        role=pl.when(pl.col("algorithm") == (ref_alg or "")).then(pl.lit("reference")).otherwise(pl.lit("algorithm")),
+    )
+
+    # reference aRT
+    if ref_alg:
+        r = a.filter(pl.col("role") == "reference").select("suite", "function", "dimension", _tkey(), ref_art="art")
+        a = a.with_columns(_tkey()).join(r, on=["suite", "function", "dimension", "_tkey"], how="left").drop("_tkey")
+    elif ref_frame is not None:
+        ref_frame = ref_frame.with_columns(pl.col("function").cast(a.schema["function"]),
+                                           pl.col("dimension").cast(a.schema["dimension"]))
+        on = ["function", "dimension", "_tkey"] + (["suite"] if "suite" in ref_frame.columns else [])
+        r = ref_frame.select(*[c for c in on if c != "_tkey"], _tkey(), ref_art=pl.col("art").cast(pl.Float64))
+        a = a.with_columns(_tkey()).join(r.unique(on, keep="first"), on=on, how="left").drop("_tkey")
+        # the reference's own rows, for display
+        rr = ref_frame.with_columns(_tkey())
+        rows = a.select(*KEY, "target", _tkey()).unique().join(rr.drop("target"), on=on, how="inner")
+        rows = rows.select(
+            *KEY, "target", algorithm=pl.lit(ref_label), role=pl.lit("reference"), art=pl.col("art").cast(pl.Float64),
+            successes=pl.col("successes").cast(pl.Int64) if "successes" in rr.columns else pl.lit(None, pl.Int64),
+            trials=pl.col("trials").cast(pl.Int64) if "trials" in rr.columns else pl.lit(None, pl.Int64),
+        ).with_columns(ref_art=pl.col("art"))
+        a = pl.concat([a, rows], how="diagonal_relaxed")
+    else:
+        a = a.with_columns(ref_art=pl.lit(None, pl.Float64))
+
+    ratio = pl.col("ref_art").is_not_null() & pl.col("ref_art").is_finite() & (pl.col("ref_art") > 0) & (
+        pl.col("role") == "algorithm")
+    denom = pl.when(ratio).then(pl.col("ref_art")).otherwise(1.0)
+    a = a.with_columns(
+        value=pl.col("art") / denom, value_kind=pl.when(ratio).then(pl.lit("ratio")).otherwise(pl.lit("absolute")),
+        disp_lo=pl.col("p10") / denom, disp_hi=pl.col("p90") / denom,
+    )
+    # best per column among the compared algorithms
+    is_alg = pl.col("role") == "algorithm"
+    col = [*KEY, "target"]
+    min_art = pl.col("art").filter(is_alg).min().over(col)
+    a = a.with_columns(best=is_alg & pl.col("art").is_finite() & (pl.col("art") == min_art))
+
+    a = _significance(a, ana, hits, tt, ref_alg, correction, alpha)
+    order = algorithm_order(analysis, a["algorithm"].unique().to_list())
+    a = a.with_columns(
+        reference=pl.lit(ref_label, pl.String), correction=pl.lit(correction), alpha=pl.lit(alpha),
+        samples=pl.lit(samples), _o=pl.col("algorithm").replace_strict(order, list(range(len(order))), default=len(order)),
+        _r=pl.col("role") != "reference",
+    ).sort("suite", "dimension", "function", "_r", "_o", "algorithm", "target",
+           descending=[False, False, False, False, False, False, True]).drop("_o", "_r")
+    cols = ["suite", "dimension", "function", "algorithm", "role", "target", "art", "ref_art", "reference", "value",
+            "value_kind", "p10", "p50", "p90", "disp_lo", "disp_hi", "successes", "runs", "trials", "success_rate",
+            "median_final_delta", "median_evaluations", "succ_target", "succ", "succ_trials", "best", "p_best",
+            "p_best_corrected", "best_marker", "tests", "p_ref", "ref_direction", "ref_consistent", "p_ref_corrected",
+            "ref_marker", "ref_tests", "correction", "alpha", "samples"]
+    for c in cols:
+        if c not in a.columns:
+            a = a.with_columns(pl.lit(None).alias(c))
+    return a.select(cols)
+
+
+def _significance(a: pl.DataFrame, ana, hits: pl.DataFrame, tt: pl.DataFrame, ref_alg: str | None,
+                  correction: str, alpha: float) -> pl.DataFrame:
+    """Add the best-versus-others and versus-reference tests (cocopp's compall.pptables, pptable)."""
+    th = hits.join(tt, on=["suite", "target"], how="semi")
+    traj = Trajectories(ana.events())
+    arts = {(r["suite"], r["dimension"], r["function"], r["target"], r["algorithm"]): r["art"]
+            for r in a.select(*KEY, "target", "algorithm", "art").iter_rows(named=True)}
+    medf = {(r["suite"], r["dimension"], r["function"], r["algorithm"]): r["f"]
+            for r in ana.runs().group_by(*KEY, "algorithm").agg(f=pl.col("final_delta").median()).collect()
+            .iter_rows(named=True)}
+    order = algorithm_order(ana, th["algorithm"].unique().to_list())
+    best_rows, ref_rows = [], []
+    for key, group in trial_groups(th):
+        s, d, f, t = key
+        algs = [x for x in order if x in group and x != ref_alg]
+        if len(algs) >= 2:
+            ert = [arts.get((s, d, f, t, x), math.inf) for x in algs]
+            if any(math.isfinite(e) for e in ert):
+                ib = int(np.argmin(ert))
+            else:  # no aRT: the best median final precision (toolsstats.best_alg_indices)
+                ib = int(np.argmin([medf.get((s, d, f, x), math.inf) for x in algs]))
+            best = algs[ib]
+            p = None
+            for x in algs:
+                if x == best:
+                    continue
+                res = _compare(group[x], group[best], traj)
+                if res.direction >= 0:  # another algorithm ranks at least as well as the best
+                    p = 1.0
+                    break
+                p = res.p_marked if p is None else max(p, res.p_marked)
+            best_rows.append((s, d, f, t, best, p))
+        if ref_alg and ref_alg in group:
+            for x in algs:
+                res = _compare(group[x], group[ref_alg], traj)
+                ref_rows.append((s, d, f, t, x, res.p_value, res.direction, res.consistent))
+
+    fam = ["suite", "dimension", "target"]
+    schema_b = {"suite": pl.String, "dimension": a.schema["dimension"], "function": a.schema["function"],
+                "target": pl.Float64, "algorithm": pl.String, "p_best": pl.Float64}
+    b = stats.correct_frame(pl.DataFrame(best_rows, schema=schema_b, orient="row"), "p_best", "p_best_corrected",
+                            fam, correction).rename({"family_size": "tests"})
+    b = b.with_columns(best_marker=pl.col("p_best_corrected").map_elements(
+        lambda p: stats.marker("★", p, alpha), return_dtype=pl.String))
+    a = a.join(b, on=[*KEY, "target", "algorithm"], how="left")
+    if ref_alg:
+        schema_r = {**{k: v for k, v in schema_b.items() if k != "p_best"}, "p_ref": pl.Float64,
+                    "ref_direction": pl.Int64, "ref_consistent": pl.Boolean}
+        fam_r = [*fam, "algorithm"]
+        r = stats.correct_frame(pl.DataFrame(ref_rows, schema=schema_r, orient="row"), "p_ref", "p_ref_corrected",
+                                fam_r, correction).rename({"family_size": "ref_tests"})
+        r = r.with_columns(ref_marker=pl.struct("p_ref_corrected", "ref_direction", "ref_consistent").map_elements(
+            lambda v: stats.marker("↓" if v["ref_direction"] > 0 else "↑", v["p_ref_corrected"], alpha)
+            if v["ref_consistent"] and v["ref_direction"] != 0 else "", return_dtype=pl.String))
+        a = a.join(r, on=[*KEY, "target", "algorithm"], how="left")
+    return a
+
+
+# -- pairwise tests -----------------------------------------------------------------------------
+def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
+                   alpha: float = stats.ALPHA, family: Sequence[str] = ()) -> pl.DataFrame:
+    """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
+
+    Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
+    p_value (two-sided, scipy), better (the algorithm with the better ranks, null on a tie),
+    consistent (the better-ranked one also has the smaller aRT, cocopp's rule), p_corrected
+    (Bonferroni or Holm over all `tests` made, or within groups of equal `family` columns, e.g.
+    ("suite", "dimension", "target")), significant (p_corrected < alpha and consistent), marker.
+    """
+    if correction not in stats.CORRECTIONS:
+        raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
+    suites = analysis.suites()
+    if not suites:
+        raise ValueError("no data in the selection")
+    tt = table_targets(suites, targets)
+    hits = analysis.hits(tt.lazy()).collect()
+    arts = {(r["suite"], r["dimension"], r["function"], r["target"], r["algorithm"]): r["art"]
+            for r in runtime.art(hits.lazy()).collect().iter_rows(named=True)}
+    traj = Trajectories(analysis.events())
+    order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
+    rows = []
+    for (s, d, f, t), group in trial_groups(hits):
+        algs = [x for x in order if x in group]
+        for i, x in enumerate(algs):
+            for y in algs[i + 1:]:
+                res = _compare(group[x], group[y], traj)
+                better = x if res.direction > 0 else y if res.direction < 0 else None
+                rows.append((s, d, f, t, x, y, len(group[x].hit), len(group[y].hit), arts.get((s, d, f, t, x)),
+                             arts.get((s, d, f, t, y)), res.statistic, res.p_value, better, res.consistent))
+    schema = {"suite": pl.String, "dimension": hits.schema["dimension"], "function": hits.schema["function"],
+              "target": pl.Float64, "algorithm_a": pl.String, "algorithm_b": pl.String, "trials_a": pl.Int64,
+              "trials_b": pl.Int64, "art_a": pl.Float64, "art_b": pl.Float64, "statistic": pl.Float64,
+              "p_value": pl.Float64, "better": pl.String, "consistent": pl.Boolean}
+    df = pl.DataFrame(rows, schema=schema, orient="row")
+    if df.height == 0:
+        raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
+    df = stats.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
+    df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
+    sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()
+    df = df.with_columns(significant=sig, correction=pl.lit(correction), alpha=pl.lit(alpha))
+    df = df.with_columns(marker=pl.when(pl.col("significant")).then(pl.col("p_corrected").map_elements(
+        lambda p: stats.marker("*", p, alpha), return_dtype=pl.String)).otherwise(pl.lit("")))
+    return df.sort("suite", "dimension", "function", pl.col("target"), "algorithm_a", "algorithm_b",
+                   descending=[False, False, False, True, False, False])

@@ -1,0 +1,390 @@
+"""Markdown, HTML and LaTeX (booktabs) renderings of the aRT and pairwise tables, with captions
+that state the measure, the test, the data tested and the multiple-testing correction.
+
+Every renderer takes the long frame of `art_table` or `pairwise_table` and makes one table per
+(suite, dimension).
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from .stats import threshold_text
+
+# -- numbers ------------------------------------------------------------------------------------
+
+
+def fmt_num(x: float | None, sig: int = 2, maxfloat: float = 1e4) -> str:
+    """cocopp's `writeFEvalsMaxPrec`: at most `sig` significant digits in float notation below
+    `maxfloat` (and from 0.01), else a short scientific notation (1.2e5, 3.4e-3); inf is ∞."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 1.0:
+        return "1"
+    if x == 0:
+        return "0"
+    if 0.01 <= abs(x) < maxfloat:
+        corr = 1 if abs(x) < 1 else 0
+        digits = max(sig - len("%.0f" % abs(x)) + corr, 0)
+        return f"{x:.{digits}f}"
+    return fmt_sci(x, sig)
+
+
+def fmt_sci(x: float | None, sig: int = 2) -> str:
+    """Short scientific notation: 2.1e-3, 1e5, -1.2e-5; 0 and ∞ as such."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    mant, exp = f"{x:.{max(sig - 1, 0)}e}".split("e")
+    mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+    return f"{mant}e{int(exp)}"
+
+
+def fmt_target(t: float) -> str:
+    """Target labels as cocopp's table header: 1e+1, 1e+0, 1e-7 (other values in short notation)."""
+    if t > 0:
+        k = math.log10(t)
+        if abs(k - round(k)) < 1e-9:
+            return "1e%+d" % round(k)
+    return fmt_sci(t)
+
+
+# -- a format-neutral table ---------------------------------------------------------------------
+@dataclass
+class Cell:
+    text: str = ""
+    bold: bool = False
+    italic: bool = False
+    disp: tuple[str, str] | None = None
+    note: str | None = None  # median final precision after ∞
+    marks: str = ""  # significance markers: ★2, ↓3, *
+
+
+@dataclass
+class Grid:
+    title: str
+    caption: str
+    header: list[str]
+    rows: list[list[Cell]] = field(default_factory=list)
+    group_starts: set[int] = field(default_factory=set)
+    label: str = ""
+    align: str = ""
+
+
+def _is_pairwise(df: pl.DataFrame) -> bool:
+    return "algorithm_a" in df.columns
+
+
+def _groups(df: pl.DataFrame):
+    for (suite, dim), g in df.group_by("suite", "dimension", maintain_order=True):
+        yield suite, dim, g
+
+
+def _correction_text(correction: str, n: str, what: str) -> str:
+    if correction == "holm":
+        return f"p-values are Holm-corrected (step-down) over the {n} {what}"
+    return f"p-values are Bonferroni-corrected: multiplied by the {n} {what}"
+
+
+TEST_DATA = ("the data cocopp's significancetest ranks: one value per trial, its runtime to reach the target; "
+             "trials that did not reach it within FE_umin evaluations (the fewest evaluations of an unsuccessful "
+             "trial of either algorithm) rank behind all others, by their precision after FE_umin evaluations; "
+             "no instance balancing")
+TEST_NAME = "two-sided rank-sum test (Mann-Whitney U, scipy.stats.mannwhitneyu)"
+
+
+def _nset(values) -> str:
+    v = sorted({int(x) for x in values if x is not None})
+    if not v:
+        return "0"
+    return f"N = {v[0]}" if len(v) == 1 else f"N = {v[0]}-{v[-1]} (per target)"
+
+
+def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
+    ref = g["reference"].drop_nulls()
+    ref = ref[0] if len(ref) else None
+    alg = g.filter(pl.col("role") == "algorithm")
+    samples = g["samples"][0]
+    parts = []
+    if ref is not None:
+        parts.append(f"Average runtime (aRT, in evaluations) to reach the precision Δf given in the top row, divided by "
+                     f"the aRT of the reference {ref} (its own row, absolute, first for each function; the reference "
+                     f"is not among the compared algorithms).")
+        if (alg["value_kind"] == "absolute").any():
+            parts.append("In italics: the absolute aRT where the reference's aRT is infinite or missing.")
+    else:
+        parts.append("Average runtime (aRT, in evaluations) to reach the precision Δf given in the top row: the "
+                     "evaluations of all trials until they reached Δf or stopped, divided by the number of trials "
+                     "that reached it (instances balanced as in cocopp).")
+    parts.append(f"In brackets: the 10th and 90th percentiles of the runtimes of {samples} simulated restarts per "
+                 "problem, on the same scale.")
+    parts.append("∞: no trial reached the target; after ∞ in the last column, Δf: the median final precision of the "
+                 "trials.")
+    st = g["succ_target"].drop_nulls()
+    if len(st):
+        parts.append(f"#succ: trials that reached Δf = {fmt_sci(st[0])}, out of all trials.")
+    parts.append("Bold: the smallest aRT of the column.")
+    corr = g["correction"][0]
+    alpha = g["alpha"][0]
+    has_best = alg["p_best"].is_not_null().any()
+    has_ref = alg["p_ref"].is_not_null().any()
+    if has_best or has_ref:
+        parts.append(f"Significance: {TEST_NAME} per function and target, on {TEST_DATA}.")
+        parts.append(_correction_text(corr, _nset(alg["tests"].to_list() + alg["ref_tests"].to_list()),
+                                      "functions tested in this dimension for the target") + ".")
+        if has_best:
+            parts.append(f"★: the best algorithm of the column ranks better than each other algorithm with the "
+                         f"largest corrected p-value < {alpha:g} (cocopp's pptables); ★k: that p-value is ≤ 10^-k.")
+        if has_ref:
+            parts.append(f"↓ / ↑: significantly better / worse than the reference {ref} (corrected p < {alpha:g}); "
+                         f"↓k / ↑k: p ≤ 10^-k.")
+        parts.append("A marker also requires the better-ranked algorithm to have an aRT not larger than the other's "
+                     "and, if finite, fewer evaluations on average (cocopp's rule).")
+    else:
+        parts.append("No significance test: fewer than two algorithms.")
+    return " ".join(parts)
+
+
+def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
+    tlist = sorted(g["target"].unique().to_list(), reverse=True)
+    header = ["Δf", "algorithm", *[fmt_target(t) for t in tlist], "#succ"]
+    grid = Grid(title=f"aRT table, {suite}, {dim}-D", caption=_art_caption(g, suite, dim), header=header,
+                label=f"tab:art-{suite}-{dim}D", align="ll" + "r" * len(tlist) + "r")
+    has_ref = (g["role"] == "reference").any()
+    for (f,), fg in g.group_by("function", maintain_order=True):
+        grid.group_starts.add(len(grid.rows))
+        first = True
+        for (alg,), ag in fg.group_by("algorithm", maintain_order=True):
+            cells = {r["target"]: r for r in ag.iter_rows(named=True)}
+            row0 = ag.row(0, named=True)
+            is_ref = row0["role"] == "reference"
+            line = [Cell(f"f{f}" if first else "", bold=first), Cell(("ref: " if is_ref else "") + str(alg), italic=is_ref)]
+            first = False
+            for j, t in enumerate(tlist):
+                r = cells.get(t)
+                if r is None:
+                    line.append(Cell(""))
+                    continue
+                c = Cell(fmt_num(r["value"]))
+                if not is_ref:
+                    c.bold = bool(r["best"])
+                    c.italic = has_ref and r["value_kind"] == "absolute" and math.isfinite(r["art"])
+                    if r["disp_lo"] is not None and math.isfinite(r["art"]):
+                        c.disp = (fmt_num(r["disp_lo"]), fmt_num(r["disp_hi"]))
+                    c.marks = (r["best_marker"] or "") + (r["ref_marker"] or "")
+                if j == len(tlist) - 1 and not math.isfinite(r["art"]) and r["median_final_delta"] is not None:
+                    c.note = fmt_sci(r["median_final_delta"])
+                line.append(c)
+            s, n = row0["succ"], row0["succ_trials"]
+            line.append(Cell(f"{s}/{n}" if s is not None and n is not None else ""))
+            grid.rows.append(line)
+    return grid
+
+
+def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
+    corr, alpha = g["correction"][0], g["alpha"][0]
+    fam = g["family"][0] if "family" in g.columns else "all"
+    if fam == "all":
+        what = _correction_text(corr, f"m = {g['tests'][0]}", "tests made (all pairs, functions, dimensions and "
+                                                              "targets of the selection)")
+    else:
+        what = _correction_text(corr, _nset(g["tests"].to_list()).replace("N =", "m ="),
+                                f"tests made per {fam.replace(',', ', ')}")
+    caption = (f"Pairwise {TEST_NAME} for every pair of algorithms per function and target, on "
+               f"{TEST_DATA}. p: the two-sided p-value; better: the algorithm with the better ranks; "
+               + what
+               + f". *: corrected p < {alpha:g} and the better-ranked algorithm has an aRT not larger than the other's "
+               f"and, if finite, fewer evaluations on average (cocopp's rule); "
+               f"*k: corrected p ≤ 10^-k.")
+    header = ["f", "Δf", "A", "B", "aRT A", "aRT B", "p", "better", "p corrected", "sig."]
+    grid = Grid(title=f"pairwise tests, {suite}, {dim}-D", caption=caption, header=header,
+                label=f"tab:pairwise-{suite}-{dim}D", align="lrllrrrlrl")
+    prev = None
+    for r in g.iter_rows(named=True):
+        if r["function"] != prev:
+            grid.group_starts.add(len(grid.rows))
+            prev = r["function"]
+        sig = bool(r["significant"])
+        grid.rows.append([
+            Cell(f"f{r['function']}"), Cell(fmt_target(r["target"])), Cell(r["algorithm_a"]), Cell(r["algorithm_b"]),
+            Cell(fmt_num(r["art_a"])), Cell(fmt_num(r["art_b"])), Cell(fmt_num(r["p_value"])),
+            Cell(r["better"] or "", bold=sig), Cell(fmt_num(r["p_corrected"]), bold=sig), Cell(r["marker"] or ""),
+        ])
+    return grid
+
+
+def grids(df: pl.DataFrame) -> list[Grid]:
+    """One format-neutral table per (suite, dimension)."""
+    make = _pairwise_grid if _is_pairwise(df) else _art_grid
+    return [make(g, suite, dim) for suite, dim, g in _groups(df)]
+
+
+# -- Markdown -----------------------------------------------------------------------------------
+def _md_escape(s: str) -> str:
+    return re.sub(r"([\\|*_`\[\]<>#])", r"\\\1", s)
+
+
+def _md_cell(c: Cell) -> str:
+    s = _md_escape(c.text)
+    if s and c.bold:
+        s = f"**{s}**"
+    if s and c.italic:
+        s = f"*{s}*"
+    if c.note:
+        s += f" Δf {_md_escape(c.note)}"
+    if c.disp:
+        s += f" \\[{c.disp[0]}, {c.disp[1]}\\]"
+    if c.marks:
+        s += f" {_md_escape(c.marks)}"
+    return s
+
+
+def to_markdown(df: pl.DataFrame) -> str:
+    """Markdown pipe tables, each preceded by its caption."""
+    out = []
+    for g in grids(df):
+        out.append(f"**Table: {g.title}.** {_md_escape(g.caption)}\n")
+        out.append("| " + " | ".join(_md_escape(h) for h in g.header) + " |")
+        out.append("|" + "|".join(":--" if a == "l" else "--:" for a in g.align) + "|")
+        for row in g.rows:
+            out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+# -- HTML ---------------------------------------------------------------------------------------
+_HTML = """{% for t in tables %}<table class="cocopipe-table {{ t.kind }}" id="{{ t.label }}">
+<caption><b>{{ t.title }}.</b> {{ t.caption }}</caption>
+<thead><tr>{% for h in t.header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
+<tbody>
+{% for row in t.rows %}<tr{% if row.start %} class="group-start"{% endif %}>{% for c in row.cells %}<td{% if c.right %} style="text-align:right"{% endif %}>{{ c.html|safe }}</td>{% endfor %}</tr>
+{% endfor %}</tbody>
+</table>
+{% endfor %}"""
+
+
+def _html_cell(c: Cell) -> str:
+    s = html.escape(c.text)
+    if s and c.bold:
+        s = f"<b>{s}</b>"
+    if s and c.italic:
+        s = f"<i>{s}</i>"
+    if c.note:
+        s += f' <span class="final">Δf&nbsp;{html.escape(c.note)}</span>'
+    if c.disp:
+        s += f' <span class="disp">[{html.escape(c.disp[0])}, {html.escape(c.disp[1])}]</span>'
+    if c.marks:
+        s += f"<sup>&thinsp;{html.escape(c.marks)}</sup>"
+    return s
+
+
+#: a minimal style for the tables (`to_html(df, css=True)` includes it)
+CSS = """<style>
+table.cocopipe-table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+table.cocopipe-table caption { caption-side: top; text-align: left; padding-bottom: 0.5em; }
+table.cocopipe-table th { border-bottom: 1px solid #444; padding: 2px 6px; }
+table.cocopipe-table td { padding: 2px 6px; white-space: nowrap; }
+table.cocopipe-table tr.group-start td { border-top: 1px solid #bbb; }
+table.cocopipe-table span.disp, table.cocopipe-table span.final { font-size: 0.8em; color: #555; }
+</style>
+"""
+
+
+def to_html(df: pl.DataFrame, css: bool = False) -> str:
+    """HTML tables (a fragment for the report), each with a <caption>; `css` prepends `CSS`."""
+    import jinja2
+
+    env = jinja2.Environment(autoescape=True)
+    kind = "pairwise" if _is_pairwise(df) else "art"
+    tables = [dict(kind=kind, label=g.label, title=g.title, caption=g.caption, header=g.header,
+                   rows=[dict(start=i in g.group_starts,
+                              cells=[dict(html=_html_cell(c), right=g.align[j] == "r") for j, c in enumerate(row)])
+                         for i, row in enumerate(g.rows)])
+              for g in grids(df)]
+    return (CSS if css else "") + env.from_string(_HTML).render(tables=tables)
+
+
+# -- LaTeX --------------------------------------------------------------------------------------
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_TEX_SYMBOLS = {"★": r"$\star$", "↓": r"$\downarrow$", "↑": r"$\uparrow$", "∞": r"$\infty$", "≤": r"$\le$",
+                "Δ": r"$\Delta$", "–": "--", "×": r"$\times$"}
+
+
+def tex_escape(s: str) -> str:
+    """Text for LaTeX: special characters escaped, the table's symbols as math, 10^-k as $10^{-k}$."""
+    s = "".join(_TEX_SPECIAL.get(ch, ch) for ch in s)
+    s = re.sub(r"10\\textasciicircum\{\}(-?[0-9a-zA-Z]+)", r"$10^{\1}$", s)
+    s = s.replace("Δf", "Δ§f")  # keep "Δf" one math group below
+    for k, v in _TEX_SYMBOLS.items():
+        s = s.replace(k, v)
+    s = s.replace(r"$\Delta$§f", r"$\Delta f$")
+    return s.encode("ascii", "replace").decode("ascii")
+
+
+def _tex_marks(m: str) -> str:
+    body = m.replace("★", r"\star ").replace("↓", r"\downarrow ").replace("↑", r"\uparrow ").replace("*", r"\ast ")
+    return f"$^{{{body.strip()}}}$"
+
+
+def _tex_cell(c: Cell) -> str:
+    s = tex_escape(c.text)
+    if s and c.bold:
+        s = rf"\textbf{{{s}}}"
+    if s and c.italic:
+        s = rf"\textit{{{s}}}"
+    if c.note:
+        s += rf" {{\scriptsize $\Delta f$ {tex_escape(c.note)}}}"
+    if c.disp:
+        s += rf" {{\scriptsize [{tex_escape(c.disp[0])}, {tex_escape(c.disp[1])}]}}"
+    if c.marks:
+        s += _tex_marks(c.marks)
+    return s
+
+
+_PREAMBLE = r"""\documentclass{article}
+\usepackage[T1]{fontenc}
+\usepackage[landscape,margin=1.5cm]{geometry}
+\usepackage{booktabs}
+\usepackage{longtable}
+\begin{document}
+"""
+
+
+def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
+    """LaTeX longtables with booktabs rules (needs \\usepackage{booktabs,longtable}); with
+    `standalone`, a complete document for pdflatex."""
+    out = []
+    for g in grids(df):
+        out.append(r"{\footnotesize\setlength{\tabcolsep}{3pt}")
+        out.append(rf"\begin{{longtable}}{{{g.align}}}")
+        out.append(rf"\caption{{{tex_escape(g.title)}. {tex_escape(g.caption)}}}\label{{{re.sub('[^A-Za-z0-9:-]', '-', g.label)}}}\\")
+        out.append(r"\toprule")
+        out.append(" & ".join(tex_escape(h) for h in g.header) + r" \\")
+        out.append(r"\midrule")
+        out.append(r"\endhead")
+        for i, row in enumerate(g.rows):
+            if i in g.group_starts and i > 0:
+                out.append(r"\midrule")
+            out.append(" & ".join(_tex_cell(c) for c in row) + r" \\")
+        out.append(r"\bottomrule")
+        out.append(r"\end{longtable}}")
+        out.append("")
+    body = "\n".join(out)
+    return _PREAMBLE + body + "\n\\end{document}\n" if standalone else body
+
+
+def caption_thresholds(alpha: float) -> str:
+    """The thresholds of the significance markers (for reports)."""
+    return threshold_text(alpha)

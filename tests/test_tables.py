@@ -1,0 +1,277 @@
+"""aRT tables and significance tests on hand-made trials whose numbers are computed by hand."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import mannwhitneyu
+
+from pipeline.api import Analysis
+from pipeline.measures import restarts, runtime
+from pipeline.tables import art_table, pairwise_table, stats
+
+
+class FrameStore:
+    """A store stand-in serving hand-made runs and events."""
+
+    def __init__(self, runs: list[dict], events: list[dict]):
+        self._runs = pl.DataFrame(runs).with_columns(pl.col("function", "dimension", "instance", "trial").cast(pl.Int32))
+        self._events = pl.DataFrame(events).with_columns(pl.col("trigger").cast(pl.Int8))
+
+    def runs(self) -> pl.LazyFrame:
+        return self._runs.lazy()
+
+    def events(self) -> pl.LazyFrame:
+        return self._events.lazy()
+
+
+def build(spec: dict[tuple[str, int], list[tuple[list[tuple[int, float]], int]]], dim: int = 2, suite: str = "bbob"):
+    """A FrameStore from {(algorithm, function): [(records [(evaluations, best precision)], evaluations)]}."""
+    runs, events, rid = [], [], 0
+    for (alg, f), trials in spec.items():
+        for i, (recs, total) in enumerate(trials):
+            runs.append(dict(run_id=rid, suite=suite, algorithm=alg, function=f, dimension=dim, instance=i + 1, trial=i,
+                             evaluations=total, final_delta=min(b for _, b in recs)))
+            events += [dict(run_id=rid, suite=suite, algorithm=alg, evaluations=e, best_delta=b, trigger=3) for e, b in recs]
+            rid += 1
+    return FrameStore(runs, events)
+
+
+def success(hit: int) -> tuple[list[tuple[int, float]], int]:
+    """A trial that reaches every table target (1e-9) at evaluation `hit` and stops there."""
+    return [(1, 100.0), (hit, 1e-9)], hit
+
+
+def failure(final: float, total: int) -> tuple[list[tuple[int, float]], int]:
+    """A trial that stops after `total` evaluations at precision `final`."""
+    return [(1, 100.0), (total, final)], total
+
+
+FAST = [10 + i for i in range(15)]
+SLOW = [1000 + 10 * i for i in range(15)]
+
+
+# -- the numbers of the table -------------------------------------------------------------------
+@pytest.fixture
+def hand():
+    # R (reference): 1.0 at 20 and 30; 1e-2 (and 1e-8) only by trial 0 at 40; trial 1 stops at 100 (0.5)
+    # A: 1.0 at 10 and 15, never 1e-2 (finals 0.5, 0.2, 3.0 after 50, 60, 70 evaluations)
+    # B: 1.0 at 5 and 7, 1e-2 and 1e-10 by trial 0 at 9 (1e-12); trial 1 stops at 20 (0.3)
+    spec = {
+        ("R", 1): [([(1, 100.0), (20, 0.5), (40, 1e-9)], 40), ([(1, 100.0), (30, 0.5)], 100)],
+        ("A", 1): [([(1, 100.0), (10, 0.5)], 50), ([(1, 100.0), (15, 0.2)], 60), ([(1, 100.0), (70, 3.0)], 70)],
+        ("B", 1): [([(1, 100.0), (5, 0.5), (9, 1e-12)], 9), ([(1, 100.0), (7, 0.3)], 20)],
+    }
+    return Analysis(build(spec))
+
+
+def cell(df: pl.DataFrame, alg: str, target: float) -> dict:
+    rows = df.filter(pl.col("algorithm") == alg, (pl.col("target") - target).abs() <= 1e-12 * target)
+    assert rows.height == 1
+    return rows.row(0, named=True)
+
+
+def test_cells_by_hand(hand):
+    df = art_table(hand, reference="R", targets=[1.0, 1e-2, 1e-10])
+    r1, a1, b1 = cell(df, "R", 1.0), cell(df, "A", 1.0), cell(df, "B", 1.0)
+    # aRT and ratio
+    assert r1["role"] == "reference" and r1["art"] == 25.0 and r1["value"] == 25.0
+    assert a1["art"] == pytest.approx((10 + 15 + 70) / 2) and a1["ref_art"] == 25.0
+    assert a1["value"] == pytest.approx(47.5 / 25) and a1["value_kind"] == "ratio"
+    assert cell(df, "R", 1e-2)["art"] == pytest.approx(140.0)
+    b2 = cell(df, "B", 1e-2)
+    assert b2["value"] == pytest.approx((9 + 20) / 140)
+    # dispersion: all trials successful -> simulated restarts are the trials' runtimes, 500 times each
+    assert (b1["p10"], b1["p90"]) == (5.0, 7.0)
+    assert (b1["disp_lo"], b1["disp_hi"]) == (pytest.approx(5 / 25), pytest.approx(7 / 25))
+    assert (r1["p10"], r1["p90"]) == (20.0, 30.0)
+    # reference infinite: absolute aRT
+    b3 = cell(df, "B", 1e-10)
+    assert b3["value_kind"] == "absolute" and b3["value"] == pytest.approx(29.0) and math.isinf(b3["ref_art"])
+    # successes and #succ (trials reaching 1e-8)
+    assert (a1["successes"], a1["trials"]) == (2, 3)
+    assert (a1["succ"], a1["succ_trials"], a1["succ_target"]) == (0, 3, 1e-8)
+    assert (r1["succ"], r1["succ_trials"]) == (1, 2) and (b1["succ"], b1["succ_trials"]) == (1, 2)
+    # median final precision (and evaluations) where the target was not reached
+    a2 = cell(df, "A", 1e-2)
+    assert math.isinf(a2["art"]) and a2["median_final_delta"] == 0.5 and a2["median_evaluations"] == 60
+    assert a1["median_final_delta"] is None and b3["median_final_delta"] is None
+    # the best per column (the reference is not compared)
+    assert b1["best"] and not a1["best"] and not r1["best"]
+    assert b2["best"] and not a2["best"]
+
+
+def test_cells_equal_the_measures(hand):
+    df = art_table(hand, targets=[1.0, 1e-2], samples=200, seed=3)
+    m = hand.art([1.0, 1e-2], dispersion=True, samples=200, seed=3).collect()
+    j = df.join(m, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_m")
+    assert j.height == m.height == 6
+    for c in ("art", "successes", "runs", "trials", "p10", "p50", "p90"):
+        assert j[c].to_list() == j[f"{c}_m"].to_list(), c
+    assert df["reference"].is_null().all() and (df["value_kind"] == "absolute").all()
+    assert df["value"].to_list() == df["art"].to_list()
+
+
+def test_reference_frame(hand):
+    ref = pl.LazyFrame({"function": [1, 1], "dimension": [2, 2], "target": [1.0, 1e-2], "art": [50.0, math.inf]})
+    df = art_table(hand.select(algorithm=["A", "B"]), reference=ref, targets=[1.0, 1e-2], reference_name="best2009")
+    a1 = cell(df, "A", 1.0)
+    assert a1["value"] == pytest.approx(47.5 / 50) and a1["reference"] == "best2009"
+    assert cell(df, "best2009", 1.0)["role"] == "reference"
+    assert cell(df, "B", 1e-2)["value_kind"] == "absolute"
+    assert df["p_ref"].is_null().all()  # no trials of the reference: no test against it
+
+
+def test_biobj_uses_biobj_table_targets():
+    spec = {("A", 1): [success(10), success(12)], ("B", 1): [success(30), success(35)]}
+    df = art_table(Analysis(build(spec, suite="bbob-biobj")))
+    assert sorted(df["target"].unique().to_list(), reverse=True) == [1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5]
+    assert df["succ_target"].unique().to_list() == [1e-5]
+
+
+# -- significance -------------------------------------------------------------------------------
+@pytest.fixture
+def sep():
+    """fast and twin identical, slow fully separated from them, on three functions."""
+    spec = {}
+    for f in (1, 2, 3):
+        spec[("fast", f)] = [success(h) for h in FAST]
+        spec[("twin", f)] = [success(h) for h in FAST]
+        spec[("slow", f)] = [success(h) for h in SLOW]
+    return Analysis(build(spec))
+
+
+def scipy_p(x, y) -> float:
+    return float(mannwhitneyu(x, y, alternative="two-sided").pvalue)
+
+
+def test_separated_pair_is_marked(sep):
+    a = sep.select(algorithm=["fast", "slow"])
+    df = art_table(a, targets=[1.0])
+    p = scipy_p(1 / np.array(SLOW), 1 / np.array(FAST))
+    fast = df.filter(pl.col("algorithm") == "fast")
+    assert fast["best"].all() and fast.height == 3
+    assert fast["p_best"].to_list() == [pytest.approx(p)] * 3
+    # Bonferroni: times the number of functions tested (3)
+    assert fast["tests"].to_list() == [3, 3, 3]
+    assert fast["p_best_corrected"].to_list() == [pytest.approx(3 * p)] * 3
+    assert 1e-5 < 3 * p <= 1e-4 and fast["best_marker"].to_list() == ["★4"] * 3
+    slow = df.filter(pl.col("algorithm") == "slow")
+    assert slow["p_best"].is_null().all() and not slow["best"].any()
+
+
+def test_identical_pair_is_not_marked(sep):
+    df = art_table(sep.select(algorithm=["fast", "twin"]), targets=[1.0])
+    assert df["best"].all()  # a tie: both are the best
+    assert df.filter(pl.col("p_best").is_not_null())["p_best"].to_list() == [1.0] * 3
+    assert (df["best_marker"].fill_null("") == "").all()
+    pw = pairwise_table(sep.select(algorithm=["fast", "twin"]), targets=[1.0])
+    assert pw["p_value"].to_list() == [1.0] * 3 and pw["better"].is_null().all() and not pw["significant"].any()
+
+
+def test_pairwise_p_values_equal_scipy(sep):
+    pw = pairwise_table(sep, targets=[1.0, 1e-3])
+    assert pw.height == 3 * 2 * 3 and (pw["tests"] == pw.height).all()
+    p = scipy_p(1 / np.array(FAST), 1 / np.array(SLOW))
+    fs = pw.filter(pl.col("algorithm_a") == "fast", pl.col("algorithm_b") == "slow")
+    assert fs["p_value"].to_list() == [pytest.approx(p, rel=1e-12)] * 6
+    assert fs["statistic"].to_list() == [225.0] * 6  # every 1/runtime of fast ranks above slow's
+    assert fs["better"].to_list() == ["fast"] * 6 and fs["significant"].all()
+    assert fs["p_corrected"].to_list() == [pytest.approx(min(1, 18 * p))] * 6
+    assert fs["marker"].to_list() == [stats.marker("*", 18 * p)] * 6
+    holm = pairwise_table(sep, targets=[1.0, 1e-3], correction="holm")
+    assert holm["p_corrected"].to_list() == pytest.approx(stats.holm(holm["p_value"].to_numpy()).tolist())
+
+
+def test_test_against_the_reference(sep):
+    df = art_table(sep, reference="slow", targets=[1.0])
+    fast = df.filter(pl.col("algorithm") == "fast")
+    p = scipy_p(1 / np.array(FAST), 1 / np.array(SLOW))
+    assert fast["p_ref"].to_list() == [pytest.approx(p)] * 3 and fast["ref_direction"].to_list() == [1] * 3
+    assert fast["ref_tests"].to_list() == [3] * 3 and fast["ref_marker"].to_list() == ["↓4"] * 3
+    assert fast["value"].to_list() == [pytest.approx(np.mean(FAST) / np.mean(SLOW))] * 3
+    assert df.filter(pl.col("role") == "reference")["algorithm"].unique().to_list() == ["slow"]
+
+
+def test_unsuccessful_trials_rank_by_precision_at_fe_umin():
+    # x: hit at 10; unsuccessful, precision 0.5 after 30 of 50 evaluations. y: hit at 40 (> FE_umin = 50? no: 40 <= 50)
+    # and unsuccessful with 60 evaluations, precision 2.0 after 50.
+    traj = {0: [(1, 9.0), (10, 1e-9)], 1: [(1, 9.0), (30, 0.5), (50, 0.5)], 2: [(1, 9.0), (40, 1e-9)],
+            3: [(1, 9.0), (50, 2.0), (60, 1.5)]}
+
+    def at(ids):
+        def f(fe):
+            return np.array([min([b for e, b in traj[i] if e <= fe], default=np.inf) for i in ids])
+        return f
+
+    x, y, fe = stats.test_data([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
+    assert fe == 50
+    assert x.tolist() == [pytest.approx(0.1), -0.5] and y.tolist() == [pytest.approx(1 / 40), -2.0]
+    res = stats.compare([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
+    assert res.p_value == pytest.approx(scipy_p(x, y)) and res.direction == 1
+
+
+def test_late_success_counts_as_unsuccessful():
+    # a success after FE_umin evaluations is ranked by its precision at FE_umin, like cocopp
+    at = lambda prec: (lambda fe: np.array(prec))  # noqa: E731
+    x, y, fe = stats.test_data([100.0], [100], at([0.3]), [np.nan], [20], at([0.7]))
+    assert fe == 20 and x.tolist() == [-0.3] and y.tolist() == [-0.7]
+
+
+def test_all_unsuccessful_best_by_final_precision_is_marked():
+    # no algorithm reaches 1e-3; good stops at precision 1e-2 .. , bad at 1e1 ..: ranks separated
+    spec = {("good", 1): [failure(1e-2 * (1 + i / 10), 1000) for i in range(15)],
+            ("bad", 1): [failure(10.0 * (1 + i / 10), 1000) for i in range(15)]}
+    df = art_table(Analysis(build(spec)), targets=[1e-3])
+    good = cell(df, "good", 1e-3)
+    assert math.isinf(good["art"]) and not good["best"]  # no finite aRT: nothing bold
+    assert good["p_best"] == pytest.approx(scipy_p(-10.0 * (1 + np.arange(15) / 10), -1e-2 * (1 + np.arange(15) / 10)))
+    assert good["best_marker"].startswith("★")
+    assert good["median_final_delta"] == pytest.approx(1e-2 * 1.7)
+
+
+def test_holm_and_bonferroni_by_hand():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    assert stats.bonferroni(p).tolist() == pytest.approx([0.04, 0.16, 0.12, 0.02])
+    assert stats.holm(p).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]
+
+
+def test_holm_in_the_table():
+    # three functions with different separations: Holm adjusts within (dimension, target)
+    spec = {}
+    for f, shift in ((1, 0), (2, 8), (3, 12)):
+        spec[("a", f)] = [success(h) for h in FAST]
+        spec[("b", f)] = [success(h + shift) for h in FAST]
+    df = art_table(Analysis(build(spec)), targets=[1.0], correction="holm")
+    best = df.filter(pl.col("p_best").is_not_null()).sort("function")
+    assert best["p_best_corrected"].to_list() == pytest.approx(stats.holm(best["p_best"].to_numpy()).tolist())
+    assert (best["correction"] == "holm").all() and (best["tests"] == 3).all()
+
+
+def test_markers():
+    assert stats.marker("★", 0.06) == "" and stats.marker("★", 0.049) == "★" and stats.marker("★", 0.01) == "★2"
+    assert stats.marker("★", 0.0099) == "★2" and stats.marker("★", 0.001) == "★3" and stats.marker("★", 1e-30) == "★9"
+    assert stats.marker("★", None) == ""
+
+
+def test_bad_arguments(hand):
+    with pytest.raises(ValueError, match="correction"):
+        art_table(hand, correction="sidak")
+    with pytest.raises(ValueError, match="not an algorithm"):
+        art_table(hand, reference="nope")
+    with pytest.raises(ValueError, match="lacks columns"):
+        art_table(hand, reference=pl.LazyFrame({"function": [1]}))
+
+
+def test_dispersion_matches_restarts_module(hand):
+    df = art_table(hand, targets=[1.0], samples=100, seed=7)
+    h = hand.hits([1.0])
+    d = restarts.art_dispersion(h, (10, 50, 90), 100, 7).collect()
+    a = runtime.art(h).collect()
+    j = df.join(d, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_d").join(
+        a, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_a")
+    assert j["p10"].to_list() == j["p10_d"].to_list() and j["p90"].to_list() == j["p90_d"].to_list()
+    assert j["art"].to_list() == j["art_a"].to_list()

@@ -87,11 +87,28 @@ class Analysis:
         runs, events = self._tables()
         return runtime.hitting_times(runs, events, self.target_frame(targets), exact=self.exact)
 
+    def algorithms(self) -> list[str]:
+        """Algorithms in the selection (read from the partition keys only)."""
+        return sorted(self.runs().select(pl.col("algorithm").unique()).collect()["algorithm"].to_list())
+
+    def per_algorithm(self, measure, chunk: int = 8) -> pl.LazyFrame:
+        """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate, so
+        that memory stays bounded by the largest group (measures are independent per algorithm)."""
+        algs = self.algorithms()
+        if len(algs) <= chunk:
+            return measure(self)
+        parts = [measure(self.select(algorithm=algs[i:i + chunk])).collect() for i in range(0, len(algs), chunk)]
+        return pl.concat(parts).lazy().sort(*runtime.PROBLEM)
+
     def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
-            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
+            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,
+            chunk: int | None = 8) -> pl.LazyFrame:
         """aRT, successes and trials per (suite, algorithm, function, dimension, target); with
         `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
-        bootstrap interval art_low..art_high."""
+        bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
+        if chunk:
+            return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
+                                                      chunk=None), chunk)
         h = self.hits(targets)
         a = runtime.art(h)
         if dispersion:

@@ -23,7 +23,8 @@ def auc_table(a, targets, max_budget) -> pl.DataFrame:
             budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
     else:
         budgets = m.default_budgets(runs)
-    return m.auc(a.hits(targets), budgets).collect()
+    budgets = budgets.collect().lazy()  # across all algorithms, before computing per group of algorithms
+    return a.per_algorithm(lambda part: m.auc(part.hits(targets), budgets)).collect()
 
 
 def by_group(aucs: pl.DataFrame) -> pl.DataFrame:

@@ -129,3 +129,16 @@ def test_glicko2_period_matches_glickmans_example():
     assert 1500 + ranking.SCALE * mu[0] == pytest.approx(1464.06, abs=0.01)
     assert ranking.SCALE * phi[0] == pytest.approx(151.52, abs=0.01)
     assert sig[0] == pytest.approx(0.05999, abs=1e-5)
+
+
+def test_measures_per_group_of_algorithms_equal_the_whole(shared4):
+    whole = Analysis(shared4).art(dispersion=False, chunk=None).collect().sort("algorithm", "function", "dimension", "target")
+    parts = Analysis(shared4).art(dispersion=False, chunk=1).collect().sort("algorithm", "function", "dimension", "target")
+    assert whole.equals(parts)
+
+
+def test_info_lists_what_the_store_holds(shared4):
+    r = cli("info", "--store", shared4.path, "--out", "-")
+    assert r.returncode == 0
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("suite,algorithm,runs") and len(lines) == 5

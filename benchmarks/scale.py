@@ -152,6 +152,9 @@ def main(argv: list[str]) -> None:
         sources = make_archive(root / "archive", n)
         mb = sum(p.stat().st_size for p in sources) / 1e6
         store = root / f"store-{n}"
+        if store.exists():  # measure a fresh ingest
+            import shutil
+            shutil.rmtree(store)
         row = [run_step(s, store, sources) for s in steps]
         cells = " ".join(f"{r.get('seconds', float('nan')):>10.2f} {r.get('peak_mb', float('nan')):>10.0f}" for r in row)
         print(f"{n:>5} {mb:>8.0f} {cells}", flush=True)

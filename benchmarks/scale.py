@@ -125,7 +125,7 @@ def cocopp_time(sources: list[Path]) -> tuple[float, float] | None:
     py = venv / "bin" / "python"
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "cocopp", "six"], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "cocopp", "six"], check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as tmp:  # cocopp unpacks archives beside them
         copies = []
         for s in sources:
@@ -136,7 +136,7 @@ def cocopp_time(sources: list[Path]) -> tuple[float, float] | None:
     if res.returncode:
         print("cocopp failed:", res.stderr.strip().splitlines()[-1:])
         return None
-    sec, mb, _ = res.stdout.split()
+    sec, mb, _ = res.stdout.strip().splitlines()[-1].split()
     return float(sec), float(mb)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
-LOG_SUFFIXES = (".info", ".dat", ".tdat", ".rdat", ".mdat", ".adat")
+LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
 
 
 class SourceError(RuntimeError):
@@ -79,15 +79,16 @@ def read_source(path: str | os.PathLike) -> Source:
         for f in sorted(p.rglob("*")):
             if f.is_file() and _keep(f.name):
                 files[f.relative_to(p).as_posix()] = f.read_bytes()
+        h = hashlib.sha256()
+        for name in sorted(files):
+            h.update(name.encode())
+            h.update(b"\0")
+            h.update(hashlib.sha256(files[name]).digest())
     elif is_archive(p):
         files = _read_archive(p)
+        h = hashlib.sha256(p.read_bytes())  # the archive's bytes identify its content
     else:
         raise SourceError(f"{p}: unknown format (expected a folder or a .tgz, .tar.gz, .zip archive)")
-    h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode())
-        h.update(b"\0")
-        h.update(hashlib.sha256(files[name]).digest())
     return Source(name=source_name(p), path=str(p.resolve()), files=files, source_id=h.hexdigest()[:16])
 
 

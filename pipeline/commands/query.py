@@ -1,0 +1,47 @@
+"""`cocopipe query`: SQL over the store (runs, events) and the derived views (hitting_times, art, ecdf)."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import AllInstOpt, BudgetOpt, ExactOpt, OutOpt, StoreOpt, fail, open_store, out, write_table
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def query(
+        sql: Annotated[Optional[str], typer.Argument(metavar="FILE.sql|SQL", help="A .sql file or the query text, e.g. \"SELECT algorithm, COUNT(*) FROM runs GROUP BY 1\".")] = None,
+        store: StoreOpt = "cocopipe-store", out_file: OutOpt = None, max_budget: BudgetOpt = None,
+        all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        tables: Annotated[bool, typer.Option("--tables", help="List the tables and views with their columns, and exit.")] = False,
+        explain: Annotated[bool, typer.Option("--explain", help="Print the optimized query plan (which partitions and columns are read) instead of running it.")] = False,
+    ) -> None:
+        """Run SQL (Polars' SQL dialect) over the tables runs and events and the views hitting_times and art
+        (default targets per suite; ecdf when available). Only the partitions and columns the query needs are
+        read. Malformed queries exit with code 2."""
+        from ..query import QueryError, QueryTables, collect, run_sql
+
+        st = open_store(store)
+        try:
+            qt = QueryTables(st, max_budget=max_budget, all_instances=all_instances, exact=exact_hits)
+        except ValueError as exc:
+            fail(str(exc))
+        if tables:
+            for name, lf in qt.frames().items():
+                cols = ", ".join(f"{c} {t}" for c, t in lf.collect_schema().items())
+                out.print(f"[bold]{name}[/bold]: {cols}", soft_wrap=True)
+            return
+        if not sql:
+            fail("give a query: a .sql file or the SQL text (see --tables for what to query)", 2)
+        try:
+            lf = run_sql(st, sql, tables=qt)
+            if explain:
+                out.print(lf.explain(), soft_wrap=True, markup=False)
+                return
+            df = collect(lf, qt)
+        except QueryError as exc:
+            fail(f"query: {exc}", 2)
+        write_table(df, out_file)

@@ -1,0 +1,302 @@
+"""SQL over a store: the tables `runs` and `events` and the derived views `hitting_times`, `art`
+(and `ecdf` where `pipeline.measures.ecdf` provides it), run by Polars' SQL interface on lazy frames.
+
+>>> from pipeline.store import Store
+>>> run_sql(Store("cocopipe-store"), "SELECT algorithm, COUNT(*) AS trials FROM runs GROUP BY 1").collect()
+
+Only what a query touches is read. `runs` and `events` are hive-partitioned Parquet scans, so a
+filter on `suite` or `algorithm` skips the other partitions' files and only the referenced columns
+are read. The derived views are computed per (suite, algorithm) partition, every measure being
+independent per algorithm and suite: the filter Polars pushes into a view is split into its AND-ed
+terms, the terms that use only `suite` and `algorithm` select the partitions to compute, and the
+whole filter and the column selection are applied inside each partition's plan.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import polars as pl
+
+from .store import Store, schema as store_schema
+
+PARTITION_KEYS = ("suite", "algorithm")
+BASE_TABLES = ("runs", "events")
+#: derived views and what they hold (shown by `cocopipe query --tables`)
+VIEWS = {
+    "hitting_times": "first hitting time of every target of the suite's default set by every trial "
+                     "(Analysis.hits(): suite, algorithm, function, dimension, instance, trial, run_id, "
+                     "evaluations, final_delta, weight, target, hit, success)",
+    "art": "aRT per (suite, algorithm, function, dimension, target) of the default targets "
+           "(Analysis.art(dispersion=False): art, successes, runs, success_rate, trials, ...)",
+    "ecdf": "runtime ECDF (pipeline.measures.ecdf)",
+}
+
+
+class QueryError(ValueError):
+    """A query that cannot be parsed or run; the message is one line."""
+
+
+# -- partitions --------------------------------------------------------------------------------
+def partitions(store: Store) -> list[tuple[str, str]]:
+    """The (suite, algorithm) partitions of the `runs` table, from folder names only (no file is opened)."""
+    root = store.path / "runs"
+    out = set()
+    if root.is_dir():
+        for sdir in root.glob("suite=*"):
+            for adir in sdir.glob("algorithm=*"):
+                if any(adir.glob("*.parquet")):
+                    out.add((unquote(sdir.name[len("suite="):]), unquote(adir.name[len("algorithm="):])))
+    return sorted(out)
+
+
+def _conjuncts(expr: pl.Expr) -> list[pl.Expr]:
+    """The AND-ed terms of a predicate (the predicate itself when it is no AND)."""
+    try:
+        node = json.loads(expr.meta.serialize(format="json"))
+        is_and = isinstance(node, dict) and node.get("BinaryExpr", {}).get("op") == "And"
+        if not is_and:
+            return [expr]
+        return [t for part in expr.meta.pop() for t in _conjuncts(part)]
+    except Exception:  # an unknown serialization: no splitting, still correct
+        return [expr]
+
+
+def prune(parts: list[tuple[str, str]], predicate: pl.Expr | None) -> list[tuple[str, str]]:
+    """The partitions a predicate can select: its AND-ed terms that use only `suite` and
+    `algorithm` are evaluated on the partition keys; other terms keep every partition."""
+    if predicate is None or not parts:
+        return parts
+    frame = pl.DataFrame(parts, schema={"suite": pl.String, "algorithm": pl.String}, orient="row")
+    for term in _conjuncts(predicate):
+        try:
+            names = set(term.meta.root_names())
+            if not names or not names <= set(PARTITION_KEYS):
+                continue
+            frame = frame.filter(term)
+        except Exception:  # a term Polars cannot evaluate on the keys alone: keep the partitions
+            continue
+    return [tuple(r) for r in frame.iter_rows()]
+
+
+def partitioned_view(name: str, parts: list[tuple[str, str]], build: Callable[[str, str], pl.LazyFrame],
+                     schema: Callable[[], pl.Schema], log: list | None = None) -> pl.LazyFrame:
+    """A LazyFrame computed partition by partition by `build(suite, algorithm)`, only for the
+    partitions the pushed-down predicate can select; `log` receives the partitions computed."""
+    from polars.io.plugins import register_io_source
+
+    def source(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
+               batch_size: int | None) -> Iterator[pl.DataFrame]:
+        left = n_rows
+        for suite, algorithm in prune(parts, predicate):
+            if log is not None:
+                log.append((name, suite, algorithm))
+            lf = build(suite, algorithm)
+            if predicate is not None:
+                lf = lf.filter(predicate)
+            if with_columns is not None:
+                lf = lf.select(with_columns)
+            if left is not None:
+                lf = lf.head(left)
+            df = lf.collect()
+            yield df
+            if left is not None:
+                left -= df.height
+                if left <= 0:
+                    return
+
+    return register_io_source(source, schema=schema, is_pure=True, explain_name=f"cocopipe view {name}",
+                              explain_detail=f"{len(parts)} (suite, algorithm) partitions, computed on demand")
+
+
+# -- tables ------------------------------------------------------------------------------------
+class SchemaScanStore(Store):
+    """The same store, with scans that take the table schema from schemas/*.json instead of
+    reading it from the first Parquet file, so that a query opens no file outside the
+    partitions it selects (not even another partition's footer)."""
+
+    def __init__(self, store: Store):  # no super().__init__: the store was opened (and recovered) already
+        self.path = store.path
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        sch = store_schema.polars_schema(table)
+        root = self.path / table
+        if not root.is_dir() or not any(root.rglob("*.parquet")):
+            return pl.LazyFrame(schema=sch)
+        hive = {c: sch[c] for c in store_schema.partition_columns(table)}
+        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive,
+                             schema=store_schema.polars_schema(table, with_partitions=False))
+        return lf.select(list(sch))
+
+
+def _ecdf_function() -> Callable | None:
+    """The ECDF measure of `pipeline.measures.ecdf`, if that module exists and offers one
+    taking hitting times (`ecdf(hits)` or `ecdf_from_hits(hits)`)."""
+    try:
+        from .measures import ecdf as mod
+    except ImportError:
+        return None
+    for fname in ("ecdf", "ecdf_from_hits", "runtime_ecdf"):
+        fn = getattr(mod, fname, None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def _art(analysis, targets) -> pl.LazyFrame:
+    kw = {"dispersion": False}
+    if "chunk" in inspect.signature(analysis.art).parameters:
+        kw["chunk"] = None  # one partition at a time already; chunking would collect eagerly
+    return analysis.art(targets, **kw)
+
+
+class QueryTables:
+    """The tables and views a query sees, over one store and one set of measure settings."""
+
+    def __init__(self, store: Store, *, max_budget: str | float | None = None, all_instances: bool = False,
+                 exact: bool = False):
+        from .api import Analysis
+
+        self.store = store = SchemaScanStore(store)
+        self.settings = dict(max_budget=max_budget, all_instances=all_instances, exact=exact)
+        Analysis(store, **self.settings)  # validates the budget
+        self.parts = partitions(store)
+        self.log: list[tuple[str, str, str]] = []  # (view, suite, algorithm) computed, for tests and --verbose
+        self._ecdf = _ecdf_function()
+
+    # one partition's frames
+    def analysis(self, suite: str, algorithm: str):
+        from .api import Analysis
+
+        return Analysis(self.store, suite=suite, algorithm=algorithm, **self.settings)
+
+    def _targets(self, suite: str) -> pl.LazyFrame:
+        from .measures import targets as tg
+
+        return tg.frame(None, [suite])  # the suite's default set, as Analysis.target_frame(None)
+
+    def _hits(self, suite: str, algorithm: str) -> pl.LazyFrame:
+        return self.analysis(suite, algorithm).hits(self._targets(suite))
+
+    def _art(self, suite: str, algorithm: str) -> pl.LazyFrame:
+        return _art(self.analysis(suite, algorithm), self._targets(suite))
+
+    def _ecdf_view(self, suite: str, algorithm: str) -> pl.LazyFrame:
+        return self._ecdf(self._hits(suite, algorithm)).lazy()
+
+    def _cut(self, table: str, suite: str, algorithm: str) -> pl.LazyFrame:
+        from .api import filter_frame
+        from .measures import runtime
+
+        runs = filter_frame(self.store.runs(), suite=suite, algorithm=algorithm)
+        events = filter_frame(self.store.events(), suite=suite, algorithm=algorithm)
+        r, e = runtime.cut(runs, events, self.settings["max_budget"])
+        return (r if table == "runs" else e).select(list(self.store.scan(table).collect_schema()))
+
+    def _schema(self, build: Callable[[str, str], pl.LazyFrame]) -> Callable[[], pl.Schema]:
+        suite, algorithm = self.parts[0] if self.parts else ("bbob", "")
+        return lambda: build(suite, algorithm).collect_schema()
+
+    # all of them
+    def available(self) -> list[str]:
+        """Names of the tables and views a query can use."""
+        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else [])]
+
+    def frames(self) -> dict[str, pl.LazyFrame]:
+        """Every table and view as a LazyFrame (nothing is read before a query collects)."""
+        out: dict[str, pl.LazyFrame] = {}
+        if self.settings["max_budget"] is None:
+            out["runs"], out["events"] = self.store.runs(), self.store.events()
+        else:
+            for t in BASE_TABLES:
+                build = (lambda t: lambda s, a: self._cut(t, s, a))(t)
+                out[t] = partitioned_view(t, self.parts, build, lambda t=t: self.store.scan(t).collect_schema(),
+                                          self.log)
+        views = {"hitting_times": self._hits, "art": self._art}
+        if self._ecdf:
+            views["ecdf"] = self._ecdf_view
+        for name, build in views.items():
+            out[name] = partitioned_view(name, self.parts, build, self._schema(build), self.log)
+        return out
+
+    def context(self) -> pl.SQLContext:
+        """A Polars SQL context with every table registered."""
+        return pl.SQLContext(self.frames(), eager=False)
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of a Polars error, with its 'Did you mean' hint."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__
+    msg = lines[0]
+    hint = next((ln for ln in lines[1:] if ln.lower().startswith("did you mean")), None)
+    if hint:
+        msg += f" ({hint})"
+    if len(lines) > 1 and "expression" in lines[1] and len(lines) > 2:
+        msg += f" in {lines[2]}"
+    return msg
+
+
+def _explain_missing(msg: str, tables: QueryTables) -> str:
+    m = re.search(r"relation '([^']+)' was not found", msg)
+    if not m:
+        return msg
+    name = m.group(1)
+    if name == "ecdf":
+        return ("table 'ecdf' is not available: pipeline.measures.ecdf is not installed or offers no "
+                "ecdf(hits) function; use hitting_times to compute the ECDF")
+    return f"no table {name!r}; the tables are {', '.join(tables.available())}"
+
+
+def read_sql(query: str) -> str:
+    """The SQL text: the file's content when `query` names an existing file (or ends with .sql)."""
+    text = query.strip()
+    if "\n" in text:
+        return query
+    p = Path(text)
+    try:
+        exists = p.is_file()
+    except OSError:  # not a possible file name: query text
+        exists = False
+    if exists:
+        return p.read_text()
+    if text.lower().endswith(".sql"):
+        raise QueryError(f"{text}: no such SQL file")
+    return query
+
+
+def _strip_final_semicolon(sql: str) -> str:
+    """Polars runs one statement: drop a trailing ';' (and comments after it)."""
+    body = re.sub(r"--[^\n]*", lambda m: " " * len(m.group(0)), sql)  # keep offsets, hide comments
+    stripped = body.rstrip()
+    if stripped.endswith(";"):
+        return sql[: len(stripped) - 1]
+    return sql
+
+
+def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
+            all_instances: bool = False, exact: bool = False, tables: QueryTables | None = None) -> pl.LazyFrame:
+    """The result of a SQL query as a LazyFrame; `QueryError` (one line) for a malformed one."""
+    if not isinstance(store, Store):
+        store = Store(store)
+    tables = tables or QueryTables(store, max_budget=max_budget, all_instances=all_instances, exact=exact)
+    try:
+        lf = tables.context().execute(_strip_final_semicolon(read_sql(sql)), eager=False)
+        lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
+    except pl.exceptions.PolarsError as exc:
+        raise QueryError(_explain_missing(_one_line(exc), tables)) from None
+    return lf
+
+
+def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame:
+    """Collect a query's result, turning Polars errors into a one-line `QueryError`."""
+    try:
+        return lf.collect()
+    except pl.exceptions.PolarsError as exc:
+        msg = _one_line(exc)
+        raise QueryError(_explain_missing(msg, tables) if tables else msg) from None

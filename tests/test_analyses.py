@@ -112,9 +112,33 @@ def test_three_algorithms_with_known_dominance_are_ranked_by_both_methods():
     by_auc = ranking.rank_by_auc(a)
     assert by_auc.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]
     assert by_auc["friedman_p"][0] < 0.05
+    # 4 functions, 3 algorithms: CD = 2.343 sqrt(12/24) = 1.657 > 2 - 1, so only fast-slow (2 apart) differ
+    assert by_auc["critical_difference"][0] == pytest.approx(2.3437 * 0.5 ** 0.5, rel=1e-3)
+    assert ranking.cliques(by_auc)["algorithms"].to_list() == [["fast", "mid"], ["mid", "slow"]]
     by_glicko = ranking.glicko2(h)
     assert by_glicko.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]
     assert (by_glicko["deviation"] > 0).all()
+
+
+def test_nemenyi_critical_difference_matches_demsars_table():
+    # Demšar (2006), Table 5a: q_0.05 = 2.343 for k = 3 and 2.569 for k = 4; CD = q sqrt(k(k+1)/(6N))
+    assert ranking.nemenyi_cd(3, 10) == pytest.approx(2.343 * (3 * 4 / 60) ** 0.5, rel=1e-3)
+    assert ranking.nemenyi_cd(4, 14) == pytest.approx(2.569 * (4 * 5 / 84) ** 0.5, rel=1e-3)
+    assert ranking.nemenyi_cd(4, 56) < ranking.nemenyi_cd(4, 14)  # more problems, finer resolution
+
+
+def test_cliques_join_algorithms_within_the_critical_difference():
+    # mean ranks 1.0, 1.5, 2.9, 3.2 with CD 1.0: {a, b} and {c, d} are cliques, b and c differ
+    r = pl.DataFrame({"algorithm": ["a", "b", "c", "d"], "score": [1.0, 1.5, 2.9, 3.2],
+                      "critical_difference": [1.0] * 4})
+    c = ranking.cliques(r)
+    assert c["algorithms"].to_list() == [["a", "b"], ["c", "d"]]
+    assert c["low"].to_list() == [1.0, 2.9] and c["high"].to_list() == [1.5, 3.2]
+    # with CD 1.5, b and c (1.4 apart) join too, b and d (1.7 apart) do not: three overlapping cliques
+    c = ranking.cliques(r.with_columns(critical_difference=pl.lit(1.5)))
+    assert c["algorithms"].to_list() == [["a", "b"], ["b", "c"], ["c", "d"]]
+    # far apart: no clique at all
+    assert ranking.cliques(r.with_columns(critical_difference=pl.lit(0.1))).height == 0
 
 
 def test_glicko2_period_matches_glickmans_example():

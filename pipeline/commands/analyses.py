@@ -77,14 +77,19 @@ def register(app: typer.Typer) -> None:
         overall: Annotated[bool, typer.Option("--overall", help="One ranking over all dimensions instead of one per dimension.")] = False,
         rounds: Annotated[int, typer.Option(help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
         seed: Annotated[int, typer.Option(help="Glicko-2: seed of the draws.")] = 1,
+        alpha: Annotated[float, typer.Option(help="auc: level of the Nemenyi critical difference.")] = 0.05,
+        cliques: Annotated[Optional[str], typer.Option("--cliques", help="auc: write the critical-difference cliques (algorithms not significantly different) to this file.")] = None,
     ) -> None:
-        """Rank algorithms: `--by auc` or `--by glicko2`; per dimension unless --overall."""
+        """Rank algorithms: `--by auc` (mean ranks, Friedman test, Nemenyi critical difference) or `--by glicko2`;
+        per dimension unless --overall."""
         from ..measures import ranking
 
         a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,
                      all_instances, exact_hits)
         if by == "auc":
-            df = ranking.rank_by_auc(auc_table(a, targets, max_budget).lazy(), by_dimension=not overall)
+            if not 0 < alpha < 1:
+                fail(f"--alpha {alpha}: expected a level between 0 and 1")
+            df = ranking.rank_by_auc(auc_table(a, targets, max_budget).lazy(), by_dimension=not overall, alpha=alpha)
         elif by == "glicko2":
             df = ranking.glicko2(a.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
         else:
@@ -92,3 +97,7 @@ def register(app: typer.Typer) -> None:
         if df.height == 0:
             fail("no function where every algorithm has data")
         write_table(df, out)
+        if cliques:
+            if by != "auc":
+                fail("--cliques goes with --by auc")
+            write_table(ranking.cliques(df).with_columns(pl.col("algorithms").list.join(" ")), cliques)

@@ -1,6 +1,8 @@
 """Rankings of many algorithms: average rank of per-function auc with the Friedman test, and a
 Glicko-2 rating in which trials of two algorithms play games on every (problem, target)
-(as IOHanalyzer ranks algorithms; Glickman, "Example of the Glicko-2 system", 2013)."""
+(as IOHanalyzer ranks algorithms; Glickman, "Example of the Glicko-2 system", 2013). Post hoc, the
+Nemenyi critical difference of mean ranks and the cliques of a critical-difference diagram
+(Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,12 +11,13 @@ import polars as pl
 SCALE = 173.7178
 
 
-def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True) -> pl.DataFrame:
+def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.05) -> pl.DataFrame:
     """Average rank of per-function auc (rank 1 = largest, ties averaged) over the functions where
     every algorithm has data; per dimension or over all (dimension, function) problems.
 
-    Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, and
-    the Friedman test's statistic and p-value over those problems."""
+    Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the
+    Friedman test's statistic and p-value over those problems, and the Nemenyi critical difference
+    of mean ranks at level `alpha` (two algorithms whose scores differ by more differ significantly)."""
     from scipy.stats import friedmanchisquare
 
     df = aucs.collect()
@@ -33,16 +36,50 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True) -> pl.DataFrame:
             cols = [wide[a].to_numpy() for a in mean["algorithm"]]
             res = friedmanchisquare(*cols)
             stat, p = float(res.statistic), float(res.pvalue)
+        cd = nemenyi_cd(nalg, int(mean["problems"][0]), alpha) if nalg >= 2 else None
         mean = mean.with_columns(rank=pl.int_range(1, pl.len() + 1), friedman_statistic=pl.lit(stat, pl.Float64),
-                                 friedman_p=pl.lit(p, pl.Float64))
+                                 friedman_p=pl.lit(p, pl.Float64), critical_difference=pl.lit(cd, pl.Float64))
         if by_dimension:
             mean = mean.with_columns(dimension=pl.lit(g["dimension"][0]))
         out.append(mean)
     if not out:
         return pl.DataFrame()
     cols = (["dimension"] if by_dimension else []) + ["algorithm", "rank", "score", "problems", "friedman_statistic",
-                                                       "friedman_p"]
+                                                       "friedman_p", "critical_difference"]
     return pl.concat(out).select(cols)
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
+    """Nemenyi critical difference of mean ranks of k algorithms over n problems (Demšar 2006, sec. 3.2.2):
+    q_alpha * sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile for k means over sqrt(2)."""
+    from scipy.stats import studentized_range
+
+    q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(k * (k + 1) / (6 * n)))
+
+
+def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
+    """The bars of a critical-difference diagram: maximal runs of algorithms (ordered by mean rank)
+    whose mean ranks lie within the critical difference of each other, per dimension when the
+    ranking has one. Columns: [dimension,] clique, low, high (mean ranks), algorithms (list)."""
+    by = ["dimension"] if "dimension" in ranking.columns else []
+    out = []
+    for _, g in (ranking.group_by(by, maintain_order=True) if by else [((), ranking)]):
+        g = g.sort("score", "algorithm")
+        score, names, cd = g["score"].to_numpy(), g["algorithm"].to_list(), g["critical_difference"][0]
+        if cd is None:
+            continue
+        end = np.searchsorted(score, score + cd, side="left") - 1  # last algorithm within cd of each
+        last, number = -1, 0
+        for i, j in enumerate(end):
+            if j > i and j > last:
+                number += 1
+                out.append({**{c: g[c][0] for c in by}, "clique": number, "low": float(score[i]),
+                            "high": float(score[j]), "algorithms": names[i:j + 1]})
+                last = j
+    schema = {**{c: ranking.schema[c] for c in by}, "clique": pl.Int64, "low": pl.Float64, "high": pl.Float64,
+              "algorithms": pl.List(pl.String)}
+    return pl.DataFrame(out, schema=schema)
 
 
 def _glicko2_period(mu, phi, sigma, score, games, tau=0.5):

@@ -132,6 +132,23 @@ class Analysis:
         v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
         return runtime.fixed_budget_summary(v) if summary else v
 
+    def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
+                shared: bool = True) -> pl.LazyFrame:
+        """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x
+        (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`."""
+        from .measures import profiles
+
+        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
+        return profiles.profile(self.runs(), self.events(), group, s)
+
+    def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
+                        eps="target", shared: bool = True) -> pl.LazyFrame:
+        """Per (suite, algorithm, dimension, group) of `profile`: final_value, start_x, max_x, functions, trials."""
+        from .measures import profiles
+
+        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
+        return profiles.profile_summary(self.runs(), self.events(), group, s)
+
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:
     """Open a store for analysis; keyword arguments select data and settings (see `Analysis`)."""

@@ -73,13 +73,46 @@ class Analysis:
         """Suites present in the selection."""
         return sorted(self.runs().select(pl.col("suite").unique()).collect()["suite"].to_list())
 
-    def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None) -> pl.LazyFrame:
-        """Targets as a frame: a LazyFrame as given, a name or list, or each suite's default set."""
-        if isinstance(targets, pl.LazyFrame):
-            return targets
+    def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None, reference=None,
+                     budgets: int | Sequence[float] = 31) -> pl.LazyFrame:
+        """Targets as a frame: a LazyFrame as given, a name or list, or each suite's default set.
+
+        `targets="runlength"`: runlength-based targets (suite, function, dimension, target) of
+        `reference` (a packaged set's name, default "best2009", or an `Analysis`) for `budgets`
+        (see `pipeline.measures.runlength.runlength_targets`)."""
         if isinstance(targets, pl.DataFrame):
-            return targets.lazy()
+            targets = targets.lazy()
+        if isinstance(targets, pl.LazyFrame):
+            # a runlength table's budget column is no key of the runs
+            return targets.drop("budget_per_dimension", strict=False)
+        if isinstance(targets, str) and targets == "runlength":
+            return self.runlength_targets(reference, budgets).drop("budget_per_dimension").unique(maintain_order=True)
         return tg.frame(tg.parse(targets), self.suites())
+
+    def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:
+        """Runlength-based targets for the suites of the selection: suite, function, dimension,
+        budget_per_dimension, target; `reference` a packaged set's name (default "best2009") or an Analysis."""
+        from .measures import reference as ref, runlength
+
+        if reference is None or isinstance(reference, str):
+            name, parts = reference or "best2009", []
+            for suite in self.suites():
+                try:
+                    parts.append(runlength.runlength_targets(ref.open_reference(name, suite), budgets, **options))
+                except ref.ReferenceError:
+                    continue
+            if not parts:
+                ref.resolve(name)  # an unknown name raises here, listing the known ones
+                raise ValueError(f"reference {name!r} has no data for the suites {', '.join(self.suites()) or '(none)'}")
+            return pl.concat(parts)
+        return runlength.runlength_targets(reference, budgets, **options)
+
+    def reference_choices(self) -> pl.LazyFrame:
+        """For the reference algorithms in the selection, which algorithm each took per (suite,
+        function, dimension, target) (see `pipeline.measures.reference.choices`)."""
+        from .measures import reference as ref
+
+        return ref.choices(self.store, self.filters["algorithm"])
 
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets=None) -> pl.LazyFrame:

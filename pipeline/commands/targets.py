@@ -1,0 +1,152 @@
+"""`cocopipe targets` (target sets, runlength-based targets) and `cocopipe reference ...` (reference algorithms)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import polars as pl
+import typer
+
+from ._common import AlgOpt, DimOpt, FuncOpt, OutOpt, SuiteOpt, err, fail, open_store, write_table
+
+RefOpt = Annotated[str, typer.Option("--reference", "-r", help="Reference algorithm: a packaged set (best2009, best09-16, best2016, best2019, or a full name such as best2009-bbob-noisy), or with --store an algorithm of that store.")]
+
+
+def _reference(name: str, store: str | None, suite: str | None):
+    """The reference as an Analysis: an algorithm of `store`, else a packaged set."""
+    from ..api import Analysis
+    from ..measures import reference as ref
+
+    if store:
+        a = Analysis(open_store(store), algorithm=name, suite=suite)
+        if not a.algorithms():
+            fail(f"{store}: no algorithm {name!r}{f' on suite {suite}' if suite else ''} (build one with `cocopipe reference build`)")
+        return a
+    try:
+        return ref.open_reference(name, suite)
+    except (ValueError, FileNotFoundError) as exc:
+        fail(str(exc))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def targets(
+        runlength: Annotated[bool, typer.Option("--runlength", help="Runlength-based targets of a reference algorithm (seed 000).")] = False,
+        reference: RefOpt = "best2009",
+        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
+        suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set (default: its first, e.g. bbob).")] = None,
+        budgets: Annotated[str, typer.Option("--budgets", "-b", help="31 (a count: log-uniform budgets 0.5..50 x dimension, the ECDF setting) or budgets per dimension v1,v2,... (with the 'not chosen before' rule).")] = "31",
+        factor: Annotated[Optional[float], typer.Option("--factor", help="Factor of the 'not chosen before' rule (default 1 for a count, 10^0.04 for a list; cocopp's tables use 10^0.2 = 1.585).")] = None,
+        targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Without --runlength: a named set (bbob, biobj, table, scaling) or v1,v2,...")] = None,
+        out: OutOpt = None,
+    ) -> None:
+        """Target values: runlength-based ones per (function, dimension, budget), or a fixed set."""
+        from ..measures import runlength as rl, targets as tg
+
+        if not runlength:
+            try:
+                values = tg.parse(targets_, suite or "bbob")
+            except ValueError as exc:
+                fail(str(exc))
+            write_table(tg.frame(values).collect(), out)
+            return
+        try:
+            spec = rl.parse_budgets(budgets)
+        except ValueError as exc:
+            fail(f"--budgets: {exc}")
+        ref = _reference(reference, store, suite)
+        try:
+            df = rl.runlength_targets(ref, spec, factor=factor).collect()
+        except ValueError as exc:
+            fail(str(exc))
+        if df.height == 0:
+            fail(f"reference {reference!r} has no data{f' on suite {suite}' if suite else ''}")
+        cols = ["function", "dimension", "budget_per_dimension", "target"]
+        write_table(df.select(cols) if df["suite"].n_unique() == 1 else df, out)
+
+    ref_app = typer.Typer(help="Reference algorithms: build the best algorithm of a set, list and inspect reference sets.",
+                          no_args_is_help=True)
+    app.add_typer(ref_app, name="reference")
+
+    @ref_app.command("build")
+    def build(
+        name: Annotated[str, typer.Option("--name", "-n", help="Name of the reference algorithm to add to the store.")],
+        store: Annotated[str, typer.Option("--store", "-s", help="Store holding the algorithms.")] = "cocopipe-store",
+        algorithm: AlgOpt = None, suite: SuiteOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        into: Annotated[Optional[str], typer.Option("--into", help="Write the reference into this store instead (created if missing).")] = None,
+        targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Targets to build on (default: the suite's standard set, extended upwards to the first records).")] = None,
+        out: OutOpt = None,
+    ) -> None:
+        """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
+        from ..api import Analysis
+        from ..measures import reference as ref, targets as tg
+        from ..store import Store, StoreError
+
+        a = Analysis(open_store(store), suite=suite, algorithm=algorithm, function=function, dimension=dimension)
+        members = a.algorithms()
+        if algorithm and len(members) < len(set(algorithm)):
+            fail(f"{store}: no algorithm {', '.join(sorted(set(algorithm) - set(members)))}")
+        if not members:
+            fail(f"{store}: no algorithm in the selection")
+        try:
+            dest = Store(into, create=True) if into else a.store
+            values = tg.parse(targets_) if targets_ else None
+            ch = ref.build_reference(a, name, dest, values)
+        except (ValueError, StoreError) as exc:
+            fail(str(exc))
+        counts = ch.group_by("chosen").len().sort("len", descending=True)
+        err.print(f"built {name} from {len(members)} algorithms on {ch.select('suite', 'function', 'dimension').n_unique()} "
+                  f"problems into {dest.path}: " + ", ".join(f"{c} {n}" for c, n in counts.iter_rows()) + " targets")
+        if out:
+            write_table(ch, out)
+
+    @ref_app.command("list")
+    def list_(out: OutOpt = None) -> None:
+        """The packaged reference sets: name, suite, algorithm, functions, dimensions."""
+        from ..measures import reference as ref
+
+        rows = []
+        for short, sets in ref.PUBLISHED.items():
+            for suite, full in sets.items():
+                runs = ref.open_reference(full).runs().collect()
+                rows.append((short, suite, full, runs["function"].n_unique(),
+                             ",".join(str(d) for d in sorted(runs["dimension"].unique()))))
+        write_table(pl.DataFrame(rows, schema=["name", "suite", "algorithm", "functions", "dimensions"], orient="row"), out)
+
+    @ref_app.command("choices")
+    def choices(
+        reference: RefOpt = "best2009",
+        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
+        suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set.")] = None,
+        out: OutOpt = None,
+    ) -> None:
+        """Which algorithm a reference took per (function, dimension, target)."""
+        from ..measures import reference as ref
+
+        try:
+            lf = ref.choices(open_store(store), reference) if store else ref.reference_choices(reference, suite)
+        except ValueError as exc:
+            fail(str(exc))
+        df = lf.collect()
+        if df.height == 0:
+            fail(f"no choices recorded for {reference!r}{f' in {store}' if store else ''}")
+        write_table(df, out)
+
+    @ref_app.command("package")
+    def package(
+        sources: Annotated[list[Path], typer.Argument(help="The published archives (e.g. ../shared/data/refalgs/*.tar.gz).")],
+        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Folder to (re)write (default: the package's data/refalgs).")] = None,
+    ) -> None:
+        """Regenerate the packaged reference store from the published archives."""
+        from ..measures import reference as ref
+
+        missing = [str(p) for p in sources if not p.is_file()]
+        if missing:
+            fail(f"{missing[0]}: no such file")
+        try:
+            path = ref.package_references(sources, out)
+        except (ValueError, FileNotFoundError) as exc:
+            fail(str(exc))
+        err.print(f"wrote {len(sources)} reference sets to {path}")

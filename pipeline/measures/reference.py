@@ -1,0 +1,294 @@
+"""Reference algorithms: the artificial best algorithm of a set of algorithms, and the published sets.
+
+The artificial best algorithm (seed 000, "best 2009"; cocopp `bestalg.BestAlgSet`) takes, on every
+(function, dimension, target), the data of the algorithm with the smallest aRT. As cocopp writes it
+(`bestalg.create_data_files`), it is stored as one artificial trial (instance 0) that reaches each
+target after round(aRT) evaluations, so every measure reads it like any other algorithm; which
+algorithm it took per (function, dimension, target) is kept beside the store in
+`references/<name>.parquet` (see `choices`).
+
+The published reference sets (best2009, best09-16, best2016, best2019) ship with the package as a
+ready store in `data/refalgs` (`pipeline/_data/refalgs` in a wheel); `open_reference(name)` opens them
+offline and `package_references` rebuilds that folder from the archives.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..conventions import is_biobjective
+from ..store import SourceData, Store
+from . import runtime, targets as tg
+
+#: published reference sets by short name: suite -> archive (and algorithm) name
+PUBLISHED: dict[str, dict[str, str]] = {
+    "best2009": {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy"},
+    "best09-16": {"bbob": "best09-16-bbob", "bbob-noisy": "best09-16-bbob-noisy"},
+    "best2016": {"bbob-biobj": "best2016-bbob-biobj"},
+    "best2019": {"bbob-largescale": "best2019-bbob-largescale"},
+}
+#: the folder beside a store that records the choices of reference algorithms
+CHOICES_DIR = "references"
+CHOICES_SCHEMA = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32,
+                  "target": pl.Float64, "chosen": pl.String, "art": pl.Float64, "successes": pl.Float64,
+                  "runs": pl.Float64}
+
+
+class ReferenceError(ValueError):
+    """An unknown reference set, or data a reference algorithm cannot be built from."""
+
+
+def data_dir() -> Path:
+    """Folder of the packaged reference sets (installed copy, else the repository's `data/refalgs`)."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_data" / "refalgs", here.parent / "data" / "refalgs"):
+        if cand.is_dir():
+            return cand
+    raise FileNotFoundError("packaged reference sets not found beside the package (data/refalgs)")
+
+
+def known_references() -> list[str]:
+    """Every name `open_reference` accepts: short names and the full set names."""
+    return sorted(PUBLISHED) + sorted(s for sets in PUBLISHED.values() for s in sets.values())
+
+
+def resolve(name: str, suite: str | None = None) -> tuple[str, str]:
+    """(suite, set name) of a published reference set: 'best2009' -> ('bbob', 'best2009-bbob')."""
+    full = {s: (su, s) for sets in PUBLISHED.values() for su, s in sets.items()}
+    if name in full:
+        su, s = full[name]
+        if suite is not None and suite != su:
+            raise ReferenceError(f"reference {name!r} is for suite {su!r}, not {suite!r}")
+        return su, s
+    if name not in PUBLISHED:
+        raise ReferenceError(f"unknown reference {name!r}: known are {', '.join(known_references())}")
+    sets = PUBLISHED[name]
+    if suite is None:
+        suite = next(iter(sets))
+    if suite not in sets:
+        raise ReferenceError(f"reference {name!r} has no set for suite {suite!r}: it has {', '.join(sets)}")
+    return suite, sets[suite]
+
+
+def open_reference(name: str, suite: str | None = None):
+    """The packaged reference set `name` ('best2009', 'best09-16', 'best2016', 'best2019' or a full
+    name such as 'best2009-bbob-noisy') for `suite` (default: its first suite) as an `Analysis`."""
+    from ..api import Analysis
+
+    su, full = resolve(name, suite)
+    return Analysis(Store(data_dir()), suite=su, algorithm=full)
+
+
+def choices(store: Store, algorithm: str | Sequence[str] | None = None) -> pl.LazyFrame:
+    """Which algorithm each reference algorithm of a store took per (suite, function, dimension,
+    target): columns suite, algorithm, function, dimension, target, chosen, art, successes, runs."""
+    files = sorted((store.path / CHOICES_DIR).glob("*.parquet"))
+    if not files:
+        return pl.LazyFrame(schema=CHOICES_SCHEMA)
+    lf = pl.scan_parquet(files).select(list(CHOICES_SCHEMA))
+    if algorithm is not None:
+        lf = lf.filter(pl.col("algorithm").is_in([algorithm] if isinstance(algorithm, str) else list(algorithm)))
+    return lf
+
+
+def reference_choices(name: str, suite: str | None = None) -> pl.LazyFrame:
+    """The choices of a packaged reference set, as recorded in its .dat files (one row per record)."""
+    su, full = resolve(name, suite)
+    return choices(Store(data_dir()), full).filter(pl.col("suite") == su)
+
+
+# -- the artificial best algorithm ------------------------------------------------------------
+def target_grid(suite: str, top: float) -> list[float]:
+    """The targets the best algorithm is built on: the suite's standard set, extended upwards on
+    its grid (10^(k/5), 10^(k/10) on bbob-biobj) to the first recorded precision `top`, as cocopp
+    aligns the members' data from their first record on."""
+    base = tg.default(suite)
+    n = 10 if is_biobjective(suite) else 5
+    hi = max(base)
+    extra = []
+    if top > hi:
+        k_top = math.ceil(math.log10(top - 1e-12) * n)
+        extra = [10 ** (k / n) for k in range(k_top, round(math.log10(hi) * n), -1)]
+    return extra + list(base)
+
+
+def _grid_frame(analysis, targets: Sequence[float] | None) -> pl.LazyFrame:
+    """Targets per (suite, function, dimension) for the members of `analysis`."""
+    runs, events = analysis.runs(), analysis.events()
+    if targets is not None:
+        keys = runs.select("suite", "function", "dimension").unique()
+        return keys.join(tg.frame(targets), how="cross")
+    first = (events.filter((pl.col("trigger") & 1) == 1).group_by("run_id")
+             .agg(pl.col("best_delta").sort_by("evaluations").first()))
+    tops = (runs.join(first, on="run_id").group_by("suite", "function", "dimension")
+            .agg(top=pl.col("best_delta").max()).collect())
+    rows = [(s, f, d, t) for s, f, d, top in tops.iter_rows() for t in target_grid(s, top)]
+    return pl.LazyFrame(rows, schema={"suite": pl.String, "function": pl.Int32, "dimension": pl.Int32,
+                                      "target": pl.Float64}, orient="row")
+
+
+def best_choices(analysis, name: str, targets: Sequence[float] | None = None) -> pl.DataFrame:
+    """Per (suite, function, dimension, target) the member algorithm with the smallest finite aRT
+    (ties: the first in name order) and that aRT: the choices of the best algorithm `name`."""
+    grid = _grid_frame(analysis, targets)
+    art = analysis.art(grid, chunk=8).select(*runtime.PROBLEM, "target", "art", "successes", "runs").collect()
+    finite = art.filter(pl.col("art").is_finite())
+    best = (finite.sort("art", "algorithm").group_by("suite", "function", "dimension", "target")
+            .first())
+    return (best.rename({"algorithm": "chosen"}).with_columns(algorithm=pl.lit(name))
+            .select([pl.col(c).cast(t) for c, t in CHOICES_SCHEMA.items()])
+            .sort("suite", "function", "dimension", pl.col("target"), descending=[False, False, False, True]))
+
+
+def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
+                   ) -> tuple[SourceData, pl.DataFrame]:
+    """The artificial best algorithm of the algorithms in `analysis` as a store source (one
+    artificial trial per function and dimension, instance 0), and its choices table.
+
+    Seed 000 "best 2009": per target the data of the algorithm with the smallest aRT. As cocopp's
+    `bestalg.create_data_files`, the trial reaches each target at round(aRT) evaluations (half to
+    even); of targets with the same rounded aRT the record keeps the smallest.
+    """
+    ch = best_choices(analysis, name, targets)
+    if ch.height == 0:
+        raise ReferenceError("no algorithm in the selection reaches any target: nothing to build a reference from")
+    members = analysis.algorithms()
+    evals = np.round(ch["art"].to_numpy())
+    records = (ch.with_columns(evaluations=pl.Series(evals).cast(pl.Int64))
+               .group_by("suite", "function", "dimension", "evaluations").agg(best_delta=pl.col("target").min())
+               .sort("suite", "function", "dimension", "evaluations"))
+    digest = hashlib.sha256(name.encode())
+    digest.update(records.write_csv().encode())
+    source_id = digest.hexdigest()[:16]
+    key = int(source_id[:8], 16)
+    problems = records.select("suite", "function", "dimension").unique(maintain_order=True).with_row_index("seq")
+    records = records.join(problems, on=["suite", "function", "dimension"]).with_columns(
+        run_id=pl.lit(key, pl.Int64) * (1 << 24) + pl.col("seq").cast(pl.Int64))
+    info = (analysis.runs().group_by("suite", "function", "dimension")
+            .agg(pl.col("precision").max(), pl.col("indicator").drop_nulls().first(),
+                 pl.col("data_format").first()).collect())
+    last = records.group_by("run_id").agg(pl.col("suite", "function", "dimension").first(),
+                                         evaluations=pl.col("evaluations").max(),
+                                         final_delta=pl.col("best_delta").min())
+    comment = "Combination of " + ", ".join(members)
+    runs = (
+        last.join(info, on=["suite", "function", "dimension"], how="left")
+        .with_columns(
+            algorithm=pl.lit(name), instance=pl.lit(0, pl.Int32), trial=pl.lit(0, pl.Int32),
+            last_evaluation=pl.col("evaluations"), g_evaluations=pl.lit(0, pl.Int64),
+            info_evaluations=pl.col("evaluations"), info_final_delta=pl.col("final_delta"),
+            finalized=pl.lit(True), reference_value=pl.lit(None, pl.Float64),
+            coco_version=pl.lit(None, pl.String), comment=pl.lit(comment),
+            info_file=pl.format("{}-bestalg.info", pl.col("suite")),
+            data_file=pl.format("{}-bestalg_f{}_d{}.dat", pl.col("suite"), pl.col("function").cast(pl.String).str.zfill(2),
+                                pl.col("dimension").cast(pl.String).str.zfill(2)),
+            source=pl.lit(name), source_id=pl.lit(source_id),
+        )
+        .with_columns(pl.col("function", "dimension").cast(pl.Int32))
+        .sort("suite", "function", "dimension")
+    )
+    events = records.select(
+        "suite", pl.lit(name).alias("algorithm"), "run_id", "evaluations", g_evaluations=pl.lit(0, pl.Int64),
+        best_delta="best_delta", measured=pl.lit(None, pl.Float64), trigger=pl.lit(3, pl.Int8))
+    meta = {"runs": runs.height, "events": events.height, "reference": True, "members": members,
+            "suites": sorted(runs["suite"].unique().to_list()), "algorithms": [name],
+            "choices": f"{CHOICES_DIR}/{name}.parquet"}
+    return SourceData(name, source_id, f"reference:{name}", {"runs": runs, "events": events}, meta), ch
+
+
+def write_choices(store: Store, name: str, table: pl.DataFrame) -> Path:
+    """Write a reference algorithm's choices beside the store (atomically)."""
+    folder = store.path / CHOICES_DIR
+    folder.mkdir(exist_ok=True)
+    out = folder / f"{name}.parquet"
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    os.close(fd)
+    table.select(list(CHOICES_SCHEMA)).write_parquet(tmp, compression="zstd")
+    os.replace(tmp, out)
+    return out
+
+
+def build_reference(analysis, name: str, store: Store | None = None, targets: Sequence[float] | None = None
+                    ) -> pl.DataFrame:
+    """Build the best algorithm `name` of the algorithms in `analysis` and add it to `store` (default:
+    the analysed store) as an algorithm of its own; returns its choices table."""
+    store = store or analysis.store
+    if name in analysis.algorithms():
+        raise ReferenceError(f"{name!r} is one of the algorithms it would be built from: choose another --name")
+    source, ch = best_algorithm(analysis, name, targets)
+    write_choices(store, name, ch)
+    store.write_source(source)
+    return ch
+
+
+# -- the packaged published sets --------------------------------------------------------------
+_ARCHIVE_EXT = re.compile(r"\.(tgz|tar\.gz|tar|zip)$")
+_DAT_NAME = re.compile(r"_f(\d+)_[dD][iI]?[mM]?(\d+)\.dat$")
+
+
+def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFrame:
+    """The choices a published set records in its .dat files (`evals f f algorithm successes runs`):
+    one row per record, `target` the record's precision and `art` its evaluations (cocopp's rounded aRT)."""
+    rows = []
+    with tarfile.open(path) as tar:
+        for member in tar.getmembers():
+            m = _DAT_NAME.search(member.name)
+            if not member.isfile() or not m:
+                continue
+            fh = tar.extractfile(member)
+            for line in io.TextIOWrapper(fh, encoding="utf-8", errors="replace"):
+                parts = line.split()
+                if len(parts) < 6 or line.startswith("%"):
+                    continue
+                chosen = _ARCHIVE_EXT.sub("", re.split(r"[\\/]", parts[3])[-1])
+                rows.append((suite, name, int(m.group(1)), int(m.group(2)), float(parts[1]), chosen,
+                             float(parts[0]), float(parts[4]), float(parts[5])))
+    return pl.DataFrame(rows, schema=CHOICES_SCHEMA, orient="row").sort(
+        "function", "dimension", pl.col("target"), descending=[False, False, True])
+
+
+def package_references(archives: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> Path:
+    """Rebuild the packaged reference store (default: `data_dir()`) from the published archives
+    (e.g. ../shared/data/refalgs/*.tar.gz): each archive becomes the algorithm of its own name."""
+    from ..ingest import ingest
+
+    out = Path(out) if out is not None else data_dir()
+    names = {Path(a).name: _ARCHIVE_EXT.sub("", Path(a).name) for a in archives}
+    known = {s for sets in PUBLISHED.values() for s in sets.values()}
+    unknown = [n for n in names.values() if n not in known]
+    if unknown:
+        raise ReferenceError(f"{', '.join(unknown)}: not a published reference set ({', '.join(sorted(known))})")
+    stage = Path(tempfile.mkdtemp(prefix=".refalgs-", dir=out.parent))
+    try:
+        store = Store(stage, create=True)
+        for path in sorted(archives, key=lambda p: Path(p).name):
+            name = names[Path(path).name]
+            summary = ingest([path], store, name=name, force=True)
+            if not summary.runs or summary.problems:
+                raise ReferenceError(f"{path}: could not be read cleanly ({summary.problems[:1]})")
+            suite = resolve(name)[0]
+            write_choices(store, name, archive_choices(path, suite, name))
+        manifest = json.loads((stage / "cocopipe-store.json").read_text())
+        for entry in manifest["sources"].values():  # no machine-specific paths or times in the package
+            entry["path"] = Path(entry["path"]).name
+            entry.pop("ingested", None)
+        (stage / "cocopipe-store.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return out

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..store import SourceData, Store
+from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .sources import SourceError, expand, read_source
 
@@ -50,8 +51,15 @@ def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | No
     except SourceError as exc:
         return None, None, str(exc)
     files, src.files = src.files, {}
-    parsed = parse_source(_with_files(src, files), algorithm=name)
+    parsed = _parse_all(_with_files(src, files), name)
     return src, parsed, None
+
+
+def _parse_all(src, name: str | None) -> Parsed:
+    """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`)."""
+    parsed = parse_source(src, algorithm=name)
+    parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
+    return parsed
 
 
 def _with_files(src, files):
@@ -74,8 +82,12 @@ def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
         "data_formats": sorted(parsed.runs["data_format"].unique().to_list()),
         "coco_versions": sorted(v for v in parsed.runs["coco_version"].unique().to_list() if v),
     }
-    store.write_source(SourceData(src.name, src.source_id, src.path,
-                                  {"runs": parsed.runs, "events": parsed.events}, meta))
+    tables = {"runs": parsed.runs, "events": parsed.events}
+    archive = getattr(parsed, "archive", None)
+    if archive is not None and archive.height:
+        tables["archive"] = archive
+        meta["archive"] = archive.height
+    store.write_source(SourceData(src.name, src.source_id, src.path, tables, meta))
     return out
 
 
@@ -87,7 +99,7 @@ def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, f
         return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(exc), "source skipped")])
     if not force and store.has(src.name, src.source_id):
         return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0))
-    return _store_parsed(src, parse_source(src, algorithm=name), store)
+    return _store_parsed(src, _parse_all(src, name), store)
 
 
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,

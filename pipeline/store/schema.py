@@ -15,9 +15,10 @@ _TYPES = {
     "int8": (pl.Int8, pa.int8()),
     "float64": (pl.Float64, pa.float64()),
     "bool": (pl.Boolean, pa.bool_()),
+    "list<float64>": (pl.List(pl.Float64), pa.list_(pa.float64())),
 }
 
-TABLES = ("runs", "events")
+TABLES = ("runs", "events", "archive")
 
 
 class SchemaError(ValueError):

@@ -17,6 +17,7 @@ from . import schema
 
 MANIFEST = "cocopipe-store.json"
 JOURNAL = ".journal.json"
+DERIVED = "derived"
 FORMAT = "cocopipe-store"
 
 
@@ -78,10 +79,11 @@ class Store:
         return self.manifest["sources"]
 
     # -- reading ---------------------------------------------------------------------------
-    def scan(self, table: str) -> pl.LazyFrame:
-        """Lazy scan of a table; partition filters on suite/algorithm prune files."""
+    def scan(self, table: str, root: Path | None = None) -> pl.LazyFrame:
+        """Lazy scan of a table (or of a derived copy under `root`); partition filters on
+        suite/algorithm prune files."""
         sch = schema.polars_schema(table)
-        root = self.path / table
+        root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
         hive = {c: sch[c] for c in schema.partition_columns(table)}
@@ -95,6 +97,53 @@ class Store:
     def events(self) -> pl.LazyFrame:
         """The `events` table."""
         return self.scan("events")
+
+    def archive(self) -> pl.LazyFrame:
+        """The `archive` table (solutions of bbob-biobj .adat files)."""
+        return self.scan("archive")
+
+    # -- derived tables: versions computed from the stored ones (e.g. a recomputed indicator) --
+    def derived(self) -> dict[str, dict]:
+        """Derived tables in the store, by name, with what the manifest records of them."""
+        return self.manifest.get("derived", {})
+
+    def scan_derived(self, name: str) -> pl.LazyFrame:
+        """Lazy scan of a derived table (with the schema of the table it derives from)."""
+        entry = self.derived().get(name)
+        if entry is None:
+            raise StoreError(f"{self.path}: no derived table {name!r}")
+        return self.scan(entry["table"], self.path / DERIVED / name)
+
+    def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
+        """Write (or replace) a derived table atomically: the files go under `derived/NAME/`,
+        partitioned and validated like `table`; `meta` is recorded in the manifest."""
+        txn = uuid.uuid4().hex
+        stage = self.path / f".stage-{txn}"
+        parts = schema.partition_columns(table)
+        added: list[str] = []
+        try:
+            stage.mkdir()
+            for keys, part in df.group_by(parts, maintain_order=True):
+                rel = Path(*(f"{k}={_part_value(v)}" for k, v in zip(parts, keys)), "part.parquet")
+                (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
+                               row_group_size=1 << 20)
+                added.append((Path(DERIVED) / name / rel).as_posix())
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        final = self.path / DERIVED / name
+        trash = self.path / f".stage-{txn}-old"
+        final.parent.mkdir(exist_ok=True)
+        if final.exists():
+            os.replace(final, trash)
+        os.replace(stage, final)
+        manifest = self.manifest
+        manifest.setdefault("derived", {})[name] = dict(meta or {}, table=table, files=added,
+                                                        created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+        self._write_manifest(manifest)
+        shutil.rmtree(trash, ignore_errors=True)
+        return added
 
     # -- writing ---------------------------------------------------------------------------
     def has(self, name: str, source_id: str) -> bool:

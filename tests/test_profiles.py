@@ -14,7 +14,7 @@ from conftest import SHARED, shared_or_skip
 from logs import write_new2
 from pipeline.api import open_store
 from pipeline.ingest import ingest
-from pipeline.measures import profiles as pr
+from pipeline.measures import profiles as pr, runtime
 from pipeline.store import Store
 
 
@@ -170,9 +170,9 @@ def frames(functions, dim=2):
             t = 0
             for inc, v in recs:
                 t += inc
-                events.append(dict(run_id=rid, evaluations=t, best_delta=v))
+                events.append(dict(run_id=rid, evaluations=t, best_delta=v, trigger=3))
             runs.append(dict(run_id=rid, suite="bbob", algorithm="A", function=f, dimension=dim, instance=j + 1,
-                             trial=j, evaluations=t))
+                             trial=j, evaluations=t, final_delta=min(v for _, v in recs)))
             rid += 1
     schema = {"function": pl.Int32, "dimension": pl.Int32}
     return (pl.LazyFrame(runs).with_columns(pl.col(c).cast(t) for c, t in schema.items()),
@@ -208,6 +208,27 @@ def test_copies_of_one_functions_trials_leave_the_aggregate_unchanged(functions,
     two = pr.profile(*frames(doubled), "all", s).collect()
     assert one["x"].to_list() == two["x"].to_list()
     assert one["value"].to_list() == pytest.approx(two["value"].to_list(), abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(problem_set)
+def test_default_profile_is_the_ecdf_of_dense_log_uniform_targets(functions):
+    # with f_inf = eps = 1e-8 and T = log10, P(f) is the fraction of log-uniform targets between
+    # f0 and 1e-8 that f reaches: the trials' ECDF over N such targets per function (seed 000's
+    # first hitting times, no restarts) is within 1/N of the profile at every x.
+    n = 1000
+    runs, events = frames(functions)
+    p = pr.parameters(runs, events).collect()
+    grid = pl.DataFrame({"k": range(n)}).with_columns(u=(pl.col("k") + 0.5) / n)
+    tg = p.join(grid, how="cross").select("function", target=10 ** (pl.col("f0").log10()
+                                                                    - pl.col("u") * (pl.col("f0").log10() + 8)))
+    hits = runtime.hitting_times(runs, events, tg.lazy(), exact=True).collect()
+    steps = pr.profile(runs, events, "all").collect()
+    xs = sorted({e / 2 for e in events.collect()["evaluations"]})
+    for x in xs:
+        ecdf = hits.group_by("function").agg(((pl.col("hit") <= x * 2) & pl.col("success")).mean())["hit"].mean()
+        below = steps.filter(pl.col("x") <= x)["value"]
+        assert (below[-1] if below.len() else 0.0) == pytest.approx(ecdf, abs=1.0 / n + 1e-9)
 
 
 # -- command line and every shared data set ----------------------------------------------------

@@ -114,20 +114,20 @@ def _records(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
     return events.select("run_id", "evaluations", "best_delta").join(keys, on="run_id", how="inner")
 
 
-def _final_targets(runs: pl.LazyFrame) -> pl.LazyFrame:
-    suites = runs.select(pl.col("suite").unique()).collect()["suite"].to_list()
-    return pl.LazyFrame({"suite": suites, "final_target": [final_target(s) for s in suites]},
-                        schema={"suite": pl.String, "final_target": pl.Float64})
+def _final_target_expr() -> pl.Expr:
+    """The final target of each row's suite (conventions.is_biobjective: a suite named *biobj*)."""
+    return (pl.when(pl.col("suite").str.contains("biobj")).then(final_target("bbob-biobj"))
+            .otherwise(final_target("bbob")).alias("final_target"))
 
 
 def parameters(runs: pl.LazyFrame, events: pl.LazyFrame, settings: Settings = Settings()) -> pl.LazyFrame:
     """f0, delta, f_inf, eps per (suite, function, dimension), and algorithm unless `settings.shared`."""
     keys = PROBLEM_KEYS if settings.shared else ["suite", "algorithm", "function", "dimension"]
-    b = pl.col("best_delta").cum_min()  # best-so-far, also where a log is not monotone
-    first = pl.col("best_delta").first()
+    f = pl.col("best_delta").sort_by("evaluations")
+    b = f.cum_min()  # best-so-far, also where a log is not monotone
+    first = f.first()
     per_run = (
-        _records(runs, events).sort("run_id", "evaluations")
-        .group_by("run_id", *keys, maintain_order=False)
+        _records(runs, events).group_by("run_id", *keys)
         .agg(first=first, lowest=pl.col("best_delta").min(),
              first_improvement=first - b.filter(b < first).first(),
              smallest_improvement=(-b.diff()).filter((-b.diff()) > 0).min())
@@ -136,7 +136,7 @@ def parameters(runs: pl.LazyFrame, events: pl.LazyFrame, settings: Settings = Se
         observed_f0=pl.col("first").max(), observed_f_inf=pl.col("lowest").min(),
         first_improvement=pl.col("first_improvement").max().fill_null(0.0),
         half_improvement=pl.col("smallest_improvement").min() / 2,
-    ).join(_final_targets(runs), on="suite", how="left")
+    ).with_columns(_final_target_expr())
     rules = {
         "f0": {"observed": pl.col("observed_f0")},
         "delta": {"first-improvement": pl.col("first_improvement")},
@@ -187,7 +187,7 @@ def run_profiles(runs: pl.LazyFrame, events: pl.LazyFrame, params: pl.LazyFrame,
     return rec.with_columns(value=p.cum_max().over("run_id", order_by="evaluations")).select(
         "run_id", "suite", "algorithm", "function", "dimension", "evaluations",
         x=pl.col("evaluations") / pl.col("dimension").cast(pl.Float64), value="value",
-    ).sort("run_id", "evaluations")
+    )
 
 
 def _weights(runs: pl.LazyFrame, group: str | list[str] | None) -> pl.LazyFrame:

@@ -47,6 +47,13 @@ def test_best2009_targets_equal_cocopp(variant, budgets, options):
     assert_equal_targets(ours, theirs)
 
 
+@pytest.mark.parametrize("name", ["best2009-bbob-noisy", "best2019-bbob-largescale", "best2016-bbob-biobj"])
+def test_other_published_sets_equal_cocopp(name):
+    """bbob-biobj included: its reference is aligned on 10^(k/10), the step stays 10^0.2."""
+    ours = rl.runlength_targets(open_reference(name), [0.5, 1.2, 3, 10, 50]).collect()
+    assert_equal_targets(ours, pl.read_csv(FIXTURES / f"runlength_{name}_default.csv"))
+
+
 @pytest.fixture
 def hand_reference(tmp_path) -> Analysis:
     """One trial on f1 2-D: precision 100 at evaluation 2, 10 at 4, 0.1 at 40, 1e-8 at 400."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from ..conventions import is_biobjective
 from . import runtime
 
 #: the step to the next more difficult target (cocopp `step_to_next_difficult_target`)
@@ -52,7 +53,7 @@ def parse_budgets(spec: str | int | Sequence[float]) -> int | list[float]:
 
 
 def reference_grid(reference) -> pl.LazyFrame:
-    """The reference's grid targets 10^(k/5) from its first recorded precision down to 1e-8, per
+    """The reference's grid targets 10^(k/5) (10^(k/10) on bbob-biobj) from its first recorded precision down to 1e-8, per
     (suite, function, dimension), with their rank `row` (0 = the easiest, cocopp's `ds.target[0]`)."""
     runs, events = reference.runs(), reference.events()
     first = (events.filter((pl.col("trigger") & 1) == 1).group_by("run_id")
@@ -60,12 +61,13 @@ def reference_grid(reference) -> pl.LazyFrame:
     tops = (runs.join(first, on="run_id").group_by("suite", "function", "dimension")
             .agg(top=pl.col("best_delta").max()).collect())
     rows = []
-    low = round(math.log10(SMALLEST_TARGET) * 5)
     for s, f, d, top in tops.iter_rows():
         if not top > 0:
             continue
-        k_top = min(math.ceil(math.log10(top) * 5), math.ceil(math.log10(top - 1e-12 if top >= 2e-12 else top / 2) * 5))
-        rows += [(s, f, d, i, float(np.power(10, k / 5))) for i, k in enumerate(range(k_top, low - 1, -1))]
+        n = 10 if is_biobjective(s) else 5  # cocopp's testbed `number_of_points`
+        low = round(math.log10(SMALLEST_TARGET) * n)
+        k_top = min(math.ceil(math.log10(top) * n), math.ceil(math.log10(top - 1e-12 if top >= 2e-12 else top / 2) * n))
+        rows += [(s, f, d, i, float(np.power(10, k / n))) for i, k in enumerate(range(k_top, low - 1, -1))]
     return pl.LazyFrame(rows, schema={"suite": pl.String, "function": pl.Int32, "dimension": pl.Int32,
                                       "row": pl.Int64, "target": pl.Float64}, orient="row")
 

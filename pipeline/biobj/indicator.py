@@ -29,10 +29,14 @@ DISCRETIZATION = 5 * 1e-13
 PRECISION = 1e-13
 
 
-def normalise(f1: np.ndarray, f2: np.ndarray, ideal: np.ndarray, nadir: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def normalise(f1: np.ndarray, f2: np.ndarray, ideal: np.ndarray, nadir: np.ndarray, adjust_extremes: bool = True
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Normalised, grid-rounded objectives as the logger computes them (`mo_normalize`).
 
-    `ideal` and `nadir` have shape (n, 2) or (2,)."""
+    `ideal` and `nadir` have shape (n, 2) or (2,). With `adjust_extremes` (the logger's rule), a
+    point whose normalised objective is 0 gets the other set to 1 when below 1: only an extreme
+    optimum reaches an ideal value, and its other objective is the nadir's. Without it, seed 002's
+    plain definition: an archive holding the exact ideal point has indicator -1."""
     ideal = np.broadcast_to(np.asarray(ideal, dtype=float), (len(f1), 2))
     nadir = np.broadcast_to(np.asarray(nadir, dtype=float), (len(f1), 2))
     out = []
@@ -41,6 +45,8 @@ def normalise(f1: np.ndarray, f2: np.ndarray, ideal: np.ndarray, nadir: np.ndarr
         v = np.floor(v / DISCRETIZATION + 0.5) * DISCRETIZATION
         out.append(np.where(v < 0, 0.0, v))
     n1, n2 = out
+    if not adjust_extremes:
+        return n1, n2
     n2 = np.where((np.abs(n1) < PRECISION) & (n2 < 1), 1.0, n2)
     n1 = np.where((np.abs(n2) < PRECISION) & (n1 < 1), 1.0, n1)
     return n1, n2
@@ -115,7 +121,7 @@ def sweep(n1: np.ndarray, n2: np.ndarray, starts: np.ndarray) -> tuple[np.ndarra
     return np.asarray(acc, dtype=bool), np.asarray(hvl, dtype=float)
 
 
-def trajectory(archive: pl.DataFrame) -> pl.DataFrame:
+def trajectory(archive: pl.DataFrame, adjust_extremes: bool = True) -> pl.DataFrame:
     """The indicator after every solution of every run.
 
     `archive` has `run_id`, `evaluations`, `f1`, `f2` and the run's `ideal1`, `ideal2`, `nadir1`,
@@ -123,10 +129,12 @@ def trajectory(archive: pl.DataFrame) -> pl.DataFrame:
     taken in the order of `evaluations` within each run. Adds `n1`, `n2` (normalised objectives),
     `accepted` (the solution changed the archive), `hv`, `distance` (to the region of interest) and
     `best_delta`, the logger's `reference - hv + penalty`: the penalty is the smallest distance of
-    an archived solution while the hypervolume is 0, and 0 afterwards."""
+    an archived solution while the hypervolume is 0, and 0 afterwards. `adjust_extremes`: see
+    `normalise`."""
     df = archive.with_row_index("_order").sort("run_id", "evaluations", "_order")
     n1, n2 = normalise(df["f1"].to_numpy(), df["f2"].to_numpy(),
-                       df.select("ideal1", "ideal2").to_numpy(), df.select("nadir1", "nadir2").to_numpy())
+                       df.select("ideal1", "ideal2").to_numpy(), df.select("nadir1", "nadir2").to_numpy(),
+                       adjust_extremes)
     sizes = df.group_by("run_id", maintain_order=True).len()["len"].to_numpy()
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     accepted, hv = sweep(n1, n2, starts)

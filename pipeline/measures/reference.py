@@ -141,11 +141,17 @@ def _grid_frame(analysis, targets: Sequence[float] | None) -> pl.LazyFrame:
 
 def best_choices(analysis, name: str, targets: Sequence[float] | None = None) -> pl.DataFrame:
     """Per (suite, function, dimension, target) the member algorithm with the smallest finite aRT
-    (ties: the first in name order) and that aRT: the choices of the best algorithm `name`."""
+    and that aRT: the choices of the best algorithm `name`. Ties go to the first algorithm in the
+    order the selection lists them (as cocopp's `bestalg.generate` takes its arguments' order),
+    then in name order."""
     grid = _grid_frame(analysis, targets)
     art = analysis.art(grid, chunk=8).select(*runtime.PROBLEM, "target", "art", "successes", "runs").collect()
     finite = art.filter(pl.col("art").is_finite())
-    best = (finite.sort("art", "algorithm").group_by("suite", "function", "dimension", "target")
+    selected = analysis.filters.get("algorithm")
+    order = [selected] if isinstance(selected, str) else list(selected or [])
+    order += sorted(set(finite["algorithm"]) - set(order))
+    rank = pl.col("algorithm").replace_strict(order, list(range(len(order))), return_dtype=pl.Int64)
+    best = (finite.sort(pl.col("art"), rank).group_by("suite", "function", "dimension", "target")
             .first())
     return (best.rename({"algorithm": "chosen"}).with_columns(algorithm=pl.lit(name))
             .select([pl.col(c).cast(t) for c, t in CHOICES_SCHEMA.items()])

@@ -174,21 +174,38 @@ class Analysis:
         return runtime.fixed_budget_summary(v) if summary else v
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
-                shared: bool = True) -> pl.LazyFrame:
+                shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x
-        (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`."""
+        (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`.
+        Computed `chunk` algorithms at a time, with parameters from the whole selection."""
         from .measures import profiles
 
         s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return profiles.profile(self.runs(), self.events(), group, s)
+        return self._profile_parts(profiles.steps, group, s, chunk)
 
     def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
-                        eps="target", shared: bool = True) -> pl.LazyFrame:
+                        eps="target", shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `profile`: final_value, start_x, max_x, functions, trials."""
         from .measures import profiles
 
         s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return profiles.profile_summary(self.runs(), self.events(), group, s)
+        return self._profile_parts(profiles.summary, group, s, chunk)
+
+    def _profile_parts(self, table, group, settings, chunk) -> pl.LazyFrame:
+        """`table(run_profiles, runs, group)` over groups of `chunk` algorithms (bounded memory)."""
+        from .measures import profiles
+
+        profiles.check_groups(self.runs(), group)
+        algs = self.algorithms()
+        if not chunk or len(algs) <= chunk:
+            return table(profiles.checked_run_profiles(self.runs(), self.events(), settings), self.runs(), group)
+        params = profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
+        parts = []
+        for i in range(0, len(algs), chunk):
+            part = self.select(algorithm=algs[i:i + chunk])
+            rp = profiles.checked_run_profiles(part.runs(), part.events(), settings, params)
+            parts.append(table(rp, part.runs(), group).collect())
+        return pl.concat(parts).lazy().sort(profiles.STEP_KEYS + (["x"] if "x" in parts[0].columns else []))
 
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:

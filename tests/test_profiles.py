@@ -9,6 +9,7 @@ import sys
 import polars as pl
 import pytest
 from hypothesis import given, settings, strategies as st
+from polars.testing import assert_frame_equal
 
 from conftest import SHARED, shared_or_skip
 from logs import write_new2
@@ -284,3 +285,12 @@ def test_every_shared_data_set(shared_store, tmp_path):
         mean=pl.col("final_value").mean())
     a = s.filter(pl.col("group") == "all").join(f, on=["suite", "algorithm", "dimension"])
     assert (a["final_value"] - a["mean"]).abs().max() < 1e-9
+
+
+def test_profiles_computed_per_group_of_algorithms_equal_the_whole(shared_store):
+    a = open_store(shared_store.path, dimension=[2, 3])
+    assert len(a.algorithms()) > 2
+    for method in (a.profile, a.profile_summary):
+        whole, parts = method(chunk=None).collect(), method(chunk=2).collect()
+        keys = ["suite", "algorithm", "dimension", "group"] + (["x"] if "x" in whole.columns else [])
+        assert_frame_equal(parts.sort(keys), whole.sort(keys), check_exact=False, rel_tol=1e-12, abs_tol=1e-12)

@@ -97,8 +97,8 @@ def register(app: typer.Typer) -> None:
         except (ValueError, StoreError) as exc:
             fail(str(exc))
         counts = ch.group_by("chosen").len().sort("len", descending=True)
-        err.print(f"built {name} from {len(members)} algorithms on {ch.select('suite', 'function', 'dimension').n_unique()} "
-                  f"problems into {dest.path}: " + ", ".join(f"{c} {n}" for c, n in counts.iter_rows()) + " targets")
+        err.print(f"built {name} on {ch.select('suite', 'function', 'dimension').n_unique()} problems into {dest.path}; "
+                  "targets taken from " + ", ".join(f"{c} {n}" for c, n in counts.iter_rows()))
         if out:
             write_table(ch, out)
 

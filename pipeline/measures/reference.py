@@ -229,8 +229,16 @@ def write_choices(store: Store, name: str, table: pl.DataFrame) -> Path:
 def build_reference(analysis, name: str, store: Store | None = None, targets: Sequence[float] | None = None
                     ) -> pl.DataFrame:
     """Build the best algorithm `name` of the algorithms in `analysis` and add it to `store` (default:
-    the analysed store) as an algorithm of its own; returns its choices table."""
+    the analysed store) as an algorithm of its own, replacing an earlier one of that name; returns
+    its choices table. Without an explicit algorithm selection, reference algorithms already in the
+    store (only instance 0) and `name` itself are left out of the members."""
     store = store or analysis.store
+    if analysis.filters.get("algorithm") is None:
+        runs = analysis.runs().group_by("algorithm").agg(reference=(pl.col("instance") == 0).all()).collect()
+        members = sorted(a for a, is_ref in runs.iter_rows() if not is_ref and a != name)
+        if not members:
+            raise ReferenceError("no algorithm to build a reference from (the selection holds only reference algorithms)")
+        analysis = analysis.select(algorithm=members)
     if name in analysis.algorithms():
         raise ReferenceError(f"{name!r} is one of the algorithms it would be built from: choose another --name")
     source, ch = best_algorithm(analysis, name, targets)

@@ -99,19 +99,25 @@ class Analysis:
 
     def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:
         """Runlength-based targets for the suites of the selection: suite, function, dimension,
-        budget_per_dimension, target; `reference` a packaged set's name (default "best2009") or an Analysis."""
+        budget_per_dimension, target; `reference` a packaged set's name or an Analysis (default: cocopp's
+        reference of each suite, best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on
+        bbob-largescale)."""
         from .measures import reference as ref, runlength
 
         if reference is None or isinstance(reference, str):
-            name, parts = reference or "best2009", []
+            parts = []
             for suite in self.suites():
+                name = reference or ref.DEFAULT_FOR_SUITE.get(suite)
                 try:
-                    parts.append(runlength.runlength_targets(ref.open_reference(name, suite), budgets, **options))
+                    if name:
+                        parts.append(runlength.runlength_targets(ref.open_reference(name, suite), budgets, **options))
                 except ref.ReferenceError:
                     continue
             if not parts:
-                ref.resolve(name)  # an unknown name raises here, listing the known ones
-                raise ValueError(f"reference {name!r} has no data for the suites {', '.join(self.suites()) or '(none)'}")
+                if reference:
+                    ref.resolve(reference)  # an unknown name raises here, listing the known ones
+                label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
+                raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
             return pl.concat(parts)
         return runlength.runlength_targets(reference, budgets, **options)
 

@@ -136,6 +136,8 @@ def test_published_choices_are_read_from_the_records():
     assert f1.select("art", "chosen").rows() == [(1.0, "MCS_huyer_noiseless"), (2.0, "MCS_huyer_noiseless"),
                                                  (3.0, "MCS_huyer_noiseless"), (5.0, "DIRECT_posik_noiseless"),
                                                  (6.0, "NEWUOA_ros_noiseless")]
+    # targets as the grid values they were printed from: 10^(6/5), 10^(4/5), ... as in targets.BBOB
+    assert f1["target"].to_list() == [10 ** (k / 5) for k in (6, 4, 2, 1, -40)]
     # every record of the packaged store has its choice
     events = ref.open_reference("best2009").events().collect()
     assert ch.height == events.height

@@ -117,6 +117,17 @@ def test_measures_run_on_runlength_targets(hand_reference):
     assert hits["hit"].to_list() == [4, 400]  # its own targets 63.1 and 0.063: just not reached within 2 and 40
 
 
+def test_default_reference_is_cocopps_per_suite(tmp_path):
+    write_new2(tmp_path / "ls", alg="LS", suite="bbob-largescale", dim=20, runs=[{"instance": 1, "dat": [(1, 5.0)]}])
+    st = Store(tmp_path / "store", create=True)
+    ingest([tmp_path / "ls"], st)
+    a = Analysis(st)
+    assert a.target_frame("runlength", budgets=[0.5, 50]).collect().equals(
+        rl.target_frame(open_reference("best2019"), [0.5, 50]).collect())
+    hits = a.hits(a.target_frame("runlength", budgets=[0.5, 50])).collect()
+    assert hits.height == 2 and hits["suite"].to_list() == ["bbob-largescale"] * 2
+
+
 def test_unknown_reference_for_the_suite(hand_reference):
     with pytest.raises(ValueError, match="no data for the suites bbob"):
         hand_reference.target_frame("runlength", reference="best2016").collect()

@@ -39,6 +39,9 @@ PUBLISHED: dict[str, dict[str, str]] = {
     "best2016": {"bbob-biobj": "best2016-bbob-biobj"},
     "best2019": {"bbob-largescale": "best2019-bbob-largescale"},
 }
+#: cocopp's default reference algorithm per suite (testbedsettings `reference_algorithm_filename`)
+DEFAULT_FOR_SUITE = {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy", "bbob-biobj": "best2016-bbob-biobj",
+                     "bbob-largescale": "best2019-bbob-largescale"}
 #: the folder beside a store that records the choices of reference algorithms
 CHOICES_DIR = "references"
 CHOICES_SCHEMA = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32,
@@ -252,6 +255,16 @@ _ARCHIVE_EXT = re.compile(r"\.(tgz|tar\.gz|tar|zip)$")
 _DAT_NAME = re.compile(r"_f(\d+)_[dD][iI]?[mM]?(\d+)\.dat$")
 
 
+def _on_grid(value: float, suite: str) -> float:
+    """A recorded target as the grid value 10^(k/5) (10^(k/10) on bbob-biobj) it was printed from, so
+    that it equals the targets of `targets.BBOB`/`targets.BIOBJ` and of built references."""
+    if not value > 0:
+        return value
+    n = 10 if is_biobjective(suite) else 5
+    grid = 10 ** (round(math.log10(value) * n) / n)
+    return grid if abs(value / grid - 1) < 1e-9 else value
+
+
 def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFrame:
     """The choices a published set records in its .dat files (`evals f f algorithm successes runs`):
     one row per record, `target` the record's precision and `art` its evaluations (cocopp's rounded aRT)."""
@@ -267,7 +280,7 @@ def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFr
                 if len(parts) < 6 or line.startswith("%"):
                     continue
                 chosen = _ARCHIVE_EXT.sub("", re.split(r"[\\/]", parts[3])[-1])
-                rows.append((suite, name, int(m.group(1)), int(m.group(2)), float(parts[1]), chosen,
+                rows.append((suite, name, int(m.group(1)), int(m.group(2)), _on_grid(float(parts[1]), suite), chosen,
                              float(parts[0]), float(parts[4]), float(parts[5])))
     return pl.DataFrame(rows, schema=CHOICES_SCHEMA, orient="row").sort(
         "function", "dimension", pl.col("target"), descending=[False, False, True])
@@ -298,6 +311,7 @@ def package_references(archives: Sequence[str | os.PathLike], out: str | os.Path
         for entry in manifest["sources"].values():  # no machine-specific paths or times in the package
             entry["path"] = Path(entry["path"]).name
             entry.pop("ingested", None)
+        manifest.pop("txn", None)
         (stage / "cocopipe-store.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
         if out.exists():
             shutil.rmtree(out)

@@ -15,14 +15,13 @@ Indicator"), with the COCO logger's conventions (coco-experiment 2.x, `logger_bi
 The indicator is evaluated for every solution that changes the archive. Normalisation, region of
 interest, distances and the event frame are vectorised over all runs; the archive itself is a
 sweep over the solutions in arrival order that keeps the non-dominated points sorted by the first
-objective (binary search, amortised O(log n) per solution: each point enters and leaves once).
+objective (a `SortedList`: O(log n) per solution, as each point enters and leaves the archive once).
 """
 from __future__ import annotations
 
-from bisect import bisect_left
-
 import numpy as np
 import polars as pl
+from sortedcontainers import SortedList
 
 #: the logger's grid for normalised objective values, and its equality tolerance
 DISCRETIZATION = 5 * 1e-13
@@ -78,44 +77,48 @@ def sweep(n1: np.ndarray, n2: np.ndarray, starts: np.ndarray) -> tuple[np.ndarra
     `n1`, `n2`: normalised objectives in arrival order, run by run; `starts`: index of each run's
     first solution (and len at the end). Returns `accepted` (the solution changed the archive) and
     `hv` (hypervolume of the archive's points in the region of interest after the solution),
-    summed contribution by contribution as the logger does."""
+    summed contribution by contribution as the logger does. The archive is a sorted list of grid
+    keys of the first objective (O(log n) insertion, removal and neighbours)."""
     n = len(n1)
-    accepted = np.zeros(n, dtype=bool)
-    hv = np.zeros(n, dtype=float)
     roi = within_roi(n1, n2).tolist()
     k1, k2 = grid_keys(n1).tolist(), grid_keys(n2).tolist()
     v1, v2 = n1.tolist(), n2.tolist()
-    acc, hvl = accepted.tolist(), hv.tolist()
+    acc, hvl = [False] * n, [0.0] * n
     bounds = np.asarray(starts).tolist()
     for r in range(len(bounds) - 1):
-        xs: list[float] = []   # grid keys of objective 1, increasing
-        ys: list[float] = []   # grid keys of objective 2, decreasing
-        px: list[float] = []   # normalised values of archived points
-        py: list[float] = []
-        inr: list[bool] = []
-        con: list[float] = []  # each archived point's hypervolume contribution
+        keys = SortedList()  # grid keys of objective 1 of the archived points, increasing
+        pts: dict[float, list] = {}  # key -> [key of objective 2, f1, f2 normalised, in ROI, contribution]
         cv = 0.0
         for p in range(bounds[r], bounds[r + 1]):
             a, b = k1[p], k2[p]
-            i = bisect_left(xs, a)
-            m = len(xs)
-            if (i > 0 and ys[i - 1] <= b) or (i < m and xs[i] == a and ys[i] <= b):
+            i = keys.bisect_left(a)
+            m = len(keys)
+            if (i > 0 and pts[keys[i - 1]][0] <= b) or (i < m and keys[i] == a and pts[a][0] <= b):
                 hvl[p] = cv  # weakly dominated: no change
                 continue
-            j = i
-            while j < m and ys[j] >= b:  # points the new one dominates leave the archive
-                cv -= con[j]
-                j += 1
+            gone = 0
+            for k in keys.islice(i):  # the points the new one dominates leave the archive
+                q = pts[k]
+                if q[0] < b:
+                    break
+                cv -= q[4]
+                del pts[k]
+                gone += 1
+            if gone:
+                del keys[i:i + gone]
             xp, yp, inside = v1[p], v2[p], roi[p]
-            xs[i:j], ys[i:j], px[i:j], py[i:j], inr[i:j], con[i:j] = [a], [b], [xp], [yp], [inside], [0.0]
+            keys.add(a)
+            new = pts[a] = [b, xp, yp, inside, 0.0]
             if inside:
-                if i > 0 and inr[i - 1]:  # the left neighbour's strip now ends at the new point
-                    cv -= con[i - 1]
-                    con[i - 1] = (xp - px[i - 1]) * (1 - py[i - 1])
-                    cv += con[i - 1]
-                right = px[i + 1] if i + 1 < len(xs) and inr[i + 1] else 1.0
-                con[i] = (right - xp) * (1 - yp)
-                cv += con[i]
+                if i > 0:  # the left neighbour's strip now ends at the new point
+                    q = pts[keys[i - 1]]
+                    if q[3]:
+                        cv -= q[4]
+                        q[4] = (xp - q[1]) * (1 - q[2])
+                        cv += q[4]
+                right = pts[keys[i + 1]] if i + 1 < len(keys) else None
+                new[4] = ((right[1] if right is not None and right[3] else 1.0) - xp) * (1 - yp)
+                cv += new[4]
             acc[p] = True
             hvl[p] = cv
     return np.asarray(acc, dtype=bool), np.asarray(hvl, dtype=float)

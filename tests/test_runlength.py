@@ -148,6 +148,11 @@ def test_cli_targets_runlength(tmp_path):
     df = pl.read_csv(out)
     assert df.columns == ["function", "dimension", "budget_per_dimension", "target"]
     assert_equal_targets(df, fixture("pprldmany"))
+    default = tmp_path / "default.csv"  # cocopp's reference of bbob-noisy
+    r = CliRunner().invoke(app, ["targets", "--runlength", "--suite", "bbob-noisy", "--budgets", "0.5,1.2,3,10,50",
+                                 "--out", str(default)])
+    assert r.exit_code == 0, r.output
+    assert_equal_targets(pl.read_csv(default), pl.read_csv(FIXTURES / "runlength_best2009-bbob-noisy_default.csv"))
     out5 = tmp_path / "t5.csv"
     r = CliRunner().invoke(app, ["targets", "--runlength", "--budgets", "0.5,1.2,3,10,50", "--out", str(out5)])
     assert r.exit_code == 0, r.output
@@ -157,7 +162,8 @@ def test_cli_targets_runlength(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--reference", "best2010"], "unknown reference 'best2010': known are best09-16, best2009"),
     (["--budgets", "1,x"], "--budgets"),
-    (["--suite", "bbob-biobj"], "has no set for suite 'bbob-biobj'"),
+    (["--reference", "best2009", "--suite", "bbob-biobj"], "'best2009' has no set for suite 'bbob-biobj': it has bbob, bbob-noisy"),
+    (["--suite", "bbob-mixint"], "suite 'bbob-mixint' has no default reference: choose one of best09-16"),
 ])
 def test_cli_targets_errors(args, message):
     r = CliRunner().invoke(app, ["targets", "--runlength", *args])

@@ -9,7 +9,7 @@ import typer
 
 from ._common import AlgOpt, DimOpt, FuncOpt, OutOpt, SuiteOpt, err, fail, open_store, write_table
 
-RefOpt = Annotated[str, typer.Option("--reference", "-r", help="Reference algorithm: a packaged set (best2009, best09-16, best2016, best2019, or a full name such as best2009-bbob-noisy), or with --store an algorithm of that store.")]
+RefOpt = Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: a packaged set (best2009, best09-16, best2016, best2019, or a full name such as best2009-bbob-noisy), or with --store an algorithm of that store (default: cocopp's reference of the suite, best2009 on bbob).")]
 
 
 def _reference(name: str, store: str | None, suite: str | None):
@@ -17,6 +17,12 @@ def _reference(name: str, store: str | None, suite: str | None):
     from ..api import Analysis
     from ..measures import reference as ref
 
+    if name is None:
+        if store:
+            fail("--reference: name the reference algorithm of the store")
+        name = ref.DEFAULT_FOR_SUITE.get(suite or "bbob")
+        if name is None:
+            fail(f"suite {suite!r} has no default reference: choose one of {', '.join(ref.known_references())}")
     if store:
         a = Analysis(open_store(store), algorithm=name, suite=suite)
         if not a.algorithms():
@@ -34,7 +40,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def targets(
         runlength: Annotated[bool, typer.Option("--runlength", help="Runlength-based targets of a reference algorithm (seed 000).")] = False,
-        reference: RefOpt = "best2009",
+        reference: RefOpt = None,
         store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
         suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set (default: its first, e.g. bbob).")] = None,
         budgets: Annotated[str, typer.Option("--budgets", "-b", help="31 (a count: log-uniform budgets 0.5..50 x dimension, the ECDF setting) or budgets per dimension v1,v2,... (with the 'not chosen before' rule).")] = "31",
@@ -62,7 +68,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             fail(str(exc))
         if df.height == 0:
-            fail(f"reference {reference!r} has no data{f' on suite {suite}' if suite else ''}")
+            fail(f"reference {reference or ''!r} has no data{f' on suite {suite}' if suite else ''}")
         cols = ["function", "dimension", "budget_per_dimension", "target"]
         write_table(df.select(cols) if df["suite"].n_unique() == 1 else df, out)
 
@@ -117,7 +123,7 @@ def register(app: typer.Typer) -> None:
 
     @ref_app.command("choices")
     def choices(
-        reference: RefOpt = "best2009",
+        reference: RefOpt = None,
         store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
         suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set.")] = None,
         out: OutOpt = None,
@@ -125,6 +131,10 @@ def register(app: typer.Typer) -> None:
         """Which algorithm a reference took per (function, dimension, target)."""
         from ..measures import reference as ref
 
+        if reference is None:
+            if store:
+                fail("--reference: name the reference algorithm of the store")
+            reference = ref.DEFAULT_FOR_SUITE.get(suite or "bbob", "best2009")
         try:
             lf = ref.choices(open_store(store), reference) if store else ref.reference_choices(reference, suite)
         except ValueError as exc:

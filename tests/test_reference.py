@@ -63,6 +63,11 @@ def test_ties_go_to_the_first_listed_algorithm_and_names_must_be_new(two, tmp_pa
     again = ref.build_reference(two, "best", targets=TARGETS)
     assert again.equals(first) and set(again["chosen"]) == {"A", "B"}
     assert two.select(algorithm="best").runs().collect().height == 1
+    # a name that is also a source's name (or holds a slash) replaces no ingested data
+    sources = set(two.store.sources())
+    ref.build_reference(two.select(algorithm=["A", "B"]), "B/2", targets=TARGETS)
+    assert set(two.store.sources()) == sources | {"reference:B/2"}
+    assert two.select(algorithm="B/2").reference_choices().collect().height == 3
     with pytest.raises(ref.ReferenceError, match="no algorithm in the selection reaches any target"):
         ref.best_algorithm(two.select(algorithm=["A", "B"]), "none", targets=[1e-12])
 

@@ -24,6 +24,7 @@ import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import polars as pl
@@ -213,15 +214,21 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
         best_delta="best_delta", measured=pl.lit(None, pl.Float64), trigger=pl.lit(3, pl.Int8))
     meta = {"runs": runs.height, "events": events.height, "reference": True, "members": members,
             "suites": sorted(runs["suite"].unique().to_list()), "algorithms": [name],
-            "choices": f"{CHOICES_DIR}/{name}.parquet"}
-    return SourceData(name, source_id, f"reference:{name}", {"runs": runs, "events": events}, meta), ch
+            "choices": f"{CHOICES_DIR}/{_file_name(name)}.parquet"}
+    # the source is keyed "reference:NAME" so that no ingested source (keyed by its file name) is replaced
+    return SourceData(f"reference:{name}", source_id, f"reference:{name}", {"runs": runs, "events": events}, meta), ch
+
+
+def _file_name(name: str) -> str:
+    """An algorithm name as a safe file name (percent-encoded as the store's partition folders)."""
+    return quote(name, safe=" -_.+()[]{},;=@~!'")
 
 
 def write_choices(store: Store, name: str, table: pl.DataFrame) -> Path:
     """Write a reference algorithm's choices beside the store (atomically)."""
     folder = store.path / CHOICES_DIR
     folder.mkdir(exist_ok=True)
-    out = folder / f"{name}.parquet"
+    out = folder / f"{_file_name(name)}.parquet"
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     os.close(fd)
     table.select(list(CHOICES_SCHEMA)).write_parquet(tmp, compression="zstd")

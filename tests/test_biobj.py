@@ -176,3 +176,19 @@ def test_missing_coco_experiment_gives_an_install_hint(monkeypatch):
     keys = pl.DataFrame({"suite": ["bbob-biobj"], "function": [1], "dimension": [2], "instance": [1]})
     with pytest.raises(BiobjError, match=r"pip install 'cocopipe\[biobj\]'"):
         problem_points(keys)
+
+
+def test_long_runs_use_a_sorted_list_with_the_same_results(monkeypatch):
+    import pipeline.biobj.indicator as ind
+
+    rng = np.random.default_rng(3)
+    u = rng.random(400)
+    pts = list(zip(u + rng.random(400) / np.arange(1, 401) ** 0.5, 1 - u ** 0.5 + rng.random(400) / 20))
+    short = run(pts)
+    monkeypatch.setattr(ind, "SMALL_RUN", 0)
+    long = run(pts)
+    assert long["accepted"].to_list() == short["accepted"].to_list()
+    assert long["hv"].to_list() == short["hv"].to_list()
+    n = list(zip(long["n1"].to_list(), long["n2"].to_list()))
+    for k in (10, 100, 399):
+        assert long["hv"][k] == pytest.approx(brute_hypervolume(n[: k + 1]), abs=1e-12)

@@ -19,6 +19,10 @@ objective (a `SortedList`: O(log n) per solution, as each point enters and leave
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+from functools import partial
+from itertools import islice
+
 import numpy as np
 import polars as pl
 from sortedcontainers import SortedList
@@ -26,6 +30,8 @@ from sortedcontainers import SortedList
 #: the logger's grid for normalised objective values, and its equality tolerance
 DISCRETIZATION = 5 * 1e-13
 PRECISION = 1e-13
+#: runs with at most this many solutions keep their archive in a plain list
+SMALL_RUN = 2000
 
 
 def normalise(f1: np.ndarray, f2: np.ndarray, ideal: np.ndarray, nadir: np.ndarray, adjust_extremes: bool = True
@@ -86,18 +92,20 @@ def sweep(n1: np.ndarray, n2: np.ndarray, starts: np.ndarray) -> tuple[np.ndarra
     acc, hvl = [False] * n, [0.0] * n
     bounds = np.asarray(starts).tolist()
     for r in range(len(bounds) - 1):
-        keys = SortedList()  # grid keys of objective 1 of the archived points, increasing
+        small = bounds[r + 1] - bounds[r] <= SMALL_RUN  # a plain list is faster for short runs
+        keys = [] if small else SortedList()  # grid keys of objective 1 of the archived points, increasing
+        find = partial(bisect_left, keys) if small else keys.bisect_left
         pts: dict[float, list] = {}  # key -> [key of objective 2, f1, f2 normalised, in ROI, contribution]
         cv = 0.0
         for p in range(bounds[r], bounds[r + 1]):
             a, b = k1[p], k2[p]
-            i = keys.bisect_left(a)
+            i = find(a)
             m = len(keys)
             if (i > 0 and pts[keys[i - 1]][0] <= b) or (i < m and keys[i] == a and pts[a][0] <= b):
                 hvl[p] = cv  # weakly dominated: no change
                 continue
             gone = 0
-            for k in keys.islice(i):  # the points the new one dominates leave the archive
+            for k in (islice(keys, i, None) if small else keys.islice(i)):  # dominated points leave
                 q = pts[k]
                 if q[0] < b:
                     break
@@ -107,7 +115,10 @@ def sweep(n1: np.ndarray, n2: np.ndarray, starts: np.ndarray) -> tuple[np.ndarra
             if gone:
                 del keys[i:i + gone]
             xp, yp, inside = v1[p], v2[p], roi[p]
-            keys.add(a)
+            if small:
+                keys.insert(i, a)
+            else:
+                keys.add(a)
             new = pts[a] = [b, xp, yp, inside, 0.0]
             if inside:
                 if i > 0:  # the left neighbour's strip now ends at the new point

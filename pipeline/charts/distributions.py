@@ -1,0 +1,142 @@
+"""Runtime and precision distributions of single algorithms, as cocopp's pprldistr: the ECDF of
+the trials' runtimes (evaluations / dimension) to reach each of a few targets, and the ECDF of
+the best precision reached within fixed budgets (seed 000, "Empirical Distribution Functions";
+fixed-budget view of seed 003). Trials are weighted by cocopp's instance balancing.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import polars as pl
+
+from . import theme
+from .ecdf import thin
+
+#: cocopp pprldistr's targets and budgets (multiples of the dimension)
+RT_TARGETS = (1e1, 1e-1, 1e-4, 1e-8)
+BUDGETS = (0.5, 1.2, 3, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7)
+#: the left end of the precision axis: precisions below count there (cocopp's final target)
+PRECISION_FLOOR = 1e-8
+#: budget colours cycle through these; the final precisions are black and thick
+CYCLE = tuple(c for c in theme.SEQUENTIAL if c != "#000000")
+FINAL_COLOUR = "#000000"
+
+
+def _panel(df: pl.DataFrame) -> pl.DataFrame:
+    return df.with_columns(panel=pl.format("{} {}-D {}", pl.col("algorithm"), pl.col("dimension"), pl.col("group")))
+
+
+def _groups(frame: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
+    g = groups if groups is not None else frame.select("suite", "function").unique().with_columns(group=pl.lit("all"))
+    return frame.join(g.select("suite", pl.col("function").cast(frame.schema["function"]), "group"),
+                      on=["suite", "function"], how="inner")
+
+
+def runtime_steps(hits: pl.DataFrame, groups: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """ECDF of trials' runtimes per (algorithm, dimension, group, target): steps (x =
+    evaluations / dimension, fraction of weighted trials x functions) and a summary with
+    `final_fraction`, `functions_solved` (functions with a success), `max_x` (largest evaluations
+    / dimension of a trial). `groups` maps (suite, function) to group names (default: "all")."""
+    key = ["suite", "algorithm", "dimension", "group", "target"]
+    h = _groups(hits, groups).with_columns(x=pl.col("hit").cast(pl.Float64) / pl.col("dimension"),
+                                           evx=pl.col("evaluations").cast(pl.Float64) / pl.col("dimension"))
+    summ = h.group_by(key).agg(
+        W=pl.col("weight").sum(), won=(pl.col("weight") * pl.col("success")).sum(),
+        functions_solved=pl.col("function").filter("success").n_unique(), functions=pl.col("function").n_unique(),
+        max_x=pl.col("evx").max(),
+    ).with_columns(final_fraction=pl.col("won") / pl.col("W"))
+    steps = (h.filter("success").group_by(*key, "x").agg(w=pl.col("weight").sum()).sort(*key, "x")
+             .with_columns(c=pl.col("w").cum_sum().over(key)).join(summ.select(*key, "W"), on=key)
+             .with_columns(fraction=pl.col("c") / pl.col("W")).select(*key, "x", "fraction"))
+    return thin(steps, by=key), summ.drop("W", "won").sort(key)
+
+
+def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str = "ECDF of runtimes per target",
+                       settings: Sequence[str] | str | None = None, columns: int = 3, width: int = 220,
+                       height: int = 170, configured: bool = True) -> alt.FacetChart:
+    """A line per target (hardest thick), a panel per (algorithm, dimension, group); a vertical
+    rule at the largest evaluations / dimension of a trial; functions solved beside the line ends."""
+    key = ["suite", "algorithm", "dimension", "group", "target"]
+    summ = _panel(summary)
+    start = summ.select(*key, x=pl.lit(0.0), fraction=pl.lit(0.0))
+    x_lo = min(float(steps["x"].min()) if steps.height else 1.0, 1.0)
+    lo, hi = theme.pow10_domain(x_lo, float(summ["max_x"].max()))
+    end = summ.select(*key, x=pl.col("max_x"), fraction=pl.col("final_fraction"))
+    lines = pl.concat([start.with_columns(x=pl.lit(lo)), steps.select(*key, "x", "fraction"), end], how="vertical_relaxed")
+    lines = _panel(lines.sort(*key, "x")).with_columns(
+        target_label=pl.col("target").map_elements(theme.fmt_number, return_dtype=pl.String),
+        hardest=pl.col("target") == pl.col("target").min())
+    summ = summ.with_columns(target_label=pl.col("target").map_elements(theme.fmt_number, return_dtype=pl.String),
+                             solved=pl.format("{}/{}", "functions_solved", "functions"))
+    table = pl.concat([lines.with_columns(kind=pl.lit("line")), summ.with_columns(kind=pl.lit("end"))],
+                      how="diagonal_relaxed")
+    labels = summ.sort("target", descending=True)["target_label"].unique(maintain_order=True).to_list()
+    col = theme.ordinal_colour("target_label", labels, title="target")
+    pick = theme.highlight(field="target_label", bind_legend=True)
+    x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False),
+              axis=theme.log_axis("evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=5)))
+    y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trials", tickCount=5))
+    faded = alt.condition(pick, alt.value(1), alt.value(0.15))
+    lines_l = alt.Chart().transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail="target_label:N", opacity=faded,
+        strokeWidth=alt.condition("datum.hardest", alt.value(3), alt.value(1.6)),
+        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("x:Q", format=".3~g"),
+                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+    budget = alt.Chart().transform_filter("datum.kind == 'end'").transform_aggregate(
+        max_x="max(max_x)", groupby=["panel"]).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.X("max_x:Q"))
+    ends = alt.Chart().transform_filter("datum.kind == 'end'").mark_text(align="left", dx=4, fontSize=9).encode(
+        x=alt.X("max_x:Q"), y=alt.Y("final_fraction:Q"), text="solved:N", color=col,
+        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title="functions solved"),
+                 alt.Tooltip("final_fraction:Q", format=".3f")])
+    panels = summ.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
+    chart = alt.layer(budget, lines_l, ends, data=theme.data(table)).properties(width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    return theme.finish(chart, title, settings, configured)
+
+
+def precision_steps(values: pl.DataFrame, groups: pl.DataFrame | None = None, floor: float = PRECISION_FLOOR
+                    ) -> pl.DataFrame:
+    """ECDF of the best precision reached per (algorithm, dimension, group, budget) from
+    `Analysis.fixed_budget(..., summary=False)` rows (budget label in `budget`, precision in
+    `best_delta`, null = no record yet: never counted). Precisions below `floor` count at it."""
+    key = ["suite", "algorithm", "dimension", "group", "budget"]
+    v = _groups(values, groups).with_columns(x=pl.col("best_delta").clip(lower_bound=floor))
+    n = v.group_by(key).agg(n=pl.len())
+    steps = (v.filter(pl.col("x").is_not_null()).group_by(*key, "x").agg(k=pl.len()).sort(*key, "x")
+             .with_columns(c=pl.col("k").cum_sum().over(key)).join(n, on=key)
+             .with_columns(fraction=pl.col("c") / pl.col("n")).select(*key, "x", "fraction"))
+    low = pl.col("x") <= floor  # the step at the floor stays exact; the rest is thinned
+    return pl.concat([steps.filter(low), thin(steps.filter(~low), 0.05, by=key)]).sort(*key, "x")
+
+
+def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | None = None,
+                         title: str = "ECDF of best precision at fixed budgets",
+                         settings: Sequence[str] | str | None = None, floor: float = PRECISION_FLOOR,
+                         columns: int = 3, width: int = 220, height: int = 170, configured: bool = True
+                         ) -> alt.FacetChart:
+    """A line per budget (column `budget`, labels such as '10 x D' or 'final'), a panel per
+    (algorithm, dimension, group); x = best precision reached (log; values below `floor` at it)."""
+    key = ["suite", "algorithm", "dimension", "group", "budget"]
+    hi = theme.pow10_domain(floor, float(steps["x"].max()) if steps.height else 1e2)[1]
+    first = steps.group_by(key).agg(fraction=pl.col("fraction").min()).with_columns(x=pl.lit(floor), fraction=pl.lit(0.0))
+    # a step function rising from 0 at the floor; extend flat to the right edge
+    last = steps.group_by(key).agg(fraction=pl.col("fraction").max()).with_columns(x=pl.lit(hi))
+    t = _panel(pl.concat([first, steps.select(*key, "x", "fraction"), last], how="diagonal_relaxed")
+               .sort(*key, "x", maintain_order=True))
+    order = list(budget_order) if budget_order else t["budget"].unique(maintain_order=True).to_list()
+    col = alt.Color("budget:N", sort=order, legend=alt.Legend(title="budget"), scale=alt.Scale(
+        domain=order, range=[FINAL_COLOUR if b == "final" else CYCLE[i % len(CYCLE)] for i, b in enumerate(order)]))
+    pick = theme.highlight(field="budget", bind_legend=True)
+    x = alt.X("x:Q", scale=theme.log_scale((floor, hi), nice=False),
+              axis=theme.log_axis("best precision Δf reached", values=theme.pow10_ticks(floor, hi, most=6)))
+    y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trials", tickCount=5))
+    lines = alt.Chart().mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail="budget:N", opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
+        strokeWidth=alt.condition("datum.budget == 'final'", alt.value(3), alt.value(1.6)),
+        tooltip=[alt.Tooltip("budget:N"), alt.Tooltip("x:Q", title="precision", format=".2e"),
+                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+    panels = t.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
+    chart = alt.layer(lines, data=theme.data(t.select("panel", "budget", "x", "fraction"), 4)).properties(width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    return theme.finish(chart, title, settings, configured)

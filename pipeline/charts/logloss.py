@@ -1,0 +1,99 @@
+"""aRT loss ratio against a reference algorithm versus budget, as cocopp's pplogloss.
+
+For a budget B (evaluations = x * dimension) and a function, f_t is the hardest target of the
+grid whose aRT for the algorithm is at most B; the loss ratio is the algorithm's aRT for f_t, or
+B when the reference reached a harder target within B, divided by the reference's aRT for f_t
+(cocopp: "the aRT to reach f_t for the given algorithm or the budget, if the best algorithm
+reached a better target within the budget, divided by the aRT of the best algorithm to reach
+f_t"; cocopp interpolates f_t, here it is taken from the target grid, the 51 bbob targets by
+default). Where the reference never reached f_t its aRT is the largest finite aRT of the
+function and dimension. Budgets at which the algorithm reached no target give no ratio. Per
+(dimension, group, budget): the geometric mean over functions (line), the 25-75 % band and the
+10-90 % range.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import polars as pl
+
+from . import theme
+
+KEY = ["suite", "function", "dimension"]
+
+
+def loss_table(art: pl.DataFrame, reference: str, budgets: Sequence[float], groups: pl.DataFrame | None = None
+               ) -> pl.DataFrame:
+    """Loss ratios per (algorithm, function, dimension, budget) and their summary per (algorithm,
+    dimension, group, budget): columns x (budget / dimension), geomean, p10, p25, p50, p75, p90,
+    functions. `art` holds the algorithms and the reference (`Analysis.art()` rows)."""
+    if reference not in set(art["algorithm"]):
+        raise ValueError(f"reference {reference!r} not in the aRT table")
+    b = pl.DataFrame({"x": [float(v) for v in budgets]})
+    within = (art.join(b, how="cross").with_columns(limit=pl.col("x") * pl.col("dimension"))
+              .filter(pl.col("art") <= pl.col("limit")))
+    best = within.group_by("algorithm", *KEY, "x").agg(pl.col("target").min(), pl.col("limit").first(),
+                                                       pl.col("art").sort_by("target").first())
+    ref_best = best.filter(pl.col("algorithm") == reference).select(*KEY, "x", ref_target="target")
+    ref = art.filter(pl.col("algorithm") == reference).select(*KEY, "target", ref_art="art")
+    cap = art.group_by(KEY).agg(cap=pl.col("art").filter(pl.col("art").is_finite()).max())
+    loss = (best.filter(pl.col("algorithm") != reference)
+            .join(ref_best, on=[*KEY, "x"], how="left").join(ref, on=[*KEY, "target"], how="left")
+            .join(cap, on=KEY, how="left")
+            .with_columns(numerator=pl.when(pl.col("ref_target") < pl.col("target")).then("limit").otherwise("art"),
+                          ref_art=pl.when(pl.col("ref_art").is_finite()).then("ref_art").otherwise("cap"))
+            .with_columns(loss=pl.col("numerator") / pl.col("ref_art")))
+    g = groups if groups is not None else loss.select("suite", "function").unique().with_columns(group=pl.lit("all"))
+    loss = loss.join(g.select("suite", pl.col("function").cast(loss.schema["function"]), "group"),
+                     on=["suite", "function"], how="inner")
+    q = {f"p{p}": pl.col("loss").quantile(p / 100, "linear") for p in (10, 25, 50, 75, 90)}
+    return (loss.filter(pl.col("loss").is_finite() & (pl.col("loss") > 0))
+            .group_by("suite", "algorithm", "dimension", "group", "x")
+            .agg(geomean=10 ** pl.col("loss").log10().mean(),
+                 **q, functions=pl.len(), min=pl.col("loss").min(), max=pl.col("loss").max())
+            .sort("algorithm", "dimension", "group", "x"))
+
+
+def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette | None = None,
+                  title: str | None = None, settings: Sequence[str] | str | None = None, columns: int = 3,
+                  width: int = 220, height: int = 170, configured: bool = True) -> alt.FacetChart:
+    """Geometric mean loss ratio (line) with the 25-75 % band and 10/90 % ticks per budget, one
+    colour per algorithm, a panel per (dimension, group); 1 = as fast as the reference."""
+    t = table.with_columns(panel=pl.format("{}-D {}", pl.col("dimension"), pl.col("group")))
+    algs = t["algorithm"].unique(maintain_order=True).to_list()
+    pal = theme.extend(palette, algs)
+    pal = {a: pal[a] for a in pal if a in set(algs)}
+    col = theme.colour(pal)
+    pick = theme.highlight(bind_legend=True)
+    faded = alt.condition(pick, alt.value(1), alt.value(0.12))
+    xs = t["x"]
+    lo, hi = theme.pow10_domain(float(xs.min()), float(xs.max())) if t.height else (1, 1e4)
+    x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False),
+              axis=theme.log_axis("budget: evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=6)))
+    y_axis = theme.log_axis(f"aRT loss ratio vs {reference}")
+    y = alt.Y("geomean:Q", scale=alt.Scale(type="log"), axis=y_axis)
+    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("x:Q", title="budget / dimension", format=".3~g"),
+           alt.Tooltip("geomean:Q", title="geometric mean", format=".3~g"), alt.Tooltip("p50:Q", title="median", format=".3~g"),
+           alt.Tooltip("p10:Q", format=".3~g"), alt.Tooltip("p90:Q", format=".3~g"), alt.Tooltip("functions:Q")]
+    one = alt.Chart().mark_rule(color="#666").encode(y=alt.datum(1))
+    band = alt.Chart().mark_area(opacity=0.15).encode(
+        x=x, y=alt.Y("p25:Q", scale=alt.Scale(type="log"), axis=y_axis), y2="p75:Q", color=theme.colour(pal, legend=False),
+        opacity=alt.condition(pick, alt.value(0.18), alt.value(0.03)))
+    whisk = alt.Chart().mark_rule(strokeWidth=1).encode(
+        x=x, y=alt.Y("p10:Q", scale=alt.Scale(type="log"), axis=y_axis), y2="p90:Q",
+        color=theme.colour(pal, legend=False), opacity=faded)
+    line = alt.Chart().mark_line(point=alt.OverlayMarkDef(filled=True, size=30)).encode(
+        x=x, y=y, color=col, opacity=faded, tooltip=tip).add_params(pick)
+    panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
+    chart = alt.layer(one, band, whisk, line, data=theme.data(t)).properties(width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    return theme.finish(chart, title or f"aRT loss ratio versus {reference}", settings, configured)
+
+
+def budgets_grid(max_x: float, per_decade: int = 2, start: float = 1.0) -> list[float]:
+    """Budgets / dimension from `start` to `max_x`, `per_decade` per factor ten."""
+    k = np.arange(0, int(np.ceil(np.log10(max(max_x, start) / start) * per_decade)) + 1)
+    vals = start * 10 ** (k / per_decade)
+    return [float(v) for v in vals if v <= max_x * 1.000001]

@@ -1,0 +1,185 @@
+"""Two algorithms compared, as cocopp's comp2 figures: aRT scatter per function (ppscatter),
+ECDF of runtime ratios over trial pairs (pprldistr2) and aRT ratio versus target (ppfig2).
+Algorithm `a` is the baseline (x axis, denominator), `b` the one compared with it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import polars as pl
+
+from . import theme
+from .ecdf import thin
+
+KEY = ["suite", "function", "dimension", "target"]
+
+
+def _check_pair(df: pl.DataFrame, a: str, b: str) -> None:
+    have = set(df["algorithm"].unique())
+    missing = [x for x in (a, b) if x not in have]
+    if missing:
+        raise ValueError(f"algorithm {missing[0]!r} not in the data (have: {', '.join(sorted(have))})")
+
+
+def paired_art(art: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
+    """aRT of `a` and `b` side by side per (suite, function, dimension, target), with
+    `ratio` = aRT_b / aRT_a where both are finite and the success rates."""
+    _check_pair(art, a, b)
+    cols = ["art", "success_rate", "successes", "runs"]
+    left = art.filter(pl.col("algorithm") == a).select(*KEY, *[pl.col(c).alias(f"{c}_a") for c in cols])
+    right = art.filter(pl.col("algorithm") == b).select(*KEY, *[pl.col(c).alias(f"{c}_b") for c in cols])
+    both = left.join(right, on=KEY, how="inner")
+    finite = pl.col("art_a").is_finite() & pl.col("art_b").is_finite()
+    return both.with_columns(ratio=pl.when(finite).then(pl.col("art_b") / pl.col("art_a"))).sort(KEY)
+
+
+# -- scatter ------------------------------------------------------------------------------------
+def scatter_table(art: pl.DataFrame, a: str, b: str) -> tuple[pl.DataFrame, tuple[float, float]]:
+    """Points (x = aRT_a / dimension, y = aRT_b / dimension) and the common log domain; an
+    infinite aRT (no success) is drawn at the domain's upper edge, flagged in `solved`."""
+    p = paired_art(art, a, b)
+    dim = pl.col("dimension").cast(pl.Float64)
+    p = p.with_columns(xa=pl.col("art_a") / dim, yb=pl.col("art_b") / dim).filter(
+        pl.col("xa").is_finite() | pl.col("yb").is_finite())
+    finite = pl.concat([p["xa"], p["yb"]]).filter(pl.concat([p["xa"], p["yb"]]).is_finite())
+    lo, hi = theme.pow10_domain(float(finite.min()) if len(finite) else 1.0, float(finite.max()) * 10 if len(finite) else 10.0)
+    edge = hi
+    solved = (pl.when(pl.col("xa").is_finite() & pl.col("yb").is_finite()).then(pl.lit("both"))
+              .when(pl.col("xa").is_finite()).then(pl.lit(f"{a} only")).otherwise(pl.lit(f"{b} only")))
+    p = p.with_columns(solved=solved, x=pl.when(pl.col("xa").is_finite()).then("xa").otherwise(edge),
+                       y=pl.when(pl.col("yb").is_finite()).then("yb").otherwise(edge),
+                       function_label=pl.format("f{}", pl.col("function")))
+    return p, (lo, hi)
+
+
+def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None,
+                  settings: Sequence[str] | str | None = None, columns: int = 6, size: int = 150,
+                  configured: bool = True) -> alt.FacetChart:
+    """aRT / dimension of `b` (y) against `a` (x) per function, one point per (dimension, target),
+    coloured by dimension; points on the upper or right edge: no success by that algorithm."""
+    t, (lo, hi) = scatter_table(art, a, b)
+    dims = sorted(t["dimension"].unique().to_list())
+    dom = (lo, hi)
+    ticks = theme.pow10_ticks(*dom, most=5)
+    x = alt.X("x:Q", scale=theme.log_scale(dom, nice=False),
+              axis=theme.log_axis(f"{a}: aRT / dimension", values=ticks))
+    y = alt.Y("y:Q", scale=theme.log_scale(dom, nice=False),
+              axis=theme.log_axis(f"{b}: aRT / dimension", values=ticks))
+    col = theme.ordinal_colour("dimension", dims, title="dimension")
+    shp = alt.Shape("solved:N", scale=alt.Scale(domain=["both", f"{a} only", f"{b} only"],
+                                                range=["circle", "triangle-left", "triangle-down"]),
+                    legend=alt.Legend(title="solved by"))
+    pick = theme.highlight(field="dimension", bind_legend=True)
+    tip = [alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
+           alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
+           alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g"), alt.Tooltip("ratio:Q", format=".3~g")]
+    diag = alt.Chart().mark_rule(color="#888", strokeDash=[4, 3]).encode(
+        x=alt.datum(lo), y=alt.datum(lo), x2=alt.datum(hi), y2=alt.datum(hi))
+    pts = alt.Chart().mark_point(size=22, filled=True, opacity=0.75).encode(
+        x=x, y=y, color=col, shape=shp, tooltip=tip,
+        opacity=alt.condition(pick, alt.value(0.8), alt.value(0.08))).add_params(pick)
+    funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
+    cols = ["function_label", "dimension", "target", "x", "y", "solved", "art_a", "art_b", "ratio"]
+    chart = alt.layer(diag, pts, data=theme.data(t.select(cols), 4)).properties(width=size, height=size).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns)
+    return theme.finish(chart, title or f"aRT of {b} versus {a}", settings, configured)
+
+
+# -- ratio ECDF ---------------------------------------------------------------------------------
+def ratio_steps(hits: pl.DataFrame, a: str, b: str, groups: pl.DataFrame | None = None,
+                clip: float = 4.0) -> pl.DataFrame:
+    """ECDF of log10(runtime_b / runtime_a) over all pairs of trials of a and b per (function,
+    dimension, target), aggregated per (dimension, group, target): pairs where both failed are
+    left out, a pair where only `a` failed counts at the left end (x = -clip), where only `b`
+    failed never (cocopp pprldistr2). Columns dimension, group, target, x, fraction, pairs,
+    functions_a, functions_b (functions with at least one success)."""
+    _check_pair(hits, a, b)
+    groups = groups if groups is not None else hits.select("suite", "function").unique().with_columns(group=pl.lit("all"))
+    h = hits.join(groups, on=["suite", "function"], how="inner").select(
+        "algorithm", "group", *KEY, rt=pl.when("success").then(pl.col("hit").cast(pl.Float64)).otherwise(np.inf))
+    ha = h.filter(pl.col("algorithm") == a).drop("algorithm").rename({"rt": "rt_a"})
+    hb = h.filter(pl.col("algorithm") == b).drop("algorithm").rename({"rt": "rt_b"})
+    pairs = ha.join(hb, on=["group", *KEY], how="inner").filter(pl.col("rt_a").is_finite() | pl.col("rt_b").is_finite())
+    lr = (pl.col("rt_b") / pl.col("rt_a")).log10()
+    pairs = pairs.with_columns(x=pl.when(pl.col("rt_a").is_infinite()).then(-clip).otherwise(lr.clip(-clip, None)))
+    solved = h.group_by("algorithm", "group", "dimension", "target", "function").agg(ok=pl.col("rt").is_finite().any())
+    nf = solved.group_by("algorithm", "group", "dimension", "target").agg(n=pl.col("ok").sum())
+    gk = ["group", "dimension", "target"]
+    tot = pairs.group_by(gk).agg(pairs=pl.len())
+    steps = (pairs.filter(pl.col("x").is_finite()).group_by(*gk, "x").agg(k=pl.len()).sort(*gk, "x")
+             .with_columns(c=pl.col("k").cum_sum().over(gk)).join(tot, on=gk)
+             .with_columns(fraction=pl.col("c") / pl.col("pairs")))
+    steps = thin(steps.select(*gk, "x", "fraction", "pairs"), 0.02, by=[*gk, "pairs"], log=False)
+    for alg, name in ((a, "functions_a"), (b, "functions_b")):
+        steps = steps.join(nf.filter(pl.col("algorithm") == alg).select(*gk, pl.col("n").alias(name)), on=gk, how="left")
+    return steps.sort(*gk, "x")
+
+
+def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, title: str | None = None,
+                     settings: Sequence[str] | str | None = None, columns: int = 3, width: int = 220,
+                     height: int = 170, configured: bool = True) -> alt.FacetChart:
+    """ECDF of log10 runtime ratios b / a, a line per target, a panel per (dimension, group);
+    left of 0: b faster. Beside each line's end: functions solved in at least one trial (a:b)."""
+    t = steps.with_columns(
+        target_label=pl.col("target").map_elements(theme.fmt_number, return_dtype=pl.String),
+        solved=pl.format("{}:{}", pl.col("functions_a").fill_null(0), pl.col("functions_b").fill_null(0)),
+        panel=pl.format("{}-D {}", pl.col("dimension"), pl.col("group")),
+    )
+    # a flat start at -clip and an end at +clip for each line
+    gk = ["panel", "dimension", "group", "target", "target_label", "solved"]
+    first = t.group_by(gk).agg(pl.col("fraction").filter(pl.col("x") <= -clip).max().fill_null(0.0).alias("fraction"))
+    last = t.filter(pl.col("x") <= clip).group_by(gk).agg(pl.col("fraction").max())
+    t = pl.concat([first.with_columns(x=pl.lit(-clip)),
+                   t.filter((pl.col("x") > -clip) & (pl.col("x") < clip)).select(*gk, "x", "fraction"),
+                   last.with_columns(x=pl.lit(clip))], how="diagonal_relaxed").sort(*gk, "x")
+    labels = t.sort("target", descending=True)["target_label"].unique(maintain_order=True).to_list()
+    col = theme.ordinal_colour("target_label", labels, title="target")
+    pick = theme.highlight(field="target_label", bind_legend=True)
+    x = alt.X("x:Q", scale=alt.Scale(domain=[-clip, clip], nice=False),
+              axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", tickMinStep=1))
+    y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trial pairs", tickCount=5))
+    zero = alt.Chart().mark_rule(color="#666").encode(x=alt.datum(0))
+    lines = alt.Chart().mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail="target_label:N", opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
+        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title=f"functions solved {a}:{b}"),
+                 alt.Tooltip("x:Q", format=".2f"),
+                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+    counts = alt.Chart().transform_filter(f"datum.x == {clip}").mark_text(
+        align="left", dx=4, fontSize=9).encode(x=x, y=y, color=col, text="solved:N",
+                                               tooltip=[alt.Tooltip("solved:N", title=f"functions solved {a}:{b}")])
+    panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
+    chart = alt.layer(zero, lines, counts, data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction"), 4)).properties(width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    return theme.finish(chart, title or f"ECDF of runtime ratios {b} / {a}", settings, configured)
+
+
+# -- aRT ratio versus target --------------------------------------------------------------------
+def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None,
+                    settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 150,
+                    height: int = 120, configured: bool = True) -> alt.FacetChart:
+    """aRT_b / aRT_a versus target (easy to hard, left to right), a line per dimension, a panel
+    per function; below 1: b faster. Targets where either has no success are left out."""
+    t = paired_art(art, a, b).filter(pl.col("ratio").is_not_null()).with_columns(
+        function_label=pl.format("f{}", pl.col("function")))
+    dims = sorted(t["dimension"].unique().to_list())
+    col = theme.ordinal_colour("dimension", dims, title="dimension")
+    pick = theme.highlight(field="dimension", bind_legend=True)
+    ts = t["target"]
+    dom = theme.pow10_domain(float(ts.filter(ts > 0).min()), float(ts.max())) if (ts > 0).any() else (1e-8, 1e2)
+    x = alt.X("target:Q", scale=alt.Scale(type="log", domain=[dom[1], dom[0]], nice=False),
+              axis=theme.log_axis("target precision", dom))
+    y = alt.Y("ratio:Q", scale=alt.Scale(type="log"), axis=theme.log_axis(f"aRT {b} / aRT {a}"))
+    one = alt.Chart().mark_rule(color="#666").encode(y=alt.datum(1))
+    lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
+        x=x, y=y, color=col, opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
+        tooltip=[alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
+                 alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("ratio:Q", format=".3~g"),
+                 alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
+                 alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g")]).add_params(pick)
+    funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
+    cols = ["function_label", "dimension", "target", "ratio", "art_a", "art_b"]
+    chart = alt.layer(one, lines, data=theme.data(t.select(cols), 4)).properties(width=width, height=height).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns)
+    return theme.finish(chart, title or f"aRT ratio {b} / {a} versus target", settings, configured)

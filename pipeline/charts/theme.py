@@ -1,0 +1,186 @@
+"""One look for every chart: colour-blind-safe colours, one colour and marker per algorithm,
+log axes labelled at powers of ten, titles with a subtitle of the settings that matter.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import altair as alt
+import polars as pl
+
+#: Okabe-Ito colours ordered for lines on white (the yellow, weakest on white, comes last)
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: Vega-Lite point shapes (the diamond is the reference's); (colour, shape) pairs repeat only after
+#: len(COLOURS) * len(SHAPES) algorithms
+STAR = "M0,-1L0.24,-0.33L0.95,-0.31L0.38,0.12L0.59,0.81L0,0.4L-0.59,0.81L-0.38,0.12L-0.95,-0.31L-0.24,-0.33Z"
+SHAPES = ("circle", "square", "triangle-up", STAR, "triangle-down", "cross", "triangle-right", "triangle-left",
+          "wedge")
+#: the reference algorithm (cocopp's "best 2009"): a thick light-grey line behind the others
+REFERENCE_COLOUR = "#BDBDBD"
+REFERENCE_WIDTH = 6
+#: ordered colours for ordinal series such as targets, budgets or dimensions (light to dark hue steps)
+SEQUENTIAL = ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#0072B2", "#000000")
+
+WIDTH, HEIGHT = 360, 240
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+
+Palette = dict[str, tuple[str, str]]
+
+
+def palette(algorithms: Iterable[str], reference: str | Sequence[str] | None = None) -> Palette:
+    """{algorithm: (colour, shape)} in the order given, stable for a report: pass the same mapping
+    to every chart. Reference algorithms get the reference grey and a diamond."""
+    refs = {reference} if isinstance(reference, str) else set(reference or ())
+    out: Palette = {}
+    i = 0
+    for alg in dict.fromkeys(algorithms):
+        if alg in refs:
+            out[alg] = (REFERENCE_COLOUR, "diamond")
+            continue
+        c, k = i % len(COLOURS), i // len(COLOURS)  # the k-th round shifts the shapes by k
+        out[alg] = (COLOURS[c], SHAPES[(c + k) % len(SHAPES)])
+        i += 1
+    return out
+
+
+def extend(pal: Palette | None, algorithms: Iterable[str], reference: str | Sequence[str] | None = None) -> Palette:
+    """A palette covering `algorithms`: the given one, with new algorithms appended after its entries."""
+    pal = dict(pal or {})
+    missing = [a for a in dict.fromkeys(algorithms) if a not in pal]
+    if missing:
+        full = palette([*pal, *missing], reference)
+        pal.update({a: full[a] for a in missing})
+    return pal
+
+
+def colour(pal: Palette, field: str = "algorithm", legend: bool | alt.Legend = True, **kw) -> alt.Color:
+    """Colour encoding of `field` with the palette's colours."""
+    leg = alt.Legend(title=None, symbolStrokeWidth=2) if legend is True else (legend or None)
+    return alt.Color(f"{field}:N", scale=alt.Scale(domain=list(pal), range=[c for c, _ in pal.values()]),
+                     legend=leg, **kw)
+
+
+def shape(pal: Palette, field: str = "algorithm", legend: bool | alt.Legend = True) -> alt.Shape:
+    """Shape encoding of `field` with the palette's markers."""
+    leg = alt.Legend(title=None) if legend is True else (legend or None)
+    return alt.Shape(f"{field}:N", scale=alt.Scale(domain=list(pal), range=[s for _, s in pal.values()]), legend=leg)
+
+
+def ordinal_colour(field: str, domain: Sequence, title: str | None = None, legend: bool = True) -> alt.Color:
+    """Colour encoding of an ordered series (targets, budgets, dimensions) with the theme's colours."""
+    rng = [SEQUENTIAL[i % len(SEQUENTIAL)] for i in range(len(domain))]
+    return alt.Color(f"{field}:N", scale=alt.Scale(domain=list(domain), range=rng), sort=list(domain),
+                     legend=alt.Legend(title=title) if legend else None)
+
+
+# -- axes -----------------------------------------------------------------------------------------
+#: labels only at powers of ten: 0.1 .. 1000 as numbers, beyond as 1e4, 1e-8
+POW10_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e-6 ? '' : "
+               "(datum.value >= 0.01 && datum.value < 1e4 ? format(datum.value, '~g') : "
+               "replace(format(datum.value, '.0e'), '+', ''))")
+
+
+def pow10_ticks(lo: float, hi: float, most: int = 9) -> list[float]:
+    """Powers of ten from lo to hi, every k-th so that at most `most` remain."""
+    a, b = math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9)
+    step = max(1, math.ceil((b - a + 1) / most))
+    return [10.0 ** k for k in range(a, b + 1) if (k - a) % step == 0]
+
+
+POW10_TEST = "abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6"
+
+
+def log_axis(title: str, domain: Sequence[float] | None = None, **kw) -> alt.Axis:
+    """An axis of a log scale labelled (and grid-lined) at powers of ten only; with the domain
+    given, ticks are exactly its powers of ten."""
+    if domain is not None and "values" not in kw:
+        kw["values"] = pow10_ticks(*domain)
+    elif "values" not in kw:
+        kw.setdefault("gridOpacity", {"condition": {"test": POW10_TEST, "value": 1}, "value": 0})
+        kw.setdefault("tickOpacity", {"condition": {"test": POW10_TEST, "value": 1}, "value": 0.4})
+    return alt.Axis(title=title, labelExpr=POW10_LABEL, **kw)
+
+
+def log_scale(domain: Sequence[float] | None = None, **kw) -> alt.Scale:
+    """A base-10 log scale (optionally with a fixed domain)."""
+    return alt.Scale(type="log", base=10, **({"domain": list(domain)} if domain is not None else {}), **kw)
+
+
+def pow10_domain(lo: float, hi: float) -> tuple[float, float]:
+    """The smallest range of whole powers of ten around [lo, hi] (positive values)."""
+    lo, hi = max(lo, 1e-300), max(hi, lo)
+    return 10.0 ** math.floor(math.log10(lo) + 1e-9), 10.0 ** math.ceil(math.log10(hi) - 1e-9)
+
+
+# -- data ---------------------------------------------------------------------------------------
+def data(df: pl.DataFrame, digits: int = 5) -> alt.InlineData:
+    """Inline values for a spec: floats rounded to `digits` significant digits, inf/NaN as null,
+    so that the spec stays small and valid JSON (no row limit: callers keep tables small)."""
+    exprs = []
+    for name, dtype in df.schema.items():
+        if dtype.is_float():
+            c = pl.col(name)
+            c = pl.when(c.is_finite()).then(c).otherwise(None)
+            exprs.append(c.round_sig_figs(digits).alias(name))
+        elif dtype.is_temporal() or dtype == pl.Object:
+            exprs.append(pl.col(name).cast(pl.String))
+    return alt.InlineData(values=(df.with_columns(exprs) if exprs else df).to_dicts())
+
+
+# -- titles and settings -----------------------------------------------------------------------
+def fmt_number(v: float) -> str:
+    """A short number as the log axes label it: 1e-08 -> 1e-8, 0.001 -> 1e-3, 100.0 -> 100, 1e4 -> 1e4."""
+    if v == 0 or (1e-2 <= abs(v) < 1e4):
+        return f"{v:g}"
+    m, e = f"{v:.0e}".split("e")
+    return f"{m}e{int(e)}"
+
+
+def fmt_targets(targets: Sequence[float]) -> str:
+    """Targets in a subtitle: '51 targets 1e2..1e-8' or '1e1, 1e-1, 1e-8'."""
+    ts = sorted({float(t) for t in targets}, reverse=True)
+    if len(ts) <= 5:
+        return "targets " + ", ".join(fmt_number(t) for t in ts)
+    return f"{len(ts)} targets {fmt_number(ts[0])}..{fmt_number(ts[-1])}"
+
+
+def title(text: str, settings: Sequence[str] | str | None = None) -> alt.TitleParams:
+    """A title with the settings as subtitle (one line per entry)."""
+    sub = [settings] if isinstance(settings, str) else [s for s in (settings or []) if s]
+    return alt.TitleParams(text=text, subtitle=sub or alt.Undefined, anchor="start")
+
+
+def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The theme's configuration: fonts readable at column width, grids, no view border."""
+    return (
+        chart.configure(font=FONT, padding=8)
+        .configure_view(stroke="#888", strokeWidth=0.8)
+        .configure_axis(grid=True, gridColor="#e3e3e3", domainColor="#666", tickColor="#666", labelFontSize=11,
+                        titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222")
+        .configure_legend(labelFontSize=11, titleFontSize=11, symbolSize=70, labelLimit=220, orient="right")
+        .configure_title(fontSize=13, subtitleFontSize=10, subtitleColor="#555", fontWeight="bold",
+                         anchor="start", offset=6)
+        .configure_header(labelFontSize=11, titleFontSize=11, labelFontWeight="bold")
+        .configure_point(size=45, filled=True)
+        .configure_line(strokeWidth=1.8)
+    )
+
+
+def finish(chart: alt.TopLevelMixin, text: str, settings: Sequence[str] | str | None = None,
+           configured: bool = True) -> alt.TopLevelMixin:
+    """Set the title with settings subtitle and (unless `configured` is False, e.g. to layer or
+    concatenate further) the theme configuration."""
+    chart = chart.properties(title=title(text, settings))
+    return configure(chart) if configured else chart
+
+
+def highlight(name: str = "pick", field: str = "algorithm", bind_legend: bool = False) -> alt.Parameter:
+    """A click selection of one series (shift-click adds), optionally bound to the legend."""
+    return alt.selection_point(name=name, fields=[field], on="click", bind="legend" if bind_legend else alt.Undefined,
+                               clear="dblclick")
+
+
+def mapping_of(pal: Mapping[str, tuple[str, str]] | None) -> Palette | None:
+    """A palette given as a mapping (e.g. read from JSON with lists) as {alg: (colour, shape)}."""
+    return None if pal is None else {k: (v[0], v[1]) for k, v in pal.items()}

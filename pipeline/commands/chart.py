@@ -1,0 +1,98 @@
+"""`cocopipe chart KIND`: one chart of a store, written by extension (.json .svg .png .pdf .html)."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ..charts import KIND_NAMES
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
+                      TargetsOpt, analysis, err, fail)
+
+
+def parse_value(text: str):
+    """An option value from the command line: bool, int, float, list (a,b) or text."""
+    t = text.strip()
+    if t.lower() in ("true", "yes", "on"):
+        return True
+    if t.lower() in ("false", "no", "off"):
+        return False
+    if t.lower() in ("none", "null"):
+        return None
+    if "," in t:
+        return [parse_value(p) for p in t.split(",") if p.strip()]
+    for cast in (int, float):
+        try:
+            return cast(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """KEY=VALUE pairs as a dict (keys with '-' become '_')."""
+    out = {}
+    for p in pairs:
+        if "=" not in p:
+            fail(f"--option {p!r}: expected KEY=VALUE, e.g. -O samples=1000")
+        k, v = p.split("=", 1)
+        out[k.strip().replace("-", "_")] = parse_value(v)
+    return out
+
+
+KIND_HELP = "Chart kind: " + ", ".join(KIND_NAMES) + "."
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+    @app.command(help="Draw a chart of a store. KIND is one of: " + ", ".join(KIND_NAMES)
+                 + ". Options of the kind with -O KEY=VALUE (see --list).")
+    def chart(
+        kind: Annotated[str, typer.Argument(help=KIND_HELP)] = "ecdf",
+        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file: .json (Vega-Lite), .svg, .png, .pdf or .html.")] = None,
+        store: StoreOpt = "cocopipe-store", targets: TargetsOpt = None,
+        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        indicator: IndicatorOpt = "logged",
+        group: Annotated[Optional[str], typer.Option("--group", "-g", help="Function group: all, separ, lcond, hcond, multi, mult2, fN (kinds that aggregate).")] = None,
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: a store algorithm or a packaged set (best2009, ...).")] = None,
+        option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="Kind option KEY=VALUE (repeatable), e.g. -O samples=1000 -O a_name=DIRECT.")] = None,
+        scale: Annotated[float, typer.Option(help="Pixel scale of PNG output.")] = 2.0,
+        list_: Annotated[bool, typer.Option("--list", help="List the kinds and their options, then exit.")] = False,
+    ) -> None:
+        """Draw one chart kind from a store and write it by the file extension."""
+        from ..charts import export, kinds
+
+        if list_:
+            for name in kinds.KINDS:
+                opts = ", ".join(f"{k}={v!r}" for k, v in kinds.options(name).items())
+                typer.echo(f"{name}: {opts}")
+            return
+        if kind not in kinds.KINDS:
+            fail(f"unknown chart kind {kind!r}: expected one of {', '.join(kinds.KINDS)}")
+        if out is None:
+            fail("--out FILE is required (.json, .svg, .png, .pdf or .html)")
+        ext = out.rsplit(".", 1)[-1].lower() if "." in out else ""
+        if ext not in export.FORMATS:
+            fail(f"{out}: unknown chart format {('.' + ext) if ext else '(none)'} (use .json, .svg, .png, .pdf or .html)")
+        opts = parse_options(option or [])
+        known = kinds.options(kind)
+        takes_any = kind == "profile"
+        for name, value in (("targets", targets), ("group", group), ("reference", reference)):
+            if value is None:
+                continue
+            if name not in known:
+                fail(f"chart {kind}: --{name} does not apply (options: {', '.join(known)})")
+            opts[name] = value
+        if dimension and "dimension" in known:
+            opts.setdefault("dimension", dimension if len(dimension) > 1 else dimension[0])
+        for k in opts:
+            if k not in known and not takes_any:
+                fail(f"chart {kind}: unknown option {k!r} (options: {', '.join(known)})")
+        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        try:
+            c = kinds.chart(kind, a, **opts)
+            path = export.save(c, out, scale=scale)
+        except (ValueError, KeyError, FileNotFoundError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
+        err.print(f"wrote {kind} chart to {path}")

@@ -1,0 +1,444 @@
+"""Charts: every kind built from real shared data, its spec checked against the measures it draws
+(values that could be wrong), and rendered to SVG and PNG; the theme, thinning and export on
+hand-made data."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import polars as pl
+import pytest
+
+from conftest import SHARED, shared_or_skip
+from pipeline.api import Analysis
+from pipeline.charts import KIND_NAMES, export, theme
+from pipeline.charts.ecdf import dodge, ecdf_chart, thin, value_at
+from pipeline.charts.kinds import KINDS, chart, options
+from pipeline.charts.logloss import loss_table
+from pipeline.ingest import ingest
+from pipeline.store import Store
+
+SOURCES = ["real/DIRECT_posik_noiseless.tgz", "generated/NM_on_bbob.tgz", "generated/RS_on_bbob.tgz"]
+REF = "best2009-bbob"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    shared_or_skip()
+    st = Store(tmp_path_factory.mktemp("charts"), create=True)
+    ingest([SHARED / "data" / p for p in SOURCES] + [SHARED / "data" / "refalgs" / "best2009-bbob.tar.gz"], st)
+    return st
+
+
+@pytest.fixture(scope="module")
+def three(store):
+    """DIRECT, NM and RS (the reference set is in the store too, left out here)."""
+    return Analysis(store, algorithm=["DIRECT", "NM", "RS"])
+
+
+# -- spec helpers ---------------------------------------------------------------------------------
+def marks(spec: dict) -> list[tuple[dict, list[dict]]]:
+    """Every (unit spec with a mark, its data rows), data inherited from the parents."""
+    datasets = spec.get("datasets", {})
+
+    def rows(d, inherited):
+        if not d:
+            return inherited
+        if "name" in d:
+            return datasets[d["name"]]
+        return d.get("values", inherited)
+
+    out = []
+
+    def walk(node, inherited):
+        if isinstance(node, dict):
+            here = rows(node.get("data"), inherited)
+            if "mark" in node:
+                out.append((node, here))
+            for key in ("layer", "concat", "hconcat", "vconcat"):
+                for child in node.get(key, []):
+                    walk(child, here)
+            if "spec" in node:
+                walk(node["spec"], here)
+
+    walk(spec, [])
+    return out
+
+
+def mark_type(node: dict) -> str:
+    m = node["mark"]
+    return m if isinstance(m, str) else m["type"]
+
+
+def find(spec: dict, kind: str, **props) -> list[tuple[dict, list[dict]]]:
+    """Units of a mark type whose mark has the given properties."""
+    return [(n, r) for n, r in marks(spec) if mark_type(n) == kind
+            and all(isinstance(n["mark"], dict) and n["mark"].get(k) == v for k, v in props.items())]
+
+
+def rendered(c, tmp_path, name: str) -> dict:
+    """The chart's spec after writing it as SVG and PNG (checked to be real images) and JSON."""
+    svg = export.save(c, tmp_path / f"{name}.svg")
+    png = export.save(c, tmp_path / f"{name}.png")
+    js = export.save(c, tmp_path / f"{name}.json")
+    assert svg.read_text().lstrip().startswith("<svg") and "<path" in svg.read_text()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    return json.loads(js.read_text())
+
+
+def subtitle(spec: dict) -> str:
+    t = spec["title"]
+    return " ".join(t["subtitle"]) if isinstance(t["subtitle"], list) else t["subtitle"]
+
+
+# -- theme, thinning, export on hand-made data -----------------------------------------------------------
+def test_palette_is_stable_distinct_and_keeps_the_reference_grey():
+    algs = [f"A{i}" for i in range(20)]
+    p = theme.palette(algs, reference="A3")
+    assert list(p) == algs
+    assert p["A3"] == (theme.REFERENCE_COLOUR, "diamond")
+    others = [v for k, v in p.items() if k != "A3"]
+    assert len(set(others)) == len(others)  # colour and marker together tell every algorithm apart
+    assert all(c != theme.REFERENCE_COLOUR and s != "diamond" for c, s in others)
+    assert theme.palette(algs[:5]) == {a: theme.palette(algs)[a] for a in algs[:5]}  # prefix-stable
+    ext = theme.extend({"B": ("#123456", "square")}, ["A0", "B"])
+    assert ext["B"] == ("#123456", "square") and ext["A0"] != ext["B"]
+
+
+def test_thin_merges_close_steps_without_rising_early_and_keeps_the_last():
+    s = pl.DataFrame({"algorithm": ["a"] * 5, "x": [1.0, 1.001, 1.002, 10.0, 10.01],
+                      "fraction": [0.1, 0.2, 0.3, 0.5, 0.6]})
+    t = thin(s, 0.02)
+    assert t["x"].to_list() == [1.002, 10.01]  # the largest x of each bin
+    assert t["fraction"].to_list() == [0.3, 0.6]
+    # the thinned line is never above the original one anywhere
+    probe = pl.DataFrame({"algorithm": ["a"] * 6, "x": [0.5, 1.0, 1.0015, 5.0, 10.0, 20.0]})
+    assert (value_at(t, probe)["fraction"] <= value_at(s, probe)["fraction"]).all()
+    assert value_at(t, probe)["fraction"].to_list() == [0.0, 0.0, 0.0, 0.3, 0.3, 0.6]
+
+
+def test_dodge_keeps_labels_apart_and_in_range():
+    ys = dodge([0.5, 0.5, 0.49, 0.02, 0.0], gap=0.05)
+    assert sorted(ys, reverse=True) == [ys[0], ys[1], ys[2], ys[3], ys[4]]
+    assert all(a - b >= 0.05 - 1e-12 for a, b in zip(sorted(ys, reverse=True), sorted(ys, reverse=True)[1:]))
+    assert min(ys) >= -0.02 and ys[0] == 0.5
+    assert dodge([0.9, 0.1], gap=0.05) == [0.9, 0.1]  # far apart: left where they are
+
+
+def test_logloss_on_hand_made_arts():
+    # one function in 2-D; the algorithm reaches 1 at aRT 10, 0.1 at 100; the reference reaches 1 at 5,
+    # 0.1 at 20 and 0.01 at 40.
+    rows = [("A", 1.0, 10.0), ("A", 0.1, 100.0), ("A", 0.01, math.inf),
+            ("R", 1.0, 5.0), ("R", 0.1, 20.0), ("R", 0.01, 40.0)]
+    art = pl.DataFrame([("bbob", a, 1, 2, t, v) for a, t, v in rows],
+                       schema=["suite", "algorithm", "function", "dimension", "target", "art"], orient="row")
+    t = loss_table(art, "R", [5.0, 50.0, 100.0])  # budgets 10, 100, 200 evaluations
+    got = dict(zip(t["x"], t["geomean"]))
+    # B=10: A reaches 1 (aRT 10), R reached 0.1 within 10? no (20 > 10) -> 10 / 5
+    # B=100: A reaches 0.1 (aRT 100), R reached 0.01 within 100 (40) -> budget 100 / R's aRT for 0.1 (20)
+    # B=200: the same targets -> 200 / 20
+    assert got == pytest.approx({5.0: 2.0, 50.0: 5.0, 100.0: 10.0})
+    assert t["functions"].to_list() == [1, 1, 1]
+
+
+def test_export_formats(tmp_path):
+    import altair as alt
+
+    c = alt.Chart(theme.data(pl.DataFrame({"x": [1.0, 10.0, math.inf], "y": [0.1, 0.5, float("nan")]}))).mark_line().encode(
+        x=alt.X("x:Q", scale=theme.log_scale()), y="y:Q")
+    c = theme.finish(c, "t", ["settings line"])
+    spec = json.loads(export.save(c, tmp_path / "c.json").read_text())
+    assert marks(spec)[0][1][2] == {"x": None, "y": None}  # inf and NaN become null: valid JSON
+    assert export.save(c, tmp_path / "c.pdf").read_bytes()[:5] == b"%PDF-"
+    html = export.save(c, tmp_path / "c.html").read_text()
+    assert "settings line" in html and "vega" in html.lower() and "cdn.jsdelivr" not in html  # offline
+    with pytest.raises(ValueError, match="unknown chart format"):
+        export.save(c, tmp_path / "c.gif")
+
+
+def test_kind_names_listed_for_the_cli():
+    assert tuple(KINDS) == KIND_NAMES
+    assert "samples" in options("ecdf") and "reference" in options("logloss")
+
+
+# -- ECDF -----------------------------------------------------------------------------------------------
+def ecdf_tables(a, **kw):
+    from pipeline.charts.kinds import ecdf_tables as tables
+
+    return tables(a, **kw)
+
+
+@pytest.fixture
+def ecdf_measure():
+    """The ECDF measure (pipeline/measures/ecdf.py, the ECDF helper's) until it is committed."""
+    pytest.importorskip("pipeline.measures.ecdf")
+
+
+def test_ecdf_chart_matches_the_measure(three, tmp_path, ecdf_measure):
+    a = three.select(dimension=5)
+    c = chart("ecdf", a, reference="best2009", samples=50)
+    spec = rendered(c, tmp_path, "ecdf")
+    steps, summ = ecdf_tables(a, group="all", samples=50)
+    (dots, dot_rows), = find(spec, "point", size=70)
+    got = {r["algorithm"]: r["final_fraction"] for r in dot_rows}
+    want = dict(zip(summ["algorithm"], summ["final_fraction"]))
+    assert set(got) == {"DIRECT", "NM", "RS", REF}
+    for alg in ("DIRECT", "NM", "RS"):
+        assert got[alg] == pytest.approx(want[alg], rel=1e-4)
+    # the dot is the fraction of (function, target, trial) triples solved: from the hits themselves
+    h = a.hits().collect()
+    rate = h.group_by("algorithm", "function", "target").agg(r=(pl.col("success") * pl.col("weight")).sum()
+                                                            / pl.col("weight").sum())
+    for alg, r in rate.group_by("algorithm").agg(pl.col("r").mean()).iter_rows():
+        assert got[alg] == pytest.approx(r, rel=1e-4)
+    # crosses at the median of the trials' evaluations / dimension; none for the reference
+    (_, cross_rows), = find(spec, "point", shape="cross")
+    r = a.runs().collect()
+    med = r.group_by("algorithm").agg((pl.col("evaluations") / pl.col("dimension")).median())
+    assert {x["algorithm"]: x["cross_x"] for x in cross_rows} == pytest.approx(dict(med.iter_rows()), rel=1e-4)
+    # step lines on a log axis in evaluations / dimension; the reference thick and grey
+    lines = find(spec, "line", interpolate="step-after")
+    assert len(lines) == 2
+    ref_line = [n for n, _ in lines if n["mark"].get("strokeWidth") == theme.REFERENCE_WIDTH]
+    assert ref_line and ref_line[0]["encoding"]["x"]["scale"]["type"] == "log"
+    assert ref_line[0]["encoding"]["x"]["axis"]["title"] == "evaluations / dimension"
+    colours = ref_line[0]["encoding"]["color"]["scale"]
+    assert dict(zip(colours["domain"], colours["range"]))[REF] == theme.REFERENCE_COLOUR
+    # each line reaches, at its end, the measure's fraction at the plotted range (never above it)
+    line_rows = [row for _, rows in lines for row in rows]
+    for alg in ("DIRECT", "NM"):
+        pts = [row for row in line_rows if row["algorithm"] == alg]
+        s = steps.filter(pl.col("algorithm") == alg)
+        top = summ.filter(pl.col("algorithm") == alg)["max_x"][0]
+        assert pts[-1]["x"] == pytest.approx(top, rel=1e-4)
+        assert pts[-1]["fraction"] == pytest.approx(s.filter(pl.col("x") <= top)["fraction"].max(), rel=1e-4)
+        assert all(p["fraction"] <= q["fraction"] for p, q in zip(pts, pts[1:]))
+    # names beside the dots, the settings in the subtitle
+    (_, labels), = find(spec, "text")
+    assert {x["algorithm"] for x in labels} == set(got)
+    sub = subtitle(spec)
+    for words in ("5-D", "51 targets", "50 samples, seed 1", "no budget cut", "instances as cocopp", REF):
+        assert words in sub
+    assert len(json.dumps(spec)) < 400_000  # steps thinned: small enough for a report page
+
+
+def test_ecdf_one_chart_per_dimension_and_group_share_colours(three, ecdf_measure):
+    c = chart("ecdf", three.select(dimension=[2, 10]), group=["all", "separ"], mode="trials")
+    spec = c.to_dict()
+    assert len(spec["concat"]) == 4
+    titles = [s["title"]["text"] for s in spec["concat"]]
+    assert titles == ["ECDF of runtimes, 2-D, all functions", "ECDF of runtimes, 2-D, separ",
+                      "ECDF of runtimes, 10-D, all functions", "ECDF of runtimes, 10-D, separ"]
+    scales = {json.dumps(n["encoding"]["color"]["scale"], sort_keys=True) for n, _ in marks(spec)
+              if "color" in n.get("encoding", {}) and "scale" in n["encoding"]["color"]}
+    maps = [dict(zip(json.loads(s)["domain"], json.loads(s)["range"])) for s in scales]
+    for alg in ("DIRECT", "NM", "RS"):
+        assert len({m[alg] for m in maps if alg in m}) == 1  # one colour per algorithm in every panel
+
+
+def test_ecdf_chart_function_refuses_two_dimensions(three, ecdf_measure):
+    steps, summ = ecdf_tables(three.select(dimension=[2, 3]), mode="trials")
+    with pytest.raises(ValueError, match="one dimension and group"):
+        ecdf_chart(steps, summ)
+
+
+# -- scaling ------------------------------------------------------------------------------------------
+def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
+    a = Analysis(store, algorithm="DIRECT", function=[1, 7, 15])
+    spec = rendered(chart("scaling", a), tmp_path, "scaling1")
+    assert spec["facet"]["field"] == "function_label"
+    rows = spec["datasets"][spec["data"]["name"]]
+    art = a.art("scaling").collect()
+    want = {(r["function"], r["dimension"], r["target"]): r["art"] / r["dimension"]
+            for r in art.iter_rows(named=True) if math.isfinite(r["art"])}
+    got = {(r["function"], r["dimension"], r["target"]): r["art_per_dimension"] for r in rows
+           if r["art_per_dimension"] is not None}
+    assert got.keys() == want.keys() and len(got) > 20
+    assert all(got[k] == pytest.approx(want[k], rel=1e-4) for k in want)
+    # partial successes of the hardest target annotated k/n
+    part = art.filter((pl.col("successes") > 0) & (pl.col("successes") < pl.col("runs")) & (pl.col("target") == 1e-8))
+    assert {(r["function"], r["dimension"]): r["label"] for r in rows if r["hardest"] and r["label"]} == {
+        (f, d): f"{int(k)}/{int(n)}" for f, d, k, n in part.select("function", "dimension", "successes", "runs").iter_rows()}
+    assert part.height > 0
+    # no success: the median evaluations / dimension of the trials
+    none = art.filter((pl.col("successes") == 0) & (pl.col("target") == 1e-8))
+    unsucc = {(r["function"], r["dimension"]): r["unsuccessful"] for r in rows if r["hardest"] and r["unsuccessful"]}
+    for f, d, m in none.select("function", "dimension", "median_unsuccessful_evaluations").iter_rows():
+        assert unsucc[(f, d)] == pytest.approx(m / d, rel=1e-4)
+    layer = spec["spec"]["layer"]
+    assert {mark_type(n) for n in layer} == {"line", "point", "text"}
+    assert layer[0]["encoding"]["x"]["scale"]["type"] == "log" and layer[0]["encoding"]["y"]["scale"]["type"] == "log"
+    assert "targets 10, 0.1, 1e-3, 1e-5, 1e-8" in subtitle(spec)
+
+
+def test_scaling_many_algorithms_with_reference(three, tmp_path):
+    a = three.select(function=[1, 2, 3])
+    spec = rendered(chart("scaling", a, reference="best2009", target=1e-8), tmp_path, "scaling2")
+    rows = spec["datasets"][spec["data"]["name"]]
+    assert {r["algorithm"] for r in rows} == {"DIRECT", "NM", "RS", REF}
+    assert {r["target"] for r in rows} == {1e-8}
+    thick = [n for n in spec["spec"]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
+    assert thick and thick[0]["transform"][0]["filter"].find(REF) >= 0
+
+
+# -- two algorithms -----------------------------------------------------------------------------------
+def test_scatter_points_are_the_two_arts(three, tmp_path):
+    a = three.select(function=[1, 8, 20], dimension=[2, 5, 10])
+    spec = rendered(chart("scatter", a, a_name="DIRECT", b_name="NM"), tmp_path, "scatter")
+    (_, rows), = find(spec, "point")
+    art = a.select(algorithm=["DIRECT", "NM"]).art().collect()
+    arts = {(r["algorithm"], r["function"], r["dimension"], float(f"{r['target']:.4g}")): r["art"]
+            for r in art.iter_rows(named=True)}  # the spec keeps 4 significant digits
+    top = max(max(r["x"], r["y"]) for r in rows)
+    assert len(rows) > 100
+    for r in rows:
+        key = (r["function_label"], r["dimension"], r["target"])
+        xa = arts[("DIRECT", int(key[0][1:]), key[1], key[2])] / key[1]
+        yb = arts[("NM", int(key[0][1:]), key[1], key[2])] / key[1]
+        assert r["x"] == pytest.approx(xa if math.isfinite(xa) else top, rel=1e-3)
+        assert r["y"] == pytest.approx(yb if math.isfinite(yb) else top, rel=1e-3)
+        assert r["solved"] == ("both" if math.isfinite(xa) and math.isfinite(yb) else
+                               "DIRECT only" if math.isfinite(xa) else "NM only")
+    assert find(spec, "rule")  # the diagonal
+
+
+def test_ratio_ecdf_counts_trial_pairs(three, tmp_path):
+    a = three.select(dimension=5)
+    spec = rendered(chart("ratio-ecdf", a, a_name="DIRECT", b_name="NM", targets=[1e-1]), tmp_path, "ratio")
+    (_, rows), = find(spec, "line")
+    # by hand: all pairs of DIRECT x NM trials per function at 0.1, left out where both failed
+    h = a.select(algorithm=["DIRECT", "NM"]).hits([1e-1]).collect()
+    rt = {k: np.where(g["success"], g["hit"], np.inf).astype(float)
+          for k, g in h.partition_by("algorithm", "function", as_dict=True).items()}
+    pairs = []
+    for (alg, f), ra in rt.items():
+        if alg == "DIRECT":
+            rb = rt[("NM", f)]
+            with np.errstate(invalid="ignore"):
+                r = rb[None, :] / ra[:, None]
+            pairs += [v for v in r.ravel() if not (np.isnan(v))]
+    pairs = np.array(pairs)  # inf/inf is nan: both failed
+    with np.errstate(divide="ignore"):
+        lr = np.log10(pairs)  # -inf where only a failed, +inf where only b failed
+    ends = [r["fraction"] for r in rows if r["x"] == 4.0]
+    starts = [r["fraction"] for r in rows if r["x"] == -4.0]
+    assert ends == [pytest.approx(np.mean(lr <= 4), rel=1e-4)]
+    assert starts == [pytest.approx(np.mean(lr <= -4), rel=1e-4)]
+    assert np.mean(lr == -np.inf) > 0 and np.mean(lr == np.inf) > 0  # both kinds of one-sided failure occur
+    at = max(r["fraction"] for r in rows if r["x"] <= -1)
+    assert np.mean(lr <= -1.02) * (1 - 1e-3) <= at <= np.mean(lr <= -1) * (1 + 1e-3)  # steps merged within 0.02
+
+
+def test_art_ratio_versus_target(three, tmp_path):
+    a = three.select(function=[2, 9], dimension=[2, 5])
+    spec = rendered(chart("art-ratio", a, a_name="DIRECT", b_name="NM"), tmp_path, "artratio")
+    (_, rows), = find(spec, "line")
+    art = a.select(algorithm=["DIRECT", "NM"]).art().collect()
+    p = art.pivot("algorithm", index=["function", "dimension", "target"], values="art")
+    want = {(f"f{f}", d, float(f"{t:.4g}")): n / dd for f, d, t, dd, n in p.select("function", "dimension", "target", "DIRECT", "NM")
+            .iter_rows() if math.isfinite(dd) and math.isfinite(n)}
+    got = {(r["function_label"], r["dimension"], r["target"]): r["ratio"] for r in rows}
+    assert got.keys() == want.keys() and len(got) > 50
+    assert all(got[k] == pytest.approx(want[k], rel=1e-3) for k in want)
+
+
+# -- distributions ----------------------------------------------------------------------------------
+def test_runtime_ecdf_per_target(three, tmp_path):
+    a = three.select(dimension=3, algorithm=["DIRECT", "RS"])
+    spec = rendered(chart("rt-ecdf", a, group="separ"), tmp_path, "rtecdf")
+    rows = spec["datasets"][spec["data"]["name"]]
+    h = a.hits([1e1, 1e-1, 1e-4, 1e-8]).collect().filter(pl.col("function") <= 5)
+    want = h.group_by("algorithm", "target").agg(
+        f=(pl.col("success") * pl.col("weight")).sum() / pl.col("weight").sum(),
+        n=pl.col("function").filter("success").n_unique())
+    ends = {(r["algorithm"], r["target"]): (r["final_fraction"], r["solved"]) for r in rows if r["kind"] == "end"}
+    assert len(ends) == 8
+    for alg, t, f, n in want.iter_rows():
+        assert ends[(alg, t)][0] == pytest.approx(f, rel=1e-4)
+        assert ends[(alg, t)][1] == f"{n}/5"
+    assert "targets 10, 0.1, 1e-4, 1e-8" in subtitle(spec)
+
+
+def test_precision_ecdf_at_fixed_budgets(three, tmp_path):
+    a = three.select(dimension=2, algorithm="NM")
+    spec = rendered(chart("precision-ecdf", a, budgets=[10, 100]), tmp_path, "precision")
+    (node, rows), = find(spec, "line")
+    assert node["encoding"]["color"]["scale"]["domain"] == ["10 x D", "100 x D", "final"]
+    v = a.fixed_budget([10, 100], per_dimension=True, summary=False).collect()
+    r = a.runs().collect()
+    for label, vals in (("10 x D", v.filter(pl.col("budget") == 10)["best_delta"]),
+                        ("100 x D", v.filter(pl.col("budget") == 100)["best_delta"]),
+                        ("final", r["final_delta"])):
+        pts = [x for x in rows if x["budget"] == label]
+        at_floor = max(x["fraction"] for x in pts if x["x"] <= 1e-8)
+        assert at_floor == pytest.approx((vals.fill_null(np.inf) <= 1e-8).mean(), rel=1e-4)
+        assert max(x["fraction"] for x in pts) == pytest.approx(vals.is_not_null().mean(), rel=1e-4)
+        at_one = max(x["fraction"] for x in pts if x["x"] <= 1.0)
+        assert at_one == pytest.approx((vals.fill_null(np.inf) <= 1.0).mean(), abs=0.03)  # bins of 10^0.05
+
+
+def test_logloss_against_the_reference(three, tmp_path):
+    a = three.select(dimension=5, algorithm=["DIRECT", "NM"])
+    spec = rendered(chart("logloss", a, reference="best2009"), tmp_path, "logloss")
+    (_, rows), = find(spec, "line")
+    assert {r["algorithm"] for r in rows} == {"DIRECT", "NM"}
+    assert all(r["p10"] <= r["p50"] <= r["p90"] and r["functions"] <= 24 for r in rows)
+    assert all(r["min"] <= r["geomean"] <= r["max"] and r["p25"] <= r["p75"] for r in rows)
+    assert max(r["x"] for r in rows) <= a.runs().select(pl.col("evaluations").max()).collect().item() / 5
+    assert spec["title"]["text"] == f"aRT loss ratio versus {REF}"
+
+
+def test_convergence_median_and_band(three, tmp_path):
+    a = three.select(function=[1, 10])
+    spec = rendered(chart("convergence", a, dimension=10, runs=True), tmp_path, "convergence")
+    rows = spec["datasets"][spec["data"]["name"]]
+    summ = {(r["algorithm"], r["function_label"], r["budget"]): r for r in rows if r["kind"] == "summary"}
+    grid = sorted({k[2] for k in summ})
+    fb = a.select(dimension=10).fixed_budget(grid, per_dimension=True).collect()
+    checked = 0
+    for r in fb.filter(pl.col("runs_with_data") > 0).iter_rows(named=True):
+        key = (r["algorithm"], f"f{r['function']}", r["budget"])
+        if key in summ:  # rows that do not change the step are left out
+            assert summ[key]["median"] == pytest.approx(max(r["median"], 1e-9), rel=1e-3)
+            assert summ[key]["q25"] == pytest.approx(max(r["q25"], 1e-9), rel=1e-3)
+            checked += 1
+    assert checked > 30
+    assert {r["kind"] for r in rows} == {"summary", "run"}
+    assert find(spec, "area") and "10-D" in subtitle(spec)
+    from pipeline.charts.convergence import convergence_chart
+
+    with pytest.raises(ValueError, match="one dimension"):
+        convergence_chart(pl.concat([fb, fb.with_columns(dimension=pl.lit(20, fb.schema["dimension"]))]))
+
+
+def test_profile_chart_matches_profile_summary(three, tmp_path):
+    if not hasattr(Analysis, "profile"):
+        pytest.skip("Analysis.profile not available")
+    a = three.select(dimension=3)
+    spec = rendered(chart("profile", a), tmp_path, "profile")
+    (_, dots), = find(spec, "point", size=70)
+    want = dict(a.profile_summary("all").collect().select("algorithm", "final_value").iter_rows())
+    assert {r["algorithm"]: r["final_fraction"] for r in dots} == pytest.approx(want, rel=1e-4)
+
+
+# -- command line -------------------------------------------------------------------------------------
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def test_cli_chart(store, tmp_path):
+    out = tmp_path / "scaling.svg"
+    r = cli("chart", "scaling", "--store", store.path, "-a", "DIRECT", "-f", "1", "-f", "2", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().lstrip().startswith("<svg")
+    r = cli("chart", "ecdf", "--store", store.path, "--group", "nothing", "--out", tmp_path / "x.png")
+    assert r.returncode == 1 and r.stderr.startswith("error: group nothing") and "Traceback" not in r.stderr
+    r = cli("chart", "scatter", "--store", store.path, "--out", tmp_path / "x.png")
+    assert r.returncode == 1 and "a_name" in r.stderr
+    r = cli("chart", "ecdf", "--store", store.path, "-O", "sample=3", "--out", tmp_path / "x.png")
+    assert r.returncode == 1 and "unknown option 'sample'" in r.stderr
+    r = cli("chart", "pie", "--store", store.path, "--out", tmp_path / "x.png")
+    assert r.returncode == 1 and "unknown chart kind" in r.stderr

@@ -135,6 +135,8 @@ def test_parameters_given_as_numbers_and_frames(hand):
         pr.parameters(a.runs(), a.events(), pr.Settings(f_inf="best"))
     with pytest.raises(ValueError, match="eps must be > 0"):
         a.profile(eps=0).collect()
+    with pytest.raises(ValueError, match="a frame needs"):
+        pr.parameters(a.runs(), a.events(), pr.Settings(f0=pl.DataFrame({"f0": [1e3]})))
     with pytest.raises(ValueError, match="f0 missing"):
         a.profile(f0=pl.DataFrame({"function": [1], "f0": [1e3]})).collect()
 

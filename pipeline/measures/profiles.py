@@ -148,7 +148,7 @@ def parameters(runs: pl.LazyFrame, events: pl.LazyFrame, settings: Settings = Se
         spec = _spec(name, getattr(settings, name))
         if isinstance(spec, pl.LazyFrame):
             on = [c for c in spec.collect_schema().names() if c != name]
-            if name not in spec.collect_schema().names() or not set(on) <= set(keys):
+            if name not in spec.collect_schema().names() or not on or not set(on) <= set(keys):
                 raise ValueError(f"{name}: a frame needs a column {name!r} and key columns among {', '.join(keys)}")
             types = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32}
             spec = spec.select(*[pl.col(c).cast(types[c]) for c in on], pl.col(name).cast(pl.Float64))
@@ -164,8 +164,8 @@ def check_parameters(params: pl.DataFrame, transform: str | Callable[[pl.Expr], 
         bad = params.filter(pl.col(name).is_null() | pl.col(name).is_nan())
         if bad.height:
             raise ValueError(f"{name} missing or NaN for {bad.row(0, named=True)}")
-    for cond, what in ((pl.col("delta") < 0, "delta must be >= 0"), (pl.col("eps") < 0, "eps must be >= 0"),
-                       (pl.col("f0").is_infinite(), "f0 must be finite")):
+    for cond, what in ((pl.any_horizontal(pl.col(PARAMETERS).is_infinite()), "parameters must be finite"),
+                       (pl.col("delta") < 0, "delta must be >= 0"), (pl.col("eps") < 0, "eps must be >= 0")):
         bad = params.filter(cond)
         if bad.height:
             raise ValueError(f"{what}: {bad.row(0, named=True)}")

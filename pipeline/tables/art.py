@@ -335,15 +335,125 @@ def _significance(a: pl.DataFrame, ana, hits: pl.DataFrame, tt: pl.DataFrame, re
 
 
 # -- pairwise tests -----------------------------------------------------------------------------
+def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFrame:
+    """(run_id, fe, prec): each run's best precision after `fe` evaluations, as `Trajectories.at`
+    (budget-triggered records, or all records of runs without any; inf before the first record),
+    read per group of `chunk` algorithms so that memory stays bounded."""
+    out = []
+    algs = queries["algorithm"].unique().sort().to_list()
+    for i in range(0, len(algs), chunk):
+        part = algs[i:i + chunk]
+        q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", "fe").sort("fe")
+        ev = analysis.select(algorithm=part).events().select("run_id", "evaluations", "best_delta", "trigger")
+        ev = ev.join(q.lazy().select("run_id").unique(), on="run_id", how="semi")
+        tdat = (pl.col("trigger") & 2) != 0
+        ev = ev.filter(~tdat.any().over("run_id") | tdat)
+        steps = (
+            ev.group_by("run_id", "evaluations").agg(pl.col("best_delta").min())
+            .sort("run_id", "evaluations")
+            .select("run_id", pl.col("evaluations").cast(pl.Float64),
+                    prec=pl.col("best_delta").cast(pl.Float64).cum_min().over("run_id"))
+            .sort("evaluations")
+        )
+        got = q.lazy().join_asof(steps, left_on="fe", right_on="evaluations", by="run_id", strategy="backward",
+                                 check_sortedness=False)
+        out.append(got.select("run_id", "fe", pl.col("prec").fill_null(math.inf)).collect())
+    schema = {"run_id": queries.schema["run_id"], "fe": pl.Float64, "prec": pl.Float64}
+    return pl.concat(out) if out else pl.DataFrame(schema=schema)
+
+
+def _dense_scores(success: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Scores ordered as cocopp's test data: every success above every other trial (by `value`
+    within each kind); the values themselves where that order already holds."""
+    if not success.any() or success.all() or value[~success].max() < value[success].min():
+        return value
+    late = np.unique(value[~success], return_inverse=True)[1].reshape(-1)
+    succ = np.unique(value[success], return_inverse=True)[1].reshape(-1)
+    out = np.empty(len(value))
+    out[~success] = late
+    out[success] = succ + late.max() + 1
+    return out
+
+
+def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of, rank: np.ndarray,
+                 cache: dict) -> tuple[np.ndarray, ...]:
+    """Rank-sum tests of every pair of algorithms of one (problem, target).
+
+    `alg`: local algorithm of each trial (sorted), `hit` runtimes (NaN: not reached), `umin[a]`:
+    FE_umin of algorithm a alone (inf if all its trials succeeded), `n[a]` its trials,
+    `prec_of(fe, mask)`: the precisions after fe evaluations of the trials in `mask`, `rank[a]`:
+    position in the orientation order (a pair is (x, y) with rank[x] < rank[y]). The test of
+    x against y uses FE_umin = min(umin[x], umin[y]): the pairs are computed together per
+    distinct FE_umin, with the algorithms of larger FE_umin scored at it.
+    Returns x, y, U of x, p, all per pair.
+    """
+    k = len(umin)
+    xs, ys, us, ps = [], [], [], []
+    for fe in np.unique(umin):
+        part = umin >= fe  # algorithms in pairs tested at this FE_umin: those with umin == fe and the others
+        pivots = np.flatnonzero(umin == fe)
+        if part.sum() < 2:
+            continue
+        mask = part[alg]
+        h = hit[mask]
+        success = ~np.isnan(h) & (h <= fe)
+        value = np.empty(len(h))
+        value[success] = 1.0 / h[success]
+        if (~success).any():
+            value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
+        members = np.flatnonzero(part)
+        local = np.full(k, -1, np.int64)
+        local[members] = np.arange(len(members))
+        lab = local[alg[mask]]
+        bad = np.zeros(len(members), bool)
+        nan = np.isnan(value)
+        if nan.any():  # scipy gives NaN for samples with NaN: no test
+            bad[np.unique(lab[nan])] = True
+        ok = ~bad[lab]
+        scores = _dense_scores(success[ok], value[ok])
+        u, ties = stats.pair_counts(scores, lab[ok], len(members), local[pivots])
+        # pairs (pivot a, member b): each pair once, at the smaller FE_umin
+        a_idx = np.repeat(pivots, len(members))
+        b_idx = np.tile(members, len(pivots))
+        keep = (a_idx != b_idx) & ((umin[b_idx] > fe) | (rank[a_idx] < rank[b_idx]))
+        a_idx, b_idx = a_idx[keep], b_idx[keep]
+        u_ab, t_ab = u.reshape(-1)[keep], ties.reshape(-1)[keep]
+        na, nb = n[a_idx].astype(float), n[b_idx].astype(float)
+        p = stats.ranksum_p(u_ab, na, nb, t_ab)
+        exact = stats.exact_wanted(na, nb, t_ab)
+        if exact.any():
+            vals = np.full(len(lab), np.nan)
+            vals[ok] = scores
+            for i in np.flatnonzero(exact):
+                x, y = vals[lab == local[a_idx[i]]], vals[lab == local[b_idx[i]]]
+                p[i] = stats.exact_p(len(x), len(y), u_ab[i], x, y, cache)
+        nan_pair = bad[local[a_idx]] | bad[local[b_idx]]
+        u_ab[nan_pair], p[nan_pair] = np.nan, 1.0
+        flip = rank[a_idx] > rank[b_idx]
+        xs.append(np.where(flip, b_idx, a_idx))
+        ys.append(np.where(flip, a_idx, b_idx))
+        us.append(np.where(flip, na * nb - u_ab, u_ab))
+        ps.append(p)
+    if not xs:
+        e = np.zeros(0, np.int64)
+        return e, e, np.zeros(0), np.zeros(0)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(us), np.concatenate(ps)
+
+
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
-                   alpha: float = stats.ALPHA, family: Sequence[str] = ()) -> pl.DataFrame:
+                   alpha: float = stats.ALPHA, family: Sequence[str] = (), chunk: int = 16) -> pl.DataFrame:
     """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
 
     Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
-    p_value (two-sided, scipy), better (the algorithm with the better ranks, null on a tie),
-    consistent (the better-ranked one also has the smaller aRT, cocopp's rule), p_corrected
-    (Bonferroni or Holm over all `tests` made, or within groups of equal `family` columns, e.g.
-    ("suite", "dimension", "target")), significant (p_corrected < alpha and consistent), marker.
+    p_value (two-sided, as scipy.stats.mannwhitneyu on cocopp's test data), better (the algorithm
+    with the better ranks, null on a tie), consistent (the better-ranked one also has the smaller
+    aRT, cocopp's rule), p_corrected (Bonferroni or Holm over all `tests` made, or within groups
+    of equal `family` columns, e.g. ("suite", "dimension", "target")), significant (p_corrected <
+    alpha and consistent), marker. Algorithm a comes before b in the selection's order.
+
+    All pairs of a (problem, target) are tested at once from the pooled sorted scores
+    (`stats.pair_counts`), with p-values computed as scipy computes them; trials are read per
+    group of `chunk` algorithms.
     """
     if correction not in stats.CORRECTIONS:
         raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
@@ -351,32 +461,102 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     if not suites:
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
-    hits = analysis.hits(tt.lazy()).collect()
-    arts = {(r["suite"], r["dimension"], r["function"], r["target"], r["algorithm"]): r["art"]
-            for r in runtime.art(hits.lazy()).collect().iter_rows(named=True)}
-    traj = Trajectories(analysis.events())
+    cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
+    hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
-    rows = []
-    for (s, d, f, t), group in trial_groups(hits):
-        algs = [x for x in order if x in group]
-        for i, x in enumerate(algs):
-            for y in algs[i + 1:]:
-                res = _compare(group[x], group[y], traj)
-                better = x if res.direction > 0 else y if res.direction < 0 else None
-                rows.append((s, d, f, t, x, y, len(group[x].hit), len(group[y].hit), arts.get((s, d, f, t, x)),
-                             arts.get((s, d, f, t, y)), res.statistic, res.p_value, better, res.consistent))
-    schema = {"suite": pl.String, "dimension": hits.schema["dimension"], "function": hits.schema["function"],
-              "target": pl.Float64, "algorithm_a": pl.String, "algorithm_b": pl.String, "trials_a": pl.Int64,
-              "trials_b": pl.Int64, "art_a": pl.Float64, "art_b": pl.Float64, "statistic": pl.Float64,
-              "p_value": pl.Float64, "better": pl.String, "consistent": pl.Boolean}
-    df = pl.DataFrame(rows, schema=schema, orient="row")
-    if df.height == 0:
+    names = sorted(order)
+    oidx = {x: i for i, x in enumerate(order)}
+    nidx = {x: i for i, x in enumerate(names)}
+    h = hits.with_columns(
+        a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64),
+        hitf=pl.col("hit").cast(pl.Float64).fill_null(float("nan")),
+        evf=pl.col("evaluations").cast(pl.Float64),
+    ).sort(*KEY, "target", "a", "trial", "run_id", descending=[False, False, False, True, False, False, False])
+    h = h.with_columns(g=(pl.struct(*KEY, "target").is_first_distinct()).cum_sum().cast(pl.Int64) - 1)
+    # per (problem, target, algorithm): trials, FE_umin, unbalanced aRT and average evaluations (cocopp's test)
+    cost = pl.when(pl.col("success")).then(pl.col("hitf")).otherwise(pl.col("evf"))
+    per = h.group_by("g", "a", maintain_order=True).agg(
+        *[pl.col(c).first() for c in (*KEY, "target")],
+        trials=pl.len().cast(pl.Int64),
+        umin=pl.col("evf").filter(~pl.col("success")).min().fill_null(math.inf),
+        cost=cost.sum(), succ=pl.col("success").sum(),
+    ).with_columns(
+        art_u=pl.when(pl.col("succ") > 0).then(pl.col("cost") / pl.col("succ")).otherwise(math.inf),
+        avg=pl.col("cost") / pl.col("trials"),
+    )
+    bal = runtime.art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect().with_columns(
+        a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64))
+    per = per.join(bal.drop("algorithm"), on=[*KEY, "target", "a"], how="left", maintain_order="left")
+    # precisions needed: late trials of every algorithm at each smaller-or-equal FE_umin of its group
+    fes = per.filter(pl.col("umin").is_finite()).select("g", fe="umin").unique()
+    q = (
+        h.select("g", "a", "algorithm", "run_id", "hitf").join(per.select("g", "a", "umin"), on=["g", "a"])
+        .join(fes, on="g").filter((pl.col("fe") <= pl.col("umin")) & ~(pl.col("hitf") <= pl.col("fe")))
+        .select("algorithm", "run_id", "fe").unique()
+    )
+    prec = _precision_at(analysis, q, chunk).sort("run_id", "fe")
+    del q
+    ufe, urun = np.unique(prec["fe"].to_numpy()), np.unique(prec["run_id"].to_numpy())
+    nfe = max(len(ufe), 1)  # (run, fe) as one sorted integer key: run ids are hashes, so their ranks
+    pkeys = np.searchsorted(urun, prec["run_id"].to_numpy()) * nfe + np.searchsorted(ufe, prec["fe"].to_numpy())
+    pvals = prec["prec"].to_numpy()
+    del prec
+
+    g_arr, a_arr = h["g"].to_numpy(), h["a"].to_numpy()
+    hit_arr, run_arr = h["hitf"].to_numpy(), h["run_id"].to_numpy()
+    ngroups = int(per["g"].max()) + 1 if per.height else 0
+    bounds = np.searchsorted(g_arr, np.arange(ngroups + 1))
+    pbounds = np.searchsorted(per["g"].to_numpy(), np.arange(ngroups + 1))
+    pa, pumin, pn = per["a"].to_numpy(), per["umin"].to_numpy(), per["trials"].to_numpy()
+    rank_name = np.array([nidx[x] for x in order], np.int64)
+    cache: dict = {}
+    out_g, out_a, out_b, out_u, out_p = [], [], [], [], []
+    for gi in range(ngroups):
+        s, e = bounds[gi], bounds[gi + 1]
+        ps_, pe_ = pbounds[gi], pbounds[gi + 1]
+        if pe_ - ps_ < 2:
+            continue
+        algs = pa[ps_:pe_]  # order index of the group's algorithms, ascending
+        runs = run_arr[s:e]
+
+        def prec_of(fe, idx, runs=runs):
+            return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
+
+        x, y, u, p = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
+                                  prec_of, algs, cache)
+        o = np.lexsort((rank_name[algs[y]], rank_name[algs[x]]))
+        out_g.append(np.full(len(o), gi))
+        out_a.append(ps_ + x[o])  # rows of `per`
+        out_b.append(ps_ + y[o])
+        out_u.append(u[o])
+        out_p.append(p[o])
+    if not out_g:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
+    G, ra, rb = np.concatenate(out_g), np.concatenate(out_a), np.concatenate(out_b)
+    U, P = np.concatenate(out_u), np.concatenate(out_p)
+    del out_g, out_a, out_b, out_u, out_p
+    X, Y = pa[ra], pa[rb]
+    na, nb = pn[ra].astype(float), pn[rb].astype(float)
+    d = np.where(np.isnan(U), 0, np.sign(U - na * nb / 2)).astype(np.int64)
+    art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
+    best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
+    consistent = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
+    gkeys = per.select("g", *KEY, "target").unique("g", keep="first", maintain_order=True).sort("g")
+    names_s = pl.Series(order, dtype=pl.String)
+    arts = per["art"]
+    df = pl.DataFrame({
+        "suite": gkeys["suite"].gather(G), "dimension": gkeys["dimension"].gather(G),
+        "function": gkeys["function"].gather(G), "target": gkeys["target"].cast(pl.Float64).gather(G),
+        "algorithm_a": names_s.gather(X), "algorithm_b": names_s.gather(Y),
+        "trials_a": pl.Series(pn[ra], dtype=pl.Int64), "trials_b": pl.Series(pn[rb], dtype=pl.Int64),
+        "art_a": arts.gather(ra), "art_b": arts.gather(rb),
+        "statistic": U, "p_value": P,
+        "better": names_s.gather(np.where(d > 0, X, Y)), "consistent": consistent,
+    })
+    df = df.with_columns(better=pl.when(pl.Series(d) != 0).then(pl.col("better")))
     df = stats.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
     df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()
     df = df.with_columns(significant=sig, correction=pl.lit(correction), alpha=pl.lit(alpha))
-    df = df.with_columns(marker=pl.when(pl.col("significant")).then(pl.col("p_corrected").map_elements(
-        lambda p: stats.marker("*", p, alpha), return_dtype=pl.String)).otherwise(pl.lit("")))
-    return df.sort("suite", "dimension", "function", pl.col("target"), "algorithm_a", "algorithm_b",
-                   descending=[False, False, False, True, False, False])
+    return df.with_columns(marker=pl.when(pl.col("significant")).then(stats.marker_expr("*", "p_corrected", alpha))
+                           .otherwise(pl.lit("")))

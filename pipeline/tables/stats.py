@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from scipy import special
 from scipy.stats import mannwhitneyu
 
 #: significance level of the markers
@@ -119,6 +120,124 @@ def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
     return TestResult(u, p, d, consistent)
 
 
+# -- all pairs at once ------------------------------------------------------------------------
+def _segment_sum(a: np.ndarray, lab_sorted: np.ndarray, k: int) -> np.ndarray:
+    """Sums of the columns of `a` per label (columns sorted by label, labels < k): shape (rows, k)."""
+    out = np.zeros((a.shape[0], k), np.int64)
+    if a.shape[1]:
+        st = np.flatnonzero(np.r_[True, lab_sorted[1:] != lab_sorted[:-1]])
+        out[:, lab_sorted[st]] = np.add.reduceat(a, st, axis=1, dtype=np.int64)
+    return out
+
+
+def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[int] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """U statistics and tie terms of all pairs of algorithms, from the pooled sorted scores of their trials.
+
+    `values[i]` is the score of a trial of algorithm `labels[i]` (0 <= label < k; no NaN). For each
+    algorithm a of `rows` (default all) and each algorithm b: `u[a, b]`, the U of a against b
+    (pairs of trials where a's score is higher, ties counting 1/2), and `ties[a, b]`, the sum of
+    t^3 - t over the groups of equal scores of the two samples pooled (scipy's tie term); the
+    diagonal compares a sample with a copy of itself. Shapes (len(rows), k).
+
+    With the scores sorted once, each algorithm of `rows` gets its count of trials below every
+    position; U of b against a sums those counts at b's trials, and equal scores shared by two
+    algorithms (the only ones that add to the cross terms of the tie term) are counted apart.
+    """
+    values, labels = np.asarray(values), np.asarray(labels, np.int64)
+    rows = np.arange(k) if rows is None else np.asarray(rows, np.int64)
+    m, nr = len(values), len(rows)
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    new = np.ones(m, bool)
+    if m:
+        np.not_equal(v[1:], v[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], m].astype(np.int64)
+    block = np.empty(m, np.int64)
+    block[order] = np.cumsum(new) - 1
+    lo, hi = starts[block], ends[block]  # each trial's group of equal scores, as sorted positions
+    n = np.bincount(labels, minlength=k)
+    pos = np.full(k, -1, np.int64)
+    pos[rows] = np.arange(nr)
+    # below[a, p]: trials of a among the first p sorted scores
+    mine = pos[labels] >= 0
+    below = np.zeros((nr, m + 1), np.int32)
+    sorted_pos = np.empty(m, np.int64)
+    sorted_pos[order] = np.arange(m)
+    below[pos[labels[mine]], sorted_pos[mine] + 1] = 1
+    np.cumsum(below, axis=1, out=below)
+    by_alg = np.argsort(labels, kind="stable")
+    lower = _segment_sum(np.take(below, lo[by_alg], axis=1), labels[by_alg], k)  # [a, b]: pairs a < b
+    # equal scores: own count per trial, t^3 - t per algorithm, and groups shared by two algorithms
+    key = labels * (m + 1) + block
+    uk, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+    own = cnt[inv.reshape(-1)]
+    t_alg = np.bincount(uk // (m + 1), weights=(cnt.astype(float) ** 3 - cnt), minlength=k)
+    shared = by_alg[(hi - lo)[by_alg] > own[by_alg]]
+    e = (np.take(below, hi[shared], axis=1) - np.take(below, lo[shared], axis=1)).astype(np.int64)
+    equal = _segment_sum(e, labels[shared], k)  # [a, b]: pairs a = b
+    cross = _segment_sum(e * e + e * own[shared][None, :], labels[shared], k)
+    u = n[rows, None] * n[None, :] - lower - equal / 2
+    ties = t_alg[rows, None] + t_alg[None, :] + 3.0 * cross
+    diag = np.flatnonzero(rows < k)
+    u[diag, rows] = n[rows] ** 2 / 2
+    ties[diag, rows] = 8 * t_alg[rows] + 6 * n[rows]
+    return u, ties
+
+
+def ranksum_p(u: np.ndarray, n1: np.ndarray, n2: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of the normal approximation with tie and continuity corrections, computed
+    as `scipy.stats.mannwhitneyu(method="asymptotic")` does (same operations, same rounding)."""
+    u, n1, n2, ties = (np.asarray(v, float) for v in (u, n1, n2, ties))
+    big = np.maximum(u, n1 * n2 - u)
+    mu = n1 * n2 / 2
+    n = n1 + n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.sqrt(n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))))
+        z = (big - mu - 0.5) / s
+    return np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
+
+
+def exact_wanted(n1: np.ndarray, n2: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """Where scipy's method="auto" computes the exact p-value: a sample of at most 8 and no ties."""
+    return ((np.asarray(n1) <= 8) | (np.asarray(n2) <= 8)) & (np.asarray(ties) == 0)
+
+
+def exact_p(n1: int, n2: int, u: float, x: np.ndarray, y: np.ndarray, cache: dict | None = None) -> float:
+    """scipy's exact two-sided p-value for samples `x`, `y` (sizes n1, n2, U of x `u`), once per
+    (n1, n2, U) when a `cache` is given: it depends on nothing else."""
+    key = (n1, n2, float(min(u, n1 * n2 - u)))
+    if cache is not None and key in cache:
+        return cache[key]
+    p = float(mannwhitneyu(x, y, alternative="two-sided", method="exact").pvalue)
+    if cache is not None:
+        cache[key] = p
+    return p
+
+
+def ranksum_matrix(samples: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """U (of row against column) and two-sided p-values of every pair of samples, equal to
+    `scipy.stats.mannwhitneyu(x, y, alternative="two-sided")` (method "auto") on each pair; the
+    diagonal compares a sample with itself. NaN in a sample gives NaN for its pairs, as scipy."""
+    k = len(samples)
+    samples = [np.asarray(s, float).reshape(-1) for s in samples]
+    values = np.concatenate(samples) if k else np.zeros(0)
+    labels = np.repeat(np.arange(k), [len(s) for s in samples])
+    bad = np.array([bool(np.isnan(s).any()) for s in samples], bool)
+    ok = ~np.isnan(values)
+    u, ties = pair_counts(values[ok], labels[ok], k)
+    n = np.array([len(s) for s in samples], float)
+    n1, n2 = n[:, None] * np.ones(k), np.ones(k)[:, None] * n[None, :]
+    p = ranksum_p(u, n1, n2, ties)
+    cache: dict = {}
+    for i, j in zip(*np.nonzero(exact_wanted(n1, n2, ties))):
+        p[i, j] = exact_p(int(n1[i, j]), int(n2[i, j]), u[i, j], samples[i], samples[j], cache)
+    nan = bad[:, None] | bad[None, :]
+    u[nan], p[nan] = np.nan, np.nan
+    return u, p
+
+
 # -- multiple testing ------------------------------------------------------------------------
 def bonferroni(p: np.ndarray) -> np.ndarray:
     """min(1, m p) over a family of m p-values."""
@@ -150,17 +269,26 @@ def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
 
 def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method: str) -> pl.DataFrame:
     """Add `out`, the p-values of column `p` corrected within each family (rows with equal
-    `family` columns; all rows when empty), and `family_size`, the number of tests in it."""
+    `family` columns; all rows when empty), and `family_size`, the number of tests in it
+    (`correct` per family, vectorised: Holm sorts each family by p once)."""
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
     if df.height == 0:
         return df.with_columns(pl.lit(None, pl.Float64).alias(out), family_size=pl.lit(None, pl.Int64))
-    idx = df.with_row_index("_i")
-    parts = idx.partition_by(family, maintain_order=True) if family else [idx]
-    fixed = []
-    for g in parts:
-        vals = g[p].cast(pl.Float64).to_numpy()
-        fixed.append(g.select("_i", pl.Series(out, correct(vals, method)),
-                              pl.lit(len(vals), pl.Int64).alias("family_size")))
-    return idx.join(pl.concat(fixed), on="_i").sort("_i").drop("_i")
+    over = (lambda e: e.over(family)) if family else (lambda e: e)
+    m = over(pl.len()).cast(pl.Int64)
+    pv = pl.col(p).cast(pl.Float64)
+    if method == "bonferroni":
+        return df.with_columns(pl.min_horizontal(pl.lit(1.0), pv * m).alias(out), family_size=m)
+    idx = df.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_i"), *[pl.col(c) for c in family], pv.alias("_p"))
+    idx = idx.sort([*family, "_p"], nulls_last=True)
+    j = over(pl.int_range(pl.len(), dtype=pl.Int64))
+    adj = idx.select("_i", _adj=over(((m - j) * pl.col("_p")).cum_max()), _m=m)
+    order = adj["_i"].to_numpy()
+    vals, sizes = np.empty(df.height), np.empty(df.height, np.int64)
+    vals[order] = np.minimum(1.0, adj["_adj"].to_numpy())
+    sizes[order] = adj["_m"].to_numpy()
+    return df.with_columns(pl.Series(out, vals), pl.Series("family_size", sizes))
 
 
 def stars(p: float | None, alpha: float = ALPHA) -> int:
@@ -178,6 +306,13 @@ def marker(symbol: str, p: float | None, alpha: float = ALPHA) -> str:
     if k == 0:
         return ""
     return symbol + (str(k) if k > 1 else "")
+
+
+def marker_expr(symbol: str, p: str, alpha: float = ALPHA) -> pl.Expr:
+    """`marker` of each value of column `p`, as a polars expression."""
+    k = pl.when(pl.col(p) <= 0).then(9).otherwise((-pl.col(p).log10().ceil()).clip(1, 9)).cast(pl.Int64)
+    text = pl.when(k > 1).then(pl.lit(symbol) + k.cast(pl.String)).otherwise(pl.lit(symbol))
+    return pl.when(pl.col(p) < alpha).then(text).otherwise(pl.lit(""))
 
 
 def threshold_text(alpha: float = ALPHA) -> str:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import sys
 
 import typer
 
@@ -21,8 +23,14 @@ for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point; output piped into a reader that stops early (`| head`) ends quietly."""
+    try:
+        app()
+    except (BrokenPipeError, OSError) as exc:
+        if not isinstance(exc, BrokenPipeError) and "Broken pipe" not in str(exc):
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
+        sys.exit(141)
 
 
 if __name__ == "__main__":

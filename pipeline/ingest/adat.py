@@ -13,9 +13,10 @@ from __future__ import annotations
 import posixpath
 import re
 
+import numpy as np
 import polars as pl
 
-from .coco import Problem, _read_lines
+from .coco import Problem
 from .sources import Source
 
 _NAME = re.compile(r"(?P<suite>[\w-]+?)_f(?P<f>\d+)(?:_i(?P<i>\d+))?_d(?P<d>\d+)_nondom_(?P<mode>all|final|read)\.adat$",
@@ -26,6 +27,17 @@ _MAX_REPORTED = 200
 def archive_files(src: Source) -> list[str]:
     """The .adat files of a source, sorted."""
     return sorted(p for p in src.files if p.lower().endswith(".adat"))
+
+
+def _read_lines(src: Source, paths: list[str]) -> pl.DataFrame:
+    """All lines of the given files: file index, line number (1-based), stripped text."""
+    texts = [src.files[p].decode("utf-8", errors="replace").splitlines() for p in paths]
+    counts = [len(t) for t in texts]
+    return pl.DataFrame({
+        "file": np.repeat(np.arange(len(paths), dtype=np.int32), counts),
+        "lineno": np.concatenate([np.arange(1, c + 1, dtype=np.int64) for c in counts]) if paths else [],
+        "text": [line for t in texts for line in t],
+    }, schema={"file": pl.Int32, "lineno": pl.Int64, "text": pl.String}).with_columns(pl.col("text").str.strip_chars())
 
 
 def _empty() -> pl.DataFrame:

@@ -10,6 +10,7 @@ for one (dimension, group). Target-free runtime profiles have the same step tabl
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -17,6 +18,8 @@ import altair as alt
 import polars as pl
 
 from . import theme
+
+_ZOOMS = itertools.count(1)
 
 #: thinning resolution of the step lines: steps closer than this in log10(x) are merged
 RESOLUTION = 0.02
@@ -95,13 +98,14 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
                reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
                settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
-               configured: bool = True) -> alt.LayerChart:
+               zoom: bool = True, configured: bool = True) -> alt.LayerChart:
     """Runtime ECDFs of the algorithms of one dimension and function group in one chart.
 
     `palette` maps algorithms to (colour, shape) (theme.palette; missing ones are added);
     `reference` names the reference algorithm(s) of the table, drawn thick and light grey.
     `labels` writes algorithm names beside the final dots (ordered by final fraction);
-    `legend` adds a colour legend instead (click on it highlights an algorithm)."""
+    `legend` adds a colour legend instead (click on it highlights an algorithm); `zoom` lets a
+    browser zoom the x axis (leave it off for charts to be concatenated)."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     lines, ends, (x_lo, x_hi) = prepare(steps, summary, gap=13 / height)
     algs = ends["algorithm"].to_list()
@@ -121,14 +125,17 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         layers.append(alt.Chart(theme.data(lines.filter(is_ref))).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
             x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line))
-    layers.append(alt.Chart(theme.data(lines.filter(~is_ref))).mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line))
+    main = alt.Chart(theme.data(lines.filter(~is_ref))).mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line)
+    if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
+        main = main.add_params(alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}"))
+    layers.append(main)
     dots = alt.Chart(theme.data(ends)).encode(color=col, opacity=faded)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
                alt.Tooltip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
                *[alt.Tooltip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
-    layers.append(dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6).encode(
+    layers.append(dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
         x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"), shape=shp,
         tooltip=end_tip))
     crosses = ends.filter(~pl.col("algorithm").is_in(refs))
@@ -138,9 +145,12 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         x=alt.X("cross_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("cross_fraction:Q"),
         tooltip=[alt.Tooltip("algorithm:N"),
                  alt.Tooltip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
-    if labels:
-        layers.append(dots.mark_text(align="left", baseline="middle", dx=0, fontSize=11).encode(
-            x=alt.value(width + 8), y=alt.Y("label_y:Q"), text="algorithm:N", tooltip=end_tip).add_params(pick))
+    if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line
+        layers.append(dots.mark_rule(strokeWidth=0.8, clip=False).encode(
+            x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"),
+            x2=alt.value(width + 14), y2=alt.Y2("label_y:Q")))
+        layers.append(dots.mark_text(align="left", baseline="middle", dx=0, fontSize=11, clip=False).encode(
+            x=alt.value(width + 16), y=alt.Y("label_y:Q"), text="algorithm:N", tooltip=end_tip).add_params(pick))
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
     else:

@@ -183,7 +183,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
         charts.append(ecdf_mod.ecdf_chart(s, u, palette=pal, reference=ref[1] if ref else None,
                                           title=f"ECDF of runtimes, {d}-D, {label}", settings=settings,
                                           labels=labels, legend=legend, width=width, height=height,
-                                          configured=False))
+                                          zoom=len(keys) == 1, configured=False))
     if not charts:
         raise ValueError("no ECDF data in the selection")
     return _concat(charts, columns)
@@ -341,14 +341,16 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
         pal = theme.extend(pal, ref[1], ref[1])
     opts = ", ".join(f"{k}={v}" for k, v in settings.items()) or "default profile parameters (log10, f0 observed)"
     charts = []
-    for d, g in summ.select("dimension", "group").unique().sort("dimension", "group").rows():
+    panels = summ.select("dimension", "group").unique().sort("dimension", "group").rows()
+    n_charts = len(panels)
+    for d, g in panels:
         s = steps.filter((pl.col("dimension") == d) & (pl.col("group") == g))
         u = summ.filter((pl.col("dimension") == d) & (pl.col("group") == g))
         label = "all functions" if g == "all" else g
         charts.append(ecdf_mod.ecdf_chart(
             s, u, palette=pal, reference=ref[1] if ref else None, title=f"Runtime profile, {d}-D, {label}",
             settings=settings_lines(an, opts, with_targets=False), y_title="profile value (target-free)",
-            labels=labels, legend=legend, width=width, height=height, configured=False))
+            labels=labels, legend=legend, width=width, height=height, zoom=n_charts == 1, configured=False))
     if not charts:
         raise ValueError("no profile data in the selection")
     return _concat(charts, columns)

@@ -45,10 +45,20 @@ def _dimensions(a) -> list[int]:
     return dims
 
 
+def _resolve_targets(a, targets):
+    """Targets every part of a chart shares: "runlength" computed once (a frame), others as given."""
+    if isinstance(targets, str) and targets == "runlength":
+        return a.target_frame("runlength").collect()
+    return targets
+
+
 def _targets_text(a, targets) -> str:
     """The targets in words for a subtitle."""
     if isinstance(targets, (pl.LazyFrame, pl.DataFrame)):
-        return "runlength-based targets (per function and dimension)"
+        df = targets.collect() if isinstance(targets, pl.LazyFrame) else targets
+        keys = [c for c in df.columns if c != "target"]
+        per = df.group_by(keys).len()["len"].max() if keys else df.height
+        return f"runlength-based targets ({per} per function and dimension)"
     if isinstance(targets, str) and targets not in tg.NAMED and "," not in targets:
         return f"targets {targets}"
     ts = tg.parse(targets)
@@ -155,6 +165,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
          columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
     """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
     group), the algorithms together, the reference thick and grey."""
+    targets = _resolve_targets(a, targets)
     a = _narrow(a, dimension)
     _group_frame(a, group)  # unknown group names fail here, with the names there are
     ref = resolve_reference(a, reference)
@@ -194,6 +205,7 @@ def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palet
     """aRT / dimension versus dimension per function (cocopp ppfigdim for one algorithm, a line per
     target of `targets`, default the scaling set; ppfigs for several, one line per algorithm at
     `target`)."""
+    targets = _resolve_targets(a, targets)
     a = _narrow(a, function=function)
     ref = resolve_reference(a, reference)
     main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
@@ -218,6 +230,7 @@ def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palet
 def scatter(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
             function=None, columns: int = 6) -> Chart:
     """aRT / dimension of b against a, per function, all targets (cocopp ppscatter)."""
+    targets = _resolve_targets(a, targets)
     an = _narrow(a, dimension, function)
     x, y = _pair(an, a_name, b_name)
     art = an.select(algorithm=[x, y]).art(targets).collect()
@@ -227,6 +240,7 @@ def scatter(a, *, a_name: str | None = None, b_name: str | None = None, targets=
 def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targets=distributions.RT_TARGETS,
                group="all", dimension=None, columns: int = 3) -> Chart:
     """ECDF of runtime ratios b / a over trial pairs, a line per target (cocopp pprldistr2)."""
+    targets = _resolve_targets(a, targets)
     an = _narrow(a, dimension)
     x, y = _pair(an, a_name, b_name)
     sel = an.select(algorithm=[x, y])
@@ -238,6 +252,7 @@ def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targe
 def art_ratio(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
               function=None, columns: int = 6) -> Chart:
     """aRT ratio b / a versus target per function, a line per dimension (cocopp ppfig2)."""
+    targets = _resolve_targets(a, targets)
     an = _narrow(a, dimension, function)
     x, y = _pair(an, a_name, b_name)
     art = an.select(algorithm=[x, y]).art(targets).collect()
@@ -246,6 +261,7 @@ def art_ratio(a, *, a_name: str | None = None, b_name: str | None = None, target
 
 def rt_ecdf(a, *, targets=distributions.RT_TARGETS, group="all", dimension=None, columns: int = 3) -> Chart:
     """ECDF of the trials' runtimes for a few targets, per algorithm, dimension and group (cocopp pprldistr)."""
+    targets = _resolve_targets(a, targets)
     an = _narrow(a, dimension)
     steps, summ = distributions.runtime_steps(an.hits(targets).collect(), _group_frame(an, group))
     return distributions.runtime_ecdf_chart(steps, summ, settings=settings_lines(an, "trials' own runtimes",
@@ -279,6 +295,7 @@ def precision_ecdf(a, *, budgets: Sequence[float] = distributions.BUDGETS, final
 def logloss_kind(a, *, reference="best2009", targets=None, per_decade: int = 2, group="all", dimension=None,
                  palette=None, columns: int = 3) -> Chart:
     """aRT loss ratio against the reference versus budget (cocopp pplogloss)."""
+    targets = _resolve_targets(a, targets)
     an = _narrow(a, dimension)
     ref = resolve_reference(an, reference)
     if not ref:

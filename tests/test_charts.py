@@ -442,3 +442,25 @@ def test_cli_chart(store, tmp_path):
     assert r.returncode == 1 and "unknown option 'sample'" in r.stderr
     r = cli("chart", "pie", "--store", store.path, "--out", tmp_path / "x.png")
     assert r.returncode == 1 and "unknown chart kind" in r.stderr
+
+
+def colour_maps(spec: dict) -> list[dict[str, str]]:
+    """Every colour scale of a spec as {value: colour}."""
+    return [dict(zip(n["encoding"]["color"]["scale"]["domain"], n["encoding"]["color"]["scale"]["range"]))
+            for n, _ in marks(spec) if "scale" in n.get("encoding", {}).get("color", {})]
+
+
+def test_one_palette_gives_an_algorithm_the_same_colour_in_every_chart(three, ecdf_measure):
+    pal = theme.palette(["RS", "NM", "DIRECT", REF], reference=REF)  # a report's fixed order
+    a = three.select(dimension=[2, 3], function=[1, 2, 3])
+    specs = [chart("ecdf", a.select(dimension=2), palette=pal, mode="trials", reference=REF).to_dict(),
+             chart("scaling", a, palette=pal, reference=REF).to_dict(),
+             chart("logloss", a, palette=pal, reference=REF).to_dict(),
+             chart("convergence", a, palette=pal, dimension=3).to_dict(),
+             chart("profile", a.select(dimension=2), palette=pal, reference=REF).to_dict()]
+    for spec in specs:
+        maps = colour_maps(spec)
+        assert maps
+        for m in maps:
+            for alg, colour in m.items():
+                assert colour == pal[alg][0], (spec["title"], alg)

@@ -204,7 +204,7 @@ class QueryTables:
     # all of them
     def available(self) -> list[str]:
         """Names of the tables and views a query can use."""
-        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else [])]
+        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive"]
 
     def frames(self) -> dict[str, pl.LazyFrame]:
         """Every table and view as a LazyFrame (nothing is read before a query collects)."""
@@ -216,6 +216,7 @@ class QueryTables:
                 build = (lambda t: lambda s, a: self._cut(t, s, a))(t)
                 out[t] = partitioned_view(t, self.parts, build, lambda t=t: self.store.scan(t).collect_schema(),
                                           self.log)
+        out["archive"] = self.store.archive()  # bbob-biobj archived solutions (no budget cut)
         views = {"hitting_times": self._hits, "art": self._art}
         if self._ecdf:
             views["ecdf"] = self._ecdf_view

@@ -157,3 +157,13 @@ def test_new_reference_values_shift_only_the_problems_they_name(recomputed_store
     assert summary.missing_references == 1 and str(ref.resolve()) in summary.reference_values
     rec = Analysis(store, indicator="recomputed").events().collect().sort("run_id", "evaluations")
     assert rec["best_delta"].to_list() == pytest.approx([1 + 13 ** 0.5, 0.75, 0.75, 0.4, 0.4])
+
+
+def test_sql_sees_the_archive_table(tmp_path):
+    from pipeline.query import run_sql
+
+    root = write_biobj(tmp_path / "exp", {1: ["1\t3.0\t4.0\t0\t0", "2\t1.0\t5.0\t0\t0"], 2: ["1\t2.0\t2.0\t0\t0"]})
+    store, _ = ingest_folder(tmp_path, root)
+    df = run_sql(store, "SELECT r.instance, COUNT(*) AS n, MIN(a.f1) AS best_f1 FROM archive a "
+                        "JOIN runs r ON a.run_id = r.run_id GROUP BY r.instance ORDER BY r.instance").collect()
+    assert df.rows() == [(1, 2, 1.0), (2, 1, 2.0)]

@@ -43,6 +43,11 @@ class Analysis:
             if _recomputed not in store.derived():
                 raise ValueError(f"{store.path}: the biobjective indicator was not recomputed; run "
                                  f"`cocopipe biobj recompute --store {store.path}` first")
+            from .biobj import stale_sources
+
+            if stale := stale_sources(store):
+                raise ValueError(f"{store.path}: source {stale[0]} changed after the biobjective indicator was "
+                                 f"recomputed; run `cocopipe biobj recompute --store {store.path}` again")
         elif indicator != "logged":
             raise ValueError(f"indicator {indicator!r}: expected 'logged' or 'recomputed'")
 

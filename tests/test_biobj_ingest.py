@@ -167,3 +167,17 @@ def test_sql_sees_the_archive_table(tmp_path):
     df = run_sql(store, "SELECT r.instance, COUNT(*) AS n, MIN(a.f1) AS best_f1 FROM archive a "
                         "JOIN runs r ON a.run_id = r.run_id GROUP BY r.instance ORDER BY r.instance").collect()
     assert df.rows() == [(1, 2, 1.0), (2, 1, 2.0)]
+
+
+def test_a_source_changed_after_the_recomputation_asks_for_a_new_one(recomputed_store, tmp_path):
+    from pipeline.api import Analysis
+
+    store, points, recompute = recomputed_store
+    recompute(store, points=points)
+    adat = tmp_path / "exp" / "archive" / "bbob-biobj_f01_i02_d02_nondom_all.adat"
+    adat.write_text(adat.read_text().replace("0.5\t0.8", "0.5\t0.7"))
+    ingest([tmp_path / "exp"], store)
+    with pytest.raises(ValueError, match="source exp changed after the biobjective indicator was recomputed"):
+        Analysis(store, indicator="recomputed")
+    recompute(store, points=points)
+    assert Analysis(store, indicator="recomputed").events().collect().height == 5

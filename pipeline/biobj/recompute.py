@@ -191,6 +191,12 @@ def _points_origin() -> str:
         return "given"
 
 
+def stale_sources(store: Store) -> list[str]:
+    """Sources with archive data ingested (or replaced) after the last recomputation."""
+    done = store.derived().get(NAME, {}).get("sources", {})
+    return sorted(n for n, s in store.sources().items() if s.get("archive") and done.get(n) != s["source_id"])
+
+
 def recomputed_events(store: Store) -> pl.LazyFrame:
     """The events table with the recomputed biobjective indicator: recomputed records for the runs
     that have them, the logged records for every other run (single-objective suites, biobjective

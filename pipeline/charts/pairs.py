@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 
 from . import theme
-from .ecdf import thin
+from .ecdf import dodge, thin
 
 KEY = ["suite", "function", "dimension", "target"]
 
@@ -130,7 +130,9 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
     # a flat start at -clip and an end at +clip for each line
     gk = ["panel", "dimension", "group", "target", "target_label", "solved"]
     first = t.group_by(gk).agg(pl.col("fraction").filter(pl.col("x") <= -clip).max().fill_null(0.0).alias("fraction"))
-    last = t.filter(pl.col("x") <= clip).group_by(gk).agg(pl.col("fraction").max())
+    last = t.filter(pl.col("x") <= clip).group_by(gk).agg(pl.col("fraction").max()).sort(gk)
+    last = pl.concat([g.with_columns(label_y=pl.Series(dodge(g["fraction"].to_list(), 10 / height)))
+                      for g in last.partition_by("panel", maintain_order=True)]) if last.height else last
     t = pl.concat([first.with_columns(x=pl.lit(-clip)),
                    t.filter((pl.col("x") > -clip) & (pl.col("x") < clip)).select(*gk, "x", "fraction"),
                    last.with_columns(x=pl.lit(clip))], how="diagonal_relaxed").sort(*gk, "x")
@@ -138,7 +140,7 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
     col = theme.ordinal_colour("target_label", labels, title="target")
     pick = theme.highlight(field="target_label", bind_legend=True)
     x = alt.X("x:Q", scale=alt.Scale(domain=[-clip, clip], nice=False),
-              axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", tickMinStep=1))
+              axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", tickMinStep=1, labelFlush=False))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trial pairs", tickCount=5))
     zero = alt.Chart().mark_rule(color="#666").encode(x=alt.datum(0))
     lines = alt.Chart().mark_line(interpolate="step-after").encode(
@@ -147,10 +149,10 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
                  alt.Tooltip("x:Q", format=".2f"),
                  alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
     counts = alt.Chart().transform_filter(f"datum.x == {clip}").mark_text(
-        align="left", dx=4, fontSize=9).encode(x=x, y=y, color=col, text="solved:N",
+        align="left", dx=4, fontSize=9).encode(x=x, y=alt.Y("label_y:Q"), color=col, text="solved:N",
                                                tooltip=[alt.Tooltip("solved:N", title=f"functions solved {a}:{b}")])
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
-    chart = alt.layer(zero, lines, counts, data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction"), 4)).properties(width=width, height=height).facet(
+    chart = alt.layer(zero, lines, counts, data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction", "label_y"), 4)).properties(width=width, height=height).facet(
         facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
     return theme.finish(chart, title or f"ECDF of runtime ratios {b} / {a}", settings, configured)
 

@@ -80,3 +80,15 @@ def test_biobj_function_groups_are_the_folders_the_logger_wrote(store):
     j = folders.join(groups, on="function", how="left")
     assert j.height == 55 and j["group"].null_count() == 0
     assert (j["group"] == j["folder"]).all()
+
+
+def test_auc_reads_either_indicator_and_both_agree_here(store, tmp_path):
+    outs = {}
+    for ind in ("logged", "recomputed"):
+        outs[ind] = tmp_path / f"auc-{ind}.csv"
+        r = subprocess.run(CLI + ["auc", "--store", str(store), "--indicator", ind, "--out", str(outs[ind])],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    a, b = (pl.read_csv(outs[k]).sort("function", "dimension") for k in ("logged", "recomputed"))
+    assert a.height == 165 and a.select("function", "dimension").equals(b.select("function", "dimension"))
+    assert (a["auc"] - b["auc"]).abs().max() < 1e-12

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import polars as pl
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, OutOpt, StoreOpt, SuiteOpt,
-                      TargetsOpt, analysis, fail, write_table)
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
+                      SuiteOpt, TargetsOpt, analysis, fail, write_table)
 
 
 def auc_table(a, targets, max_budget) -> pl.DataFrame:
@@ -52,9 +52,10 @@ def register(app: typer.Typer) -> None:
         suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
         group_means: Annotated[bool, typer.Option("--by-group", help="Also write means per function group and over all functions (FILE.groups.EXT).")] = False,
+        indicator: IndicatorOpt = "logged",
     ) -> None:
         """Area under the ECDF of the trials' first hitting times, per (algorithm, function, dimension)."""
-        a = analysis(store, suite, algorithm, function, dimension, None, all_instances, exact_hits)
+        a = analysis(store, suite, algorithm, function, dimension, None, all_instances, exact_hits, indicator)
         try:
             df = auc_table(a, targets, max_budget)
         except ValueError as exc:
@@ -79,13 +80,14 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Glicko-2: seed of the draws.")] = 1,
         alpha: Annotated[float, typer.Option(help="auc: level of the Nemenyi critical difference.")] = 0.05,
         cliques: Annotated[Optional[str], typer.Option("--cliques", help="auc: write the critical-difference cliques (algorithms not significantly different) to this file.")] = None,
+        indicator: IndicatorOpt = "logged",
     ) -> None:
         """Rank algorithms: `--by auc` (mean ranks, Friedman test, Nemenyi critical difference) or `--by glicko2`;
         per dimension unless --overall."""
         from ..measures import ranking
 
         a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,
-                     all_instances, exact_hits)
+                     all_instances, exact_hits, indicator)
         if by == "auc":
             if not 0 < alpha < 1:
                 fail(f"--alpha {alpha}: expected a level between 0 and 1")

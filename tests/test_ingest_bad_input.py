@@ -46,6 +46,16 @@ def test_garbage_line_is_skipped_and_named(tmp_path):
     assert ev["evaluations"].sort().to_list() == [1, 3, 7]
 
 
+def test_records_before_the_first_header_are_named(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    p = dat_path(root)
+    p.write_text("1 0 +5.0e+00 +1.5e+01 +1.5e+01 +0.0e+00 +0.0e+00\n" + p.read_text())
+    res = parse_source(read_source(root))
+    assert [str(x) for x in res.problems] == [
+        f"{p.relative_to(root).as_posix()}:1: data before any header (line skipped)"]
+    assert res.runs.sort("trial")["evaluations"].to_list() == [7, 5]
+
+
 def test_nan_precision_is_reported(tmp_path):
     root = write_new2(tmp_path / "A", runs=TWO_RUNS)
     p = dat_path(root)

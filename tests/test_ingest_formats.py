@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 
 from logs import write_new2
 from pipeline.ingest import ingest, parse_source, read_source
@@ -155,6 +156,26 @@ def test_archives_read_without_unpacking_and_nested_batches(tmp_path):
     results = [parse_source(read_source(p)).runs.sort("function") for p in (root, tmp_path / "exp.tgz", tmp_path / "exp.zip")]
     for r in results:
         assert r.select("function", "instance", "evaluations").rows() == [(1, 1, 9), (2, 2, 4)]
+
+
+@pytest.mark.parametrize("fmt", ["gnu", "pax", "ustar"])
+@pytest.mark.parametrize("compression", ["gz", "bz2", "xz", ""])
+def test_archives_of_every_tar_format_read_as_tarfile_reads_them(tmp_path, fmt, compression):
+    long_dir = "d" * 60 + "/" + "e" * 60  # beyond the 100 characters of a plain tar name
+    members = {f"{long_dir}/bbobexp_f1.info": b"info", f"{long_dir}/data_f1/bbobexp_f1_DIM2.dat": b"1 2 3\n",
+               "./top.tdat": b"4 5 6\n", "notes.txt": b"skipped", "x/._bbobexp_f2.info": b"resource fork"}
+    path = tmp_path / f"exp.tar{'.' + compression if compression else ''}"
+    with tarfile.open(path, f"w:{compression}", format=getattr(tarfile, f"{fmt.upper()}_FORMAT")) as tf:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+        for kind, name in ((tarfile.DIRTYPE, "folder.dat"), (tarfile.SYMTYPE, "link.dat"), (tarfile.LNKTYPE, "hard.dat")):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = kind, "top.tdat"
+            tf.addfile(info)
+    assert read_source(path).files == {f"{long_dir}/bbobexp_f1.info": b"info",
+                                       f"{long_dir}/data_f1/bbobexp_f1_DIM2.dat": b"1 2 3\n", "top.tdat": b"4 5 6\n"}
 
 
 def test_several_info_files_for_the_same_problem_are_merged(tmp_path):

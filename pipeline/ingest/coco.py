@@ -101,9 +101,20 @@ def _infer_suite(header: dict, function: int) -> str:
     return "bbob-noisy" if function > 100 else "bbob"
 
 
-def parse_info(src: Source, problems: list[Problem]) -> list[dict]:
-    """One dict per trial announced by the source's .info files, in file order."""
-    trials: list[dict] = []
+_ENTRY_SCHEMA = {
+    "info_file": pl.String, "info_line": pl.Int64, "header_line": pl.Int64, "data_file": pl.String,
+    "algorithm": pl.String, "suite": pl.String, "function": pl.Int64, "dimension": pl.Int64,
+    "precision": pl.Float64, "indicator": pl.String, "data_format": pl.String, "coco_version": pl.String,
+    "comment": pl.String,
+}
+_RUN_SCHEMA = {"entry": pl.UInt32, "instance": pl.Int64, "finalized": pl.Boolean, "info_evaluations": pl.Int64,
+               "info_final_delta": pl.Float64}
+
+
+def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
+    """One row per trial announced by the source's .info files, in file order."""
+    entries: list[tuple] = []
+    runs: list[tuple] = []
     for info in src.info_files():
         text = _decode(src.files[info])
         lines = text.splitlines()
@@ -143,99 +154,173 @@ def parse_info(src: Source, problems: list[Problem]) -> list[dict]:
             algorithm = entry.get("algId") or entry.get("algorithm") or src.name
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
-            runs = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
+            trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             if datapath is None:
                 problems.append(Problem(info, lineno, f"data file {datafile} not found",
-                                        f"{len(runs)} run(s) of f{function} {dimension}-D skipped"))
+                                        f"{len(trials)} run(s) of f{function} {dimension}-D skipped"))
                 continue
-            for r in runs:
+            k = len(entries)
+            entries.append((
+                info, lineno, header_line, datapath, algorithm, suite, function, dimension,
+                _num(entry.get("Precision")), entry.get("indicator") or None,
+                entry.get("data_format") or ("bbob-biobj" if entry.get("indicator") else "bbob-old"),
+                entry.get("coco_version") or None, comment,
+            ))
+            for r in trials:
                 m = _RUN.match(r.replace(" ", ""))
                 if not m:
                     problems.append(Problem(info, lineno, f"unreadable run entry {r!r}", "run skipped"))
                     continue
-                finalized = m.group(2) is not None
                 ev = _num(m.group(2))
-                trials.append(dict(
-                    info_file=info, info_line=lineno, header_line=header_line, data_file=datapath,
-                    algorithm=algorithm, suite=suite, function=function, dimension=dimension,
-                    instance=int(m.group(1)), finalized=finalized,
-                    info_evaluations=int(ev) if ev is not None and ev == ev and abs(ev) != float("inf") else None,
-                    info_final_delta=_num(m.group(3)),
-                    precision=_num(entry.get("Precision")), indicator=entry.get("indicator") or None,
-                    data_format=entry.get("data_format") or ("bbob-biobj" if entry.get("indicator") else "bbob-old"),
-                    coco_version=entry.get("coco_version") or None, comment=comment,
-                ))
-    return trials
+                runs.append((k, int(m.group(1)), m.group(2) is not None,
+                             int(ev) if ev is not None and ev == ev and abs(ev) != float("inf") else None,
+                             _num(m.group(3))))
+    entry_df = pl.DataFrame(entries, schema=_ENTRY_SCHEMA, orient="row")
+    run_df = pl.DataFrame(runs, schema=_RUN_SCHEMA, orient="row")
+    return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal")
+
+
+_SENTINEL = b"\x1e\n"  # a line of its own before each file's lines (see `_lines`)
+
+
+def _joined(src: Source, paths: list[str]) -> bytes:
+    """The files' bytes one after the other, each opened by a sentinel line and closed by a newline."""
+    parts = []
+    for p in paths:
+        b = src.files[p]
+        if b"\x1e" in b or b"\x1f" in b:  # the sentinel and the column separator, never in COCO logs
+            b = b.replace(b"\x1e", b" ").replace(b"\x1f", b" ")
+        parts.append(_SENTINEL)
+        parts.append(b)
+        if b and not b.endswith(b"\n"):
+            parts.append(b"\n")
+    return b"".join(parts)
+
+
+def _lines(src: Source, paths: list[str]) -> pl.DataFrame:
+    """All lines of the given files in one Polars read: file index, line number, stripped text.
+
+    The files are concatenated with a sentinel line before each, so the file index is a running
+    count of sentinels and the line number the distance to the last one: no per-line Python."""
+    if not paths:
+        return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int32, "text": pl.String})
+    df = pl.read_csv(_joined(src, paths), has_header=False, separator="\x1f", quote_char=None,
+                     new_columns=["text"], schema={"text": pl.String}, encoding="utf8-lossy")
+    text = pl.col("text")
+    sent = text.eq_missing("\x1e")
+    idx = pl.int_range(pl.len(), dtype=pl.Int32)
+    df = df.select(
+        file=sent.cum_sum().cast(pl.Int32) - 1,
+        lineno=idx - pl.when(sent).then(idx).forward_fill(),
+        text=text.fill_null("").str.strip_chars(),
+        sent=sent,
+    )
+    if df.height == 0 or df["sent"].sum() != len(paths):
+        raise ValueError(f"line count mismatch reading {len(paths)} data files")
+    return df.filter(~pl.col("sent")).drop("sent")
 
 
 def _read_lines(src: Source, paths: list[str]) -> pl.DataFrame:
-    """All lines of the given files as one frame: file index, line number, text."""
-    chunks, starts, n = [], [], 0
-    for p in paths:
-        b = src.files[p]
-        if b and not b.endswith(b"\n"):
-            b += b"\n"
-        chunks.append(b)
-        starts.append(n)
-        n += b.count(b"\n")
-    if n == 0:
-        return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int64, "text": pl.String})
-    df = pl.read_csv(io.BytesIO(b"".join(chunks)), has_header=False, separator="\x1f", quote_char=None,
-                     new_columns=["text"], schema={"text": pl.String}, encoding="utf8-lossy")
-    counts = np.diff(np.append(starts, n))
-    if df.height != n:
-        raise ValueError(f"line count mismatch reading {len(paths)} data files ({df.height} != {n})")
-    file_idx = np.repeat(np.arange(len(paths), dtype=np.int32), counts)
-    lineno = np.arange(n, dtype=np.int64) - np.repeat(np.asarray(starts, dtype=np.int64), counts) + 1
-    return pl.DataFrame({"file": file_idx, "lineno": lineno,
-                         "text": df.get_column("text").fill_null("").str.strip_chars()})
+    """All lines of the given files as one frame: file index, line number, text (stripped)."""
+    return _lines(src, paths).with_columns(pl.col("lineno").cast(pl.Int64))
 
 
-def _records(lines: pl.DataFrame, kinds: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Split file lines into sections (one per trial) and parse them into header facts and records."""
-    lines = lines.join(kinds, on="file", how="left")
-    is_head = pl.col("text").str.starts_with("%")
-    lines = lines.with_columns(
-        section=((is_head & ~is_head.shift(1, fill_value=False).over("file")).cum_sum().over("file") - 1)
-        .cast(pl.Int32),
-        head=is_head,
-    )
+def _sections(lines: pl.DataFrame) -> pl.DataFrame:
+    """Add `head` (a `%` line) and `section` to every line: the number of runs of `%` lines opened
+    in its file up to it, minus one (-1 before the file's first header)."""
+    head, first = pl.col("head"), pl.col("lineno") == 1
+    opened = (head & ~(head.shift(1, fill_value=False) & ~first)).cum_sum().cast(pl.Int32)
+    before = pl.when(first).then(pl.col("opened") - (head & first).cast(pl.Int32)).forward_fill()
+    return (lines.lazy().with_columns(head=pl.col("text").str.starts_with("%"))
+            .with_columns(opened=opened).with_columns(section=pl.col("opened") - before - 1).drop("opened")
+            .collect())
+
+
+def _fields(body: pl.DataFrame, tabs: bool) -> pl.DataFrame:
+    """The first four fields of every record (`field_0`..`field_3`) and its field count `raw_n`:
+    fields are separated by blanks (tabs and runs of blanks count as one)."""
+    text = pl.col("text")
+    if tabs:
+        body = body.with_columns(text.str.replace_all("\t", " ", literal=True))
+
+    def split(b: pl.DataFrame, blanks: bool) -> pl.DataFrame:
+        return b.select("file", "lineno", "section", parts=text.str.split_exact(" ", 3),
+                        raw_n=text.str.count_matches(" ", literal=True).cast(pl.Int32) + 1,
+                        **({"blanks": text.str.contains("  ", literal=True)} if blanks else {})).unnest("parts")
+
+    out = split(body, True)
+    rows = out["blanks"].arg_true()
+    if rows.len():  # a few lines with runs of blanks (padded "+nan" fields): collapse them
+        fixed = split(body[rows].with_columns(text.str.replace_all(r"\s+", " ")), False)
+        out = out.with_columns(out[c].scatter(rows, fixed[c]) for c in fixed.columns[3:])
+    return out.drop("blanks")
+
+
+def _records(lines: pl.DataFrame, files: pl.DataFrame, tabs: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split file lines into sections (one per trial) and parse them into header facts and records.
+
+    `files` has one row per file index: `best_col` (column of the best precision, 1 for bbob-biobj
+    else 2) and `g_col` (a g-evaluations column, bbob-new formats). A section starts at each run of
+    `%` lines; records before the first header get section -1. Each record keeps its field count
+    so that truncated records (fewer fields than the file's usual count) are found."""
+    text = pl.col("text")
+    lines = _sections(lines)
     heads = (
-        lines.filter(pl.col("head"))
+        lines.lazy().filter(pl.col("head"))
         .group_by("file", "section")
         .agg(
-            fopt=pl.col("text").str.extract(r"Fopt \(([^)]*)\)").cast(pl.Float64, strict=False).drop_nulls().first(),
-            refval=pl.col("text").str.extract(r"reference value\s*=\s*([-+.\deE]+)").cast(pl.Float64, strict=False)
+            fopt=text.str.extract(r"Fopt \(([^)]*)\)").cast(pl.Float64, strict=False).drop_nulls().first(),
+            refval=text.str.extract(r"reference value\s*=\s*([-+.\deE]+)").cast(pl.Float64, strict=False)
             .drop_nulls().first(),
-            data_instance=pl.col("text").str.extract(r"instance\s*=\s*(\d+)").cast(pl.Int32, strict=False)
-            .drop_nulls().first(),
-            best=pl.col("text").str.contains(r"algorithm type\s*=\s*best").any(),
+            data_instance=text.str.extract(r"instance\s*=\s*(\d+)").cast(pl.Int32, strict=False).drop_nulls().first(),
+            best=text.str.contains(r"algorithm type\s*=\s*best").any(),
         )
+        .collect()
     )
-    body = lines.filter(~pl.col("head") & (pl.col("text") != ""))
-    text = pl.col("text").str.replace_all("\t", " ", literal=True)
-    if body.select(text.str.contains("  ", literal=True).any()).item():
-        text = text.str.replace_all(r"\s+", " ")
-    fields = body.select(
-        "file", "lineno", "section", "best_col", "g_col",
-        parts=text.str.splitn(" ", 5), raw_n=text.str.count_matches(" ", literal=True) + 1,
-    ).unnest("parts")
-    fields = fields.join(heads.select("file", "section", "best"), on=["file", "section"], how="left")
-    n = pl.col("raw_n") - pl.when(pl.col("best").fill_null(False)).then(3).otherwise(0)
+    fields = _fields(lines.filter(~pl.col("head") & (text != "")), tabs).lazy()
+    by_file = {c: (pl.lit(files[c][0]) if files[c].n_unique() == 1 else pl.lit(files[c]).gather(pl.col("file")))
+               for c in ("best_col", "g_col")} if files.height else {"best_col": pl.lit(2), "g_col": pl.lit(False)}
+    best = heads.filter(pl.col("best"))
+    if best.height:
+        fields = fields.join(best.lazy().select("file", "section", "best"), on=["file", "section"], how="left",
+                             maintain_order="left")
+        is_best = pl.col("best").fill_null(False)
+    else:
+        is_best = pl.lit(False)
+    # the usual field count of each file: its most frequent one (the largest among equally frequent)
+    usual = (fields.group_by("file", "raw_n").len().sort("file", "len", "raw_n", descending=[False, True, True])
+             .unique("file", keep="first").select("file", usual_n="raw_n"))
+    fields = fields.join(usual, on="file", how="left", maintain_order="left")
+    n = pl.col("raw_n") - pl.when(is_best).then(3).otherwise(0)
     num = lambda i: pl.col(f"field_{i}").cast(pl.Float64, strict=False)  # noqa: E731
+    best_col, g_col = by_file["best_col"], by_file["g_col"]
     recs = fields.select(
         "file", "lineno", "section",
         f_ev=num(0),
-        g_ev=pl.when(pl.col("g_col")).then(num(1)).otherwise(0.0),
-        best_delta=pl.when(pl.col("best_col") == 1).then(num(1)).otherwise(num(2)),
-        measured=pl.when((pl.col("best_col") == 2) & (n >= 4) & ~pl.col("best").fill_null(False))
-        .then(num(3)).otherwise(None),
+        g_ev=pl.when(g_col).then(num(1)).otherwise(0.0),
+        best_delta=pl.when(best_col == 1).then(num(1)).otherwise(num(2)),
+        measured=pl.when((best_col == 2) & (n >= 4) & ~is_best).then(num(3)).otherwise(None),
         ntok=n,
-        need=pl.when(pl.col("best_col") == 1).then(2).otherwise(3),
+        need=pl.when(best_col == 1).then(2).otherwise(3),
         # a record with fewer fields than the file's usual count was cut (a truncated file)
-        short=pl.col("raw_n") < pl.col("raw_n").mode().first().over("file"),
+        short=pl.col("raw_n") < pl.col("usual_n"),
     )
-    return heads, recs
+    bad = (pl.col("ntok") < pl.col("need")) | pl.col("short") | pl.col("f_ev").is_null() | pl.col("best_delta").is_null() \
+        | pl.col("g_ev").is_null() | pl.col("best_delta").is_nan() | (pl.col("section") < 0)
+    return heads, recs.with_columns(bad=bad).collect()
+
+
+def _trials_frame(trials: pl.DataFrame, algorithm: str | None, source_id: str) -> pl.DataFrame:
+    """The trials announced by the .info files, numbered: section within its data file, trial within
+    its problem, and a run_id unique across sources."""
+    tr = trials.with_columns(algorithm=pl.lit(algorithm)) if algorithm else trials
+    # trial k of a data file is its k-th section, in .info order
+    key = int(source_id[:8], 16) if source_id else 0
+    return tr.with_row_index("seq").with_columns(
+        section=pl.int_range(pl.len()).over("data_file").cast(pl.Int32),
+        trial=pl.int_range(pl.len()).over("algorithm", "suite", "function", "dimension").cast(pl.Int32),
+        run_id=pl.lit(key, pl.Int64) * (1 << 24) + pl.col("seq").cast(pl.Int64),
+    )
 
 
 def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
@@ -247,98 +332,96 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     trials = parse_info(src, problems)
     if not src.info_files():
         problems.append(Problem(src.path, None, "no .info index file found", "source skipped"))
-    if not trials:
+    if not trials.height:
         return Parsed(_empty("runs"), _empty("events"), problems)
-    tr = pl.DataFrame(trials, infer_schema_length=None).with_columns(
-        precision=pl.col("precision").cast(pl.Float64), info_final_delta=pl.col("info_final_delta").cast(pl.Float64),
-        info_evaluations=pl.col("info_evaluations").cast(pl.Int64),
-        indicator=pl.col("indicator").cast(pl.String), coco_version=pl.col("coco_version").cast(pl.String),
-        comment=pl.col("comment").cast(pl.String),
-    )
-    if algorithm:
-        tr = tr.with_columns(algorithm=pl.lit(algorithm))
-    # trial k of a data file is its k-th section, in .info order
-    tr = tr.with_row_index("seq").with_columns(
-        section=pl.int_range(pl.len()).over("data_file").cast(pl.Int32),
-        trial=pl.int_range(pl.len()).over("algorithm", "suite", "function", "dimension").cast(pl.Int32),
-    )
-    key = int(src.source_id[:8], 16) if src.source_id else 0
-    tr = tr.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + pl.col("seq").cast(pl.Int64))
+    tr = _trials_frame(trials, algorithm, src.source_id)
 
-    # the data files to read: each .dat and the .tdat beside it
-    dats = tr.select("data_file", "data_format", "suite").unique("data_file", keep="first").rows()
+    # the data files to read: each .dat (pair p) and the .tdat beside it
+    dats = tr.select("data_file", "data_format").unique("data_file", keep="first", maintain_order=True).rows()
     paths, kinds = [], []
-    for dat, fmt, suite in dats:
+    for pair, (dat, fmt) in enumerate(dats):
         stem = dat.rsplit(".", 1)[0]
         for kind, ext in ((1, ".dat"), (2, ".tdat")):
             p = stem + ext
             if p in src.files:
                 paths.append(p)
-                kinds.append((len(paths) - 1, dat, kind, 1 if fmt == "bbob-biobj" else 2, fmt in NEW_FORMATS))
+                kinds.append((len(paths) - 1, pair, kind, 1 if fmt == "bbob-biobj" else 2, fmt in NEW_FORMATS))
             elif ext == ".tdat":
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
-    kinds_df = pl.DataFrame(kinds, schema={"file": pl.Int32, "data_file": pl.String, "kind": pl.Int8,
-                                           "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    lines = _read_lines(src, paths)
-    heads, recs = _records(lines, kinds_df.select("file", "best_col", "g_col"))
+    files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
+                                        "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
+    tabs = any(b"\t" in src.files[p] for p in paths)
+    heads, recs = _records(_lines(src, paths), files, tabs)
+    nbad = recs["bad"].sum()
+    if nbad:
+        for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():
+            problems.append(Problem(paths[f], ln, "data before any header" if sec < 0 else "malformed or truncated record",
+                                    "line skipped"))
+        if nbad > 200:
+            problems.append(Problem(src.path, None, f"{nbad - 200} more malformed records", "lines skipped"))
 
-    bad = recs.filter((pl.col("ntok") < pl.col("need")) | pl.col("short") | pl.col("f_ev").is_null() | pl.col("best_delta").is_null()
-                      | pl.col("g_ev").is_null() | pl.col("best_delta").is_nan() | (pl.col("section") < 0))
-    for f, ln, sec in bad.select("file", "lineno", "section").head(200).rows():
-        problems.append(Problem(paths[f], ln, "data before any header" if sec < 0 else "malformed or truncated record",
-                                "line skipped"))
-    if bad.height > 200:
-        problems.append(Problem(src.path, None, f"{bad.height - 200} more malformed records", "lines skipped"))
-    recs = recs.join(bad.select("file", "lineno"), on=["file", "lineno"], how="anti")
-    recs = recs.join(kinds_df.select("file", "data_file", "kind"), on="file")
-    heads = heads.join(kinds_df.select("file", "data_file", "kind"), on="file")
+    # a section is known by its data file pair and its index: one Int64 key
+    def keyed(lf: pl.LazyFrame) -> pl.LazyFrame:
+        return lf.with_columns(kind=pl.lit(files["kind"]).gather(pl.col("file")),
+                               pair=pl.lit(files["pair"]).gather(pl.col("file"))) \
+            .with_columns(key=pl.col("pair").cast(pl.Int64) * (1 << 32) + pl.col("section"))
 
-    # attach records to trials
-    ev = recs.join(tr.select("data_file", "section", "run_id"), on=["data_file", "section"], how="inner")
+    recs_l = keyed(recs.lazy().filter(~pl.col("bad")))
+    heads_l = keyed(heads.lazy())
+    pair_of = {dat: pair for pair, (dat, _) in enumerate(dats)}
+    tr = tr.with_columns(key=pl.col("data_file").replace_strict(pair_of, return_dtype=pl.Int64) * (1 << 32)
+                         + pl.col("section"))
+
+    # records of both files attached to their trial, in file order (.dat before .tdat, by line);
+    # a record met more than once is one event whose `trigger` tells the files (1 .dat, 2 .tdat, 3 both)
+    cols = ("run_id", "evaluations", "best_delta")
+    same = pl.lit(True)
+    for c in cols:
+        same = same & (pl.col(c) == pl.col(c).shift(1))
+    first = ~same.fill_null(False)
     events = (
-        ev.with_columns(evaluations=(pl.col("f_ev") + pl.col("g_ev")))
-        .group_by("run_id", "evaluations", "best_delta")
-        .agg(g_evaluations=pl.col("g_ev").first(), measured=pl.col("measured").first(),
-             trigger=pl.col("kind").unique().sum().cast(pl.Int8), lastline=pl.col("lineno").max(),
-             last_kind=pl.col("kind").max())
-        .sort("run_id", "evaluations", pl.col("best_delta"), descending=[False, False, True])
+        recs_l.join(tr.lazy().select("key", "seq", "run_id", "precision"), on="key", how="inner",
+                    maintain_order="left")
+        .select("seq", "run_id", "kind", "measured", "precision", g_evaluations="g_ev",
+                evaluations=pl.col("f_ev") + pl.col("g_ev"), best_delta="best_delta")
+        .sort(*cols, descending=[False, False, True], maintain_order=True)
+        .with_columns(first=first)
+        .with_columns(last=pl.col("first").shift(-1, fill_value=True))
+        .with_columns(trigger=(pl.col("kind") | pl.when("last").then("kind").backward_fill()).cast(pl.Int8))
+        .filter("first")
+        .collect()
     )
-    hd = heads.filter(pl.col("kind") == 1).select("data_file", "section", "fopt", "refval", "data_instance")
-    hd_t = heads.filter(pl.col("kind") == 2).select("data_file", "section", fopt_t="fopt", refval_t="refval")
-    tdat_last = (
-        recs.filter(pl.col("kind") == 2).sort("lineno").group_by("data_file", "section")
-        .agg(tdat_fg=(pl.col("f_ev") + pl.col("g_ev")).last())
-    )
-    precision_hit = (
-        events.join(tr.select("run_id", "precision"), on="run_id")
-        .filter(pl.col("precision").is_not_null() & reached(pl.col("best_delta"), pl.col("precision")))
-        .group_by("run_id").agg(hit=pl.col("evaluations").min())
-    )
-    agg = events.group_by("run_id").agg(
+    agg = events.lazy().group_by("run_id").agg(
         last_evaluation=pl.col("evaluations").max().cast(pl.Int64),
         final_delta=pl.col("best_delta").min(),
-        g_evaluations=pl.col("g_evaluations").sort_by("evaluations").last().cast(pl.Int64),
+        g_evaluations=pl.col("g_evaluations").last().cast(pl.Int64),
         nrec=pl.len(),
+        hit=pl.col("evaluations").filter(pl.col("precision").is_not_null()
+                                         & reached(pl.col("best_delta"), pl.col("precision"))).min(),
     )
-    runs = (
-        tr.join(agg, on="run_id", how="left")
-        .join(precision_hit, on="run_id", how="left")
-        .join(hd, on=["data_file", "section"], how="left")
-        .join(hd_t, on=["data_file", "section"], how="left")
-        .join(tdat_last, on=["data_file", "section"], how="left")
-    )
+    hd = heads_l.filter(pl.col("kind") == 1).select("key", "fopt", "refval", "data_instance")
+    hd_t = heads_l.filter(pl.col("kind") == 2).select("key", fopt_t="fopt", refval_t="refval")
+    runs = tr.lazy().join(agg, on="run_id", how="left").join(hd, on="key", how="left").join(hd_t, on="key", how="left")
+    if (tr["suite"] == "bbob-constrained").any():  # the last .tdat record counts f and g evaluations
+        tdat_last = recs_l.filter(pl.col("kind") == 2).group_by("key").agg(tdat_fg=(pl.col("f_ev") + pl.col("g_ev")).last())
+        runs = runs.join(tdat_last, on="key", how="left")
+    else:
+        runs = runs.with_columns(tdat_fg=pl.lit(None, pl.Float64))
+    nsec = heads_l.filter(pl.col("kind") == 1).group_by("pair").agg(n=pl.col("section").max() + 1)
+    used = tr.lazy().group_by("data_file").agg(m=pl.len(), pair=(pl.col("key").first() // (1 << 32)).cast(pl.Int32))
+    unannounced = nsec.join(used, on="pair").filter(pl.col("n") > pl.col("m")).select("data_file", "n", "m")
+    runs, unannounced = pl.collect_all([runs, unannounced])
+
     missing = runs.filter(pl.col("nrec").is_null())
     for info, line, f, d, inst, dfile, sec in missing.select(
         "info_file", "info_line", "function", "dimension", "instance", "data_file", "section"
     ).rows():
         problems.append(Problem(info, line, f"run {sec + 1} (f{f}, {d}-D, instance {inst}) has no records in {dfile}",
                                 "run skipped"))
-    runs = runs.filter(pl.col("nrec").is_not_null())
-    nsec = heads.filter(pl.col("kind") == 1).group_by("data_file").agg(n=pl.col("section").max() + 1)
-    used = tr.group_by("data_file").agg(m=pl.len())
-    for dfile, nn, m in nsec.join(used, on="data_file").filter(pl.col("n") > pl.col("m")).rows():
+    for dfile, nn, m in unannounced.rows():
         problems.append(Problem(dfile, None, f"{nn} runs in the data file but {m} in the .info file",
                                 f"{nn - m} unannounced run(s) ignored"))
+    runs = runs.filter(pl.col("nrec").is_not_null())
     inst_mismatch = runs.filter(pl.col("data_instance").is_not_null() & (pl.col("data_instance") != pl.col("instance"))
                                 & (pl.col("instance") != 0))
     for dfile, sec, a, b in inst_mismatch.select("data_file", "section", "instance", "data_instance").head(20).rows():
@@ -347,30 +430,25 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
 
     biobj = pl.col("data_format") == "bbob-biobj"
     constrained = pl.col("suite") == "bbob-constrained"
-    runs = runs.with_columns(
+    from ..store import schema
+    runs = runs.lazy().with_columns(
         evaluations=pl.when(constrained & pl.col("tdat_fg").is_not_null()).then(pl.col("tdat_fg").cast(pl.Int64))
         .when(~biobj & pl.col("hit").is_not_null()).then(pl.col("hit").cast(pl.Int64))
         .otherwise(pl.col("last_evaluation")),
         reference_value=pl.coalesce("fopt", "fopt_t", "refval", "refval_t"),
         source=pl.lit(src.name),
         source_id=pl.lit(src.source_id),
-        info_evaluations=pl.col("info_evaluations").cast(pl.Int64),
-        info_final_delta=pl.col("info_final_delta").cast(pl.Float64),
-        precision=pl.col("precision").cast(pl.Float64),
-        indicator=pl.col("indicator").cast(pl.String),
-        coco_version=pl.col("coco_version").cast(pl.String),
-        comment=pl.col("comment").cast(pl.String),
         function=pl.col("function").cast(pl.Int32),
         dimension=pl.col("dimension").cast(pl.Int32),
         instance=pl.col("instance").cast(pl.Int32),
+    ).select(list(schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
+    events = events.lazy().select(
+        suite=pl.lit(tr["suite"]).gather(pl.col("seq")), algorithm=pl.lit(tr["algorithm"]).gather(pl.col("seq")),
+        run_id="run_id", evaluations=pl.col("evaluations").cast(pl.Int64),
+        g_evaluations=pl.col("g_evaluations").cast(pl.Int64), best_delta="best_delta", measured="measured",
+        trigger="trigger",
     )
-    keep = runs.select("run_id", "suite", "algorithm")
-    events = events.join(keep, on="run_id").select(
-        "suite", "algorithm", "run_id", pl.col("evaluations").cast(pl.Int64),
-        pl.col("g_evaluations").cast(pl.Int64), "best_delta", "measured", "trigger",
-    )
-    from ..store import schema
-    runs = runs.select(list(schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
+    runs, events = pl.collect_all([runs, events])
     return Parsed(runs, events, problems, runs_skipped=missing.height)
 
 

@@ -1,10 +1,15 @@
 """Sources of COCO logs: folders and .tgz/.tar.gz/.zip archives, read without unpacking."""
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
+import io
+import lzma
 import os
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -49,22 +54,92 @@ def _keep(name: str) -> bool:
     return name.lower().endswith(LOG_SUFFIXES) and not base.startswith("._")
 
 
-def _read_archive(path: Path) -> dict[str, bytes]:
+_ZERO_BLOCK = bytes(512)
+_FILE_TYPES = (b"0", b"\0", b"7")  # what tarfile counts as regular files, sparse files aside
+
+
+def _decompress(raw: bytes) -> bytes:
+    """The tar stream of a .tgz/.tar.gz/.tar.bz2/.tar.xz archive (or of a plain .tar), by its first bytes."""
+    if raw[:2] == b"\x1f\x8b":
+        return gzip.decompress(raw)
+    if raw[:3] == b"BZh":
+        return bz2.decompress(raw)
+    if raw[:6] == b"\xfd7zXZ\x00":
+        return lzma.decompress(raw)
+    return raw
+
+
+def _octal(field: bytes) -> int:
+    return int(field.strip(b" \0") or b"0", 8)
+
+
+def _tar_members(tar: bytes) -> dict[str, bytes] | None:
+    """The regular files of a tar stream held in memory, by name, in archive order: one pass over
+    the 512-byte headers (ustar, GNU long names, pax paths). None when the stream needs `tarfile`
+    (a bad checksum, sparse files, sizes in base 256, truncated data)."""
+    files: dict[str, bytes] = {}
+    pos, end = 0, len(tar)
+    long_name: bytes | None = None
+    pax: dict[str, str] = {}
+    try:
+        while pos + 512 <= end:
+            h = tar[pos:pos + 512]
+            if h == _ZERO_BLOCK:
+                break
+            if h[124] & 0x80 or sum(h) - sum(h[148:156]) + 256 != _octal(h[148:156]):
+                return None
+            size = _octal(h[124:136])
+            kind = h[156:157]
+            start = pos + 512
+            pos = start + ((size + 511) & ~511)
+            if start + size > end:
+                return None
+            if kind == b"L":  # GNU long name of the next member
+                long_name = tar[start:start + size].split(b"\0", 1)[0]
+                continue
+            if kind == b"x":  # pax extended header of the next member
+                for rec in tar[start:start + size].decode("utf-8", "surrogateescape").split("\n"):
+                    key, _, value = rec.partition(" ")[2].partition("=")
+                    if key:
+                        pax[key] = value
+                continue
+            if kind in (b"g", b"K"):
+                continue
+            if kind == b"S" or "size" in pax:
+                return None
+            name = h[:100].split(b"\0", 1)[0]
+            if h[257:265] == b"ustar\x0000" and h[345]:
+                name = h[345:500].split(b"\0", 1)[0] + b"/" + name
+            path = pax.get("path") or (long_name or name).decode("utf-8", "surrogateescape")
+            long_name, pax = None, {}
+            if kind in _FILE_TYPES and not path.endswith("/") and _keep(path):
+                files[path.replace("\\", "/").removeprefix("./")] = tar[start:start + size]
+    except ValueError:
+        return None
+    return files
+
+
+def _read_archive(path: Path, raw: bytes | None = None) -> dict[str, bytes]:
+    """The COCO log files of an archive, by POSIX path; `raw` are the archive's bytes when read."""
     files: dict[str, bytes] = {}
     try:
         if path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as zf:
+            with zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path) as zf:
                 for info in zf.infolist():
                     if not info.is_dir() and _keep(info.filename):
                         files[info.filename.replace("\\", "/")] = zf.read(info)
-        else:
-            with tarfile.open(path, "r:*") as tf:
-                for m in tf:
-                    if m.isfile() and _keep(m.name):
-                        fh = tf.extractfile(m)
-                        if fh is not None:
-                            files[m.name.replace("\\", "/").removeprefix("./")] = fh.read()
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+            return files
+        tar = _decompress(raw if raw is not None else path.read_bytes())
+        fast = _tar_members(tar)
+        if fast is not None:
+            return fast
+        with tarfile.open(fileobj=io.BytesIO(tar), mode="r:") as tf:
+            for m in tf:
+                if m.isfile() and _keep(m.name):
+                    fh = tf.extractfile(m)
+                    if fh is not None:
+                        files[m.name.replace("\\", "/").removeprefix("./")] = fh.read()
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         raise SourceError(f"{path}: corrupt or unreadable archive ({exc})") from exc
     return files
 
@@ -85,8 +160,9 @@ def read_source(path: str | os.PathLike) -> Source:
             h.update(b"\0")
             h.update(hashlib.sha256(files[name]).digest())
     elif is_archive(p):
-        files = _read_archive(p)
-        h = hashlib.sha256(p.read_bytes())  # the archive's bytes identify its content
+        raw = p.read_bytes()
+        files = _read_archive(p, raw)
+        h = hashlib.sha256(raw)  # the archive's bytes identify its content
     else:
         raise SourceError(f"{p}: unknown format (expected a folder or a .tgz, .tar.gz, .zip archive)")
     return Source(name=source_name(p), path=str(p.resolve()), files=files, source_id=h.hexdigest()[:16])

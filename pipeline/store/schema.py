@@ -9,7 +9,7 @@ import polars as pl
 import pyarrow as pa
 
 _TYPES = {
-    "string": (pl.String, pa.string()),
+    "string": (pl.String, pa.large_string()),  # what Polars hands to Arrow: no cast when writing
     "int64": (pl.Int64, pa.int64()),
     "int32": (pl.Int32, pa.int32()),
     "int8": (pl.Int8, pa.int8()),
@@ -81,4 +81,6 @@ def conform(table: str, df: pl.DataFrame) -> pa.Table:
     for f in target:
         if not f.nullable and tbl.column(f.name).null_count:
             raise SchemaError(f"{table}: column {f.name} has {tbl.column(f.name).null_count} nulls")
+    if all(tbl.schema.field(f.name).type == f.type for f in target):  # no cast (and no pyarrow.compute)
+        return pa.Table.from_arrays(tbl.columns, schema=target)
     return tbl.cast(target)

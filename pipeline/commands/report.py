@@ -1,0 +1,122 @@
+"""`cocopipe report`: raw logs or a store to an HTML report (index.html, pages per view, settings.json)."""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, progress
+
+#: how settings.json names the sample data shipped with the package
+SAMPLE = "cocopipe:sample"
+
+
+def sample_dir() -> Path:
+    """The sample logs shipped with the package (data/sample in the repository)."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_data" / "sample", here.parent / "data" / "sample"):
+        if cand.is_dir():
+            return cand
+    fail("the sample data (data/sample) is not installed with this copy of cocopipe")
+
+
+def _ingest(sources: list[str], store_path: str) -> None:
+    """Read the sources into the store (created when missing), with one-line problems."""
+    from ..ingest import ingest
+    from ..ingest.sources import expand
+    from ..store import Store, StoreError
+
+    paths = [sample_dir() if s == SAMPLE else Path(s) for s in sources]
+    for p in paths:
+        if not p.exists():
+            fail(f"{p}: no such file or folder")
+    try:
+        st = Store(store_path, create=True)
+    except StoreError as exc:
+        fail(str(exc))
+    todo = expand(paths)
+    with progress(len(todo), "ingest") as advance:
+        try:
+            summary = ingest(todo, st, on_source=lambda o: advance(o.name))
+        except (RuntimeError, ValueError) as exc:
+            fail(str(exc))
+    for s in summary.sources:
+        for p in s.problems:
+            err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+    if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
+        fail("no runs could be read from " + ", ".join(str(p) for p in paths))
+
+
+def _compare_data(old: dict, new: dict) -> None:
+    """Warn when the data differ from those a settings file was made with."""
+    key = lambda d: (d["suite"], d["algorithm"], d["source"], d["source_id"])  # noqa: E731
+    a, b = {key(d) for d in old.get("data_sets", [])}, {key(d) for d in new.get("data_sets", [])}
+    if old.get("data_sets") is not None and a != b:
+        err.print("[yellow]warning:[/yellow] the data differ from those settings.json records "
+                  f"({len(a - b)} data set(s) missing or changed, {len(b - a)} new): the report will differ")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def report(
+        sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data).", show_default=False)] = None,
+        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Store to report on; with SOURCES, they are ingested into it (default: a temporary store).")] = None,
+        out: Annotated[str, typer.Option("--out", "-o", help="Report folder (index.html, pages, settings.json, static/).")] = "cocopipe-report",
+        settings_file: Annotated[Optional[str], typer.Option("--settings", help="settings.json of an earlier report: rebuild it exactly (options given here override it).")] = None,
+        algorithm: AlgOpt = None, suite: SuiteOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None,
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: one of the store, or a packaged set (best2009, best09-16, best2016, best2019); 'none' for none (default: best2009 on bbob).")] = None,
+        mode: Annotated[Optional[str], typer.Option("--mode", help="ECDF of simulated restarts: simulated (seeded, as cocopp) or exact (its expectation).")] = None,
+        seed: Annotated[Optional[int], typer.Option(help="Seed of the simulated restarts (ECDFs and aRT dispersion).")] = None,
+        samples: Annotated[Optional[int], typer.Option(help="Simulated restarts: per trial for the ECDFs and per problem for the aRT dispersion (default 100 and 1000).")] = None,
+        targets: Annotated[Optional[str], typer.Option("--targets", "-t", help="ECDF targets: bbob, biobj, or v1,v2,... (default: the suite's standard set).")] = None,
+        all_instances: Annotated[Optional[bool], typer.Option("--all-instances/--instances-of-interest", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).", show_default=False)] = None,
+        renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
+        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
+    ) -> None:
+        """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
+        tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
+        from ..api import Analysis
+        from ..report import Settings, SettingsError, build, steps
+        from ._common import open_store
+
+        try:
+            settings = Settings.load(settings_file) if settings_file else Settings()
+            old_record = settings.record
+            changes = dict(algorithms=algorithm or None, suites=suite or None, functions=function or None,
+                           dimensions=dimension or None, max_budget=max_budget, reference=reference, mode=mode,
+                           seed=seed, targets=targets, all_instances=all_instances, renderer=renderer)
+            if samples is not None:
+                changes.update(ecdf_samples=samples, table_samples=samples)
+            settings = settings.replace(**changes, record={}).check()
+        except SettingsError as exc:
+            fail(str(exc))
+        if jobs is not None and jobs < 1:
+            fail(f"--jobs {jobs}: expected 1 or more")
+
+        if sources:
+            srcs = [s if s == SAMPLE else str(Path(s).resolve()) for s in sources]
+        else:
+            srcs = None if store else (settings.sources or [SAMPLE])
+        settings = dataclasses.replace(settings, sources=srcs)
+        with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp:
+            store_path = store or str(Path(tmp) / "store")
+            if srcs:
+                _ingest(srcs, store_path)
+            st = open_store(store_path)
+            try:
+                with progress(steps(), "report") as advance:
+                    index = build(Analysis(st), out, settings, progress=advance, jobs=jobs)
+            except (SettingsError, ValueError) as exc:
+                fail(str(exc))
+        if old_record:
+            import json
+
+            _compare_data(old_record, json.loads((index.parent / "settings.json").read_text())["record"])
+        pages = sorted(index.parent.glob("*.html"))
+        err.print(f"wrote the report to {index} ({len(pages)} pages; settings in {index.parent / 'settings.json'})")

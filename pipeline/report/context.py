@@ -1,0 +1,197 @@
+"""What every page of a report shares: the analysis (the compared algorithms and the reference),
+the settings, the algorithms' colours and markers, and the measures computed once for all pages.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import polars as pl
+
+from ..api import Analysis
+from ..conventions import is_biobjective
+from ..measures import targets as tg
+from .runner import Runner
+from .settings import Settings, SettingsError, data_sets, software_versions
+
+#: the reference algorithm cocopp shows by default, per suite (`--reference` overrides; "none": none)
+DEFAULT_REFERENCE = {"bbob": "best2009"}
+NO_REFERENCE = ("none", "")
+
+
+class _UnionStore:
+    """Several stores read as one (the data store and a packaged reference set)."""
+
+    def __init__(self, stores: Sequence):
+        self.stores = list(stores)
+        self.path = self.stores[0].path
+
+    def runs(self) -> pl.LazyFrame:
+        """Runs of every store."""
+        return pl.concat([s.runs() for s in self.stores])
+
+    def events(self) -> pl.LazyFrame:
+        """Events of every store."""
+        return pl.concat([s.events() for s in self.stores])
+
+
+def _store_algorithms(analysis: Analysis) -> list[str]:
+    return analysis.select(algorithm=None).algorithms()
+
+
+def _match(name: str, present: Sequence[str]) -> str | None:
+    """The algorithm of the store a reference name means: itself, or the one name starting with it
+    ("best2009" finds "best2009-bbob")."""
+    if name in present:
+        return name
+    cands = [a for a in present if a.lower().startswith(name.lower())]
+    return cands[0] if len(cands) == 1 else None
+
+
+def _packaged_reference(name: str, suites: Sequence[str]) -> Analysis | None:
+    """The packaged reference set `name` for the first suite that has it, or None."""
+    try:
+        from ..measures.reference import open_reference
+    except ImportError:
+        return None
+    for s in suites:
+        try:
+            return open_reference(name, s)
+        except (ValueError, KeyError, FileNotFoundError):
+            continue
+    return None
+
+
+class Context:
+    """The data and settings of one report."""
+
+    def __init__(self, analysis: Analysis, settings: Settings, runner: Runner | None = None):
+        self.settings = settings.check()
+        #: where charts and tables are made (in-process by default)
+        self.runner = runner or Runner(1)
+        s = self.settings
+        base = analysis.select(suite=s.suites, function=s.functions, dimension=s.dimensions,
+                               max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact_hits,
+                               algorithm=None)
+        present = _store_algorithms(base)
+        if not present:
+            raise SettingsError("no data in the selection")
+        if s.algorithms:
+            missing = [a for a in s.algorithms if a not in present]
+            if missing:
+                raise SettingsError(f"algorithm(s) {', '.join(missing)} not in the store (it holds "
+                                    f"{', '.join(present)})")
+        suites = base.suites()
+        self.notes: list[str] = []
+        self.reference, self.reference_label, store = self._resolve_reference(s.reference, base, present, suites)
+        algs = list(s.algorithms) if s.algorithms else [a for a in present if a != self.reference]
+        self.algorithms: list[str] = [a for a in algs if a != self.reference]
+        if not self.algorithms:
+            raise SettingsError("no algorithm to show besides the reference")
+        shown = self.algorithms + ([self.reference] if self.reference else [])
+        self.analysis: Analysis = Analysis(store, **{**base.filters, "algorithm": shown}, max_budget=s.max_budget,
+                                           all_instances=s.all_instances, exact=s.exact_hits)
+        #: the compared algorithms without the reference
+        self.compared: Analysis = self.analysis.select(algorithm=self.algorithms)
+        self.suites: list[str] = self.analysis.suites()
+        self.palette = self._palette()
+
+    # -- reference -----------------------------------------------------------------------------
+    def _resolve_reference(self, name: str | None, base: Analysis, present: list[str], suites: list[str]):
+        """(algorithm name in the data, label, store) of the reference; (None, None, store) without."""
+        auto = name is None
+        if auto:
+            names = {DEFAULT_REFERENCE[x] for x in suites if x in DEFAULT_REFERENCE}
+            if len(names) != 1:
+                return None, None, base.store
+            name = names.pop()
+        if name.lower() in NO_REFERENCE:
+            return None, None, base.store
+        alg = _match(name, present)
+        if alg:
+            return alg, name, base.store
+        ref = _packaged_reference(name, suites)
+        if ref is None:
+            if auto:
+                self.notes.append(f"The reference algorithm {name} is not in the data and no packaged reference set "
+                                  f"of that name could be opened; the report shows no reference.")
+                return None, None, base.store
+            raise SettingsError(f"reference {name!r}: not an algorithm of the store ({', '.join(present)}) nor a "
+                                "packaged reference set")
+        ref_algs = ref.algorithms()
+        if len(ref_algs) != 1:
+            raise SettingsError(f"reference {name!r}: the packaged set holds {len(ref_algs)} algorithms, expected one")
+        if ref_algs[0] in present:
+            raise SettingsError(f"reference {name!r}: its algorithm name {ref_algs[0]!r} is also in the store")
+        return ref_algs[0], name, _UnionStore([base.store, ref.store])
+
+    def _palette(self) -> dict[str, tuple[str, str]]:
+        from ..charts import theme
+
+        return theme.palette(self.algorithms + ([self.reference] if self.reference else []), self.reference)
+
+    # -- facts shared by the pages ----------------------------------------------------------
+    @functools.cached_property
+    def problems(self) -> pl.DataFrame:
+        """(suite, dimension, function, algorithm, trials) of the shown algorithms."""
+        return (self.analysis.runs().group_by("suite", "dimension", "function", "algorithm")
+                .agg(trials=pl.len()).sort("suite", "dimension", "function", "algorithm").collect())
+
+    def dimensions(self, suite: str) -> list[int]:
+        """Dimensions in which a compared algorithm has data."""
+        p = self.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(self.algorithms))
+        return sorted(p["dimension"].unique().to_list())
+
+    def functions(self, suite: str) -> list[int]:
+        """Functions on which a compared algorithm has data."""
+        p = self.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(self.algorithms))
+        return sorted(p["function"].unique().to_list())
+
+    def groups(self, suite: str) -> list[tuple[str, str]]:
+        """(group, label) of the suite's function groups that hold a shown function."""
+        from ..measures.groups import groups_frame
+
+        g = groups_frame(suite).filter(pl.col("function").is_in(self.functions(suite))).collect()
+        return list(dict.fromkeys(zip(g["group"], g["group_label"])))
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Pairs of compared algorithms for the two-algorithm views: every pair when there are at
+        most `max_pairs`, else each algorithm with the first one."""
+        a = self.algorithms
+        every = [(x, y) for i, x in enumerate(a) for y in a[i + 1:]]
+        if len(every) <= self.settings.max_pairs:
+            return every
+        return [(a[0], y) for y in a[1:]][: self.settings.max_pairs]
+
+    def ecdf_targets(self, suite: str) -> tuple[float, ...]:
+        """The ECDF targets of a suite."""
+        return tg.parse(self.settings.targets, suite)
+
+    def table_targets(self, suite: str) -> tuple[float, ...]:
+        """The table targets of a suite."""
+        if self.settings.table_targets is not None:
+            return tg.parse(self.settings.table_targets, suite)
+        return tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE
+
+    # -- the record written into settings.json --------------------------------------------------
+    @functools.cached_property
+    def record(self) -> dict:
+        """Resolved selection, instances, data sets and versions (for settings.json and every page)."""
+        runs = self.analysis.runs()
+        inst = (runs.group_by("suite", "algorithm").agg(pl.col("instance").unique().sort())
+                .sort("suite", "algorithm").collect())
+        return {
+            "algorithms": self.algorithms,
+            "reference": self.reference,
+            "reference_label": self.reference_label,
+            "suites": self.suites,
+            "dimensions": {s: self.dimensions(s) for s in self.suites},
+            "functions": {s: self.functions(s) for s in self.suites},
+            "instances": {f"{r['suite']}/{r['algorithm']}": r["instance"] for r in inst.iter_rows(named=True)},
+            "ecdf_targets": {s: list(self.ecdf_targets(s)) for s in self.suites},
+            "table_targets": {s: list(self.table_targets(s)) for s in self.suites},
+            "pairs": [list(p) for p in self.pairs()],
+            "data_sets": data_sets(runs),
+            "versions": software_versions(),
+            "notes": list(self.notes),
+        }

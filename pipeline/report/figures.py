@@ -1,0 +1,136 @@
+"""The blocks a report page is made of: figures (an Altair chart, embedded as a Vega-Lite spec
+the shipped JavaScript renders, or as static SVG), HTML tables and notes; and sections of them.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import altair as alt
+
+
+def slug(text: str) -> str:
+    """An id for HTML and file names: lower case, runs of other characters as '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
+
+
+def spec_of(chart: alt.TopLevelMixin | dict) -> dict:
+    """The Vega-Lite spec of a chart (Altair validates when it builds the chart's parts; the
+    whole-spec schema validation is skipped: it costs more than building the report)."""
+    from .runner import canonical_names
+
+    return canonical_names(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
+
+
+def script_json(data: object) -> str:
+    """JSON safe inside a <script> element: no '</', '<!--' or U+2028/9 can end or break it."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False, sort_keys=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+@dataclass
+class Figure:
+    """One chart with its caption: `spec` is its Vega-Lite spec (made when first asked for, by a
+    worker when the figure was made with `later`), `svg` its static rendering."""
+
+    id: str
+    title: str
+    pending: object  #: the spec, or a Future / Deferred of it
+    caption: str = ""
+    kind: str = "figure"
+    svg: str | None = None
+
+    @classmethod
+    def of(cls, id: str, title: str, chart: alt.TopLevelMixin | dict, caption: str = "", kind: str = "figure"
+           ) -> Figure:
+        """A figure from an Altair chart or a spec."""
+        return cls(id=slug(id), title=title, pending=spec_of(chart), caption=caption, kind=kind)
+
+    @classmethod
+    def later(cls, id: str, title: str, future, caption: str = "", kind: str = "figure") -> Figure:
+        """A figure whose spec is being made (`Runner.chart(...)`)."""
+        return cls(id=slug(id), title=title, pending=future, caption=caption, kind=kind)
+
+    @property
+    def spec(self) -> dict:
+        """The Vega-Lite spec (waits for it when it is being made)."""
+        if not isinstance(self.pending, dict):
+            self.pending = self.pending.result()
+        return self.pending
+
+    def render_svg(self) -> str:
+        """The static SVG of the chart (vl-convert, offline), kept in `svg`."""
+        if self.svg is None:
+            import vl_convert as vlc
+
+            from .vendor import vegalite_version
+
+            self.svg = vlc.vegalite_to_svg(self.spec, vl_version=vegalite_version())
+        return self.svg
+
+    @property
+    def spec_json(self) -> str:
+        """The spec as JSON for a <script type="application/json"> element."""
+        return script_json(self.spec)
+
+
+@dataclass
+class Table:
+    """An HTML table fragment (from `pipeline.tables.to_html` or a data frame)."""
+
+    id: str
+    title: str
+    html: str
+    caption: str = ""
+    kind: str = "table"
+
+
+@dataclass
+class Note:
+    """A paragraph of text (escaped), e.g. why a view has nothing to show."""
+
+    text: str
+    kind: str = "note"
+
+
+Block = Figure | Table | Note
+
+
+@dataclass
+class Section:
+    """A titled group of blocks on a page; `columns` is the number of figures per row."""
+
+    id: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    intro: str = ""
+    columns: int = 2
+
+    @property
+    def figures(self) -> list[Figure]:
+        """The figures of the section."""
+        return [b for b in self.blocks if isinstance(b, Figure)]
+
+
+@dataclass
+class Page:
+    """One HTML file of the report; pages of the same `menu` share a drop-down in the navigation."""
+
+    slug: str
+    title: str
+    sections: list[Section] = field(default_factory=list)
+    nav: str = ""
+    menu: str | None = None
+    intro: str = ""
+
+    @property
+    def file(self) -> str:
+        """The file name of the page."""
+        return f"{self.slug}.html"
+
+    @property
+    def figures(self) -> list[Figure]:
+        """Every figure of the page, in order."""
+        return [f for s in self.sections for f in s.figures]

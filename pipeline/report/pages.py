@@ -1,0 +1,295 @@
+"""The views of a report, each a function `view(ctx, measures) -> list[Page]`, in navigation order.
+
+A new view (issue 12's interactive pages) is a function appended to `VIEWS`; the navigation bar,
+the settings banner and the chart embedding come with the templates. The views follow cocopp's
+output for one, two and many algorithms (seed 000 for the measures):
+
+- overview: the data sets, and the runtime ECDFs over all functions per dimension (pprldmany),
+  with the reference algorithm (cocopp: best 2009 on bbob);
+- ECDFs: per function group and per function, per dimension (pprldmany per group/function);
+- scaling: aRT / dimension versus dimension of all algorithms per function (ppfigs);
+- tables: aRT ratios to the reference with dispersion and rank-sum tests (pptables), pairwise tests;
+- pairwise: for pairs of algorithms, aRT scatter (ppscatter), runtime-ratio ECDFs (pprldistr2), aRT
+  ratio versus target (ppfig2);
+- one page per algorithm: its ECDFs per group, scaling per target (ppfigdim), aRT table
+  (pptable), convergence;
+- settings: everything the report was made with.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import polars as pl
+
+from ..charts import theme
+from ..tables import to_html
+from .context import Context
+from .figures import Figure, Note, Page, Section, Table, slug
+from .measures import Measures
+
+View = Callable[[Context, Measures], list[Page]]
+
+
+# -- shared pieces --------------------------------------------------------------------------------
+def ecdf_subtitle(ctx: Context, suite: str) -> str:
+    """What an ECDF chart aggregates, in a few words."""
+    s = ctx.settings
+    mode = (f"simulated restarts ({s.ecdf_samples} per trial, seed {s.seed})" if s.mode == "simulated"
+            else "expected ECDF of simulated restarts (exact)")
+    cut = f", budget cut {s.max_budget}" if s.max_budget else ""
+    return f"{theme.fmt_targets(ctx.ecdf_targets(suite))}, {mode}{cut}"
+
+
+def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
+                id_prefix: str = "ecdf") -> Figure | None:
+    """The runtime ECDF of one (suite, dimension, group), or None without data."""
+    from ..charts.ecdf import ecdf_chart
+
+    steps, summ = m.ecdf_slice(suite, dim, group, algorithms)
+    if summ.height == 0:
+        return None
+    title = f"{label}, {dim}-D"
+    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
+                             settings=ecdf_subtitle(ctx, suite), width=300, height=200)
+    n = summ["functions"].max()
+    caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
+               f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
+               f"crosses: median of the trials' evaluations / dimension.")
+    return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
+
+
+#: the dimensions cocopp draws one algorithm's ECDFs in (genericsettings.rldDimsOfInterest)
+SINGLE_DIMENSIONS = (5, 20)
+
+
+def single_dimensions(dims: list[int]) -> list[int]:
+    """The dimensions of one algorithm's ECDF figures: 5 and 20 where present, else the largest."""
+    return [d for d in SINGLE_DIMENSIONS if d in dims] or dims[-1:]
+
+
+#: the target of the scaling figure of all algorithms (cocopp's ppfigs)
+SCALING_TARGET = 1e-8
+
+
+def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption: str = "", **options) -> Figure:
+    """A figure of a chart kind of `pipeline.charts.kinds.KINDS`, made by the runner."""
+    from ..charts.kinds import KINDS
+
+    return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
+
+
+def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
+    """A small HTML table of a data frame (escaped; lists joined with commas)."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+    body = []
+    for row in df.iter_rows():
+        cells = []
+        for v in row:
+            if isinstance(v, list):
+                v = ", ".join(str(x) for x in v)
+            cells.append(f"<td>{html.escape('' if v is None else str(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    text = (f'<table class="cocopipe-table data" id="{html.escape(slug(id))}"><caption><b>{html.escape(title)}.</b> '
+            f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+    return Table(slug(id), title, text, caption)
+
+
+def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]]:
+    part = df.filter(pl.col("suite") == suite)
+    return [(d, part.filter(pl.col("dimension") == d)) for d in sorted(part["dimension"].unique().to_list())]
+
+
+# -- views ----------------------------------------------------------------------------------------
+def overview(ctx: Context, m: Measures) -> list[Page]:
+    """Data sets, and the ECDFs over all functions per dimension."""
+    rec = ctx.record
+    from .build import ranges
+
+    ds = pl.DataFrame(rec["data_sets"]).select(
+        "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
+        pl.col("dimensions").list.eval(pl.element().cast(pl.String)).list.join(", "),
+        pl.col("instances").map_elements(lambda v: ranges(v.to_list()), return_dtype=pl.String))
+    sections = [Section("data", "Data", [frame_table(
+        "data-sets", "Data sets", ds,
+        "Each data set as read from its logs: the COCO log format and COCO version, the trials, functions, "
+        "dimensions and instances shown.")], columns=1)]
+    if ctx.notes:
+        sections[0].blocks += [Note(n) for n in ctx.notes]
+    for suite in ctx.suites:
+        figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
+        intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
+                 + (f"; the reference {ctx.reference_label} thick and grey." if ctx.reference else "."))
+        sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
+                                [f for f in figs if f], intro=intro))
+    return [Page("index", "Overview", sections, nav="Overview")]
+
+
+def ecdfs(ctx: Context, m: Measures) -> list[Page]:
+    """ECDFs per function group and per function, per dimension."""
+    sections = []
+    for suite in ctx.suites:
+        for d in ctx.dimensions(suite):
+            figs = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
+            figs += [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}") for f in ctx.functions(suite)]
+            sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D", [f for f in figs if f], columns=3,
+                                    intro="Function groups first, then each function."))
+    return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
+
+
+def scaling(ctx: Context, m: Measures) -> list[Page]:
+    """aRT / dimension versus dimension per function, all algorithms at one target (ppfigs)."""
+    sections = []
+    for suite in ctx.suites:
+        a = ctx.analysis.select(suite=suite)
+        fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference,
+                          palette=ctx.palette, target=SCALING_TARGET,
+                          caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
+                                  "dimension, per function, log-log; k/n beside a point: k of n trials succeeded; "
+                                  "a cross: no success, at the median evaluations / dimension of the trials.")
+        sections.append(Section(f"scaling-{suite}", suite, [fig], columns=1))
+    return [Page("scaling", "Scaling with dimension", sections, nav="Scaling")]
+
+
+def tables(ctx: Context, m: Measures) -> list[Page]:
+    """The aRT table of all algorithms per dimension, and the pairwise tests."""
+    t = m.art_table
+    sections = []
+    for suite in ctx.suites:
+        blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g)) for d, g in _by_dimension(t, suite)]
+        sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))
+    if m.pairwise is not None:
+        for suite in ctx.suites:
+            blocks = [Table(f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g))
+                      for d, g in _by_dimension(m.pairwise, suite)]
+            sections.append(Section(f"pairwise-tests-{suite}", f"Pairwise rank-sum tests, {suite}", blocks,
+                                    columns=1))
+    return [Page("tables", "aRT tables and tests", sections, nav="Tables")]
+
+
+def pairwise(ctx: Context, m: Measures) -> list[Page]:
+    """Two algorithms compared: aRT scatter, runtime-ratio ECDF and aRT ratio per pair."""
+    if len(ctx.algorithms) < 2:
+        return []
+    sections = []
+    for a, b in ctx.pairs():
+        figs = []
+        for suite in ctx.suites:
+            an = ctx.compared.select(suite=suite, algorithm=[a, b])
+            if set(an.algorithms()) != {a, b}:
+                continue
+            pair = dict(a_name=a, b_name=b)
+            figs += [
+                kind_figure(ctx, f"scatter-{suite}-{a}-{b}", f"aRT scatter, {b} against {a}", "scatter", an, **pair,
+                            caption=f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and "
+                                    "target; on the upper or right edge: no success (cocopp's ppscatter)."),
+                kind_figure(ctx, f"ratio-ecdf-{suite}-{a}-{b}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
+                            caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
+                                    f"line per target, over all functions per dimension; left of 0: {b} faster "
+                                    "(cocopp's pprldistr2)."),
+                kind_figure(ctx, f"art-ratio-{suite}-{a}-{b}", f"aRT ratio, {b} / {a}", "art-ratio", an, **pair,
+                            caption=f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; "
+                                    f"below 1: {b} is faster (cocopp's ppfig2)."),
+            ]
+        sections.append(Section(f"pair-{slug(a)}-{slug(b)}", f"{a} and {b}", figs, columns=1))
+    return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]
+
+
+def algorithms(ctx: Context, m: Measures) -> list[Page]:
+    """One page per algorithm (cocopp's output for one algorithm): ECDFs per group with the
+    reference, runtime and precision ECDFs (pprldistr), aRT loss (pplogloss), scaling (ppfigdim),
+    convergence, aRT table (pptable)."""
+    pages = []
+    ref = [ctx.reference] if ctx.reference else []
+    for alg in ctx.algorithms:
+        sections = []
+        for suite in ctx.suites:
+            one = ctx.compared.select(suite=suite, algorithm=[alg])
+            dims = [d for d in single_dimensions(ctx.dimensions(suite)) if d in set(
+                ctx.problems.filter((pl.col("algorithm") == alg) & (pl.col("suite") == suite))["dimension"])]
+            if not dims:
+                continue
+            groups = [*ctx.groups(suite), ("all", "All functions")]
+            sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
+                ctx, f"scaling-{suite}-{alg}", f"Scaling, {alg}", "scaling", one,
+                caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
+                        "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
+                columns=1))
+            dims_text = " and ".join(f"{d}-D" for d in dims)
+            figs = [ecdf_figure(ctx, m, suite, d, g, label, [alg, *ref], id_prefix=f"ecdf-{alg}")
+                    for d in dims for g, label in groups]
+            sections.append(Section(f"ecdf-{suite}", f"ECDFs per function group, {suite}, {dims_text}",
+                                    [f for f in figs if f], columns=3,
+                                    intro=f"{alg} against the reference, per function group."
+                                    if ref else f"{alg} per function group."))
+            names = [g for g, _ in groups]
+            dist = [
+                kind_figure(ctx, f"rt-ecdf-{suite}-{alg}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
+                            dimension=dims,
+                            caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
+                                    "group and dimension (cocopp's pprldistr, left)."),
+                kind_figure(ctx, f"precision-ecdf-{suite}-{alg}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
+                            group=names, dimension=dims,
+                            caption="ECDF of the best precision Δf the trials reached within budgets of k x "
+                                    "dimension evaluations and at their end (cocopp's pprldistr, right)."),
+            ]
+            if ref:
+                dist.append(kind_figure(
+                    ctx, f"logloss-{suite}-{alg}", f"aRT loss, {alg}", "logloss",
+                    ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ctx.reference, group=names,
+                    dimension=dims, palette=ctx.palette,
+                    caption=f"aRT loss ratio against {ctx.reference_label} versus budget (cocopp's pplogloss)."))
+            sections.append(Section(f"distributions-{suite}", f"Runtime and precision distributions, {suite}",
+                                    dist, columns=1))
+            sections.append(Section(f"convergence-{suite}", f"Convergence, {suite}", [
+                kind_figure(ctx, f"convergence-{suite}-{d}-{alg}", f"Convergence, {alg}, {d}-D", "convergence", one,
+                            dimension=d, palette=ctx.palette,
+                            caption=f"Median best precision Δf versus evaluations / dimension in {d}-D, with the "
+                                    "band between the 25th and 75th percentiles of the trials, a panel per function.")
+                for d in dims], columns=1))
+            t = m.algorithm_table(alg).filter(pl.col("suite") == suite)
+            sections.append(Section(f"art-{suite}", f"aRT table, {suite}",
+                                    [Table(f"art-{suite}-{d}-{alg}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))
+                                     for d, g in _by_dimension(t, suite)], columns=1))
+        pages.append(Page(f"alg-{slug(alg)}", alg, sections, nav=alg, menu="Algorithms"))
+    return pages
+
+
+def settings_page(ctx: Context, m: Measures) -> list[Page]:
+    """The settings, the versions and the data sets, in full."""
+    import dataclasses
+
+    s, rec = ctx.settings, ctx.record
+    values = [(f.name, s.__dict__[f.name]) for f in dataclasses.fields(s) if f.name != "record"]
+    kv = pl.DataFrame({"setting": [k for k, _ in values],
+                       "value": ["" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+                                 for _, v in values]})
+    resolved = pl.DataFrame({
+        "item": ["algorithms", "reference", "suites", "pairs compared"],
+        "value": [", ".join(rec["algorithms"]), rec["reference"] or "none", ", ".join(rec["suites"]),
+                  "; ".join(f"{a} / {b}" for a, b in rec["pairs"]) or "none"]})
+    per_suite = pl.DataFrame([
+        {"suite": su, "dimensions": ", ".join(map(str, rec["dimensions"][su])),
+         "functions": ", ".join(map(str, rec["functions"][su])),
+         "ECDF targets": ", ".join(theme.fmt_number(t) for t in rec["ecdf_targets"][su]),
+         "table targets": ", ".join(theme.fmt_number(t) for t in rec["table_targets"][su])} for su in rec["suites"]])
+    inst = pl.DataFrame([{"data": k, "instances": ", ".join(map(str, v))} for k, v in rec["instances"].items()])
+    ds = pl.DataFrame(rec["data_sets"])
+    vers = pl.DataFrame({"software": list(rec["versions"]), "version": list(rec["versions"].values())})
+    how = ("Rebuild this report exactly with `cocopipe report --settings settings.json --out DIR` (with the same "
+           "data: the store or the sources recorded here).")
+    sections = [
+        Section("settings", "Settings", [frame_table("settings-table", "Settings", kv, how)], columns=1),
+        Section("selection", "Selection", [frame_table("selection-table", "Resolved selection", resolved),
+                                           frame_table("suites-table", "Per suite", per_suite)], columns=1),
+        Section("instances", "Instances", [frame_table("instances-table", "Instances per data set", inst)], columns=1),
+        Section("data-sets", "Data sets", [frame_table(
+            "data-sets-full", "Data sets", ds, "COCO log format and version, content hash of each source.")],
+            columns=1),
+        Section("versions", "Versions", [frame_table("versions-table", "Software", vers)], columns=1),
+    ]
+    return [Page("settings", "Settings", sections, nav="Settings")]
+
+
+#: the views in navigation order; append a view function to add pages
+VIEWS: list[View] = [overview, ecdfs, scaling, tables, pairwise, algorithms, settings_page]

@@ -1,0 +1,133 @@
+"""Where a report's heavy work runs: in this process, or spread over worker processes (the aRT
+tables and tests, and the charts: Altair spends about 0.1 s of CPU on each chart, and a report
+has hundreds). Results are the same either way; only the wall time differs.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import re
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+
+
+class Deferred:
+    """A result computed on first demand in this process (the in-process stand-in for a Future)."""
+
+    def __init__(self, fn: Callable, args: tuple, kwargs: dict):
+        self._call = (fn, args, kwargs)
+        self._done = False
+        self._value = None
+
+    def result(self):
+        """The value (computed now if needed; exceptions propagate)."""
+        if not self._done:
+            fn, args, kwargs = self._call
+            self._value = fn(*args, **kwargs)
+            self._done, self._call = True, None
+        return self._value
+
+
+@functools.cache
+def theme_config() -> dict:
+    """The chart theme's configuration as spec data (`pipeline.charts.theme.configure`)."""
+    import altair as alt
+
+    from ..charts import theme
+
+    return theme.configure(alt.Chart()).to_dict(validate=False)["config"]
+
+
+def _accepts_configured(fn: Callable) -> bool:
+    try:
+        return "configured" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def chart_spec(fn: Callable, args: tuple, kwargs: dict) -> dict:
+    """The Vega-Lite spec of `fn(*args, **kwargs)`, an Altair chart. Altair's validation while the
+    chart is assembled is switched off (the spec is the same, the time a third), and the theme
+    configuration is set once on the finished spec instead of on every intermediate chart object
+    (identical result: see tests/test_report.py)."""
+    from altair.utils.schemapi import debug_mode
+
+    with debug_mode(False):
+        if _accepts_configured(fn) and "configured" not in kwargs:
+            spec = fn(*args, configured=False, **kwargs).to_dict(validate=False)
+            spec = {"config": theme_config(), **{k: v for k, v in spec.items() if k != "config"}}
+        else:
+            spec = fn(*args, **kwargs).to_dict(validate=False)
+    return canonical_names(spec)
+
+
+def _param_names(node, found: list[str]) -> None:
+    if isinstance(node, dict):
+        for p in node.get("params", []) if isinstance(node.get("params"), list) else []:
+            if isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"] not in found:
+                found.append(p["name"])
+        for v in node.values():
+            _param_names(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            _param_names(v, found)
+
+
+def canonical_names(spec: dict) -> dict:
+    """The spec with numbered parameter names ("zoom65": numbered by a counter of the process that
+    made the chart) renumbered in order of appearance, so that a spec does not depend on what the
+    process drew before (reports are byte-identical whoever builds them)."""
+    names = []
+    _param_names(spec, names)
+    numbered = [n for n in names if re.fullmatch(r"[A-Za-z_]*?[A-Za-z_]\d+", n)]
+    if not numbered:
+        return spec
+    new = {n: re.sub(r"\d+$", "", n) + str(i) for i, n in enumerate(numbered, 1)}
+    text = json.dumps(spec, allow_nan=False)
+    text = re.sub(r"\b(" + "|".join(map(re.escape, new)) + r")\b", lambda m: new[m.group(1)], text)
+    return json.loads(text)
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the CPUs this process may use, at most 4; 1 means in-process."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 4))
+
+
+class Runner:
+    """Runs tasks in `jobs` worker processes (spawned: Polars' threads and fork do not mix), or
+    in this process on demand when jobs is 1."""
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = max(1, int(jobs))
+        self._pool = None
+        if self.jobs > 1:
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
+        """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""
+        if self._pool is None:
+            return Deferred(fn, args, kwargs)
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def chart(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
+        """Start making the spec of a chart function's chart."""
+        return self.submit(chart_spec, fn, args, kwargs)
+
+    def close(self) -> None:
+        """Stop the workers (pending work is cancelled)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,145 @@
+"""What a report was made with: the selection, the measure settings and the versions of the
+software and of every data set. Written as `settings.json` beside `index.html`; a report built
+again from that file (and the same data) is byte-identical.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+#: the settings.json format
+FORMAT = "cocopipe-report/1"
+MODES = ("simulated", "exact")
+RENDERERS = ("vega", "svg")
+#: default number of simulated restarts: per trial for ECDFs (cocopp's pprldmany), per problem for
+#: the aRT dispersion of the tables (cocopp's pptable)
+ECDF_SAMPLES = 100
+TABLE_SAMPLES = 1000
+
+
+class SettingsError(ValueError):
+    """A settings file or value that cannot be used."""
+
+
+@dataclass
+class Settings:
+    """Everything a report depends on besides the data."""
+
+    # what is shown
+    algorithms: list[str] | None = None  #: None: every algorithm of the store (reference excluded)
+    suites: list[str] | None = None
+    functions: list[int] | None = None
+    dimensions: list[int] | None = None
+    reference: str | None = None  #: algorithm of the store or packaged reference set; None: the suite's default (best2009 for bbob); "none": none
+    # how it is measured
+    max_budget: str | None = None  #: budget cut: B evaluations or "Nx" (N x dimension); None: none
+    targets: str | None = None  #: ECDF targets: None = each suite's standard set, or a name/list
+    table_targets: str | None = None  #: None = cocopp's table targets per suite
+    all_instances: bool = False
+    exact_hits: bool = False
+    mode: str = "simulated"  #: ECDF of simulated restarts ("simulated", seeded) or its expectation ("exact")
+    seed: int = 1
+    ecdf_samples: int = ECDF_SAMPLES
+    table_samples: int = TABLE_SAMPLES
+    correction: str = "bonferroni"
+    alpha: float = 0.05
+    # how it is drawn
+    renderer: str = "vega"  #: "vega": interactive charts with the shipped JavaScript; "svg": static SVG
+    max_pairs: int = 10  #: pairwise comparisons: every pair up to this many, else pairs with the first algorithm
+    # where the data came from (recorded, and used by `cocopipe report --settings` when given)
+    sources: list[str] | None = None
+    # filled in by the report: instances, data sets, versions
+    record: dict = field(default_factory=dict)
+
+    def check(self) -> Settings:
+        """Raise `SettingsError` on a value the report cannot use; return self."""
+        if self.mode not in MODES:
+            raise SettingsError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        if self.renderer not in RENDERERS:
+            raise SettingsError(f"renderer {self.renderer!r}: expected one of {', '.join(RENDERERS)}")
+        if self.correction not in ("bonferroni", "holm"):
+            raise SettingsError(f"correction {self.correction!r}: expected bonferroni or holm")
+        for name in ("ecdf_samples", "table_samples"):
+            if int(getattr(self, name)) < 1:
+                raise SettingsError(f"{name} {getattr(self, name)!r}: expected a positive number")
+        if not 0 < float(self.alpha) < 1:
+            raise SettingsError(f"alpha {self.alpha!r}: expected a number between 0 and 1")
+        if self.max_pairs < 0:
+            raise SettingsError(f"max_pairs {self.max_pairs!r}: expected 0 or more")
+        return self
+
+    # -- files -----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The settings as JSON-ready data, with the format tag first."""
+        return {"format": FORMAT, **dataclasses.asdict(self)}
+
+    def to_json(self) -> str:
+        """settings.json text (stable: sorted lists come from the report, keys in field order)."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict, origin: str = "settings") -> Settings:
+        """Settings from `to_dict` data; unknown keys and a wrong format are errors."""
+        if not isinstance(data, dict):
+            raise SettingsError(f"{origin}: expected a JSON object")
+        data = dict(data)
+        fmt = data.pop("format", None)
+        if fmt != FORMAT:
+            raise SettingsError(f"{origin}: format {fmt!r}, expected {FORMAT!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise SettingsError(f"{origin}: unknown setting(s) {', '.join(unknown)}")
+        return cls(**data).check()
+
+    @classmethod
+    def load(cls, path: str | Path) -> Settings:
+        """Read a settings.json file."""
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SettingsError(f"{p}: no such settings file") from None
+        except json.JSONDecodeError as exc:
+            raise SettingsError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from None
+        return cls.from_dict(data, str(p))
+
+    def replace(self, **changes) -> Settings:
+        """A copy with some values changed (None values are ignored: "not given")."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def software_versions() -> dict[str, str]:
+    """Versions of cocopipe and of the libraries that shape the numbers and the charts."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .vendor import versions as js
+
+    out = {}
+    for dist in ("cocopipe", "polars", "numpy", "scipy", "altair", "vl-convert-python"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = "not installed"
+    out.update({f"{k} (JavaScript)": v for k, v in js().items() if k != "vl-convert"})
+    return out
+
+
+def data_sets(runs: pl.LazyFrame) -> list[dict]:
+    """One entry per data set (suite, algorithm, source) of the runs shown: its COCO log format and
+    COCO version, content hash, and what it covers."""
+    df = (
+        runs.group_by("suite", "algorithm", "source")
+        .agg(source_id=pl.col("source_id").first(),
+             data_format=pl.col("data_format").drop_nulls().unique().sort().str.join(", "),
+             coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(", "),
+             trials=pl.len(), functions=pl.col("function").n_unique(),
+             dimensions=pl.col("dimension").unique().sort(),
+             instances=pl.col("instance").unique().sort())
+        .sort("suite", "algorithm", "source").collect()
+    )
+    return df.to_dicts()

@@ -1,0 +1,268 @@
+"""The HTML report on tiny hand-made logs: its pages, charts, settings and exact rebuilds.
+
+Data: algorithms A and B on f1 (separable) and f15 (multi-modal) in 2-D and 5-D, three instances
+each. A reaches Δf = 1e-9 on f1 after 10 evaluations (every one of the 51 ECDF targets) and only
+Δf = 1 on f15 (the 11 targets 10^2 .. 10^0); B reaches Δf = 1e-3 on both (the 26 targets
+10^2 .. 10^-3) after 50 evaluations.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import altair as alt
+import pytest
+from typer.testing import CliRunner
+
+from logs import write_new2
+from pipeline.api import open_store
+from pipeline.charts import theme
+from pipeline.cli import app
+from pipeline.ingest import ingest
+from pipeline.report import Settings, SettingsError, build
+from pipeline.report.figures import script_json
+from pipeline.report.runner import canonical_names, chart_spec
+from pipeline.store import Store
+
+DIMS = (2, 5)
+
+
+def _trials(evals: int, best: float) -> list[dict]:
+    return [dict(instance=i, dat=[(1, 50.0), (evals, best)]) for i in (1, 2, 3)]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("report-data")
+    for alg, runs in {"A": {1: _trials(10, 1e-9), 15: _trials(10, 1.0)},
+                      "B": {1: _trials(50, 1e-3), 15: _trials(50, 1e-3)}}.items():
+        for f, trials in runs.items():
+            for d in DIMS:
+                write_new2(root / alg, alg=alg, function=f, dim=d, runs=trials)
+    st = Store(root / "store", create=True)
+    summary = ingest([root / "A", root / "B"], st)
+    assert summary.runs == 2 * 2 * 2 * 3
+    return root / "store"
+
+
+@pytest.fixture(scope="module")
+def report(store, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "r"
+    index = build(open_store(store), out, Settings(reference="none", table_samples=50), jobs=1)
+    assert index == out / "index.html"
+    return out
+
+
+def pages(out: Path) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(out.glob("*.html"))}
+
+
+def specs(text: str) -> dict[str, dict]:
+    """The embedded Vega-Lite specs of a page by chart id."""
+    return {m.group(1): json.loads(m.group(2)) for m in
+            re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text, re.S)}
+
+
+def ends(spec: dict) -> dict[str, float]:
+    """final_fraction per algorithm from the data sets of an ECDF spec."""
+    out = {}
+    for rows in spec["datasets"].values():
+        for r in rows:
+            if "final_fraction" in r:
+                out[r["algorithm"]] = r["final_fraction"]
+    return out
+
+
+# -- pages and charts ---------------------------------------------------------------------------
+def test_pages_and_their_charts(report):
+    p = pages(report)
+    assert sorted(p) == ["alg-a.html", "alg-b.html", "ecdf.html", "index.html", "pairwise.html", "scaling.html",
+                         "settings.html", "tables.html"]
+    # overview: one all-function ECDF per dimension; ECDF page: 2 groups (separ, multi) + 2 functions
+    # per dimension; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio; per algorithm:
+    # scaling, ECDFs of separ, multi, all in 5-D (cocopp draws one algorithm's in 5-D and 20-D),
+    # runtime and precision ECDFs, convergence in 5-D
+    expected = {"index.html": 2, "ecdf.html": 8, "scaling.html": 1, "pairwise.html": 3, "alg-a.html": 7,
+                "alg-b.html": 7, "tables.html": 0, "settings.html": 0}
+    for name, text in p.items():
+        n = expected[name]
+        assert len(re.findall(r'<div class="chart" id="chart-', text)) == n, name
+        assert len(specs(text)) == n, name
+        assert f'data-charts="{n}"' in text, name
+
+
+def test_every_page_links_every_page_and_states_the_settings(report):
+    p = pages(report)
+    for name, text in p.items():
+        nav = text[text.index('<nav class="topnav"'):text.index("</nav>")]
+        for other in p:
+            assert f'href="{other}"' in nav, (name, other)
+        banner = text[text.index('id="settings-banner"'):text.index("</header>")]
+        for label in ("algorithms:", "reference:", "ECDF targets:", "instances:", "budget cut:", "seed:",
+                      "data formats:", "cocopipe:"):
+            assert label in banner, (name, label)
+        assert "51 targets 100..1e-8" in banner and "1-3" in banner and "bbob-new2 2.8.2" in banner
+        assert 'src="static/vega-bundle.js"' in text and 'src="static/report.js"' in text
+    for f in ("vega-bundle.js", "report.js", "report.css", "THIRD_PARTY_LICENSES.txt"):
+        assert (report / "static" / f).is_file()
+
+
+def test_ecdf_charts_show_the_fractions_solved(report):
+    """The dots of the all-function ECDF: A solves 51 + 11 of 102 (function, target) pairs in every
+    trial, B 26 + 26; per function: A 51/51 on f1, 11/51 on f15."""
+    over = specs(pages(report)["index.html"])
+    for d in DIMS:
+        got = ends(over[f"ecdf-bbob-{d}-all"])
+        assert got == pytest.approx({"A": 62 / 102, "B": 52 / 102}, abs=1e-5)
+    per = specs(pages(report)["ecdf.html"])
+    assert ends(per["ecdf-bbob-2-f1"]) == pytest.approx({"A": 1.0, "B": 26 / 51}, abs=1e-5)
+    assert ends(per["ecdf-bbob-5-f15"]) == pytest.approx({"A": 11 / 51, "B": 26 / 51}, abs=1e-5)
+    assert ends(per["ecdf-bbob-5-multi"]) == ends(per["ecdf-bbob-5-f15"])
+
+
+def test_tables_page_holds_the_art_tables(report):
+    text = pages(report)["tables.html"]
+    # one aRT table and one pairwise table per dimension
+    assert len(re.findall(r'<table class="cocopipe-table art"', text)) == len(DIMS)
+    assert len(re.findall(r'<table class="cocopipe-table pairwise"', text)) == len(DIMS)
+    # A reaches 1e-7 on f1 after 10 evaluations in each trial: aRT 10
+    assert "aRT table, bbob, 2-D" in text and "aRT table, bbob, 5-D" in text
+
+
+def test_settings_json_records_selection_instances_data_and_versions(report):
+    s = json.loads((report / "settings.json").read_text())
+    assert s["format"] == "cocopipe-report/1"
+    assert (s["seed"], s["ecdf_samples"], s["table_samples"], s["mode"], s["max_budget"]) == (1, 100, 50, "simulated", None)
+    rec = s["record"]
+    assert rec["algorithms"] == ["A", "B"] and rec["reference"] is None
+    assert rec["dimensions"] == {"bbob": [2, 5]} and rec["functions"] == {"bbob": [1, 15]}
+    assert rec["instances"] == {"bbob/A": [1, 2, 3], "bbob/B": [1, 2, 3]}
+    assert len(rec["ecdf_targets"]["bbob"]) == 51 and rec["table_targets"]["bbob"][0] == 10.0
+    assert {(d["algorithm"], d["data_format"], d["coco_version"], d["trials"]) for d in rec["data_sets"]} == {
+        ("A", "bbob-new2", "2.8.2", 12), ("B", "bbob-new2", "2.8.2", 12)}
+    assert all(d["source_id"] for d in rec["data_sets"])
+    for k in ("cocopipe", "polars", "altair", "vega (JavaScript)", "vega-lite (JavaScript)", "vega-embed (JavaScript)"):
+        assert rec["versions"][k]
+
+
+def test_rebuilt_from_settings_json_is_identical(report, store, tmp_path):
+    again = build(open_store(store), tmp_path / "again", Settings.load(report / "settings.json"), jobs=2).parent
+    names = sorted(p.relative_to(report) for p in report.rglob("*") if p.is_file())
+    assert names == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for n in names:
+        assert (report / n).read_bytes() == (again / n).read_bytes(), n
+
+
+def test_reference_from_the_store(store, tmp_path):
+    """B as the reference: not among the compared algorithms, drawn thick and grey, and the aRT
+    table divides by its aRT."""
+    out = build(open_store(store), tmp_path / "r", Settings(reference="B", table_samples=20), jobs=1).parent
+    p = pages(out)
+    assert "alg-b.html" not in p and "pairwise.html" not in p
+    spec = specs(p["index.html"])["ecdf-bbob-2-all"]
+    text = json.dumps(spec)
+    assert theme.REFERENCE_COLOUR in text and f'"strokeWidth": {theme.REFERENCE_WIDTH}' in text
+    assert "ref: B" in p["tables.html"]
+    assert json.loads((out / "settings.json").read_text())["record"]["reference"] == "B"
+
+
+def test_static_svg_renderer(store, tmp_path):
+    out = build(open_store(store), tmp_path / "svg", Settings(reference="none", renderer="svg", table_samples=20,
+                                                              dimensions=[2]), jobs=1).parent
+    text = pages(out)["index.html"]
+    assert "vega-bundle.js" not in text and "<script" not in text
+    assert len(re.findall(r'<div class="chart rendered" id="chart-[^"]+" role="img" aria-label="[^"]+"><svg', text)) == 1
+    assert not (out / "static" / "vega-bundle.js").exists()
+
+
+def test_selection_errors(store, tmp_path):
+    with pytest.raises(SettingsError, match="algorithm\\(s\\) C not in the store"):
+        build(open_store(store), tmp_path / "x", Settings(algorithms=["A", "C"]))
+    with pytest.raises(SettingsError, match="reference 'Z'"):
+        build(open_store(store), tmp_path / "x", Settings(reference="Z"))
+    with pytest.raises(SettingsError, match="mode 'fast'"):
+        Settings(mode="fast").check()
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    with pytest.raises(SettingsError, match="holds no report"):
+        build(open_store(store), busy, Settings(reference="none"))
+    assert (busy / "notes.txt").read_text() == "mine"
+
+
+def test_settings_files(tmp_path):
+    s = Settings(algorithms=["A"], max_budget="100x", seed=7)
+    p = tmp_path / "s.json"
+    p.write_text(s.to_json())
+    assert Settings.load(p) == s
+    p.write_text(json.dumps({**s.to_dict(), "colour": "red"}))
+    with pytest.raises(SettingsError, match="unknown setting\\(s\\) colour"):
+        Settings.load(p)
+    p.write_text(json.dumps({**s.to_dict(), "format": "other/9"}))
+    with pytest.raises(SettingsError, match="format 'other/9'"):
+        Settings.load(p)
+    p.write_text("{")
+    with pytest.raises(SettingsError, match="not JSON"):
+        Settings.load(p)
+
+
+# -- chart specs --------------------------------------------------------------------------------
+def _chart(configured: bool = True):
+    import polars as pl
+
+    df = pl.DataFrame({"x": [1.0, 10.0], "y": [0.0, 1.0], "algorithm": ["A", "A"]})
+    c = alt.Chart(theme.data(df)).mark_line().encode(x="x:Q", y="y:Q")
+    return theme.finish(c, "t", "s", configured)
+
+
+def test_chart_spec_equals_the_configured_chart():
+    """Setting the theme once on the spec gives the spec of the chart configured by the theme."""
+    def make(configured: bool = True):
+        return _chart(configured)
+
+    assert chart_spec(make, (), {}) == _chart(True).to_dict()
+
+
+def test_numbered_parameter_names_are_renumbered():
+    a = {"params": [{"name": "zoom65", "bind": "scales"}, {"name": "pick"}], "layer": [{"x": "zoom65.x"}]}
+    b = {"params": [{"name": "zoom7", "bind": "scales"}, {"name": "pick"}], "layer": [{"x": "zoom7.x"}]}
+    assert canonical_names(a) == canonical_names(b) == {
+        "params": [{"name": "zoom1", "bind": "scales"}, {"name": "pick"}], "layer": [{"x": "zoom1.x"}]}
+
+
+def test_script_json_cannot_close_the_script_element():
+    text = script_json({"title": "</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"title": "</script><!-- & \u2028"}
+
+
+# -- command line -------------------------------------------------------------------------------
+def test_cli_report_from_a_store_and_from_its_settings(store, tmp_path):
+    runner = CliRunner()
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = runner.invoke(app, ["report", "--store", str(store), "--out", str(a), "--reference", "none",
+                            "--dimension", "2", "--samples", "20", "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    assert "wrote the report to" in r.output and "\x1b[" not in r.output  # no progress bar in a pipe
+    s = json.loads((a / "settings.json").read_text())
+    assert (s["dimensions"], s["ecdf_samples"], s["table_samples"], s["sources"]) == ([2], 20, 20, None)
+    r = runner.invoke(app, ["report", "--store", str(store), "--settings", str(a / "settings.json"), "--out", str(b)])
+    assert r.exit_code == 0, r.output
+    assert sorted(pages(a)) == sorted(pages(b))
+    assert all((a / n).read_bytes() == (b / n).read_bytes() for n in pages(a))
+
+
+def test_cli_errors_are_one_line(store, tmp_path):
+    runner = CliRunner()
+    cases = [
+        (["report", "--store", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a cocopipe store"),
+        (["report", str(tmp_path / "missing.tgz"), "--out", str(tmp_path / "o")], "no such file or folder"),
+        (["report", "--store", str(store), "--mode", "fast", "--out", str(tmp_path / "o")], "mode 'fast'"),
+        (["report", "--store", str(store), "-a", "Q", "--out", str(tmp_path / "o")], "Q not in the store"),
+        (["report", "--settings", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")], "no such settings file"),
+    ]
+    for args, message in cases:
+        r = runner.invoke(app, args)
+        assert r.exit_code == 1, (args, r.output)
+        assert message in r.output and "Traceback" not in r.output, (args, r.output)

@@ -15,7 +15,8 @@ Indicator"), with the COCO logger's conventions (coco-experiment 2.x, `logger_bi
 The indicator is evaluated for every solution that changes the archive. Normalisation, region of
 interest, distances and the event frame are vectorised over all runs; the archive itself is a
 sweep over the solutions in arrival order that keeps the non-dominated points sorted by the first
-objective (a `SortedList`: O(log n) per solution, as each point enters and leaves the archive once).
+objective (a `SortedList`, or a plain list for short runs: O(log n) per solution, as each point
+enters and leaves the archive once; no pairwise comparisons).
 """
 from __future__ import annotations
 

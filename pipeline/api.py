@@ -184,6 +184,34 @@ class Analysis:
         v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
         return runtime.fixed_budget_summary(v) if summary else v
 
+    def ecdf(self, targets=None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+             max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+        """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
+        dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
+        range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
+        from .measures import ecdf as m
+
+        return self._ecdf_parts(lambda h: m.ecdf(h, group, mode, samples, seed, self.max_budget, max_x),
+                                targets, reference, chunk, ["group", "x"])
+
+    def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
+                     reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+        """Per (suite, algorithm, dimension, group) of `ecdf`: final_fraction, solvable_fraction, max_x,
+        median_max_evaluations, problems, functions, trials."""
+        from .measures import ecdf as m
+
+        return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, mode, self.max_budget, max_x),
+                                targets, reference, chunk, ["group"])
+
+    def _ecdf_parts(self, table, targets, reference, chunk, order) -> pl.LazyFrame:
+        """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent)."""
+        tf = self.target_frame(targets, reference=reference) if reference is not None else self.target_frame(targets)
+        algs = self.algorithms() if chunk else []
+        if not chunk or len(algs) <= chunk:
+            return table(self.hits(tf))
+        parts = [table(self.select(algorithm=algs[i:i + chunk]).hits(tf)).collect() for i in range(0, len(algs), chunk)]
+        return pl.concat(parts).lazy().sort("suite", "algorithm", "dimension", *order)
+
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x

@@ -1,0 +1,49 @@
+"""`cocopipe ecdf`: runtime ECDFs (seed 000) per function, function group and over all functions."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
+                      SuiteOpt, TargetsOpt, analysis, fail, write_table)
+
+GroupOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def ecdf(
+        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None, group: GroupOpt = None,
+        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
+        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        indicator: IndicatorOpt = "logged",
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference set of --targets runlength (best2009, best09-16, best2016, best2019; default: the suite's).")] = None,
+        mode: Annotated[str, typer.Option("--mode", "-m", help="simulated (cocopp's simulated restarts, seeded), exact (their expected ECDF in closed form) or trials (the trials' own hitting times).")] = "simulated",
+        samples: Annotated[int, typer.Option(help="Simulated runs per problem: K * max(2, samples // K), K trials (cocopp: 100).")] = 100,
+        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
+        max_x: Annotated[Optional[str], typer.Option("--max-x", help="Plotted range in evaluations / dimension: a number, budget (the trials' largest) or cocopp (1e7). Default: cocopp, budget in exact mode; --max-budget B sets B / dimension.")] = None,
+        summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), problems, functions, trials.")] = False,
+    ) -> None:
+        """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
+        from ..measures.ecdf import MODES
+
+        if mode not in MODES:
+            fail(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+        if samples < 1:
+            fail(f"--samples {samples}: expected a positive number")
+        if reference is not None and targets != "runlength":
+            fail("--reference applies to --targets runlength only")
+        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        try:
+            if a.runs().head(1).collect().height == 0:
+                fail("no trials in the selection")
+            if summary:
+                df = a.ecdf_summary(targets, group, mode, max_x, reference).collect()
+            else:
+                df = a.ecdf(targets, group, mode, samples, seed, max_x, reference).collect()
+        except (ValueError, KeyError, FileNotFoundError) as exc:
+            fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        write_table(df, out)

@@ -1,0 +1,373 @@
+"""Runtime ECDFs: the fraction of (problem, run) pairs solved within a budget (seed 000, "Empirical
+Distribution Functions"), as step tables per function, per function group and over all functions,
+always per dimension.
+
+A problem is a (function, target) pair of one dimension; every problem weighs the same, and problems
+never solved count in the denominator. x = evaluations / dimension. Three modes:
+
+- "simulated" (cocopp's `pprldmany` default): per problem, `size` simulated restart runtimes
+  (`restarts.simulate`, first trial deterministic, instances balanced), size = K * max(2, samples // K)
+  with K the largest trial count of the algorithm in that dimension (cocopp's `samplesize` with
+  `in_a_hurry`). Simulated runtimes may exceed the trials' budget; as in cocopp they stay in the ECDF
+  up to the plotted range `max_x`.
+- "exact": the expectation of the simulated ECDF in closed form. The simulated runtime is
+  T = F_1 + ... + F_K + S with P(K = k) = p q^k (p = success fraction), F_i uniform over the
+  unsuccessful trials' evaluations, S uniform over the successful trials' hitting times (seed 000,
+  "Simulated Restarts and Runtimes"); P(T <= t) is summed exactly over k and the multiset of F drawn,
+  pruned only where T would exceed max_x * dimension or q^k < 1e-12.
+- "trials": the trials' own first hitting times, no restarts (as `auc.py`).
+
+The plotted range `max_x` (x beyond it gives no step; evaluations / dimension): an explicit number, or
+"budget" (the largest evaluations / dimension among the algorithm's trials in that dimension), or
+"cocopp" (cocopp's `xlimit_pprldmany`, 1e7); with a budget B (or "Nx") the range is B / dimension.
+Default: "cocopp" for the simulated and trials modes, as cocopp draws simulated runtimes beyond the
+trials' budget; "budget" for the exact mode, whose number of steps grows combinatorially with the
+restarts that fit in the range when unsuccessful trials stop at many different budgets (a range of
+ten budgets already needs millions of steps on real data; `MAX_ATOMS` stops it with a clear error).
+
+`final_fraction` (the dot) is the fraction of (problem, trial) pairs the trials solve, as cocopp's aRT
+tables count successes / runs; `solvable_fraction` is the fraction of problems with at least one
+success, which the simulated ECDF approaches as x grows.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from . import restarts
+from .groups import membership, select_levels
+from .runtime import parse_budget
+
+MODES = ("simulated", "exact", "trials")
+#: cocopp's default right end of the ECDF plots (genericsettings.xlimit_pprldmany), evaluations / dimension
+X_LIMIT = 1e7
+#: the geometric tail of restarts left out by the exact mode
+TAIL = 1e-12
+#: the largest number of distinct restart sums of one problem the exact mode enumerates
+MAX_ATOMS = 2_000_000
+
+KEY = ["suite", "algorithm", "dimension"]
+STEP_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
+                         "x": pl.Float64, "fraction": pl.Float64})
+SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
+                            "final_fraction": pl.Float64, "solvable_fraction": pl.Float64, "max_x": pl.Float64,
+                            "median_max_evaluations": pl.Float64, "problems": pl.Int64, "functions": pl.Int64,
+                            "trials": pl.Int64})
+_PROBLEM = [*KEY, "function", "target"]
+
+
+def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
+    """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B)."""
+    if max_x is not None:
+        if isinstance(max_x, str) and max_x in ("budget", "cocopp"):
+            return ("budget", 1.0) if max_x == "budget" else ("fixed", X_LIMIT)
+        try:
+            value = float(max_x)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'") from exc
+        if not value > 0:
+            raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'")
+        return "fixed", value
+    b = parse_budget(max_budget)
+    if b is not None:
+        return ("fixed", b[0]) if b[1] else ("evaluations", b[0])
+    return ("budget", 1.0) if mode == "exact" else ("fixed", X_LIMIT)
+
+
+def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max_x=None) -> pl.DataFrame:
+    """The plotted range max_x per (suite, algorithm, dimension) (see the module)."""
+    kind, value = _range_spec(mode, max_budget, max_x)
+    dims = trials.group_by(KEY).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
+    dim = pl.col("dimension").cast(pl.Float64)
+    expr = {"fixed": pl.lit(value), "budget": pl.col("longest") / dim, "evaluations": pl.lit(value) / dim}[kind]
+    return dims.select(*KEY, max_x=expr.cast(pl.Float64))
+
+
+def _trials(hits: pl.DataFrame) -> pl.DataFrame:
+    """One row per (problem, trial): cost (hit if successful, else evaluations), success, weight."""
+    return hits.select(
+        *_PROBLEM, "trial", "instance", "run_id", "success", "evaluations",
+        weight=pl.col("weight").cast(pl.Float64),
+        cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
+    ).with_columns(pl.col("dimension").cast(pl.Int64))
+
+
+def _problems(trials: pl.DataFrame) -> pl.DataFrame:
+    """Per problem: success fraction (instance-balanced) and whether any trial succeeded."""
+    return trials.group_by(_PROBLEM).agg(
+        rate=(pl.col("weight") * pl.col("success")).sum() / pl.col("weight").sum(),
+        solved=pl.col("success").any(),
+    )
+
+
+def _members(problems: pl.DataFrame, group) -> pl.DataFrame:
+    """(suite, function, group) for the requested levels and names."""
+    levels, names = select_levels(group)
+    m = membership(problems.lazy().select("suite", "function"), levels).collect()
+    m = m.with_columns(pl.col("function").cast(problems.schema["function"]))
+    if names is None:
+        return m
+    missing = sorted(names - set(m["group"].unique().to_list()))
+    if missing and problems.height:
+        known = membership(problems.lazy().select("suite", "function")).collect()["group"].unique().to_list()
+        fn = sorted((g for g in known if g.startswith("f") and g[1:].isdigit()), key=lambda g: int(g[1:]))
+        other = sorted(g for g in known if g not in fn)
+        raise ValueError(f"group {missing[0]!r} is not in the selection; groups: {', '.join(other)}, "
+                         f"{fn[0]}..{fn[-1]}" if fn else f"group {missing[0]!r} is not in the selection")
+    return m.filter(pl.col("group").is_in(sorted(names)))
+
+
+# -- atoms: (problem, x, mass), the mass of a problem summing to at most 1 ------------------------------
+def _trial_atoms(trials: pl.DataFrame) -> pl.DataFrame:
+    """The trials' own hitting times, each weighing its share of the problem's (balanced) trials."""
+    return (
+        trials.with_columns(mass=pl.col("weight") / pl.col("weight").sum().over(_PROBLEM))
+        .filter(pl.col("success"))
+        .select(*_PROBLEM, value=pl.col("cost"), mass=pl.col("mass"))
+    )
+
+
+def sample_size(trial_counts: np.ndarray, samples: int) -> int:
+    """cocopp's samples per problem: K * max(2, samples // K), K the largest trial count."""
+    k = int(np.max(trial_counts))
+    return k * max(2, samples // k)
+
+
+def _simulated_atoms(trials: pl.DataFrame, samples: int, seed: int) -> pl.DataFrame:
+    """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
+    (suite, algorithm, dimension), so a result does not depend on what else is selected."""
+    parts = []
+    for key, part in trials.group_by(KEY, maintain_order=True):
+        part = part.sort("function", "target", "trial")
+        keys = part.select(_PROBLEM).unique(maintain_order=True)
+        gid = part.join(keys.with_row_index("g"), on=_PROBLEM, how="left", maintain_order="left")["g"].to_numpy()
+        rep = np.maximum(part["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
+        gid = np.repeat(gid, rep)
+        cost, success = np.repeat(part["cost"].to_numpy(), rep), np.repeat(part["success"].to_numpy(), rep)
+        counts = np.bincount(gid, minlength=keys.height)
+        size = sample_size(counts, samples)
+        rng = np.random.default_rng([seed, zlib.crc32(repr(tuple(key)).encode())])
+        sg, rt = restarts.simulate(gid, cost, success, keys.height, size, rng, first_deterministic=True)
+        per = np.bincount(sg, minlength=keys.height)  # samples drawn per problem (a multiple of its trials)
+        parts.append(keys[sg].with_columns(value=pl.Series(rt, dtype=pl.Float64),
+                                           mass=pl.Series(1.0 / per[sg], dtype=pl.Float64)))
+    if not parts:
+        return pl.DataFrame(schema={**trials.select(_PROBLEM).schema, "value": pl.Float64, "mass": pl.Float64})
+    return pl.concat(parts)
+
+
+def _merge(values: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Atoms with equal values merged, sorted by value."""
+    u, inv = np.unique(values, return_inverse=True)
+    return u, np.bincount(inv.ravel(), weights=masses, minlength=len(u))
+
+
+def _distinct(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A discrete distribution: distinct values and their probabilities."""
+    v, w = _merge(values, weights)
+    return v, w / w.sum()
+
+
+class _Prefixes:
+    """Distributions D_k of the sum of k unsuccessful trials drawn uniformly, cut at a budget, cached
+    per set of unsuccessful trials (harder targets of a function often share it)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def get(self, fail_v: np.ndarray, fail_p: np.ndarray, budget: float, kmax: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        key = (fail_v.tobytes(), fail_p.tobytes(), budget)
+        ds = self.cache.setdefault(key, [(np.zeros(1), np.ones(1))])
+        while len(ds) < kmax and len(ds[-1][0]):
+            v, m = ds[-1]
+            if len(v) * len(fail_v) > MAX_ATOMS:
+                raise ValueError(f"exact ECDF: more than {MAX_ATOMS} restart sums of {len(fail_v)} distinct "
+                                 f"unsuccessful budgets fit below {budget:g} evaluations; choose a smaller max_x "
+                                 "(e.g. 'budget') or mode 'simulated'")
+            nv = (v[:, None] + fail_v[None, :]).ravel()
+            nm = (m[:, None] * fail_p[None, :]).ravel()
+            keep = nv <= budget
+            ds.append(_merge(nv[keep], nm[keep]))
+        return ds[:kmax]
+
+
+def restart_distribution(succ: np.ndarray, fail: np.ndarray, limit: float = math.inf,
+                         succ_weights: np.ndarray | None = None, fail_weights: np.ndarray | None = None,
+                         tail: float = TAIL, prefixes: _Prefixes | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The law of the simulated restart runtime T <= limit as atoms (values, probabilities).
+
+    `succ`: hitting times of the successful trials, `fail`: evaluations of the unsuccessful ones
+    (weights: instance balancing). P(T = s + f_1 + ... + f_k) = p q^k P(S = s) P(F_1 + ... + F_k = f),
+    summed exactly over k until q^k < tail; atoms beyond `limit` are left out. No success: no atoms.
+    """
+    ws = np.ones(len(succ)) if succ_weights is None else np.asarray(succ_weights, float)
+    wf = np.ones(len(fail)) if fail_weights is None else np.asarray(fail_weights, float)
+    if len(succ) == 0 or ws.sum() <= 0:
+        return np.zeros(0), np.zeros(0)
+    sv, sp = _distinct(np.asarray(succ, float), ws)
+    total_f = wf.sum() if len(fail) else 0.0
+    p = ws.sum() / (ws.sum() + total_f)
+    if total_f == 0 or sv[0] > limit:
+        keep = sv <= limit
+        return sv[keep], sp[keep]
+    q = 1.0 - p
+    kmax = int(math.ceil(math.log(tail) / math.log(q))) if q > 0 else 1  # q^k < tail for k >= kmax
+    fv, fp = _distinct(np.asarray(fail, float), wf)
+    ds = (prefixes or _Prefixes()).get(fv, fp, limit - sv[0], kmax)
+    pv = np.concatenate([v for v, _ in ds])
+    pm = np.concatenate([m * (p * q ** k) for k, (_, m) in enumerate(ds)])
+    pv, pm = _merge(pv, pm)
+    tv = (pv[:, None] + sv[None, :]).ravel()
+    tm = (pm[:, None] * sp[None, :]).ravel()
+    keep = tv <= limit
+    return _merge(tv[keep], tm[keep])
+
+
+def _exact_atoms(trials: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
+    """The closed-form law of the simulated restart runtime of every problem, cut at max_x * dimension."""
+    df = trials.join(limits, on=KEY, how="left").with_columns(
+        limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
+    grouped = df.group_by([*_PROBLEM, "limit"], maintain_order=True).agg(
+        succ=pl.col("cost").filter(pl.col("success")), succ_w=pl.col("weight").filter(pl.col("success")),
+        fail=pl.col("cost").filter(~pl.col("success")), fail_w=pl.col("weight").filter(~pl.col("success")),
+    ).filter(pl.col("succ").list.len() > 0)
+    prefixes = _Prefixes()
+    rows, values, masses = [], [], []
+    for i, r in enumerate(grouped.select("succ", "succ_w", "fail", "fail_w", "limit").iter_rows()):
+        v, m = restart_distribution(np.asarray(r[0], float), np.asarray(r[2], float), r[4],
+                                    np.asarray(r[1], float), np.asarray(r[3], float), prefixes=prefixes)
+        rows.append(np.full(len(v), i))
+        values.append(v)
+        masses.append(m)
+    idx = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    keys = grouped.select(_PROBLEM)[idx]
+    return keys.with_columns(value=pl.Series(np.concatenate(values) if values else [], dtype=pl.Float64),
+                             mass=pl.Series(np.concatenate(masses) if masses else [], dtype=pl.Float64))
+
+
+# -- tables ---------------------------------------------------------------------------------------------
+def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+               max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+    """The step table of an eager frame of hitting times (see `ecdf`)."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    if samples < 1:
+        raise ValueError(f"samples {samples}: expected a positive number")
+    trials = _trials(hits)
+    problems = _problems(trials)
+    members = _members(problems, group)
+    limits = x_limits(trials, mode, max_budget, max_x)
+    if mode == "trials":
+        atoms = _trial_atoms(trials)
+    elif mode == "simulated":
+        atoms = _simulated_atoms(trials, samples, seed)
+    else:
+        atoms = _exact_atoms(trials, limits)
+    return _steps(atoms, problems, members, limits)
+
+
+def _runs_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start index and length of each run of equal values in a sorted array."""
+    if len(keys) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return starts, np.diff(np.r_[starts, len(keys)])
+
+
+def _steps(atoms: pl.DataFrame, problems: pl.DataFrame, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
+    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (problem, value, mass):
+    each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
+    funcs = problems.group_by(*KEY, "function").agg(n=pl.len()).sort(*KEY, "function").with_row_index("fid")
+    link = funcs.join(members, on=["suite", "function"])
+    cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
+    link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("fid", "cell")
+    a = (
+        atoms.join(limits, on=KEY, how="left")
+        .with_columns(x=pl.col("value") / pl.col("dimension").cast(pl.Float64))
+        .filter(pl.col("x") <= pl.col("max_x"), pl.col("mass") > 0)
+        .join(funcs.select(*KEY, "function", "fid"), on=[*KEY, "function"])
+    )
+    fid, x, mass = a["fid"].to_numpy(), a["x"].to_numpy(), a["mass"].to_numpy()
+    order = np.lexsort((x, fid))
+    fid, x, mass = fid[order], x[order], mass[order]
+    # every atom of a function once for each group the function is in
+    f_start = np.searchsorted(fid, np.arange(funcs.height))
+    f_len = np.searchsorted(fid, np.arange(funcs.height), side="right") - f_start
+    lf, lc = link["fid"].to_numpy(), link["cell"].to_numpy()
+    take = np.repeat(f_start[lf], f_len[lf]) + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf]))
+    cell = np.repeat(lc, f_len[lf])
+    x, mass = x[take], mass[take]
+    order = np.lexsort((x, cell))
+    cell, x, mass = cell[order], x[order], mass[order]
+    # one row per (cell, x)
+    change = np.r_[True, (cell[1:] != cell[:-1]) | (x[1:] != x[:-1])] if len(x) else np.zeros(0, bool)
+    first = np.flatnonzero(change)
+    mass = np.add.reduceat(mass, first) if len(first) else mass
+    cell, x = cell[first], x[first]
+    cum = np.cumsum(mass)
+    c_start, c_len = _runs_of(cell)
+    offset = np.repeat(np.r_[0.0, cum][c_start], c_len)
+    n = cells["n"].to_numpy().astype(float)
+    fraction = np.minimum((cum - offset) / n[cell], 1.0)
+    out = cells.select(*KEY, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
+                                                         fraction=pl.Series(fraction, dtype=pl.Float64))
+    return out.select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
+
+
+def summary_table(hits: pl.DataFrame, group=None, mode: str = "simulated", max_budget: str | float | None = None,
+                  max_x: float | str | None = None) -> pl.DataFrame:
+    """The summary of an eager frame of hitting times (see `ecdf_summary`)."""
+    trials = _trials(hits)
+    problems = _problems(trials)
+    members = _members(problems, group)
+    limits = x_limits(trials, mode, max_budget, max_x)
+    per_problem = problems.join(members, on=["suite", "function"]).group_by(*KEY, "group").agg(
+        final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
+        functions=pl.col("function").n_unique(),
+    )
+    runs = trials.unique("run_id").join(members, on=["suite", "function"])
+    per_run = runs.group_by(*KEY, "group").agg(
+        median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
+        trials=pl.len(),
+    )
+    targets = problems.group_by(*KEY, "function").agg(t=pl.len())
+    out = (
+        per_problem.join(per_run, on=[*KEY, "group"])
+        .join(limits, on=KEY, how="left")
+        .join(runs.unique([*KEY, "function", "instance", "group"]).join(targets, on=[*KEY, "function"])
+              .group_by(*KEY, "group").agg(problems=pl.col("t").sum()), on=[*KEY, "group"])
+        .sort(*KEY, "group")
+    )
+    return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
+
+
+def _lazy(hits: pl.LazyFrame, build, schema: pl.Schema) -> pl.LazyFrame:
+    return hits.map_batches(build, schema=schema, streamable=False)
+
+
+def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
+         seed: int = 1, max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
+    """Runtime ECDF step tables from hitting times (`runtime.hitting_times`): one row per step,
+    columns suite, algorithm, dimension, group, x (evaluations / dimension), fraction (cumulative).
+
+    `group`: None for every level (fN, the suite's cocopp groups, "all"), or names to keep;
+    `mode`: simulated, exact or trials; `max_budget` (B or "Nx") or `max_x`: the plotted range
+    (see the module)."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    _range_spec(mode, max_budget, max_x)
+    return _lazy(hits, lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x), STEP_SCHEMA)
+
+
+def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated",
+                 max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
+    """One row per (suite, algorithm, dimension, group): final_fraction (the dot: successes / runs over
+    the group's problems), solvable_fraction, max_x (the plotted range of `mode`), median_max_evaluations
+    (the cross: median of the trials' evaluations / dimension), problems (function x target x instance),
+    functions, trials."""
+    _range_spec(mode, max_budget, max_x)
+    return _lazy(hits, lambda df: summary_table(df, group, mode, max_budget, max_x), SUMMARY_SCHEMA)

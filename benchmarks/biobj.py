@@ -1,6 +1,6 @@
 """Biobjective recomputation benchmark: archived solutions per second.
 
-usage: python benchmarks/biobj.py [SRC ...] [--synthetic N ...] [--run-length L]
+usage: python benchmarks/biobj.py [SRC ...] [--synthetic N ...] [--run-length L] [--front N ...]
        (default SRC: every archive of ../shared/data holding bbob-biobj .adat files)
 
 Ingests the sources into a fresh store (not timed here: see benchmarks/ingest.py), then times
@@ -8,7 +8,8 @@ Ingests the sources into a fresh store (not timed here: see benchmarks/ingest.py
 ideal and nadir points of every problem (coco-experiment) and the indicator trajectory of every
 archived solution (normalisation, archive sweep, distances, events). `--synthetic N` also times the
 trajectory on N generated solutions in runs of L (an improving random search whose archive keeps
-growing), to show how the sweep scales. Wall and CPU time are printed: other work on the machine
+growing), `--front N` on one run of N points of a front arriving in random order (the archive
+grows to N, the sweep's worst case), to show how the sweep scales. Wall and CPU time are printed: other work on the machine
 stretches wall time, much less CPU time.
 """
 from __future__ import annotations
@@ -67,6 +68,8 @@ def main() -> None:
     ap.add_argument("sources", nargs="*", type=Path)
     ap.add_argument("--synthetic", type=int, nargs="*", default=[], help="also time N generated solutions")
     ap.add_argument("--run-length", type=int, default=10_000, help="solutions per generated run")
+    ap.add_argument("--front", type=int, nargs="*", default=[],
+                    help="also time one run of N points of a front in random order (every point enters the archive)")
     args = ap.parse_args()
 
     from pipeline.biobj import problem_points, recompute, trajectory
@@ -100,6 +103,13 @@ def main() -> None:
         changes = int(out["accepted"].sum())
         print(f"synthetic {data.height:,} solutions in runs of {min(args.run_length, n):,} ({changes:,} archive "
               f"changes): wall {wall:.2f} s, CPU {c:.2f} s, {data.height / wall:,.0f} solutions/s")
+    for n in args.front:
+        u = np.random.default_rng(2).random(n)
+        data = pl.DataFrame({"run_id": 0, "evaluations": np.arange(1, n + 1), "f1": u, "f2": 1 - np.sqrt(u),
+                             "ideal1": 0.0, "ideal2": 0.0, "nadir1": 1.0, "nadir2": 1.0, "reference": 0.8})
+        out, wall, c = timed(trajectory, data)
+        print(f"front of {n:,} points in random order (archive grows to {int(out['accepted'].sum()):,}): "
+              f"wall {wall:.2f} s, CPU {c:.2f} s, {n / wall:,.0f} solutions/s")
 
 
 if __name__ == "__main__":

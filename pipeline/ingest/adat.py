@@ -117,7 +117,7 @@ def parse_archives(src: Source, runs: pl.DataFrame, problems: list[Problem]) -> 
     )
     tr = (
         runs.select("run_id", "suite", "algorithm", "function", "dimension", "instance", "info_file")
-        .with_columns(root=pl.col("info_file").map_elements(posixpath.dirname, return_dtype=pl.String))
+        .with_columns(root=pl.col("info_file").str.replace(r"/?[^/]*$", ""))  # posixpath.dirname
         .sort("run_id")
         .with_columns(occurrence=pl.int_range(pl.len()).over("root", "function", "dimension", "instance"))
     )

@@ -261,9 +261,13 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
 
     s, rec = ctx.settings, ctx.record
     values = [(f.name, s.__dict__[f.name]) for f in dataclasses.fields(s) if f.name != "record"]
+    unset = {"algorithms": "all but the reference", "suites": "all", "functions": "all", "dimensions": "all",
+             "reference": "the suite's default (best2009 on bbob)", "max_budget": "none",
+             "targets": "each suite's standard set", "table_targets": "cocopp's table targets",
+             "sources": "none (a store)"}
     kv = pl.DataFrame({"setting": [k for k, _ in values],
-                       "value": ["" if v is None else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
-                                 for _, v in values]})
+                       "value": [unset.get(k, "") if v is None else ", ".join(map(str, v)) if isinstance(v, list)
+                                 else str(v) for k, v in values]})
     resolved = pl.DataFrame({
         "item": ["algorithms", "reference", "suites", "pairs compared"],
         "value": [", ".join(rec["algorithms"]), rec["reference"] or "none", ", ".join(rec["suites"]),
@@ -279,7 +283,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
     how = ("Rebuild this report exactly with `cocopipe report --settings settings.json --out DIR` (with the same "
            "data: the store or the sources recorded here).")
     sections = [
-        Section("settings", "Settings", [frame_table("settings-table", "Settings", kv, how)], columns=1),
+        Section("settings", "Settings", [frame_table("settings-table", "Settings", kv)], intro=how, columns=1),
         Section("selection", "Selection", [frame_table("selection-table", "Resolved selection", resolved),
                                            frame_table("suites-table", "Per suite", per_suite)], columns=1),
         Section("instances", "Instances", [frame_table("instances-table", "Instances per data set", inst)], columns=1),

@@ -171,13 +171,7 @@ def ecdf_tables(a, **kw):
     return tables(a, **kw)
 
 
-@pytest.fixture
-def ecdf_measure():
-    """The ECDF measure (pipeline/measures/ecdf.py, the ECDF helper's) until it is committed."""
-    pytest.importorskip("pipeline.measures.ecdf")
-
-
-def test_ecdf_chart_matches_the_measure(three, tmp_path, ecdf_measure):
+def test_ecdf_chart_matches_the_measure(three, tmp_path):
     a = three.select(dimension=5)
     c = chart("ecdf", a, reference="best2009", samples=50)
     spec = rendered(c, tmp_path, "ecdf")
@@ -225,7 +219,7 @@ def test_ecdf_chart_matches_the_measure(three, tmp_path, ecdf_measure):
     assert len(json.dumps(spec)) < 400_000  # steps thinned: small enough for a report page
 
 
-def test_ecdf_one_chart_per_dimension_and_group_share_colours(three, ecdf_measure):
+def test_ecdf_one_chart_per_dimension_and_group_share_colours(three):
     c = chart("ecdf", three.select(dimension=[2, 10]), group=["all", "separ"], mode="trials")
     spec = c.to_dict()
     assert len(spec["concat"]) == 4
@@ -239,7 +233,7 @@ def test_ecdf_one_chart_per_dimension_and_group_share_colours(three, ecdf_measur
         assert len({m[alg] for m in maps if alg in m}) == 1  # one colour per algorithm in every panel
 
 
-def test_ecdf_chart_function_refuses_two_dimensions(three, ecdf_measure):
+def test_ecdf_chart_function_refuses_two_dimensions(three):
     steps, summ = ecdf_tables(three.select(dimension=[2, 3]), mode="trials")
     with pytest.raises(ValueError, match="one dimension and group"):
         ecdf_chart(steps, summ)
@@ -450,7 +444,7 @@ def colour_maps(spec: dict) -> list[dict[str, str]]:
             for n, _ in marks(spec) if "scale" in n.get("encoding", {}).get("color", {})]
 
 
-def test_one_palette_gives_an_algorithm_the_same_colour_in_every_chart(three, ecdf_measure):
+def test_one_palette_gives_an_algorithm_the_same_colour_in_every_chart(three):
     pal = theme.palette(["RS", "NM", "DIRECT", REF], reference=REF)  # a report's fixed order
     a = three.select(dimension=[2, 3], function=[1, 2, 3])
     specs = [chart("ecdf", a.select(dimension=2), palette=pal, mode="trials", reference=REF).to_dict(),

@@ -146,25 +146,21 @@ def _concat(charts: list[Chart], columns: int) -> Chart:
     return theme.configure(both)
 
 
-def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: int = 100, seed: int = 1
-                ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: int = 100, seed: int = 1,
+                max_x: float | str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ECDF step table and summary of an Analysis (`Analysis.ecdf` / `ecdf_summary`)."""
-    if hasattr(a, "ecdf"):
-        return (a.ecdf(targets, group, mode=mode, samples=samples, seed=seed).collect(),
-                a.ecdf_summary(targets, group).collect())
-    from ..measures import ecdf as measure
-
-    h = a.hits(targets)
-    return (measure.ecdf(h, group, mode, samples, seed, a.max_budget).collect(),
-            measure.ecdf_summary(h, group, a.max_budget).collect())
+    return (a.ecdf(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect(),
+            a.ecdf_summary(targets, group, mode=mode, max_x=max_x).collect())
 
 
 # -- kinds --------------------------------------------------------------------------------------
 def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
-         seed: int = 1, reference=None, palette=None, labels: bool = True, legend: bool = False,
+         seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
+         legend: bool = False,
          columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
     """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
-    group), the algorithms together, the reference thick and grey."""
+    group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
+    evaluations / dimension (default: the budget cut, else cocopp's 1e7)."""
     targets = _resolve_targets(a, targets)
     a = _narrow(a, dimension)
     _group_frame(a, group)  # unknown group names fail here, with the names there are
@@ -172,7 +168,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
     steps, summ = [], []
     for an in [main] + ([ref[0]] if ref else []):
-        s, u = ecdf_tables(an, targets, group, mode, samples, seed)
+        s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
         steps.append(s)
         summ.append(u)
     steps, summ = pl.concat(steps, how="vertical_relaxed"), pl.concat(summ, how="vertical_relaxed")
@@ -189,7 +185,8 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
         u = summ.filter((pl.col("dimension") == d) & (pl.col("group") == g))
         label = "all functions" if g == "all" else g
         n = u["functions"].max()
-        settings = settings_lines(a, mode_text, ref_text, targets=targets)
+        settings = settings_lines(a, mode_text, ref_text, f"plotted to {max_x} evaluations / dimension" if max_x else None,
+                                  targets=targets)
         settings[0] = f"{d}-D, {label} ({n} function{'s' if n != 1 else ''}); " + settings[0]
         charts.append(ecdf_mod.ecdf_chart(s, u, palette=pal, reference=ref[1] if ref else None,
                                           title=f"ECDF of runtimes, {d}-D, {label}", settings=settings,

@@ -181,7 +181,7 @@ def test_final_fraction_is_cocopps_successes_over_runs(stores, name):
     assert both.height == oracle.height and both.null_count().sum_horizontal().item() == 0
     assert (both["final_fraction"] - both["expected"]).abs().max() < 1e-12
     # within the trials' largest budget, their ECDF ends at the dot
-    last = a.ecdf(mode="trials", max_x=max_x).collect().group_by("dimension", "group").agg(pl.col("fraction").last())
+    last = a.ecdf(mode="trials", max_x="budget").collect().group_by("dimension", "group").agg(pl.col("fraction").last())
     ends = summary.join(last, on=["dimension", "group"], how="left").with_columns(pl.col("fraction").fill_null(0.0))
     assert (ends["fraction"] - ends["final_fraction"]).abs().max() < 1e-9
 

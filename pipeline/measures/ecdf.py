@@ -88,12 +88,15 @@ def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max
 
 
 def _trials(hits: pl.DataFrame) -> pl.DataFrame:
-    """One row per (problem, trial): cost (hit if successful, else evaluations), success, weight."""
-    return hits.select(
+    """One row per (problem, trial): cost (hit if successful, else evaluations), success, weight, and
+    `fid`, the index of (suite, algorithm, dimension, function) in sorted order."""
+    t = hits.select(
         *_PROBLEM, "trial", "instance", "run_id", "success", "evaluations",
         weight=pl.col("weight").cast(pl.Float64),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
     ).with_columns(pl.col("dimension").cast(pl.Int64))
+    funcs = t.select(*KEY, "function").unique().sort(*KEY, "function").with_row_index("fid")
+    return t.join(funcs, on=[*KEY, "function"], how="left")
 
 
 def _problems(trials: pl.DataFrame) -> pl.DataFrame:
@@ -127,7 +130,7 @@ def _trial_atoms(trials: pl.DataFrame) -> pl.DataFrame:
     return (
         trials.with_columns(mass=pl.col("weight") / pl.col("weight").sum().over(_PROBLEM))
         .filter(pl.col("success"))
-        .select(*_PROBLEM, value=pl.col("cost"), mass=pl.col("mass"))
+        .select("fid", value=pl.col("cost"), mass=pl.col("mass"))
     )
 
 
@@ -143,8 +146,9 @@ def _simulated_atoms(trials: pl.DataFrame, samples: int, seed: int) -> pl.DataFr
     parts = []
     for key, part in trials.group_by(KEY, maintain_order=True):
         part = part.sort("function", "target", "trial")
-        keys = part.select(_PROBLEM).unique(maintain_order=True)
-        gid = part.join(keys.with_row_index("g"), on=_PROBLEM, how="left", maintain_order="left")["g"].to_numpy()
+        first = np.r_[True, (np.diff(part["function"].to_numpy()) != 0) | (np.diff(part["target"].to_numpy()) != 0)]
+        gid = np.cumsum(first) - 1
+        keys = part.filter(pl.Series(first)).select("fid")
         rep = np.maximum(part["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
         gid = np.repeat(gid, rep)
         cost, success = np.repeat(part["cost"].to_numpy(), rep), np.repeat(part["success"].to_numpy(), rep)
@@ -153,10 +157,9 @@ def _simulated_atoms(trials: pl.DataFrame, samples: int, seed: int) -> pl.DataFr
         rng = np.random.default_rng([seed, zlib.crc32(repr(tuple(key)).encode())])
         sg, rt = restarts.simulate(gid, cost, success, keys.height, size, rng, first_deterministic=True)
         per = np.bincount(sg, minlength=keys.height)  # samples drawn per problem (a multiple of its trials)
-        parts.append(keys[sg].with_columns(value=pl.Series(rt, dtype=pl.Float64),
-                                           mass=pl.Series(1.0 / per[sg], dtype=pl.Float64)))
+        parts.append(pl.DataFrame({"fid": keys["fid"].to_numpy()[sg], "value": rt, "mass": 1.0 / per[sg]}))
     if not parts:
-        return pl.DataFrame(schema={**trials.select(_PROBLEM).schema, "value": pl.Float64, "mass": pl.Float64})
+        return pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
     return pl.concat(parts)
 
 
@@ -231,7 +234,7 @@ def _exact_atoms(trials: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
     """The closed-form law of the simulated restart runtime of every problem, cut at max_x * dimension."""
     df = trials.join(limits, on=KEY, how="left").with_columns(
         limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
-    grouped = df.group_by([*_PROBLEM, "limit"], maintain_order=True).agg(
+    grouped = df.group_by(["fid", "target", "limit"], maintain_order=True).agg(
         succ=pl.col("cost").filter(pl.col("success")), succ_w=pl.col("weight").filter(pl.col("success")),
         fail=pl.col("cost").filter(~pl.col("success")), fail_w=pl.col("weight").filter(~pl.col("success")),
     ).filter(pl.col("succ").list.len() > 0)
@@ -244,9 +247,9 @@ def _exact_atoms(trials: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
         values.append(v)
         masses.append(m)
     idx = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    keys = grouped.select(_PROBLEM)[idx]
-    return keys.with_columns(value=pl.Series(np.concatenate(values) if values else [], dtype=pl.Float64),
-                             mass=pl.Series(np.concatenate(masses) if masses else [], dtype=pl.Float64))
+    return pl.DataFrame({"fid": grouped["fid"].to_numpy()[idx].astype(np.uint32),
+                         "value": np.concatenate(values) if values else np.zeros(0),
+                         "mass": np.concatenate(masses) if masses else np.zeros(0)})
 
 
 # -- tables ---------------------------------------------------------------------------------------------
@@ -267,7 +270,7 @@ def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples:
         atoms = _simulated_atoms(trials, samples, seed)
     else:
         atoms = _exact_atoms(trials, limits)
-    return _steps(atoms, problems, members, limits)
+    return _steps(atoms, trials, problems, members, limits)
 
 
 def _runs_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -278,26 +281,30 @@ def _runs_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.diff(np.r_[starts, len(keys)])
 
 
-def _steps(atoms: pl.DataFrame, problems: pl.DataFrame, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
-    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (problem, value, mass):
+def _steps(atoms: pl.DataFrame, trials: pl.DataFrame, problems: pl.DataFrame, members: pl.DataFrame,
+           limits: pl.DataFrame) -> pl.DataFrame:
+    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass):
     each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
-    funcs = problems.group_by(*KEY, "function").agg(n=pl.len()).sort(*KEY, "function").with_row_index("fid")
+    funcs = (trials.select("fid", *KEY, "function").unique("fid").sort("fid")
+             .join(problems.group_by(*KEY, "function").agg(n=pl.len()), on=[*KEY, "function"], how="left")
+             .join(limits, on=KEY, how="left"))
     link = funcs.join(members, on=["suite", "function"])
     cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
     link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("fid", "cell")
-    a = (
-        atoms.join(limits, on=KEY, how="left")
-        .with_columns(x=pl.col("value") / pl.col("dimension").cast(pl.Float64))
-        .filter(pl.col("x") <= pl.col("max_x"), pl.col("mass") > 0)
-        .join(funcs.select(*KEY, "function", "fid"), on=[*KEY, "function"])
-    )
-    fid, x, mass = a["fid"].to_numpy(), a["x"].to_numpy(), a["mass"].to_numpy()
+    fid = atoms["fid"].to_numpy().astype(np.int64)
+    dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
+    x, mass = atoms["value"].to_numpy() / dim[fid], atoms["mass"].to_numpy()
+    keep = (x <= lim[fid]) & (mass > 0)
+    fid, x, mass = fid[keep], x[keep], mass[keep]
     order = np.lexsort((x, fid))
     fid, x, mass = fid[order], x[order], mass[order]
+    if len(x):  # one atom per (function, x)
+        first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
+        fid, x, mass = fid[first], x[first], np.add.reduceat(mass, first)
     # every atom of a function once for each group the function is in
     f_start = np.searchsorted(fid, np.arange(funcs.height))
     f_len = np.searchsorted(fid, np.arange(funcs.height), side="right") - f_start
-    lf, lc = link["fid"].to_numpy(), link["cell"].to_numpy()
+    lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy()
     take = np.repeat(f_start[lf], f_len[lf]) + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf]))
     cell = np.repeat(lc, f_len[lf])
     x, mass = x[take], mass[take]

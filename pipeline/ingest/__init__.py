@@ -50,8 +50,8 @@ def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | No
         src = read_source(path)
     except SourceError as exc:
         return None, None, str(exc)
-    files, src.files = src.files, {}
-    parsed = _parse_all(_with_files(src, files), name)
+    parsed = _parse_all(src, name)
+    src.files = {}  # the parent needs the name and hash only, not the file contents
     return src, parsed, None
 
 
@@ -60,11 +60,6 @@ def _parse_all(src, name: str | None) -> Parsed:
     parsed = parse_source(src, algorithm=name)
     parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
     return parsed
-
-
-def _with_files(src, files):
-    src.files = files
-    return src
 
 
 def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:

@@ -48,8 +48,8 @@ class Parsed:
     runs_skipped: int = 0
 
 
-def _decode(b: bytes) -> str:
-    return b.decode("utf-8", errors="replace")
+def _decode(b: bytes | memoryview) -> str:
+    return str(b, "utf-8", errors="replace")
 
 
 def parse_header(line: str) -> dict[str, str]:
@@ -183,18 +183,34 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
 _SENTINEL = b"\x1e\n"  # a line of its own before each file's lines (see `_lines`)
 
 
-def _joined(src: Source, paths: list[str]) -> bytes:
-    """The files' bytes one after the other, each opened by a sentinel line and closed by a newline."""
-    parts = []
+def _joined(src: Source, paths: list[str], clean: bool = False) -> bytes:
+    """The files' bytes one after the other, each opened by a sentinel line and closed by a newline.
+
+    The sentinel byte and the column separator (never in COCO logs) are blanked out of the files."""
+    parts, starts, at = [], [], 0
     for p in paths:
-        b = src.files[p]
-        if b"\x1e" in b or b"\x1f" in b:  # the sentinel and the column separator, never in COCO logs
-            b = b.replace(b"\x1e", b" ").replace(b"\x1f", b" ")
+        b = src.view(p)
+        if clean:
+            b = bytes(b).replace(b"\x1e", b" ").replace(b"\x1f", b" ")
+        starts.append(at)
         parts.append(_SENTINEL)
         parts.append(b)
-        if b and not b.endswith(b"\n"):
+        at += len(_SENTINEL) + len(b)
+        if len(b) and b[-1:] != b"\n":
             parts.append(b"\n")
-    return b"".join(parts)
+            at += 1
+    buf = b"".join(parts)
+    if clean:
+        return buf
+    # one pass of memchr: the sentinel byte is found exactly where the sentinels were put
+    pos = -1
+    for start in starts:
+        pos = buf.find(b"\x1e", pos + 1)
+        if pos != start:
+            return _joined(src, paths, clean=True)
+    if buf.find(b"\x1e", pos + 1) >= 0 or b"\x1f" in buf:
+        return _joined(src, paths, clean=True)
+    return buf
 
 
 def _lines(src: Source, paths: list[str]) -> pl.DataFrame:
@@ -209,15 +225,22 @@ def _lines(src: Source, paths: list[str]) -> pl.DataFrame:
     text = pl.col("text")
     sent = text.eq_missing("\x1e")
     idx = pl.int_range(pl.len(), dtype=pl.Int32)
+    first, last = text.str.head(1), text.str.tail(1)
     df = df.select(
         file=sent.cum_sum().cast(pl.Int32) - 1,
         lineno=idx - pl.when(sent).then(idx).forward_fill(),
-        text=text.fill_null("").str.strip_chars(),
+        text=text.fill_null(""),
         sent=sent,
+        # may start or end with white space (or is blank): to be stripped
+        edge=((first <= " ") | (first >= "\x7f") | (last <= " ") | (last >= "\x7f")).fill_null(False),
     )
     if df.height == 0 or df["sent"].sum() != len(paths):
         raise ValueError(f"line count mismatch reading {len(paths)} data files")
-    return df.filter(~pl.col("sent")).drop("sent")
+    rows = df["edge"].arg_true()
+    if rows.len():  # strip only those lines: most logs have none
+        col = df["text"]
+        df = df.with_columns(col.scatter(rows, col.gather(rows).str.strip_chars()))
+    return df.filter(~pl.col("sent")).drop("sent", "edge")
 
 
 def _read_lines(src: Source, paths: list[str]) -> pl.DataFrame:
@@ -236,11 +259,11 @@ def _sections(lines: pl.DataFrame) -> pl.DataFrame:
             .collect())
 
 
-def _fields(body: pl.DataFrame, tabs: bool) -> pl.DataFrame:
+def _fields(body: pl.DataFrame) -> pl.DataFrame:
     """The first four fields of every record (`field_0`..`field_3`) and its field count `raw_n`:
     fields are separated by blanks (tabs and runs of blanks count as one)."""
     text = pl.col("text")
-    if tabs:
+    if body.select(text.str.contains("\t", literal=True).any()).item():
         body = body.with_columns(text.str.replace_all("\t", " ", literal=True))
 
     def split(b: pl.DataFrame, blanks: bool) -> pl.DataFrame:
@@ -256,7 +279,7 @@ def _fields(body: pl.DataFrame, tabs: bool) -> pl.DataFrame:
     return out.drop("blanks")
 
 
-def _records(lines: pl.DataFrame, files: pl.DataFrame, tabs: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _records(lines: pl.DataFrame, files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split file lines into sections (one per trial) and parse them into header facts and records.
 
     `files` has one row per file index: `best_col` (column of the best precision, 1 for bbob-biobj
@@ -277,7 +300,7 @@ def _records(lines: pl.DataFrame, files: pl.DataFrame, tabs: bool) -> tuple[pl.D
         )
         .collect()
     )
-    fields = _fields(lines.filter(~pl.col("head") & (text != "")), tabs).lazy()
+    fields = _fields(lines.filter(~pl.col("head") & (text != ""))).lazy()
     by_file = {c: (pl.lit(files[c][0]) if files[c].n_unique() == 1 else pl.lit(files[c]).gather(pl.col("file")))
                for c in ("best_col", "g_col")} if files.height else {"best_col": pl.lit(2), "g_col": pl.lit(False)}
     best = heads.filter(pl.col("best"))
@@ -350,8 +373,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    tabs = any(b"\t" in src.files[p] for p in paths)
-    heads, recs = _records(_lines(src, paths), files, tabs)
+    heads, recs = _records(_lines(src, paths), files)
     nbad = recs["bad"].sum()
     if nbad:
         for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():

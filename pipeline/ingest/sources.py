@@ -10,6 +10,7 @@ import os
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -35,18 +36,47 @@ def source_name(path: Path) -> str:
     return name
 
 
+class ArchiveFiles(Mapping[str, bytes]):
+    """The files of an unpacked archive by path: views into its tar stream, handed out as bytes
+    (a copy) by `[]`, or as they are by `view` (no copy, for readers that take any bytes-like)."""
+
+    def __init__(self, views: dict[str, memoryview]):
+        self._views = views
+
+    def __getitem__(self, name: str) -> bytes:
+        return self._views[name].tobytes()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._views
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._views)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def view(self, name: str) -> memoryview:
+        """The file's bytes without a copy."""
+        return self._views[name]
+
+
 @dataclass
 class Source:
     """The log files of one source, in memory, by POSIX path relative to the source root."""
 
     name: str
     path: str
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: Mapping[str, bytes] = field(default_factory=dict)
     source_id: str = ""
 
     def info_files(self) -> list[str]:
         """The .info files, sorted."""
         return sorted(p for p in self.files if p.lower().endswith(".info"))
+
+    def view(self, name: str) -> bytes | memoryview:
+        """A file's bytes, without a copy where the source allows it."""
+        files = self.files
+        return files.view(name) if isinstance(files, ArchiveFiles) else files[name]
 
 
 def _keep(name: str) -> bool:
@@ -58,10 +88,19 @@ _ZERO_BLOCK = bytes(512)
 _FILE_TYPES = (b"0", b"\0", b"7")  # what tarfile counts as regular files, sparse files aside
 
 
+def _gunzip(raw: bytes) -> bytes:
+    """Decompress a gzip stream into one buffer of the size its trailer announces, so that the
+    output is never regrown and copied; a stream of several members (whose trailer gives the size
+    of the last one only) goes through `gzip.decompress`."""
+    size = int.from_bytes(raw[-4:], "little")
+    out = zlib.decompress(raw, 31, max(size, 1))
+    return out if len(out) == size else gzip.decompress(raw)
+
+
 def _decompress(raw: bytes) -> bytes:
     """The tar stream of a .tgz/.tar.gz/.tar.bz2/.tar.xz archive (or of a plain .tar), by its first bytes."""
     if raw[:2] == b"\x1f\x8b":
-        return gzip.decompress(raw)
+        return _gunzip(raw)
     if raw[:3] == b"BZh":
         return bz2.decompress(raw)
     if raw[:6] == b"\xfd7zXZ\x00":
@@ -73,11 +112,12 @@ def _octal(field: bytes) -> int:
     return int(field.strip(b" \0") or b"0", 8)
 
 
-def _tar_members(tar: bytes) -> dict[str, bytes] | None:
-    """The regular files of a tar stream held in memory, by name, in archive order: one pass over
-    the 512-byte headers (ustar, GNU long names, pax paths). None when the stream needs `tarfile`
-    (a bad checksum, sparse files, sizes in base 256, truncated data)."""
-    files: dict[str, bytes] = {}
+def _tar_members(tar: bytes) -> ArchiveFiles | None:
+    """The regular files of a tar stream held in memory, by name, in archive order, as views into
+    it (no copy): one pass over the 512-byte headers (ustar, GNU long names, pax paths). None when
+    the stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256, truncated data)."""
+    files: dict[str, memoryview] = {}
+    view = memoryview(tar)
     pos, end = 0, len(tar)
     long_name: bytes | None = None
     pax: dict[str, str] = {}
@@ -113,13 +153,13 @@ def _tar_members(tar: bytes) -> dict[str, bytes] | None:
             path = pax.get("path") or (long_name or name).decode("utf-8", "surrogateescape")
             long_name, pax = None, {}
             if kind in _FILE_TYPES and not path.endswith("/") and _keep(path):
-                files[path.replace("\\", "/").removeprefix("./")] = tar[start:start + size]
+                files[path.replace("\\", "/").removeprefix("./")] = view[start:start + size]
     except ValueError:
         return None
-    return files
+    return ArchiveFiles(files)
 
 
-def _read_archive(path: Path, raw: bytes | None = None) -> dict[str, bytes]:
+def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:
     """The COCO log files of an archive, by POSIX path; `raw` are the archive's bytes when read."""
     files: dict[str, bytes] = {}
     try:

@@ -242,3 +242,41 @@ def test_simulated_within_sampling_error_of_exact(stores, name):
     # the bound has power: the trials' ECDF (no restarts) is not the expectation of the simulated one
     trials = check(a.ecdf(mode="trials", max_x=max_x).collect())
     assert (trials["gap"] > trials["eps"]).any()
+
+
+def test_runlength_targets_of_a_reference(stores):
+    """Runlength-based targets (per function and dimension) flow through: the dot of each function is
+    successes / runs of aRT over the same target frame."""
+    a = Analysis(stores["DIRECT_posik_noiseless"], dimension=[2, 5])
+    tf = a.target_frame("runlength", reference="best2009").collect().lazy()
+    art = a.art(tf).collect().group_by("function", "dimension").agg(
+        expected=pl.col("successes").sum() / pl.col("runs").sum(), targets=pl.len())
+    s = a.ecdf_summary(targets="runlength", reference="best2009", mode="trials").collect()
+    s = s.filter(pl.col("group").str.contains(r"^f\d+$")).with_columns(
+        function=pl.col("group").str.slice(1).cast(pl.Int32), dimension=pl.col("dimension").cast(pl.Int32))
+    both = art.join(s, on=["function", "dimension"])
+    assert both.height == art.height == 48
+    assert (both["final_fraction"] - both["expected"]).abs().max() < 1e-12
+    assert (both["problems"] == both["targets"] * 5).all()  # 5 instances
+    steps = a.ecdf(targets="runlength", reference="best2009", group="all").collect()
+    assert steps.height > 0 and steps["fraction"].is_between(0, 1).all()
+
+
+def test_sql_view_is_the_default_step_table(stores):
+    from pipeline.query import QueryTables, run_sql
+
+    st = stores["DIRECT_posik_noiseless"]
+    got = run_sql(st, "SELECT * FROM ecdf WHERE grp = 'all' AND dimension = 5".replace("grp", '"group"'),
+                  tables=QueryTables(st)).collect()
+    want = Analysis(st, dimension=5).ecdf(group="all").collect()
+    assert got.sort("x").equals(want.sort("x"))
+
+
+def test_exact_mode_stops_with_a_clear_error_when_restart_sums_explode(tmp_path, monkeypatch):
+    runs = [dict(instance=1, dat=[(1, 5.0), (10, 0.5)])] + [
+        dict(instance=i + 2, dat=[(1, 5.0), (e, 2.0)]) for i, e in enumerate((100, 101, 103))]
+    a = Analysis(store_of(tmp_path, runs))
+    monkeypatch.setattr(E, "MAX_ATOMS", 1000)
+    with pytest.raises(ValueError, match="more than 1000 restart sums of 3 distinct unsuccessful budgets"):
+        a.ecdf(targets=[1.0], mode="exact", max_x=1e6).collect()
+    assert a.ecdf(targets=[1.0], mode="exact").collect().height > 0  # within the budget: few sums

@@ -27,7 +27,10 @@ ten budgets already needs millions of steps on real data; `MAX_ATOMS` stops it w
 
 `final_fraction` (the dot) is the fraction of (problem, trial) pairs the trials solve, as cocopp's aRT
 tables count successes / runs; `solvable_fraction` is the fraction of problems with at least one
-success, which the simulated ECDF approaches as x grows.
+success, which the simulated ECDF approaches as x grows (cocopp's own dot, the simulated fraction at
+x = 1e7^1.21, is close to it). Unlike cocopp, K is taken per algorithm, not over every algorithm
+compared, so that an algorithm's ECDF does not depend on the others selected; each (suite, algorithm,
+dimension) draws from its own generator seeded by `seed` and its name.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ MODES = ("simulated", "exact", "trials")
 X_LIMIT = 1e7
 #: the geometric tail of restarts left out by the exact mode
 TAIL = 1e-12
-#: the largest number of distinct restart sums of one problem the exact mode enumerates
+#: the largest number of restart sums (of one set of unsuccessful trials) the exact mode enumerates
 MAX_ATOMS = 2_000_000
 
 KEY = ["suite", "algorithm", "dimension"]
@@ -185,9 +188,11 @@ class _Prefixes:
     def get(self, fail_v: np.ndarray, fail_p: np.ndarray, budget: float, kmax: int) -> list[tuple[np.ndarray, np.ndarray]]:
         key = (fail_v.tobytes(), fail_p.tobytes(), budget)
         ds = self.cache.setdefault(key, [(np.zeros(1), np.ones(1))])
+        total = sum(len(v) for v, _ in ds)
         while len(ds) < kmax and len(ds[-1][0]):
             v, m = ds[-1]
-            if len(v) * len(fail_v) > MAX_ATOMS:
+            total += len(v) * len(fail_v)
+            if total > MAX_ATOMS:
                 raise ValueError(f"exact ECDF: more than {MAX_ATOMS} restart sums of {len(fail_v)} distinct "
                                  f"unsuccessful budgets fit below {budget:g} evaluations; choose a smaller max_x "
                                  "(e.g. 'budget') or mode 'simulated'")
@@ -273,14 +278,6 @@ def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples:
     return _steps(atoms, trials, problems, members, limits)
 
 
-def _runs_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start index and length of each run of equal values in a sorted array."""
-    if len(keys) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return starts, np.diff(np.r_[starts, len(keys)])
-
-
 def _steps(atoms: pl.DataFrame, trials: pl.DataFrame, problems: pl.DataFrame, members: pl.DataFrame,
            limits: pl.DataFrame) -> pl.DataFrame:
     """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass):
@@ -315,11 +312,10 @@ def _steps(atoms: pl.DataFrame, trials: pl.DataFrame, problems: pl.DataFrame, me
     first = np.flatnonzero(change)
     mass = np.add.reduceat(mass, first) if len(first) else mass
     cell, x = cell[first], x[first]
-    cum = np.cumsum(mass)
-    c_start, c_len = _runs_of(cell)
-    offset = np.repeat(np.r_[0.0, cum][c_start], c_len)
+    # cumulative per group on its own, so that a group's fractions do not depend on what else is selected
+    cum = pl.DataFrame({"cell": cell, "mass": mass}).select(pl.col("mass").cum_sum().over("cell"))["mass"].to_numpy()
     n = cells["n"].to_numpy().astype(float)
-    fraction = np.minimum((cum - offset) / n[cell], 1.0)
+    fraction = np.minimum(cum / n[cell], 1.0)
     out = cells.select(*KEY, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
                                                          fraction=pl.Series(fraction, dtype=pl.Float64))
     return out.select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..store import SourceData, Store
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
-from .sources import SourceError, expand, read_source
+from .sources import Source, SourceError, expand, read_source
 
 __all__ = ["IngestSummary", "Problem", "ingest", "parse_source", "read_source"]
 
@@ -86,12 +87,21 @@ def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
     return out
 
 
-def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, force: bool = False) -> SourceOutcome:
-    """Read, parse and store one source; replaces an earlier version of the same source."""
+def _read(path: str | os.PathLike) -> Source | SourceError:
+    """The source, or why it cannot be read."""
     try:
-        src = read_source(path)
+        return read_source(path)
     except SourceError as exc:
-        return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(exc), "source skipped")])
+        return exc
+
+
+def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, force: bool = False,
+               source: Source | SourceError | None = None) -> SourceOutcome:
+    """Read (unless `source` is what `read_source(path)` gave), parse and store one source;
+    replaces an earlier version of the same source."""
+    src = _read(path) if source is None else source
+    if isinstance(src, SourceError):
+        return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(src), "source skipped")])
     if not force and store.has(src.name, src.source_id):
         return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0))
     return _store_parsed(src, _parse_all(src, name), store)
@@ -113,8 +123,14 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
             on_source(outcome)
 
     if executor == "local" and (jobs <= 1 or len(todo) <= 1):
-        for p in todo:
-            done(ingest_one(p, store, name=name, force=force))
+        # one thread reads (unpacks, hashes) the next source while this one is parsed and written:
+        # decompression, hashing and file reads release the GIL, so both cores work
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            ahead = reader.submit(_read, todo[0]) if todo else None
+            for i, p in enumerate(todo):
+                src = ahead.result()
+                ahead = reader.submit(_read, todo[i + 1]) if i + 1 < len(todo) else None
+                done(ingest_one(p, store, name=name, force=force, source=src))
         return summary
     pending = []
     for p in todo:  # the content hash decides what needs parsing

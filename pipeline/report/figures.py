@@ -95,7 +95,15 @@ class Note:
     kind: str = "note"
 
 
-Block = Figure | Table | Note
+@dataclass
+class Legend:
+    """The algorithms' colours and markers, once for the compact charts of a section or page."""
+
+    entries: list[tuple[str, str, str, bool]]  #: (algorithm, colour, marker, is the reference)
+    kind: str = "legend"
+
+
+Block = Figure | Table | Note | Legend
 
 
 @dataclass

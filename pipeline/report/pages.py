@@ -11,8 +11,8 @@ output for one, two and many algorithms (seed 000 for the measures):
 - tables: aRT ratios to the reference with dispersion and rank-sum tests (pptables), pairwise tests;
 - pairwise: for pairs of algorithms, aRT scatter (ppscatter), runtime-ratio ECDFs (pprldistr2), aRT
   ratio versus target (ppfig2);
-- one page per algorithm: its ECDFs per group, scaling per target (ppfigdim), aRT table
-  (pptable), convergence;
+- one page per algorithm: scaling per target (ppfigdim), runtime and precision ECDFs per group
+  (pprldistr), aRT loss (pplogloss), convergence, aRT table (pptable);
 - settings: everything the report was made with.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import polars as pl
 from ..charts import theme
 from ..tables import to_html
 from .context import Context
-from .figures import Figure, Note, Page, Section, Table, slug
+from .figures import Figure, Legend, Note, Page, Section, Table, slug
 from .measures import Measures
 
 View = Callable[[Context, Measures], list[Page]]
@@ -42,16 +42,18 @@ def ecdf_subtitle(ctx: Context, suite: str) -> str:
 
 
 def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
-                id_prefix: str = "ecdf") -> Figure | None:
-    """The runtime ECDF of one (suite, dimension, group), or None without data."""
+                id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
+    """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
+    the names beside the dots and the zoom (small multiples under a `legend`)."""
     from ..charts.ecdf import ecdf_chart
 
     steps, summ = m.ecdf_slice(suite, dim, group, algorithms)
     if summ.height == 0:
         return None
     title = f"{label}, {dim}-D"
+    more = dict(labels=False, zoom=False, width=260, height=180) if compact else dict(width=300, height=200)
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
-                             settings=ecdf_subtitle(ctx, suite), width=300, height=200)
+                             settings=ecdf_subtitle(ctx, suite), **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
@@ -77,6 +79,11 @@ def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption:
     from ..charts.kinds import KINDS
 
     return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
+
+
+def legend(ctx: Context) -> Legend:
+    """The report's colours of the algorithms (the reference last)."""
+    return Legend([(a, c, m, a == ctx.reference) for a, (c, m) in ctx.palette.items()])
 
 
 def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
@@ -130,10 +137,12 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
     sections = []
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
-            figs = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
-            figs += [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}") for f in ctx.functions(suite)]
-            sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D", [f for f in figs if f], columns=3,
-                                    intro="Function groups first, then each function."))
+            groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
+            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
+            sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
+                                    [f for f in groups if f] + [legend(ctx)] + [f for f in funcs if f], columns=3,
+                                    intro="Function groups, then each function (colours as in the legend; click a "
+                                          "line to highlight an algorithm, double-click to clear)."))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
 
 
@@ -196,9 +205,9 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
 
 
 def algorithms(ctx: Context, m: Measures) -> list[Page]:
-    """One page per algorithm (cocopp's output for one algorithm): ECDFs per group with the
-    reference, runtime and precision ECDFs (pprldistr), aRT loss (pplogloss), scaling (ppfigdim),
-    convergence, aRT table (pptable)."""
+    """One page per algorithm (cocopp's output for one algorithm): scaling (ppfigdim), runtime and
+    precision ECDFs (pprldistr), aRT loss against the reference (pplogloss), convergence, aRT table
+    (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
     pages = []
     ref = [ctx.reference] if ctx.reference else []
     for alg in ctx.algorithms:
@@ -215,13 +224,6 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
                         "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
                 columns=1))
-            dims_text = " and ".join(f"{d}-D" for d in dims)
-            figs = [ecdf_figure(ctx, m, suite, d, g, label, [alg, *ref], id_prefix=f"ecdf-{alg}")
-                    for d in dims for g, label in groups]
-            sections.append(Section(f"ecdf-{suite}", f"ECDFs per function group, {suite}, {dims_text}",
-                                    [f for f in figs if f], columns=3,
-                                    intro=f"{alg} against the reference, per function group."
-                                    if ref else f"{alg} per function group."))
             names = [g for g, _ in groups]
             dist = [
                 kind_figure(ctx, f"rt-ecdf-{suite}-{alg}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,

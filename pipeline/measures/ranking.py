@@ -94,8 +94,13 @@ def _period(mu, phi, sigma, score, games, tau):
     e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
     played = games.sum(axis=1) > 0
     vinv = (games * g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
-    v = 1 / np.where(played & (vinv > 0), vinv, 1.0)
     delta_sum = (g[None, :] * (score - games * e)).sum(axis=1)
+    return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
+
+
+def _update(mu, phi, sigma, played, vinv, delta_sum, tau):
+    """Glickman's steps 4-8 for all players at once, from v^-1 and sum_j g(phi_j) (s_j - E_j)."""
+    v = 1 / np.where(played & (vinv > 0), vinv, 1.0)
     delta = v * delta_sum
     a = np.log(sigma ** 2)
 
@@ -131,6 +136,48 @@ def _period(mu, phi, sigma, score, games, tau):
     return new_mu, new_phi, new_sigma
 
 
+def _weighted_wins(d: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """For each player i: sum over rounds r and other players j of w_j ([d_jr > d_ir] + [d_jr = d_ir] / 2),
+    from one sort per round (instead of comparing every pair in every round)."""
+    k, rounds = d.shape
+    order = np.argsort(d.T, axis=1, kind="stable")  # rounds x k
+    sv = np.take_along_axis(d.T, order, axis=1)
+    ws = w[order]
+    cum = np.cumsum(ws, axis=1)
+    new = np.ones((rounds, k), bool)
+    new[:, 1:] = sv[:, 1:] != sv[:, :-1]
+    flat = new.ravel()
+    starts = np.flatnonzero(flat)
+    block = np.cumsum(flat) - 1
+    ends = np.r_[starts[1:], flat.size] - 1
+    c = cum.ravel()
+    before = np.where(starts % k == 0, 0.0, c[starts - 1])  # weight sorted before the block, in its round
+    end_c, start_c = c[ends[block]], before[block]
+    total = np.repeat(cum[:, -1], k)
+    per = (total - end_c) + 0.5 * (end_c - start_c - ws.ravel())
+    out = np.zeros(k)
+    np.add.at(out, order.ravel(), per)
+    return out
+
+
+def _draws_period(mu, phi, sigma, sel, d, rounds, tau=0.5):
+    """The rating period of `glicko2` for players `sel` with their draws `d` (len(sel) x rounds):
+    every pair plays one game scored by its fraction of rounds won, computed without k x k score
+    and game matrices."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ms, ps = mu[sel], phi[sel]
+        g = 1 / np.sqrt(1 + 3 * ps ** 2 / np.pi ** 2)
+        e = 1 / (1 + np.exp(-g[None, :] * (ms[:, None] - ms[None, :])))
+        np.fill_diagonal(e, 0.0)
+        vinv = (g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
+        delta_sum = _weighted_wins(d, g) / rounds - (g[None, :] * e).sum(axis=1)
+        played = np.zeros(len(mu), bool)
+        played[sel] = True
+        full_vinv, full_delta = np.zeros(len(mu)), np.zeros(len(mu))
+        full_vinv[sel], full_delta[sel] = vinv, delta_sum
+        return _update(mu, phi, sigma, played, full_vinv, full_delta, tau)
+
+
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
     """Glicko-2 ratings: on every (function, dimension, target), `rounds` times, one trial of each
     algorithm is drawn and every pair of algorithms plays a game won by the faster trial
@@ -150,7 +197,7 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         part = part.with_columns(t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
                                  a=pl.col("algorithm").replace_strict(idx, return_dtype=pl.Int64))
         part = part.sort("function", "target", "a")
-        prob = part.select(p=pl.struct("function", "target").rank("dense") - 1)["p"].to_numpy()
+        prob = part.select(p=pl.struct("function", "target").is_first_distinct().cum_sum() - 1)["p"].to_numpy()
         alg, t = part["a"].to_numpy(), part["t"].to_numpy()
         cell = prob * k + alg  # (problem, algorithm) blocks, contiguous after the sort
         bounds = np.flatnonzero(np.diff(cell)) + 1
@@ -163,15 +210,8 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
             if len(sel) < 2:
                 continue
             pick = starts[lo:hi, None] + (rng.random((hi - lo, rounds)) * counts[lo:hi, None]).astype(np.int64)
-            d = t[pick]  # algorithms x rounds
-            win = (d[:, None, :] < d[None, :, :]).sum(axis=2) + 0.5 * (d[:, None, :] == d[None, :, :]).sum(axis=2)
-            np.fill_diagonal(win, 0)
-            score = np.zeros((k, k))
-            games = np.zeros((k, k))
-            score[np.ix_(sel, sel)] = win / rounds  # the rounds of a pair count as one game scored in [0, 1]
-            games[np.ix_(sel, sel)] = 1
-            np.fill_diagonal(games, 0)
-            mu, phi, sigma = _glicko2_period(mu, phi, sigma, score, games)
+            d = t[pick]  # algorithms x rounds; the rounds of a pair count as one game scored in [0, 1]
+            mu, phi, sigma = _draws_period(mu, phi, sigma, sel, d, rounds)
         rating = 1500 + SCALE * mu
         frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})
         frame = frame.sort("score", descending=True).with_columns(rank=pl.int_range(1, k + 1))

@@ -1,0 +1,129 @@
+"""Analyses benchmark: auc, both rankings and the pairwise rank-sum table for many algorithms.
+
+usage: python benchmarks/analyses.py [N] [--keep DIR] [--steps auc,rank-auc,rank-glicko2,pairwise]
+                                     [--src DIR] [--timeout SECONDS]
+
+Builds (or reuses, with --keep DIR) the synthetic archive of N algorithms of the scale benchmark
+(benchmarks/scale.py `make_archive`, default N = 200) and its store, then times each step in a fresh
+interpreter so that its peak RSS is its own: `auc` (cocopipe auc), `rank-auc` (cocopipe rank --by auc),
+`rank-glicko2` (cocopipe rank --by glicko2) and `pairwise` (cocopipe table --pairwise, i.e.
+pipeline.tables.pairwise_table). Prints wall time, CPU time (user + system) and peak RSS per step
+and in total. `--src DIR` runs the steps with the package found in DIR (e.g. an older checkout,
+for before/after figures). Goal at N = 200: under 30 s in total on 2 cores.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scale import make_archive  # noqa: E402
+
+STEPS = ["auc", "rank-auc", "rank-glicko2", "pairwise"]
+
+STEP = r"""
+import json, resource, sys, time
+t, c = time.perf_counter(), time.process_time()
+step, store = sys.argv[1], sys.argv[2]
+from pipeline.api import open_store
+a = open_store(store)
+if step == "auc":
+    from pipeline.commands.analyses import auc_table
+    rows = auc_table(a, None, None).height
+elif step == "rank-auc":
+    from pipeline.commands.analyses import auc_table
+    from pipeline.measures import ranking
+    rows = ranking.rank_by_auc(auc_table(a, None, None).lazy()).height
+elif step == "rank-glicko2":
+    from pipeline.measures import ranking
+    rows = ranking.glicko2(a.hits(None)).height
+elif step == "pairwise":
+    from pipeline.tables import pairwise_table
+    rows = pairwise_table(a).height
+else:
+    raise SystemExit(f"unknown step {step}")
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps(dict(step=step, seconds=time.perf_counter() - t, cpu=ru.ru_utime + ru.ru_stime,
+                      peak_mb=ru.ru_maxrss / 1024, rows=rows)))
+"""
+
+INGEST = r"""
+import sys
+from pipeline.ingest import ingest
+from pipeline.store import Store
+ingest(sys.argv[2:], Store(sys.argv[1], create=True))
+"""
+
+
+def _env(src: str | None) -> dict:
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_step(step: str, store: Path, src: str | None = None, timeout: float | None = None) -> dict:
+    """One measured step in a fresh interpreter (wall time includes the interpreter's start)."""
+    t = time.perf_counter()
+    try:
+        res = subprocess.run([sys.executable, "-c", STEP, step, str(store)], capture_output=True, text=True,
+                             env=_env(src), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"step": step, "error": f"stopped after {timeout:g} s", "seconds": time.perf_counter() - t}
+    if res.returncode:
+        lines = res.stderr.strip().splitlines()
+        return {"step": step, "error": lines[-1] if lines else "failed"}
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["wall"] = time.perf_counter() - t
+    return out
+
+
+def build_store(root: Path, n: int) -> Path:
+    """The synthetic archive of n algorithms and its store under root (reused when present)."""
+    sources = make_archive(root / "archive", n)
+    store = root / f"store-{n}"
+    if not (store / "runs").is_dir():
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", INGEST, str(store), *map(str, sources)], check=True)
+        print(f"ingest of {n} algorithms: {time.perf_counter() - t:.1f} s")
+    return store
+
+
+def main(argv: list[str]) -> None:
+    def opt(name: str, default=None):
+        return argv[argv.index(name) + 1] if name in argv else default
+
+    keep, src, timeout = opt("--keep"), opt("--src"), opt("--timeout")
+    steps = opt("--steps", ",".join(STEPS)).split(",")
+    unknown = sorted(set(steps) - set(STEPS))
+    if unknown:
+        raise SystemExit(f"--steps: unknown {', '.join(unknown)} (expected {', '.join(STEPS)})")
+    skip = {a for name in ("--keep", "--src", "--timeout", "--steps") if name in argv
+            for a in (name, argv[argv.index(name) + 1])}
+    ns = [int(a) for a in argv if a not in skip and a.isdigit()] or [200]
+    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-analyses-"))
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+          + (f", package from {src}" if src else ""))
+    for n in ns:
+        store = build_store(root, n)
+        print(f"N = {n}\n{'step':<14} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'rows':>10}")
+        total = {"wall": 0.0, "cpu": 0.0, "peak_mb": 0.0}
+        for s in steps:
+            r = run_step(s, store, src, float(timeout) if timeout else None)
+            if "error" in r:
+                print(f"{s:<14} {r.get('seconds', float('nan')):>8.1f}  {r['error']}", flush=True)
+                continue
+            print(f"{s:<14} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['peak_mb']:>8.0f} {r['rows']:>10}", flush=True)
+            total = {"wall": total["wall"] + r["wall"], "cpu": total["cpu"] + r["cpu"],
+                     "peak_mb": max(total["peak_mb"], r["peak_mb"])}
+        print(f"{'total':<14} {total['wall']:>8.2f} {total['cpu']:>8.2f} {total['peak_mb']:>8.0f}")
+        print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

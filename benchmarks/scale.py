@@ -75,9 +75,8 @@ else:
     elif step == "auc":
         from pipeline.commands.analyses import auc_table
         extra = {"rows": auc_table(a, None, None).height}
-    elif step == "ecdf":
-        from pipeline.measures import ecdf
-        extra = {"rows": ecdf.benchmark_all(a) if hasattr(ecdf, "benchmark_all") else -1}
+    elif step == "ecdf":  # step tables and summaries of every function, group and "all", every dimension
+        extra = {"rows": a.ecdf().collect().height + a.ecdf_summary().collect().height}
     elif step == "report":
         import subprocess
         subprocess.run([sys.executable, "-m", "pipeline.cli", "report", "--store", store, "--out", store + "-report"],

@@ -343,21 +343,14 @@ def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFr
     algs = queries["algorithm"].unique().sort().to_list()
     for i in range(0, len(algs), chunk):
         part = algs[i:i + chunk]
-        q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", "fe").sort("fe")
+        q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", "fe").lazy()
         ev = analysis.select(algorithm=part).events().select("run_id", "evaluations", "best_delta", "trigger")
-        ev = ev.join(q.lazy().select("run_id").unique(), on="run_id", how="semi")
         tdat = (pl.col("trigger") & 2) != 0
-        ev = ev.filter(~tdat.any().over("run_id") | tdat)
-        steps = (
-            ev.group_by("run_id", "evaluations").agg(pl.col("best_delta").min())
-            .sort("run_id", "evaluations")
-            .select("run_id", pl.col("evaluations").cast(pl.Float64),
-                    prec=pl.col("best_delta").cast(pl.Float64).cum_min().over("run_id"))
-            .sort("evaluations")
-        )
-        got = q.lazy().join_asof(steps, left_on="fe", right_on="evaluations", by="run_id", strategy="backward",
-                                 check_sortedness=False)
-        out.append(got.select("run_id", "fe", pl.col("prec").fill_null(math.inf)).collect())
+        ev = ev.join(ev.group_by("run_id").agg(has_t=tdat.any()), on="run_id").filter(~pl.col("has_t") | tdat)
+        best = (ev.join(q, on="run_id").filter(pl.col("evaluations") <= pl.col("fe"))
+                .group_by("run_id", "fe").agg(prec=pl.col("best_delta").min().cast(pl.Float64)))
+        out.append(q.join(best, on=["run_id", "fe"], how="left")
+                   .select("run_id", "fe", pl.col("prec").fill_null(math.inf)).collect())
     schema = {"run_id": queries.schema["run_id"], "fe": pl.Float64, "prec": pl.Float64}
     return pl.concat(out) if out else pl.DataFrame(schema=schema)
 
@@ -422,11 +415,7 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
         p = stats.ranksum_p(u_ab, na, nb, t_ab)
         exact = stats.exact_wanted(na, nb, t_ab)
         if exact.any():
-            vals = np.full(len(lab), np.nan)
-            vals[ok] = scores
-            for i in np.flatnonzero(exact):
-                x, y = vals[lab == local[a_idx[i]]], vals[lab == local[b_idx[i]]]
-                p[i] = stats.exact_p(len(x), len(y), u_ab[i], x, y, cache)
+            p[exact] = stats.exact_p(na[exact], nb[exact], u_ab[exact], cache)
         nan_pair = bad[local[a_idx]] | bad[local[b_idx]]
         u_ab[nan_pair], p[nan_pair] = np.nan, 1.0
         flip = rank[a_idx] > rank[b_idx]

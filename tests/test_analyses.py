@@ -166,3 +166,29 @@ def test_info_lists_what_the_store_holds(shared4):
     assert r.returncode == 0
     lines = r.stdout.strip().splitlines()
     assert lines[0].startswith("suite,algorithm,runs") and len(lines) == 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 9), st.integers(1, 8), st.integers(0, 2 ** 31))
+def test_glicko2_period_from_draws_equals_the_matrix_form(k, rounds, seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    mu, phi, sigma = rng.normal(0, 1, k + 2), rng.uniform(0.2, 2, k + 2), rng.uniform(0.03, 0.09, k + 2)
+    sel = np.sort(rng.choice(k + 2, size=k, replace=False))  # two players sit the period out
+    d = rng.integers(0, 5, (k, rounds)).astype(float)
+    d[d == 4] = np.inf  # unsuccessful draws tie with each other
+    win = (d[:, None, :] < d[None, :, :]).sum(axis=2) + 0.5 * (d[:, None, :] == d[None, :, :]).sum(axis=2)
+    np.fill_diagonal(win, 0)
+    score, games = np.zeros((k + 2, k + 2)), np.zeros((k + 2, k + 2))
+    score[np.ix_(sel, sel)] = win / rounds
+    games[np.ix_(sel, sel)] = 1
+    np.fill_diagonal(games, 0)
+    want = ranking._glicko2_period(mu, phi, sigma, score, games)
+    got = ranking._draws_period(mu, phi, sigma, sel, d, rounds)
+    for w, g in zip(want, got):
+        assert np.allclose(g, w, rtol=1e-8, atol=0)  # the volatility's iteration stops at 1e-6
+    g = rng.uniform(0.5, 1, k)
+    brute = ((d[None, :, :] > d[:, None, :]) * g[None, :, None]).sum(axis=(1, 2)) + 0.5 * (
+        (d[None, :, :] == d[:, None, :]) * g[None, :, None]).sum(axis=(1, 2)) - 0.5 * g * rounds
+    assert np.allclose(ranking._weighted_wins(d, g), brute, rtol=1e-12)

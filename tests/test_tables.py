@@ -275,3 +275,112 @@ def test_dispersion_matches_restarts_module(hand):
         a, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_a")
     assert j["p10"].to_list() == j["p10_d"].to_list() and j["p90"].to_list() == j["p90_d"].to_list()
     assert j["art"].to_list() == j["art_a"].to_list()
+
+
+# -- all pairs at once ----------------------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+samples = st.lists(st.one_of(st.lists(st.integers(0, 6).map(float), min_size=1, max_size=18),  # many ties
+                             st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=12)),  # mostly distinct, small: exact
+                   min_size=1, max_size=7)
+
+
+@settings(max_examples=150, deadline=None)
+@given(samples)
+def test_all_pairs_equal_scipy(groups):
+    u, p = stats.ranksum_matrix(groups)
+    for i, x in enumerate(groups):
+        for j, y in enumerate(groups):
+            r = mannwhitneyu(x, y, alternative="two-sided")
+            assert u[i, j] == r.statistic
+            assert p[i, j] == pytest.approx(r.pvalue, rel=1e-12, abs=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(samples, st.data())
+def test_pair_counts_of_some_rows_are_those_rows(groups, data):
+    values = np.concatenate([np.asarray(g, float) for g in groups])
+    labels = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    perm = np.random.default_rng(0).permutation(len(values))  # the trials need not come sorted
+    rows = data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=1, unique=True))
+    u, t = stats.pair_counts(values[perm], labels[perm], len(groups))
+    ur, tr = stats.pair_counts(values[perm], labels[perm], len(groups), rows)
+    assert np.array_equal(u[rows], ur) and np.array_equal(t[rows], tr)
+
+
+def test_pair_counts_by_hand():
+    # x = 1, 2, 2; y = 2, 3: x above y in no pair, 2 ties -> U_x = 1; pooled ties: 2 three times -> 27 - 3 = 24
+    u, t = stats.pair_counts(np.array([1.0, 2, 2, 2, 3]), np.array([0, 0, 0, 1, 1]), 2)
+    assert u[0, 1] == 1.0 and u[1, 0] == 5.0 and t[0, 1] == t[1, 0] == 24.0
+
+
+def test_exact_p_values_depend_on_sizes_and_u_only():
+    # 3 vs 4 trials without ties: P(U <= 0) = P(U >= 12) = 1 / C(7, 3) = 1/35 for each tail
+    assert stats.exact_table(3, 4)[0] == pytest.approx(2 / 35, rel=1e-12)
+    assert stats.exact_p([3], [4], [12.0])[0] == pytest.approx(2 / 35, rel=1e-12)
+
+
+def _per_pair(analysis, targets):
+    """The pairwise tests one pair at a time (stats.compare on each pair's own FE_umin)."""
+    from pipeline.tables.art import Trajectories, table_targets, trial_groups
+
+    tt = table_targets(analysis.suites(), targets)
+    traj = Trajectories(analysis.events())
+    out = {}
+    for (s, d, f, t), g in trial_groups(analysis.hits(tt.lazy()).collect()):
+        algs = sorted(g)
+        for i, x in enumerate(algs):
+            for y in algs[i + 1:]:
+                a, b = g[x], g[y]
+                r = stats.compare(a.hit, a.evals, a.prec(traj), b.hit, b.evals, b.prec(traj))
+                out[(f, t, x, y)] = (r.statistic, r.p_value, r.direction, r.consistent)
+    return out
+
+
+def test_pairwise_table_equals_the_tests_pair_by_pair():
+    # algorithms whose unsuccessful trials stop after different budgets (FE_umin 60, 80, 120 and none),
+    # late successes, equal runtimes across algorithms, 3 to 10 trials (exact and normal p-values)
+    rng = np.random.default_rng(5)
+    spec = {}
+    for f in (1, 2):
+        for alg, budget, n, ok in (("a", 60, 10, 0.6), ("b", 80, 9, 0.5), ("c", 120, 4, 0.5), ("d", 200, 6, 1.0),
+                                   ("e", 90, 10, 0.3), ("f", 1000, 3, 1.0)):
+            trials = []
+            for i in range(n):
+                if rng.random() < ok:
+                    trials.append(success(int(rng.integers(5, 15)) * 10))  # ties across algorithms
+                else:
+                    trials.append(([(1, 100.0), (budget // 2, float(rng.choice([0.5, 2.0, 3.0]))),
+                                    (budget, float(rng.uniform(1e-3, 0.4)))], budget))
+            spec[(alg, f)] = trials
+    a = Analysis(build(spec))
+    targets = [1.0, 1e-3]
+    want = _per_pair(a, targets)
+    pw = pairwise_table(a, targets=targets)
+    assert pw.height == len(want) == 2 * 2 * 15
+    want = {(f, round(t, 12), x, y): v for (f, t, x, y), v in want.items()}
+    for r in pw.iter_rows(named=True):
+        u, p, d, cons = want[(r["function"], round(r["target"], 12), r["algorithm_a"], r["algorithm_b"])]
+        assert r["statistic"] == u
+        assert r["p_value"] == pytest.approx(p, rel=1e-12, abs=0)
+        assert r["better"] == (r["algorithm_a"] if d > 0 else r["algorithm_b"] if d < 0 else None)
+        assert r["consistent"] == cons
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.floats(0, 1)), min_size=1, max_size=40),
+       st.sampled_from(stats.CORRECTIONS))
+def test_corrections_per_family_equal_correct(rows, method):
+    df = pl.DataFrame(rows, schema={"fam": pl.Int64, "p": pl.Float64}, orient="row")
+    got = stats.correct_frame(df, "p", "pc", ["fam"], method)
+    for fam, g in got.with_row_index().group_by("fam"):
+        assert g["pc"].to_list() == stats.correct(g["p"].to_numpy(), method).tolist()
+        assert (g["family_size"] == g.height).all()
+    whole = stats.correct_frame(df, "p", "pc", [], method)
+    assert whole["pc"].to_list() == stats.correct(df["p"].to_numpy(), method).tolist()
+
+
+def test_marker_expression_equals_marker():
+    ps = [0.2, 0.05, 0.0499, 0.011, 0.01, 0.0099, 1e-3, 2e-5, 1e-12, 0.0]
+    got = pl.DataFrame({"p": ps}).select(m=stats.marker_expr("*", "p"))["m"].to_list()
+    assert got == [stats.marker("*", p) for p in ps]

@@ -223,3 +223,33 @@ def test_test_data_rank_like_cocopp(store):
         assert z == pytest.approx(want[(d, f, t)], rel=1e-9), (d, f, t)
         seen += 1
     assert seen == len(COCOPP_Z)
+
+
+@pytest.mark.parametrize("correction", ["bonferroni", "holm"])
+def test_every_caption_names_the_test_and_the_correction(correction):
+    spec = {}
+    for dim in (2, 3):
+        for f in (1, 2):
+            spec[("fast", f)] = [success(h) for h in FAST]
+            spec[("slow_alg", f)] = [success(h) for h in SLOW]
+    stores = [build(spec, dim=d) for d in (2, 3)]
+    from test_tables import FrameStore
+
+    both = FrameStore(pl.concat([s._runs.with_columns(run_id=pl.col("run_id") + 1000 * i) for i, s in enumerate(stores)]).to_dicts(),
+                      pl.concat([s._events.with_columns(run_id=pl.col("run_id") + 1000 * i)
+                                 for i, s in enumerate(stores)]).to_dicts())
+    a = Analysis(both)
+    frames = [art_table(a, targets=[1.0], correction=correction),
+              art_table(a, reference="slow_alg", targets=[1.0], correction=correction),
+              pairwise_table(a, targets=[1.0], correction=correction),
+              pairwise_table(a, targets=[1.0], correction=correction, family=("suite", "dimension", "target"))]
+    name = "Holm" if correction == "holm" else "Bonferroni"
+    for df in frames:
+        md = to_markdown(df).replace("\\", "")
+        captions = [ln for ln in md.splitlines() if "rank-sum" in ln]
+        assert len(captions) == 2  # one table per dimension, each with its caption
+        assert all("Mann-Whitney" in c and "two-sided" in c and name in c for c in captions)
+        h = to_html(df)
+        assert h.count("<caption>") == 2 and h.count("Mann-Whitney") == 2 and h.count(name) >= 2
+        tex = to_latex(df)
+        assert tex.count(r"\caption{") == 2 and tex.count("Mann-Whitney") == 2 and tex.count(name) >= 2

@@ -325,7 +325,8 @@ def marker(symbol: str, p: float | None, alpha: float = ALPHA) -> str:
 
 def marker_expr(symbol: str, p: str, alpha: float = ALPHA) -> pl.Expr:
     """`marker` of each value of column `p`, as a polars expression."""
-    k = pl.when(pl.col(p) <= 0).then(9).otherwise((-pl.col(p).log10().ceil()).clip(1, 9)).cast(pl.Int64)
+    k = pl.max_horizontal(pl.lit(1), pl.sum_horizontal([(pl.col(p) <= float(f"1e-{j}")).cast(pl.Int64)
+                                                       for j in range(1, 10)]))
     text = pl.when(k > 1).then(pl.lit(symbol) + k.cast(pl.String)).otherwise(pl.lit(symbol))
     return pl.when(pl.col(p) < alpha).then(text).otherwise(pl.lit(""))
 

@@ -58,6 +58,11 @@ class Measures:
         return {k: (steps.get(k, self.ecdf.clear()), v) for k, v in summ.items()}
 
     @functools.cached_property
+    def art(self) -> pl.DataFrame:
+        """aRT at the ECDF targets of every compared algorithm (for the two-algorithm figures)."""
+        return self.ctx.compared.art(self._targets(self.ctx.ecdf_targets)).collect()
+
+    @functools.cached_property
     def art_table(self) -> pl.DataFrame:
         """The aRT table of all compared algorithms (pptables): ratios to the reference and tests
         against it when there is one, the best algorithm of each column tested against the others."""

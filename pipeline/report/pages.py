@@ -178,6 +178,9 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
 
 def pairwise(ctx: Context, m: Measures) -> list[Page]:
     """Two algorithms compared: aRT scatter, runtime-ratio ECDF and aRT ratio per pair."""
+    from ..charts import pairs
+    from ..charts.kinds import settings_lines
+
     if len(ctx.algorithms) < 2:
         return []
     sections = []
@@ -185,20 +188,24 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
         figs = []
         for suite in ctx.suites:
             an = ctx.compared.select(suite=suite, algorithm=[a, b])
-            if set(an.algorithms()) != {a, b}:
+            art = m.art.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in([a, b]))
+            if set(art["algorithm"].unique()) != {a, b}:
                 continue
             pair = dict(a_name=a, b_name=b)
+            sub = settings_lines(an, targets=list(ctx.ecdf_targets(suite)))
             figs += [
-                kind_figure(ctx, f"scatter-{suite}-{a}-{b}", f"aRT scatter, {b} against {a}", "scatter", an, **pair,
-                            caption=f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and "
-                                    "target; on the upper or right edge: no success (cocopp's ppscatter)."),
+                Figure.later(f"scatter-{suite}-{a}-{b}", f"aRT scatter, {b} against {a}",
+                             ctx.runner.chart(pairs.scatter_chart, art, a, b, settings=sub),
+                             f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and target; on "
+                             "the upper or right edge: no success (cocopp's ppscatter).", kind="scatter"),
                 kind_figure(ctx, f"ratio-ecdf-{suite}-{a}-{b}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
                             caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
                                     f"line per target, over all functions per dimension; left of 0: {b} faster "
                                     "(cocopp's pprldistr2)."),
-                kind_figure(ctx, f"art-ratio-{suite}-{a}-{b}", f"aRT ratio, {b} / {a}", "art-ratio", an, **pair,
-                            caption=f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; "
-                                    f"below 1: {b} is faster (cocopp's ppfig2)."),
+                Figure.later(f"art-ratio-{suite}-{a}-{b}", f"aRT ratio, {b} / {a}",
+                             ctx.runner.chart(pairs.art_ratio_chart, art, a, b, settings=sub),
+                             f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
+                             f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
         sections.append(Section(f"pair-{slug(a)}-{slug(b)}", f"{a} and {b}", figs, columns=1))
     return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]

@@ -382,5 +382,6 @@ def test_corrections_per_family_equal_correct(rows, method):
 
 def test_marker_expression_equals_marker():
     ps = [0.2, 0.05, 0.0499, 0.011, 0.01, 0.0099, 1e-3, 2e-5, 1e-12, 0.0]
-    got = pl.DataFrame({"p": ps}).select(m=stats.marker_expr("*", "p"))["m"].to_list()
-    assert got == [stats.marker("*", p) for p in ps]
+    assert stats.markers("*", np.array(ps)).to_list() == [stats.marker("*", p) for p in ps]
+    assert stats.markers("★", np.array(ps), alpha=0.01).to_list() == [stats.marker("★", p, 0.01) for p in ps]
+    assert stats.markers("*", np.array([np.nan])).to_list() == [""]

@@ -476,6 +476,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     bal = runtime.art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect().with_columns(
         a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64))
     per = per.join(bal.drop("algorithm"), on=[*KEY, "target", "a"], how="left", maintain_order="left")
+    del hits, bal
     # precisions needed: late trials of every algorithm at each smaller-or-equal FE_umin of its group
     fes = per.filter(pl.col("umin").is_finite()).select("g", fe="umin").unique()
     q = (
@@ -493,6 +494,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
 
     g_arr, a_arr = h["g"].to_numpy(), h["a"].to_numpy()
     hit_arr, run_arr = h["hitf"].to_numpy(), h["run_id"].to_numpy()
+    del h
     ngroups = int(per["g"].max()) + 1 if per.height else 0
     bounds = np.searchsorted(g_arr, np.arange(ngroups + 1))
     pbounds = np.searchsorted(per["g"].to_numpy(), np.arange(ngroups + 1))
@@ -514,9 +516,9 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         x, y, u, p = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
                                   prec_of, algs, cache)
         o = np.lexsort((rank_name[algs[y]], rank_name[algs[x]]))
-        out_g.append(np.full(len(o), gi))
-        out_a.append(ps_ + x[o])  # rows of `per`
-        out_b.append(ps_ + y[o])
+        out_g.append(np.full(len(o), gi, np.int32))
+        out_a.append((ps_ + x[o]).astype(np.int32))  # rows of `per`
+        out_b.append((ps_ + y[o]).astype(np.int32))
         out_u.append(u[o])
         out_p.append(p[o])
     if not out_g:
@@ -524,28 +526,29 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     G, ra, rb = np.concatenate(out_g), np.concatenate(out_a), np.concatenate(out_b)
     U, P = np.concatenate(out_u), np.concatenate(out_p)
     del out_g, out_a, out_b, out_u, out_p
-    X, Y = pa[ra], pa[rb]
     na, nb = pn[ra].astype(float), pn[rb].astype(float)
-    d = np.where(np.isnan(U), 0, np.sign(U - na * nb / 2)).astype(np.int64)
+    d = np.where(np.isnan(U), 0, np.sign(U - na * nb / 2)).astype(np.int8)
+    del na, nb
     art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
     best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
     consistent = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
     gkeys = per.select("g", *KEY, "target").unique("g", keep="first", maintain_order=True).sort("g")
-    names_s = pl.Series(order, dtype=pl.String)
-    arts = per["art"]
+    names = pl.Series(order, dtype=pl.String)
+    better = pl.Series(pa[best]).set(pl.Series(d == 0), None)  # null on a tie
+    del best, worst
     df = pl.DataFrame({
         "suite": gkeys["suite"].gather(G), "dimension": gkeys["dimension"].gather(G),
         "function": gkeys["function"].gather(G), "target": gkeys["target"].cast(pl.Float64).gather(G),
-        "algorithm_a": names_s.gather(X), "algorithm_b": names_s.gather(Y),
+        "algorithm_a": names.gather(pa[ra]), "algorithm_b": names.gather(pa[rb]),
         "trials_a": pl.Series(pn[ra], dtype=pl.Int64), "trials_b": pl.Series(pn[rb], dtype=pl.Int64),
-        "art_a": arts.gather(ra), "art_b": arts.gather(rb),
-        "statistic": U, "p_value": P,
-        "better": names_s.gather(np.where(d > 0, X, Y)), "consistent": consistent,
+        "art_a": per["art"].gather(ra), "art_b": per["art"].gather(rb),
+        "statistic": U, "p_value": P, "better": names.gather(better), "consistent": consistent,
     })
-    df = df.with_columns(better=pl.when(pl.Series(d) != 0).then(pl.col("better")))
+    del G, ra, rb, U, P, better, d, consistent
     df = stats.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
     df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()
     df = df.with_columns(significant=sig, correction=pl.lit(correction), alpha=pl.lit(alpha))
-    return df.with_columns(marker=pl.when(pl.col("significant")).then(stats.marker_expr("*", "p_corrected", alpha))
-                           .otherwise(pl.lit("")))
+    pc = df["p_corrected"].to_numpy()
+    return df.with_columns(marker=stats.markers("*", np.where(df["significant"].to_numpy(), pc, np.nan), alpha))
+

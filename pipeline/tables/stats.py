@@ -323,12 +323,15 @@ def marker(symbol: str, p: float | None, alpha: float = ALPHA) -> str:
     return symbol + (str(k) if k > 1 else "")
 
 
-def marker_expr(symbol: str, p: str, alpha: float = ALPHA) -> pl.Expr:
-    """`marker` of each value of column `p`, as a polars expression."""
-    k = pl.max_horizontal(pl.lit(1), pl.sum_horizontal([(pl.col(p) <= float(f"1e-{j}")).cast(pl.Int64)
-                                                       for j in range(1, 10)]))
-    text = pl.when(k > 1).then(pl.lit(symbol) + k.cast(pl.String)).otherwise(pl.lit(symbol))
-    return pl.when(pl.col(p) < alpha).then(text).otherwise(pl.lit(""))
+def markers(symbol: str, p: np.ndarray, alpha: float = ALPHA) -> pl.Series:
+    """`marker` of every p-value of an array (NaN: no marker), as a String series."""
+    p = np.asarray(p, float)
+    k = np.ones(len(p), np.int8)
+    for j in range(2, 10):
+        k += p <= float(f"1e-{j}")
+    k[~(p < alpha)] = 0
+    text = [""] + [symbol + (str(j) if j > 1 else "") for j in range(1, 10)]
+    return pl.Series("marker", k).replace_strict(list(range(10)), text, return_dtype=pl.String)
 
 
 def threshold_text(alpha: float = ALPHA) -> str:

@@ -191,7 +191,8 @@ class Analysis:
         range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
         from .measures import ecdf as m
 
-        return self._ecdf_parts(lambda h: m.ecdf(h, group, mode, samples, seed, self.max_budget, max_x),
+        return self._ecdf_parts(lambda h: m.ecdf(h, group, mode=mode, samples=samples, seed=seed,
+                                                 max_budget=self.max_budget, max_x=max_x),
                                 targets, reference, chunk, ["group", "x"])
 
     def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
@@ -200,7 +201,7 @@ class Analysis:
         median_max_evaluations, problems, functions, trials."""
         from .measures import ecdf as m
 
-        return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, mode, self.max_budget, max_x),
+        return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, max_budget=self.max_budget, mode=mode, max_x=max_x),
                                 targets, reference, chunk, ["group"])
 
     def _ecdf_parts(self, table, targets, reference, chunk, order) -> pl.LazyFrame:

@@ -366,11 +366,14 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
     return _lazy(hits, lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x), STEP_SCHEMA)
 
 
-def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated",
-                 max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
+def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
+                 max_budget: str | float | None = None, mode: str = "simulated",
+                 max_x: float | str | None = None) -> pl.LazyFrame:
     """One row per (suite, algorithm, dimension, group): final_fraction (the dot: successes / runs over
     the group's problems), solvable_fraction, max_x (the plotted range of `mode`), median_max_evaluations
     (the cross: median of the trials' evaluations / dimension), problems (function x target x instance),
     functions, trials."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     _range_spec(mode, max_budget, max_x)
     return _lazy(hits, lambda df: summary_table(df, group, mode, max_budget, max_x), SUMMARY_SCHEMA)

@@ -2,5 +2,5 @@
 kind computing its table from an Analysis. Export with `export.save(chart, path)`."""
 
 #: the chart kinds of `kinds.KINDS` (listed here so that the CLI need not import Altair to name them)
-KIND_NAMES = ("ecdf", "scaling", "scatter", "ratio-ecdf", "art-ratio", "rt-ecdf", "precision-ecdf", "logloss",
+KIND_NAMES = ("ecdf", "ecdf-explorer", "scaling", "scatter", "ratio-ecdf", "art-ratio", "rt-ecdf", "precision-ecdf", "logloss",
               "convergence", "profile")

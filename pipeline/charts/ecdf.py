@@ -29,13 +29,16 @@ def thin(steps: pl.DataFrame, resolution: float = RESOLUTION, by: Sequence[str] 
          ) -> pl.DataFrame:
     """Steps merged per `resolution` in log10(x) (or x with `log=False`): each bin keeps its
     largest x and fraction, so the line never rises earlier than the data and the last step is
-    kept exactly."""
+    kept exactly; steps that do not rise are dropped."""
     by = list(by)
     pos = pl.col("x").log10() if log else pl.col("x")
     return (
         steps.with_columns(_bin=(pos / resolution).floor())
         .group_by(*by, "_bin").agg(pl.col("x").max(), pl.col("fraction").max())
         .drop("_bin").sort(*by, "x")
+        # a step that does not rise adds nothing to a step-after line (the last point is kept)
+        .filter((pl.col("fraction") != pl.col("fraction").shift(1).over(by)).fill_null(True)
+                | (pl.col("x") == pl.col("x").max().over(by)))
     )
 
 
@@ -98,16 +101,31 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
                reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
                settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
-               zoom: bool = True, configured: bool = True) -> alt.LayerChart:
+               zoom: bool = True, background: Sequence[str] | None = None, configured: bool = True
+               ) -> alt.LayerChart:
     """Runtime ECDFs of the algorithms of one dimension and function group in one chart.
 
     `palette` maps algorithms to (colour, shape) (theme.palette; missing ones are added);
     `reference` names the reference algorithm(s) of the table, drawn thick and light grey.
     `labels` writes algorithm names beside the final dots (ordered by final fraction);
     `legend` adds a colour legend instead (click on it highlights an algorithm); `zoom` lets a
-    browser zoom the x axis (leave it off for charts to be concatenated)."""
+    browser zoom the x axis (leave it off for charts to be concatenated). `background` names
+    algorithms of the table drawn as thin light-grey lines behind all others, without dots,
+    labels or legend entries (e.g. a whole archive behind a new algorithm)."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
+    back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
+    is_back = pl.col("algorithm").is_in(back)
+    back_lines = None
+    if back:
+        b_steps, b_summ = steps.filter(is_back), summary.filter(is_back)
+        steps, summary = steps.filter(~is_back), summary.filter(~is_back)
+        if b_summ.height:
+            back_lines = prepare(b_steps, b_summ)[0]
     lines, ends, (x_lo, x_hi) = prepare(steps, summary, gap=13 / height)
+    if back_lines is not None:  # one x domain for both
+        x_lo = min(x_lo, float(back_lines["x"].min()))
+        x_hi = max(x_hi, theme.pow10_domain(float(back_lines["x"].max()) * 2, float(back_lines["x"].max()) * 2)[1])
+        ends = ends.with_columns(dot_x=pl.lit(x_hi))
     algs = ends["algorithm"].to_list()
     pal = theme.extend(palette, algs, refs)
     pal = {a: pal[a] for a in algs}  # the legend in order of final fraction
@@ -116,20 +134,29 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5))
     col = theme.colour(pal, legend=legend)
     shp = theme.shape(pal, legend=False)
-    faded = alt.condition(pick, alt.value(1.0), alt.value(0.2))
-    tip_line = [alt.Tooltip("algorithm:N"), alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"),
+    faded = theme.faded(pick)
+    keys = steps.select("dimension", "group").unique()
+    where = ({"dimension": str(keys["dimension"][0]), "group": repr(str(keys["group"][0]))} if keys.height == 1
+             else {})
+    tip_line = [alt.Tooltip("algorithm:N"), *[alt.Tooltip(f"{k}:N") for k in where],
+                alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"),
                 alt.Tooltip("fraction:Q", format=".3f")]
     is_ref = lines["algorithm"].is_in(refs)
     layers = []
+    if back_lines is not None:
+        layers.append(alt.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
+            interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
+            x=x, y=y, detail="algorithm:N", tooltip=[*tip_line, alt.Tooltip("background:N")]))
     if is_ref.any():
-        layers.append(alt.Chart(theme.data(lines.filter(is_ref))).mark_line(
+        layers.append(alt.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**where).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
             x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line))
-    main = alt.Chart(theme.data(lines.filter(~is_ref))).mark_line(interpolate="step-after").encode(
+    main = alt.Chart(theme.data(lines.filter(~is_ref))).transform_calculate(**where).mark_line(interpolate="step-after").encode(
         x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line)
     if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
         main = main.add_params(alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}"))
     layers.append(main)
+    i_main = len(layers) - 1
     dots = alt.Chart(theme.data(ends)).encode(color=col, opacity=faded)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
@@ -154,6 +181,103 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
     else:
-        layers[0] = layers[0].add_params(pick)
+        layers[i_main] = layers[i_main].add_params(pick)
     chart = alt.layer(*layers).properties(width=width, height=height).resolve_scale(shape="independent")
+    return theme.finish(chart, title, settings, configured)
+
+
+def explorer_tables(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
+    """`prepare` for every (dimension, group) of the table: lines and ends with their dimension and
+    group, and one x domain for all."""
+    lines, ends, lo, hi = [], [], math.inf, 0.0
+    summ = summary.partition_by("dimension", "group", as_dict=True)
+    for (d, g), s in sorted(steps.partition_by("dimension", "group", as_dict=True).items()):
+        u = summ.get((d, g))
+        if u is None or u.height == 0:
+            continue
+        ln, en, (x_lo, x_hi) = prepare(s, u, resolution)
+        lines.append(ln.with_columns(dimension=pl.lit(d), group=pl.lit(g)))
+        ends.append(en.drop("dimension", "group", strict=False).with_columns(dimension=pl.lit(d), group=pl.lit(g)))
+        lo, hi = min(lo, x_lo), max(hi, x_hi)
+    if not lines:
+        raise ValueError("ECDF explorer: no ECDF steps with a summary")
+    ends = pl.concat(ends, how="diagonal_relaxed").with_columns(dot_x=pl.lit(hi))
+    return pl.concat(lines, how="vertical_relaxed"), ends, (lo, hi)
+
+
+def _group_order(g: str) -> tuple:
+    """'all' first, then cocopp's groups, then f1, f2, ... in numeric order."""
+    is_f = g.startswith("f") and g[1:].isdigit()
+    return (g != "all", is_f, int(g[1:]) if is_f else 0, g)
+
+
+def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
+                  reference: str | Sequence[str] | None = None, background: Sequence[str] | None = None,
+                  group_labels: dict[str, str] | None = None, title: str = "ECDF of runtimes",
+                  settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
+                  width: int = 520, height: int = 320, resolution: float = 0.05, configured: bool = True
+                  ) -> alt.LayerChart:
+    """Runtime ECDFs of every (dimension, function group) of the table in ONE chart: two drop-downs
+    (parameters `dimension_shown` and `group_shown` bound to select inputs) choose what is drawn;
+    a click on a legend entry or a line highlights an algorithm (shift-click: several, double-click:
+    none), the wheel and drag zoom and pan the x axis, tooltips give the values. `background`
+    algorithms are thin grey lines behind, the reference thick and grey. A static export (SVG, PNG,
+    PDF) shows the initial choice: the smallest dimension, all functions."""
+    refs = [reference] if isinstance(reference, str) else list(reference or [])
+    back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
+    lines, ends, (x_lo, x_hi) = explorer_tables(steps, summary, resolution)
+    dims = sorted(ends["dimension"].unique().to_list())
+    groups = sorted(ends["group"].unique().to_list(), key=_group_order)
+    labels = [(group_labels or {}).get(g, "all functions" if g == "all" else g) for g in groups]
+    fg = ends.filter(~pl.col("algorithm").is_in(back))
+    order = (fg.group_by("algorithm").agg(pl.col("final_fraction").mean()).sort("final_fraction", "algorithm",
+                                                                                  descending=[True, False]))
+    algs = order["algorithm"].to_list()
+    pal = theme.extend(palette, algs, refs)
+    pal = {a: pal[a] for a in algs}
+    dim_p = alt.param(name="dimension_shown", value=dims[0],
+                      bind=alt.binding_select(options=dims, labels=[f"{d}-D" for d in dims], name="dimension "))
+    grp_p = alt.param(name="group_shown", value=groups[0],
+                      bind=alt.binding_select(options=groups, labels=labels, name="functions "))
+    shown = "datum.dimension == dimension_shown && datum.group == group_shown"
+    pick = theme.legend_highlight()
+    faded = theme.faded(pick)
+    scale = theme.log_scale((x_lo, x_hi))
+    x = alt.X("x:Q", scale=scale, axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))
+    y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5))
+    leg = alt.Legend(title=None, symbolStrokeWidth=2, symbolLimit=0, columns=1 if len(pal) <= 40 else 2,
+                     labelLimit=140)
+    col = theme.colour(pal, legend=leg)
+    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
+           alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"), alt.Tooltip("fraction:Q", format=".3f")]
+    is_back, is_ref = pl.col("algorithm").is_in(back), pl.col("algorithm").is_in(refs)
+    layers = []
+    if back:
+        layers.append(alt.Chart(theme.data(lines.filter(is_back))).transform_filter(shown).mark_line(
+            interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
+            x=x, y=y, detail="algorithm:N", tooltip=tip))
+    if refs:
+        layers.append(alt.Chart(theme.data(lines.filter(is_ref))).transform_filter(shown).mark_line(
+            interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
+            x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip))
+    layers.append(alt.Chart(theme.data(lines.filter(~is_back & ~is_ref))).transform_filter(shown).mark_line(
+        interpolate="step-after").encode(x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip)
+        .add_params(pick, alt.selection_interval(bind="scales", encodings=["x"], name="zoom")))
+    end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
+               alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
+               alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
+               *[alt.Tooltip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
+    layers.append(alt.Chart(theme.data(fg)).transform_filter(shown).mark_point(
+        size=60, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
+        x=alt.X("dot_x:Q", scale=scale), y=alt.Y("final_fraction:Q"), color=col, opacity=faded,
+        shape=theme.shape(pal, legend=False), tooltip=end_tip))
+    crosses = fg.filter(~pl.col("algorithm").is_in(refs))
+    layers.append(alt.Chart(theme.data(crosses)).transform_filter(f"{shown} && isValid(datum.cross_x)").mark_point(
+        shape="cross", size=100, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("cross_x:Q", scale=scale), y=alt.Y("cross_fraction:Q"), color=col, opacity=faded,
+        tooltip=[alt.Tooltip("algorithm:N"), alt.Tooltip("median_max_evaluations:Q",
+                                                         title="median max evaluations / dimension", format=".3~g")]))
+    chart = (alt.layer(*layers).add_params(dim_p, grp_p).properties(width=width, height=height)
+             .resolve_scale(shape="independent"))
     return theme.finish(chart, title, settings, configured)

@@ -100,6 +100,26 @@ def resolve_reference(a, reference):
     return ref, ref.algorithms()
 
 
+def resolve_background(a, background):
+    """(background Analysis restricted like `a`, its algorithm names), or None: `background` is a
+    list of algorithm names of `a`'s store or an Analysis (e.g. a whole archive in another store)."""
+    if background is None or background is False or (isinstance(background, (list, tuple)) and not background):
+        return None
+    if isinstance(background, str):
+        background = [background]
+    if isinstance(background, (list, tuple)):
+        have = a.select(algorithm=None).algorithms()
+        unknown = [b for b in background if b not in have]
+        if unknown:
+            raise ValueError(f"background algorithm(s) {', '.join(unknown[:5])} not in the store")
+        bg = a.select(algorithm=list(background))
+    else:
+        bg = background
+    bg = bg.select(function=a.filters["function"], dimension=a.filters["dimension"], max_budget=a.max_budget,
+                   exact=a.exact)
+    return bg, bg.algorithms()
+
+
 def _without(a, names: Sequence[str]):
     """`a` without the named algorithms (when they are in its store)."""
     algs = [x for x in a.algorithms() if x not in set(names)]
@@ -156,18 +176,22 @@ def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: 
 # -- kinds --------------------------------------------------------------------------------------
 def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
          seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
-         legend: bool = False,
+         legend: bool = False, background=None,
          columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
     """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
     group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
-    evaluations / dimension (default: the budget cut, else cocopp's 1e7)."""
+    evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
+    (names of the store, or an Analysis) thin and light grey behind."""
     targets = _resolve_targets(a, targets)
     a = _narrow(a, dimension)
     _group_frame(a, group)  # unknown group names fail here, with the names there are
     ref = resolve_reference(a, reference)
+    bg = resolve_background(a, background)
     main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
+    if bg and bg[0].store is a.store:
+        main = _without(main, bg[1])
     steps, summ = [], []
-    for an in [main] + ([ref[0]] if ref else []):
+    for an in [main] + ([ref[0]] if ref else []) + ([bg[0]] if bg else []):
         s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
         steps.append(s)
         summ.append(u)
@@ -191,35 +215,41 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
         charts.append(ecdf_mod.ecdf_chart(s, u, palette=pal, reference=ref[1] if ref else None,
                                           title=f"ECDF of runtimes, {d}-D, {label}", settings=settings,
                                           labels=labels, legend=legend, width=width, height=height,
-                                          zoom=len(keys) == 1, configured=False))
+                                          zoom=len(keys) == 1, background=bg[1] if bg else None,
+                                          configured=False))
     if not charts:
         raise ValueError("no ECDF data in the selection")
     return _concat(charts, columns)
 
 
 def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palette=None, function=None,
-                 columns: int = 6) -> Chart:
+                 background=None, columns: int = 6) -> Chart:
     """aRT / dimension versus dimension per function (cocopp ppfigdim for one algorithm, a line per
     target of `targets`, default the scaling set; ppfigs for several, one line per algorithm at
-    `target`)."""
+    `target`, `background` algorithms thin and light grey behind)."""
     targets = _resolve_targets(a, targets)
     a = _narrow(a, function=function)
     ref = resolve_reference(a, reference)
+    bg = resolve_background(a, background)
     main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
+    if bg and bg[0].store is a.store:
+        main = _without(main, bg[1])
     algs = main.algorithms()
-    if len(algs) == 1 and not ref:
+    if len(algs) == 1 and not ref and not bg:
         ts = targets if targets is not None else "scaling"
         art = main.art(ts).collect()
         return scaling.scaling_chart(art, series="target", settings=settings_lines(a, f"algorithm {algs[0]}", targets=ts),
                                      title=f"Scaling with dimension: {algs[0]}", columns=columns)
     ts = [float(target)]
     art = main.art(ts).collect()
-    if ref:
-        art = pl.concat([art, ref[0].art(ts).collect()], how="vertical_relaxed")
+    for extra in (ref, bg):
+        if extra:
+            art = pl.concat([art, extra[0].art(ts).collect()], how="vertical_relaxed")
     pal = theme.extend(palette, sorted(algs), ref[1] if ref else None)
     if ref:
         pal = theme.extend(pal, ref[1], ref[1])
     return scaling.scaling_chart(art, series="algorithm", palette=pal, reference=ref[1] if ref else None,
+                                 background=bg[1] if bg else None,
                                  settings=settings_lines(a, targets=ts), columns=columns,
                                  title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")
 
@@ -370,8 +400,41 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     return _concat(charts, columns)
 
 
+def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+                       max_x: float | str | None = None, reference=None, background=None, palette=None,
+                       group=None, dimension=None, width: int = 520, height: int = 320) -> Chart:
+    """Runtime ECDFs of every dimension and function group (`group`: None = all levels, or names)
+    in ONE interactive chart: drop-downs choose the dimension and the functions, a legend click
+    highlights algorithms, `background` algorithms thin and grey behind."""
+    targets = _resolve_targets(a, targets)
+    a = _narrow(a, dimension)
+    ref = resolve_reference(a, reference)
+    bg = resolve_background(a, background)
+    main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
+    if bg and bg[0].store is a.store:
+        main = _without(main, bg[1])
+    steps, summ = [], []
+    for an in [main] + ([ref[0]] if ref else []) + ([bg[0]] if bg else []):
+        s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
+        steps.append(s)
+        summ.append(u)
+    steps, summ = pl.concat(steps, how="vertical_relaxed"), pl.concat(summ, how="vertical_relaxed")
+    pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
+    if ref:
+        pal = theme.extend(pal, ref[1], ref[1])
+    mode_text = {"simulated": f"simulated restarts: {samples} samples, seed {seed}",
+                 "exact": "expected ECDF of simulated restarts (exact)", "trials": "trials' own runtimes"}[mode]
+    extra = [f"reference {', '.join(ref[1])}" if ref else None,
+             f"{len(bg[1])} background algorithms in grey" if bg else None]
+    return ecdf_mod.ecdf_explorer(steps, summ, palette=pal, reference=ref[1] if ref else None,
+                                  background=bg[1] if bg else None, width=width, height=height,
+                                  settings=settings_lines(a, mode_text, *extra, targets=targets),
+                                  title="ECDF of runtimes (choose the dimension and the functions)")
+
+
 KINDS: dict[str, Callable[..., Chart]] = {
     "ecdf": ecdf,
+    "ecdf-explorer": ecdf_explorer_kind,
     "scaling": scaling_kind,
     "scatter": scatter,
     "ratio-ecdf": ratio_ecdf,

@@ -38,11 +38,15 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, title: str = "Scaling with dimension",
                   settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 150,
-                  height: int = 120, configured: bool = True) -> alt.FacetChart:
+                  height: int = 120, background: Sequence[str] | None = None, configured: bool = True
+                  ) -> alt.FacetChart:
     """aRT / dimension versus dimension per function: `series="target"` draws one line per target
     (one algorithm), `series="algorithm"` one line per algorithm (one target), the reference thick
-    and grey. Panels have their own aRT scale; dimensions on a shared log axis."""
+    and grey; `background` algorithms thin and light grey behind all, without points or legend
+    entries. Panels have their own aRT scale; dimensions on a shared log axis. Click a legend entry
+    or a point to highlight a series (shift-click: several); tooltips give the values."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
+    back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     t = scaling_table(art, series)
     if series == "target":
         if t["algorithm"].n_unique() > 1:
@@ -54,8 +58,9 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     elif series == "algorithm":
         if t["target"].n_unique() > 1:
             raise ValueError("scaling chart by algorithm: give one target (or series='target')")
-        pal = theme.extend(palette, t["algorithm"].unique(maintain_order=True).to_list(), refs)
-        pal = {a: pal[a] for a in pal if a in set(t["algorithm"])}
+        fg = t.filter(~pl.col("algorithm").is_in(back))
+        pal = theme.extend(palette, fg["algorithm"].unique(maintain_order=True).to_list(), refs)
+        pal = {a: pal[a] for a in pal if a in set(fg["algorithm"])}
         col, shp = theme.colour(pal, "series"), theme.shape(pal, "series")
     else:
         raise ValueError(f"series {series!r}: expected 'target' or 'algorithm'")
@@ -65,21 +70,29 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     y_axis = theme.log_axis("aRT / dimension")
     y = alt.Y("art_per_dimension:Q", scale=alt.Scale(type="log"), axis=y_axis)
     pick = theme.highlight(field="series", bind_legend=True)
-    faded = alt.condition(pick, alt.value(1.0), alt.value(0.2))
+    faded = theme.faded(pick)
     tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("function_label:N", title="function"),
            alt.Tooltip("dimension:Q"), alt.Tooltip("target:Q", format=".0e"),
            alt.Tooltip("art:Q", title="aRT", format=".4~g"), alt.Tooltip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
            alt.Tooltip("successes:Q", format=".4~g"), alt.Tooltip("runs:Q", format=".4~g")]
-    base = alt.Chart().encode(x=x, color=col, opacity=faded)
-    is_ref = f"indexof({list(refs)!r}, datum.algorithm) >= 0" if refs else "false"
+    is_back = f"indexof({back!r}, datum.algorithm) >= 0" if back else "false"
     layers = []
+    if back:
+        layers.append(alt.Chart().transform_filter(is_back).mark_line(
+            strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
+            x=x, y=y, detail="algorithm:N", tooltip=tip))
+    base = alt.Chart().encode(x=x, color=col, opacity=faded)
+    if back:
+        base = base.transform_filter(f"!({is_back})")
+    is_ref = f"indexof({list(refs)!r}, datum.algorithm) >= 0" if refs else "false"
     if refs:
         layers.append(base.transform_filter(is_ref).mark_line(strokeWidth=theme.REFERENCE_WIDTH, strokeCap="round")
                       .encode(y=y, detail="series:N", tooltip=tip))
+    zoom = alt.selection_interval(bind="scales", encodings=["y"], name="scaling_zoom")
     layers += [
         base.transform_filter(f"!({is_ref})").mark_line().encode(y=y, detail="series:N", tooltip=tip),
         base.transform_filter("isValid(datum.art_per_dimension)").mark_point(size=40, filled=True)
-        .encode(y=y, shape=shp, tooltip=tip).add_params(pick),
+        .encode(y=y, shape=shp, tooltip=tip).add_params(pick, zoom),
         base.transform_filter("datum.hardest && isValid(datum.unsuccessful)").mark_point(
             shape="cross", angle=45, size=90, filled=True).encode(
             y=alt.Y("unsuccessful:Q", scale=alt.Scale(type="log"), axis=y_axis),

@@ -19,6 +19,11 @@ SHAPES = ("circle", "square", "triangle-up", STAR, "triangle-down", "cross", "tr
 #: the reference algorithm (cocopp's "best 2009"): a thick light-grey line behind the others
 REFERENCE_COLOUR = "#BDBDBD"
 REFERENCE_WIDTH = 6
+#: background algorithms (e.g. a whole archive behind a new algorithm): thin, lighter than the reference
+BACKGROUND_COLOUR = "#D4D4D4"
+BACKGROUND_WIDTH = 0.8
+#: opacity of the algorithms not highlighted (click or search)
+DIMMED = 0.15
 #: ordered colours for ordinal series such as targets, budgets or dimensions (light to dark hue steps)
 SEQUENTIAL = ("#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#0072B2", "#000000")
 
@@ -179,6 +184,17 @@ def highlight(name: str = "pick", field: str = "algorithm", bind_legend: bool = 
     """A click selection of one series (shift-click adds), optionally bound to the legend."""
     return alt.selection_point(name=name, fields=[field], on="click", bind="legend" if bind_legend else alt.Undefined,
                                clear="dblclick")
+
+
+def faded(pick: alt.Parameter) -> dict:
+    """Opacity 1 for the highlighted algorithms (all when none is), dimmed for the others."""
+    return alt.condition(pick, alt.value(1.0), alt.value(DIMMED))
+
+
+def legend_highlight(name: str = "pick", field: str = "algorithm") -> alt.Parameter:
+    """A click selection of a series bound to the legend and to the marks (shift-click adds,
+    double-click clears): the report's search box sets it through the Vega view API."""
+    return alt.selection_point(name=name, fields=[field], on="click", bind="legend", clear="dblclick")
 
 
 def mapping_of(pal: Mapping[str, tuple[str, str]] | None) -> Palette | None:

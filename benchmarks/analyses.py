@@ -30,6 +30,8 @@ STEP = r"""
 import json, resource, sys, time
 t, c = time.perf_counter(), time.process_time()
 step, store = sys.argv[1], sys.argv[2]
+import pipeline
+print("package", pipeline.__file__, file=sys.stderr)
 from pipeline.api import open_store
 a = open_store(store)
 if step == "auc":
@@ -72,7 +74,7 @@ def run_step(step: str, store: Path, src: str | None = None, timeout: float | No
     t = time.perf_counter()
     try:
         res = subprocess.run([sys.executable, "-c", STEP, step, str(store)], capture_output=True, text=True,
-                             env=_env(src), timeout=timeout)
+                             env=_env(src), timeout=timeout, cwd=tempfile.gettempdir())  # not this checkout
     except subprocess.TimeoutExpired:
         return {"step": step, "error": f"stopped after {timeout:g} s", "seconds": time.perf_counter() - t}
     if res.returncode:
@@ -80,6 +82,7 @@ def run_step(step: str, store: Path, src: str | None = None, timeout: float | No
         return {"step": step, "error": lines[-1] if lines else "failed"}
     out = json.loads(res.stdout.strip().splitlines()[-1])
     out["wall"] = time.perf_counter() - t
+    out["package"] = next((ln.split(" ", 1)[1] for ln in res.stderr.splitlines() if ln.startswith("package ")), "?")
     return out
 
 
@@ -106,7 +109,8 @@ def main(argv: list[str]) -> None:
     skip = {a for name in ("--keep", "--src", "--timeout", "--steps") if name in argv
             for a in (name, argv[argv.index(name) + 1])}
     ns = [int(a) for a in argv if a not in skip and a.isdigit()] or [200]
-    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-analyses-"))
+    root = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="cocopipe-analyses-"))
+    src = str(Path(src).resolve()) if src else None
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
           + (f", package from {src}" if src else ""))
     for n in ns:
@@ -118,7 +122,8 @@ def main(argv: list[str]) -> None:
             if "error" in r:
                 print(f"{s:<14} {r.get('seconds', float('nan')):>8.1f}  {r['error']}", flush=True)
                 continue
-            print(f"{s:<14} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['peak_mb']:>8.0f} {r['rows']:>10}", flush=True)
+            print(f"{s:<14} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['peak_mb']:>8.0f} {r['rows']:>10}  {r['package']}",
+                  flush=True)
             total = {"wall": total["wall"] + r["wall"], "cpu": total["cpu"] + r["cpu"],
                      "peak_mb": max(total["peak_mb"], r["peak_mb"])}
         print(f"{'total':<14} {total['wall']:>8.2f} {total['cpu']:>8.2f} {total['peak_mb']:>8.0f}")

@@ -188,16 +188,16 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
     df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
     algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
-    idx = {a: i for i, a in enumerate(algs)}
     rng = np.random.default_rng(seed)
     out = []
     parts = df.partition_by("dimension", as_dict=True, maintain_order=True) if by_dimension else {(None,): df}
     for (dim,), part in sorted(parts.items(), key=lambda kv: (kv[0][0] is None, kv[0][0])):
         mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
-        part = part.with_columns(t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
-                                 a=pl.col("algorithm").replace_strict(idx, return_dtype=pl.Int64))
+        part = part.select("function", "target", t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
+                           a=pl.col("algorithm").cast(pl.Enum(algs)).to_physical().cast(pl.Int64))
         part = part.sort("function", "target", "a")
-        prob = part.select(p=pl.struct("function", "target").is_first_distinct().cum_sum() - 1)["p"].to_numpy()
+        fn, tg = part["function"].to_numpy(), part["target"].to_numpy()
+        prob = np.cumsum(np.r_[False, (fn[1:] != fn[:-1]) | (tg[1:] != tg[:-1])])  # (function, target) index
         alg, t = part["a"].to_numpy(), part["t"].to_numpy()
         cell = prob * k + alg  # (problem, algorithm) blocks, contiguous after the sort
         bounds = np.flatnonzero(np.diff(cell)) + 1

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from .conventions import interesting_instances
+from . import distributed
 from .measures import restarts, runtime, targets as tg
 from .store import Store
 
@@ -29,8 +30,9 @@ class Analysis:
 
     def __init__(self, store: Store, *, suite=None, algorithm=None, function=None, dimension=None,
                  max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
-                 indicator: str = "logged"):
+                 indicator: str = "logged", executor: str = "local"):
         self.store = store
+        self.executor = distributed.check(executor)
         self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
         self.max_budget = max_budget
         self.all_instances = all_instances
@@ -54,7 +56,7 @@ class Analysis:
     def select(self, **changes) -> Analysis:
         """A copy with other filters or settings."""
         kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
-                  indicator=self.indicator)
+                  indicator=self.indicator, executor=self.executor)
         kw.update(changes)
         return Analysis(self.store, **kw)
 
@@ -143,14 +145,21 @@ class Analysis:
         """Algorithms in the selection (read from the partition keys only)."""
         return sorted(self.runs().select(pl.col("algorithm").unique()).collect()["algorithm"].to_list())
 
-    def per_algorithm(self, measure, chunk: int = 8) -> pl.LazyFrame:
-        """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate, so
-        that memory stays bounded by the largest group (measures are independent per algorithm)."""
-        algs = self.algorithms()
-        if len(algs) <= chunk:
+    def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
+                      descending: Sequence[bool] | bool = False) -> pl.LazyFrame:
+        """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate,
+        sorted by the `sort` columns present, so that memory stays bounded by the largest group
+        (measures are independent per algorithm); with executor "ray" each group is a Ray task.
+        `measure` must not chunk again (pass chunk=None to the measures it calls)."""
+        algs = self.algorithms() if chunk else []
+        if not chunk or (len(algs) <= chunk and self.executor == "local"):
             return measure(self)
-        parts = [measure(self.select(algorithm=algs[i:i + chunk])).collect() for i in range(0, len(algs), chunk)]
-        return pl.concat(parts).lazy().sort(*runtime.PROBLEM)
+        parts = [self.select(algorithm=algs[i:i + chunk]) for i in range(0, len(algs), chunk)]
+        out = pl.concat(distributed.collect_parts(measure, parts, self.executor), how="vertical_relaxed").lazy()
+        names = out.collect_schema().names()
+        keep = [(c, d) for c, d in zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending)
+                if c in names]
+        return out.sort([c for c, _ in keep], descending=[d for _, d in keep]) if keep else out
 
     def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,
@@ -160,7 +169,8 @@ class Analysis:
         bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
         if chunk:
             return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
-                                                      chunk=None), chunk)
+                                                      chunk=None), chunk, [*runtime.PROBLEM, "target"],
+                                      [False] * 4 + [True])
         h = self.hits(targets)
         a = runtime.art(h)
         if dispersion:
@@ -206,12 +216,10 @@ class Analysis:
 
     def _ecdf_parts(self, table, targets, reference, chunk, order) -> pl.LazyFrame:
         """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent)."""
-        tf = self.target_frame(targets, reference=reference) if reference is not None else self.target_frame(targets)
-        algs = self.algorithms() if chunk else []
-        if not chunk or len(algs) <= chunk:
-            return table(self.hits(tf))
-        parts = [table(self.select(algorithm=algs[i:i + chunk]).hits(tf)).collect() for i in range(0, len(algs), chunk)]
-        return pl.concat(parts).lazy().sort("suite", "algorithm", "dimension", *order)
+        tf = self.target_frame(targets, reference=reference)
+        if chunk:
+            tf = tf.collect().lazy()  # the targets once, not per group
+        return self.per_algorithm(lambda a: table(a.hits(tf)), chunk, ["suite", "algorithm", "dimension", *order])
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
@@ -236,16 +244,11 @@ class Analysis:
         from .measures import profiles
 
         profiles.check_groups(self.runs(), group)
-        algs = self.algorithms()
-        if not chunk or len(algs) <= chunk:
-            return table(profiles.checked_run_profiles(self.runs(), self.events(), settings), self.runs(), group)
-        params = profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
-        parts = []
-        for i in range(0, len(algs), chunk):
-            part = self.select(algorithm=algs[i:i + chunk])
-            rp = profiles.checked_run_profiles(part.runs(), part.events(), settings, params)
-            parts.append(table(rp, part.runs(), group).collect())
-        return pl.concat(parts).lazy().sort(profiles.STEP_KEYS + (["x"] if "x" in parts[0].columns else []))
+        # parameters of the whole selection, so that every group of algorithms shares one scale
+        params = profiles.parameters(self.runs(), self.events(), settings).collect().lazy() if chunk else None
+        return self.per_algorithm(
+            lambda a: table(profiles.checked_run_profiles(a.runs(), a.events(), settings, params), a.runs(), group),
+            chunk, [*profiles.STEP_KEYS, "x"])
 
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:

@@ -44,3 +44,28 @@ def test_ray_executor(reference, tmp_path):
     finally:
         ray.shutdown()
     check_same(reference, st)
+
+
+def test_measures_as_ray_tasks_equal_local(tmp_path):
+    # every group of algorithms a Ray task: aRT (with dispersion) and ECDFs equal the in-process result
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'cocopipe[ray]')")
+    from pipeline.api import Analysis
+
+    st = Store(tmp_path / "s", create=True)
+    ingest([SHARED / "data" / x for x in SOURCES], st)
+    local, remote = Analysis(st), Analysis(st, executor="ray")
+    try:
+        art = remote.art(dispersion=True, samples=50, chunk=1).collect()
+        ecdf = remote.ecdf(chunk=1).collect()
+    finally:
+        ray.shutdown()
+    assert art.select("suite", "algorithm").n_unique() == 3  # DIRECT, and RS on two suites: two tasks
+    assert art.equals(local.art(dispersion=True, samples=50, chunk=1).collect())
+    assert ecdf.equals(local.ecdf(chunk=1).collect())
+
+
+def test_unknown_executor_is_refused(tmp_path):
+    from pipeline.api import Analysis
+
+    with pytest.raises(ValueError, match="executor 'spark'"):
+        Analysis(Store(tmp_path / "s", create=True), executor="spark")

@@ -86,14 +86,18 @@ IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indi
 TargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, scaling, or v1,v2,... (default: the suite's standard set).")]
 
 
+ExecutorOpt = Annotated[str, typer.Option("--executor", help="local, or ray: groups of algorithms as Ray tasks (pip install 'cocopipe[ray]').")]
+
+
 def analysis(store: str, suite=None, algorithm=None, function=None, dimension=None, max_budget=None,
-             all_instances=False, exact=False, indicator="logged"):
+             all_instances=False, exact=False, indicator="logged", executor="local"):
     """An `Analysis` of a store from the shared options, with one-line errors."""
     from ..api import Analysis
 
     st = open_store(store)
     try:
         return Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
-                        max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator)
+                        max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator,
+                        executor=executor)
     except ValueError as exc:
         fail(str(exc))

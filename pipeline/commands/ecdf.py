@@ -5,7 +5,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, ExecutorOpt, FuncOpt,
+                      IndicatorOpt, OutOpt, StoreOpt,
                       SuiteOpt, TargetsOpt, analysis, fail, write_table)
 
 GroupOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
@@ -19,7 +20,7 @@ def register(app: typer.Typer) -> None:
         store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None, group: GroupOpt = None,
         suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
-        indicator: IndicatorOpt = "logged",
+        indicator: IndicatorOpt = "logged", executor: ExecutorOpt = "local",
         reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference set of --targets runlength (best2009, best09-16, best2016, best2019; default: the suite's).")] = None,
         mode: Annotated[str, typer.Option("--mode", "-m", help="simulated (cocopp's simulated restarts, seeded), exact (their expected ECDF in closed form) or trials (the trials' own hitting times).")] = "simulated",
         samples: Annotated[int, typer.Option(help="Simulated runs per problem: K * max(2, samples // K), K trials (cocopp: 100).")] = 100,
@@ -36,7 +37,8 @@ def register(app: typer.Typer) -> None:
             fail(f"--samples {samples}: expected a positive number")
         if reference is not None and targets != "runlength":
             fail("--reference applies to --targets runlength only")
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator,
+                     executor)
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")

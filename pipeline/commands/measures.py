@@ -5,7 +5,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
+from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, ExecutorOpt, FuncOpt,
+                      IndicatorOpt, OutOpt, StoreOpt,
                       SuiteOpt, TargetsOpt, analysis, fail, write_table)
 
 
@@ -17,14 +18,15 @@ def register(app: typer.Typer) -> None:
         store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None,
         suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
-        indicator: IndicatorOpt = "logged",
+        indicator: IndicatorOpt = "logged", executor: ExecutorOpt = "local",
         dispersion: Annotated[bool, typer.Option(help="Add 10/50/90th percentiles of simulated restart runtimes.")] = True,
         samples: Annotated[int, typer.Option(help="Simulated restarts per problem for the dispersion.")] = 1000,
         seed: Annotated[int, typer.Option(help="Seed of the simulated restarts and the bootstrap.")] = 1,
         confidence: Annotated[Optional[float], typer.Option(help="Add a bootstrap confidence interval of aRT at this level (e.g. 0.95).")] = None,
     ) -> None:
         """aRT, successes and trials per (algorithm, function, dimension, target)."""
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator,
+                     executor)
         try:
             df = a.art(targets, dispersion=dispersion, samples=samples, seed=seed, confidence=confidence).collect()
         except ValueError as exc:

@@ -154,12 +154,9 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
 def _map(paths: list[str], name: str | None, jobs: int, executor: str):
     """Parse sources in parallel, yielding results as they complete."""
     if executor == "ray":
-        try:
-            import ray
-        except ImportError as exc:
-            raise RuntimeError("the Ray executor needs Ray: pip install 'cocopipe[ray]'") from exc
-        if not ray.is_initialized():
-            ray.init(num_cpus=jobs if jobs > 1 else None, include_dashboard=False, log_to_driver=False)
+        from ..distributed import ray as ray_instance
+
+        ray = ray_instance(jobs if jobs > 1 else None)
         task = ray.remote(_parse)
         refs = {task.remote(p, name): p for p in paths}
         while refs:

@@ -214,6 +214,24 @@ class Analysis:
         return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, max_budget=self.max_budget, mode=mode, max_x=max_x),
                                 targets, reference, chunk, ["group"])
 
+    def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
+                  seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
+                  chunk: int | None = 8) -> pl.LazyFrame:
+        """`ecdf` with a bootstrap confidence band `low`..`high` at `level` (trials resampled within each
+        function and dimension, seeded; `pipeline.measures.uncertainty.ecdf_band`)."""
+        from .measures.uncertainty import ecdf_band
+
+        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, self.max_budget,
+                                                    max_x), targets, reference, chunk, ["group", "x"])
+
+    def ecdf_per_instance(self, targets=None, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
+                          max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+        """`ecdf` of every instance alone (column `instance`), to draw faintly behind the aggregate."""
+        from .measures.uncertainty import ecdf_per_instance
+
+        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, self.max_budget, max_x),
+                                targets, reference, chunk, ["group", "instance", "x"])
+
     def _ecdf_parts(self, table, targets, reference, chunk, order) -> pl.LazyFrame:
         """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent)."""
         tf = self.target_frame(targets, reference=reference)

@@ -26,6 +26,9 @@ def register(app: typer.Typer) -> None:
         samples: Annotated[int, typer.Option(help="Simulated runs per problem: K * max(2, samples // K), K trials (cocopp: 100).")] = 100,
         seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
         max_x: Annotated[Optional[str], typer.Option("--max-x", help="Plotted range in evaluations / dimension: a number, budget (the trials' largest) or cocopp (1e7). Default: cocopp, budget in exact mode; --max-budget B sets B / dimension.")] = None,
+        band: Annotated[Optional[float], typer.Option("--band", help="Add a bootstrap confidence band low..high at this level (e.g. 0.95): trials resampled within each function and dimension.")] = None,
+        replicates: Annotated[int, typer.Option(help="Bootstrap replicates of --band.")] = 100,
+        per_instance: Annotated[bool, typer.Option("--per-instance", help="The ECDF of every instance alone (column instance).")] = False,
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), problems, functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
@@ -35,6 +38,12 @@ def register(app: typer.Typer) -> None:
             fail(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
         if samples < 1:
             fail(f"--samples {samples}: expected a positive number")
+        if band is not None and not 0 < band < 1:
+            fail(f"--band {band}: expected a confidence level between 0 and 1, e.g. 0.95")
+        if band is not None and replicates < 2:
+            fail(f"--replicates {replicates}: expected at least 2")
+        if sum((summary, band is not None, per_instance)) > 1:
+            fail("choose one of --summary, --band and --per-instance")
         if reference is not None and targets != "runlength":
             fail("--reference applies to --targets runlength only")
         a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator,
@@ -44,6 +53,10 @@ def register(app: typer.Typer) -> None:
                 fail("no trials in the selection")
             if summary:
                 df = a.ecdf_summary(targets, group, mode, max_x, reference).collect()
+            elif band is not None:
+                df = a.ecdf_band(targets, group, mode, band, replicates, seed, samples, max_x, reference).collect()
+            elif per_instance:
+                df = a.ecdf_per_instance(targets, group, mode, samples, seed, max_x, reference).collect()
             else:
                 df = a.ecdf(targets, group, mode, samples, seed, max_x, reference).collect()
         except (ValueError, KeyError, FileNotFoundError) as exc:

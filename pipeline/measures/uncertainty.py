@@ -34,3 +34,88 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
     sch = hits.collect_schema()
     schema = pl.Schema({**{c: sch[c] for c in GROUP}, "art_low": pl.Float64, "art_high": pl.Float64})
     return hits.map_batches(run, schema=schema, streamable=False)
+
+
+# -- ECDFs ----------------------------------------------------------------------------------------------
+_SEP = "\x1f"  # joins an algorithm's name and a replicate or instance number into one ECDF "algorithm"
+_TRIAL = ["suite", "algorithm", "function", "dimension"]
+
+
+def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFrame:
+    """`replicates` bootstrap copies of the hitting times, each drawing the trials of every (suite,
+    algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
+    algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn."""
+    from .runtime import instance_weights
+
+    trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")
+    size = trials.group_by(_TRIAL, maintain_order=True).agg(n=pl.len())
+    n = size["n"].to_numpy().astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    rng = np.random.default_rng(seed)
+    per_copy = np.repeat(start, n) + (rng.random((replicates, len(trials))) * np.repeat(n, n)).astype(np.int64)
+    drawn = trials[per_copy.ravel()].with_columns(
+        copy=pl.Series(np.repeat(np.arange(replicates), len(trials)), dtype=pl.Int64),
+        new_id=pl.int_range(pl.len(), dtype=pl.Int64),
+    )
+    drawn = drawn.with_columns(algorithm=pl.col("algorithm") + _SEP + pl.col("copy").cast(pl.String))
+    weights = instance_weights(drawn.lazy().select("new_id", *_TRIAL, "instance")).collect()
+    rows = (hits.drop("weight", "algorithm", "instance").join(drawn.select("run_id", "new_id", "algorithm", "instance"),
+                                                              on="run_id")
+            .join(weights.select("new_id", "weight"), on="new_id")
+            .with_columns(run_id=pl.col("new_id"), trial=pl.col("new_id").cast(hits.schema["trial"])))
+    return rows.select(hits.columns)
+
+
+def _split(steps: pl.DataFrame, name: str) -> pl.DataFrame:
+    """Undo the joined names: algorithm and the copy or instance number as column `name`."""
+    parts = pl.col("algorithm").str.split_exact(_SEP, 1)
+    return steps.with_columns(parts.struct.field("field_0").alias("algorithm"),
+                              parts.struct.field("field_1").cast(pl.Int64).alias(name))
+
+
+def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
+              seed: int = 1, samples: int = 100, max_budget=None, max_x=None) -> pl.LazyFrame:
+    """Bootstrap confidence band of the runtime ECDF (issue "analyses", "Uncertainty"): the step table
+    of `ecdf` (columns suite, algorithm, dimension, group, x, fraction) with `low` and `high`, the
+    percentile interval at `level` of the ECDF over `replicates` resamplings of the trials within each
+    (function, dimension), evaluated at every step of the estimate. Seeded; every replicate is
+    computed in one pass (each as its own algorithm). Where a skewed bootstrap distribution leaves the
+    estimate outside the percentile interval, the band is widened to include it."""
+    from .ecdf import STEP_SCHEMA, ecdf_table
+
+    if not 0 < level < 1:
+        raise ValueError(f"level {level}: expected a confidence level between 0 and 1")
+    if replicates < 2:
+        raise ValueError(f"replicates {replicates}: expected at least 2")
+    key = ["suite", "algorithm", "dimension", "group"]
+
+    def build(df: pl.DataFrame) -> pl.DataFrame:
+        est = ecdf_table(df, group, mode, samples, seed, max_budget, max_x)
+        if est.height == 0:
+            return est.with_columns(low=pl.lit(None, pl.Float64), high=pl.lit(None, pl.Float64))
+        copies = _split(ecdf_table(_resampled_hits(df, replicates, seed), group, mode, samples, seed, max_budget,
+                                   max_x), "copy")
+        grid = est.select(*key, "x").join(pl.DataFrame({"copy": np.arange(replicates)}), how="cross").sort("x")
+        at = grid.join_asof(copies.sort("x").rename({"fraction": "value"}), on="x", by=[*key, "copy"],
+                            strategy="backward", check_sortedness=False).with_columns(pl.col("value").fill_null(0.0))
+        q = at.group_by(*key, "x").agg(low=pl.col("value").quantile((1 - level) / 2, "linear"),
+                                      high=pl.col("value").quantile((1 + level) / 2, "linear"))
+        out = est.join(q, on=[*key, "x"], how="left")
+        return out.with_columns(low=pl.min_horizontal("low", "fraction"), high=pl.max_horizontal("high", "fraction")
+                                ).sort(*key, "x")
+
+    schema = pl.Schema({**STEP_SCHEMA, "low": pl.Float64, "high": pl.Float64})
+    return hits.map_batches(build, schema=schema, streamable=False)
+
+
+def ecdf_per_instance(hits: pl.LazyFrame, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
+                      max_budget=None, max_x=None) -> pl.LazyFrame:
+    """The runtime ECDF of each instance alone (to draw faintly behind the aggregate): the columns of
+    `ecdf` plus `instance`."""
+    from .ecdf import STEP_SCHEMA, ecdf_table
+
+    def build(df: pl.DataFrame) -> pl.DataFrame:
+        joined = df.with_columns(algorithm=pl.col("algorithm") + _SEP + pl.col("instance").cast(pl.String))
+        return _split(ecdf_table(joined, group, mode, samples, seed, max_budget, max_x), "instance")
+
+    return hits.map_batches(build, schema=pl.Schema({**STEP_SCHEMA, "instance": pl.Int64}), streamable=False)

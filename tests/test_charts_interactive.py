@@ -11,7 +11,7 @@ import pytest
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.charts import export, theme
-from pipeline.charts.ecdf import thin
+from pipeline.charts.ecdf import quantize, thin
 from pipeline.charts.kinds import chart
 from pipeline.ingest import ingest
 from pipeline.store import Store
@@ -52,6 +52,14 @@ def test_thin_drops_steps_that_do_not_rise_but_keeps_the_end():
     t = thin(s, 0.01)
     assert t.filter(pl.col("algorithm") == "a").rows() == [("a", 1.0, 0.1), ("a", 3.0, 0.2), ("a", 90.0, 0.2)]
     assert t.filter(pl.col("algorithm") == "b").rows() == [("b", 1.0, 0.5), ("b", 5.0, 0.5)]
+
+
+def test_quantize_rounds_fractions_down_and_drops_flat_points():
+    lines = pl.DataFrame({"algorithm": ["a"] * 5, "x": [0.1, 1.0, 2.0, 3.0, 9.0],
+                          "fraction": [0.0, 0.013, 0.019, 0.021, 0.021]})
+    q = quantize(lines, 0.01)
+    assert q.rows() == [("a", 0.1, 0.0), ("a", 1.0, 0.01), ("a", 3.0, 0.02), ("a", 9.0, 0.02)]
+    assert (q["fraction"] <= lines.filter(pl.col("x").is_in(q["x"]))["fraction"]).all()
 
 
 def test_explorer_carries_every_dimension_and_group_chosen_by_two_dropdowns(store, tmp_path):

@@ -28,7 +28,8 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 #: function ECDFs; the scaling figure; 3 pairs x (scatter, ratio ECDF, aRT ratio); per algorithm:
 #: scaling, runtime and precision ECDFs per group in 5-D, aRT loss against best2009, convergence in 5-D
 EXPECTED = {"index.html": 3, "ecdf.html": 3 * (5 + 24), "scaling.html": 1, "tables.html": 0, "pairwise.html": 9,
-            "alg-direct.html": 5, "alg-nm.html": 5, "alg-rs.html": 5, "settings.html": 0}
+            "alg-direct.html": 5, "alg-nm.html": 5, "alg-rs.html": 5, "settings.html": 0, "explore.html": 1,
+            "ranking.html": 1}
 
 
 def _browser_or_skip():

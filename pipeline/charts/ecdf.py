@@ -156,7 +156,6 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
         main = main.add_params(alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}"))
     layers.append(main)
-    i_main = len(layers) - 1
     dots = alt.Chart(theme.data(ends)).encode(color=col, opacity=faded)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
@@ -180,16 +179,27 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
             x=alt.value(width + 16), y=alt.Y("label_y:Q"), text="algorithm:N", tooltip=end_tip).add_params(pick))
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
-    else:
-        layers[i_main] = layers[i_main].add_params(pick)
+    else:  # a legend binding works from the first layer with the colour legend (Vega-Lite merges legends)
+        first = 1 if back_lines is not None else 0
+        layers[first] = layers[first].add_params(pick)
     chart = alt.layer(*layers).properties(width=width, height=height).resolve_scale(shape="independent")
     return theme.finish(chart, title, settings, configured)
 
 
-def explorer_tables(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION
-                    ) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
+def quantize(lines: pl.DataFrame, quantum: float, by: Sequence[str] = ("algorithm",)) -> pl.DataFrame:
+    """Line points with fractions rounded down to multiples of `quantum` (never above the data),
+    points that then do not rise dropped (the first and last of each line kept)."""
+    by = list(by)
+    q = lines.with_columns(fraction=(pl.col("fraction") / quantum + 1e-9).floor() * quantum)
+    keep = ((pl.col("fraction") != pl.col("fraction").shift(1).over(by)).fill_null(True)
+            | (pl.col("x") == pl.col("x").max().over(by)))
+    return q.sort(*by, "x").filter(keep)
+
+
+def explorer_tables(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION,
+                    quantum: float | None = None) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
     """`prepare` for every (dimension, group) of the table: lines and ends with their dimension and
-    group, and one x domain for all."""
+    group, and one x domain for all; `quantum`: fractions rounded down to its multiples."""
     lines, ends, lo, hi = [], [], math.inf, 0.0
     summ = summary.partition_by("dimension", "group", as_dict=True)
     for (d, g), s in sorted(steps.partition_by("dimension", "group", as_dict=True).items()):
@@ -197,6 +207,8 @@ def explorer_tables(steps: pl.DataFrame, summary: pl.DataFrame, resolution: floa
         if u is None or u.height == 0:
             continue
         ln, en, (x_lo, x_hi) = prepare(s, u, resolution)
+        if quantum:
+            ln = quantize(ln, quantum)
         lines.append(ln.with_columns(dimension=pl.lit(d), group=pl.lit(g)))
         ends.append(en.drop("dimension", "group", strict=False).with_columns(dimension=pl.lit(d), group=pl.lit(g)))
         lo, hi = min(lo, x_lo), max(hi, x_hi)
@@ -216,17 +228,20 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
                   reference: str | Sequence[str] | None = None, background: Sequence[str] | None = None,
                   group_labels: dict[str, str] | None = None, title: str = "ECDF of runtimes",
                   settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
-                  width: int = 520, height: int = 320, resolution: float = 0.05, configured: bool = True
+                  width: int = 520, height: int = 320, resolution: float = 0.05, quantum: float | None = 0.005,
+                  configured: bool = True
                   ) -> alt.LayerChart:
     """Runtime ECDFs of every (dimension, function group) of the table in ONE chart: two drop-downs
     (parameters `dimension_shown` and `group_shown` bound to select inputs) choose what is drawn;
     a click on a legend entry or a line highlights an algorithm (shift-click: several, double-click:
     none), the wheel and drag zoom and pan the x axis, tooltips give the values. `background`
     algorithms are thin grey lines behind, the reference thick and grey. A static export (SVG, PNG,
-    PDF) shows the initial choice: the smallest dimension, all functions."""
+    PDF) shows the initial choice: the smallest dimension, all functions. The lines are thinned to
+    `resolution` in log10(x) and `quantum` in fraction (never above the data) and carried as CSV."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
-    lines, ends, (x_lo, x_hi) = explorer_tables(steps, summary, resolution)
+    lines, ends, (x_lo, x_hi) = explorer_tables(steps, summary, resolution, quantum)
+    lines = lines.select("algorithm", "dimension", "group", "x", "fraction")
     dims = sorted(ends["dimension"].unique().to_list())
     groups = sorted(ends["group"].unique().to_list(), key=_group_order)
     labels = [(group_labels or {}).get(g, "all functions" if g == "all" else g) for g in groups]
@@ -254,16 +269,18 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     is_back, is_ref = pl.col("algorithm").is_in(back), pl.col("algorithm").is_in(refs)
     layers = []
     if back:
-        layers.append(alt.Chart(theme.data(lines.filter(is_back))).transform_filter(shown).mark_line(
+        layers.append(alt.Chart(theme.csv_data(lines.filter(is_back))).transform_filter(shown).mark_line(
             interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
             x=x, y=y, detail="algorithm:N", tooltip=tip))
     if refs:
-        layers.append(alt.Chart(theme.data(lines.filter(is_ref))).transform_filter(shown).mark_line(
+        layers.append(alt.Chart(theme.csv_data(lines.filter(is_ref))).transform_filter(shown).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
             x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip))
-    layers.append(alt.Chart(theme.data(lines.filter(~is_back & ~is_ref))).transform_filter(shown).mark_line(
+    layers.append(alt.Chart(theme.csv_data(lines.filter(~is_back & ~is_ref))).transform_filter(shown).mark_line(
         interpolate="step-after").encode(x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip)
-        .add_params(pick, alt.selection_interval(bind="scales", encodings=["x"], name="zoom")))
+        .add_params(alt.selection_interval(bind="scales", encodings=["x"], name="zoom")))
+    first = 1 if back else 0  # a legend binding works from the first layer with the colour legend
+    layers[first] = layers[first].add_params(pick)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
                alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),

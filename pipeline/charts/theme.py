@@ -133,6 +133,20 @@ def data(df: pl.DataFrame, digits: int = 5) -> alt.InlineData:
     return alt.InlineData(values=(df.with_columns(exprs) if exprs else df).to_dicts())
 
 
+def csv_data(df: pl.DataFrame, digits: int = 4) -> alt.InlineData:
+    """Inline values as CSV text (about a third of the JSON rows' size, for tables of many rows):
+    floats rounded to `digits` significant digits, numbers parsed back as numbers."""
+    exprs, parse = [], {}
+    for name, dtype in df.schema.items():
+        if dtype.is_float():
+            c = pl.col(name)
+            exprs.append(pl.when(c.is_finite()).then(c).otherwise(None).round_sig_figs(digits).alias(name))
+        if dtype.is_numeric():
+            parse[name] = "number"
+    text = (df.with_columns(exprs) if exprs else df).write_csv(float_scientific=None)
+    return alt.InlineData(values=text, format=alt.DataFormat(type="csv", parse=parse))
+
+
 # -- titles and settings -----------------------------------------------------------------------
 def fmt_number(v: float) -> str:
     """A short number as the log axes label it: 1e-08 -> 1e-8, 0.001 -> 1e-3, 100.0 -> 100, 1e4 -> 1e4."""

@@ -77,6 +77,7 @@ def register(app: typer.Typer) -> None:
         targets: Annotated[Optional[str], typer.Option("--targets", "-t", help="ECDF targets: bbob, biobj, or v1,v2,... (default: the suite's standard set).")] = None,
         all_instances: Annotated[Optional[bool], typer.Option("--all-instances/--instances-of-interest", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).", show_default=False)] = None,
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
+        background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
@@ -90,7 +91,9 @@ def register(app: typer.Typer) -> None:
             old_record = settings.record
             changes = dict(algorithms=algorithm or None, suites=suite or None, functions=function or None,
                            dimensions=dimension or None, max_budget=max_budget, reference=reference, mode=mode,
-                           seed=seed, targets=targets, all_instances=all_instances, renderer=renderer)
+                           seed=seed, targets=targets, all_instances=all_instances, renderer=renderer,
+                           background=[b if not Path(b).exists() else str(Path(b).resolve()) for b in background]
+                           if background else None)
             if samples is not None:
                 changes.update(ecdf_samples=samples, table_samples=samples)
             settings = settings.replace(**changes, record={}).check()
@@ -106,8 +109,9 @@ def register(app: typer.Typer) -> None:
         settings = dataclasses.replace(settings, sources=srcs)
         with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp:
             store_path = store or str(Path(tmp) / "store")
-            if srcs:
-                _ingest(srcs, store_path)
+            back_srcs = [b for b in settings.background or [] if Path(b).exists()]
+            if srcs or back_srcs:
+                _ingest([*(srcs or []), *back_srcs], store_path)
             st = open_store(store_path)
             try:
                 with progress(steps(), "report") as advance:

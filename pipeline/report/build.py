@@ -114,6 +114,8 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
     common = dict(report_title=TITLE, renderer=settings.renderer, banner=banner(settings, record),
                   version=record["versions"].get("cocopipe", "?"), vegalite=js["vega-lite"], vega=js["vega"],
                   embed=js["vega-embed"],
+                  algorithm_names=[*record["algorithms"], *([record["reference"]] if record["reference"] else []),
+                                   *record.get("background", [])],
                   datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
     return {p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}
 

@@ -62,6 +62,34 @@ def _packaged_reference(name: str, suites: Sequence[str]) -> Analysis | None:
     return None
 
 
+def background_algorithms(entries, base: Analysis, present: list[str]) -> list[str]:
+    """The algorithms the `background` setting means: names of the store as they are; a source
+    (folder or archive, ingested into the store) stands for the algorithms read from it."""
+    if not entries:
+        return []
+    out: list[str] = []
+    sources = None
+    for e in entries:
+        if e in present:
+            out.append(e)
+            continue
+        from pathlib import Path
+
+        if not Path(e).exists():
+            raise SettingsError(f"background {e!r}: neither an algorithm of the store ({', '.join(present[:8])}"
+                                f"{', ...' if len(present) > 8 else ''}) nor an existing folder or archive")
+        from ..ingest.sources import expand, source_name
+
+        if sources is None:
+            sources = base.runs().select("source", "algorithm").unique().collect()
+        names = [source_name(Path(x)) for x in expand([Path(e)])]
+        found = sorted(set(sources.filter(pl.col("source").is_in(names))["algorithm"]))
+        if not found:
+            raise SettingsError(f"background {e}: no data of it in the store (ingest it with the report's sources)")
+        out += found
+    return list(dict.fromkeys(out))
+
+
 class Context:
     """The data and settings of one report."""
 
@@ -84,8 +112,12 @@ class Context:
         suites = base.suites()
         self.notes: list[str] = []
         self.reference, self.reference_label, store = self._resolve_reference(s.reference, base, present, suites)
+        #: algorithms drawn thin and grey behind the compared ones in the ECDF and scaling charts
+        self.background: list[str] = background_algorithms(s.background, base, present)
+        bg = set(self.background) - set(s.algorithms or [])
         algs = list(s.algorithms) if s.algorithms else [a for a in present if a != self.reference]
-        self.algorithms: list[str] = [a for a in algs if a != self.reference]
+        self.algorithms: list[str] = [a for a in algs if a != self.reference and a not in bg]
+        self.background = [a for a in self.background if a not in set(self.algorithms) | {self.reference}]
         if not self.algorithms:
             raise SettingsError("no algorithm to show besides the reference")
         shown = self.algorithms + ([self.reference] if self.reference else [])
@@ -93,6 +125,9 @@ class Context:
                                            all_instances=s.all_instances, exact=s.exact_hits)
         #: the compared algorithms without the reference
         self.compared: Analysis = self.analysis.select(algorithm=self.algorithms)
+        #: the shown algorithms with the background ones (the ECDFs draw them all)
+        self.with_background: Analysis = (self.analysis.select(algorithm=shown + self.background) if self.background
+                                          else self.analysis)
         self.suites: list[str] = self.analysis.suites()
         self.palette = self._palette()
 
@@ -184,6 +219,7 @@ class Context:
             "algorithms": self.algorithms,
             "reference": self.reference,
             "reference_label": self.reference_label,
+            "background": self.background,
             "suites": self.suites,
             "dimensions": {s: self.dimensions(s) for s in self.suites},
             "functions": {s: self.functions(s) for s in self.suites},

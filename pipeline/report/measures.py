@@ -29,8 +29,8 @@ class Measures:
 
     @functools.cached_property
     def hits(self) -> pl.DataFrame:
-        """First hitting times of the ECDF targets, every shown algorithm (reference included)."""
-        return self.ctx.analysis.hits(self._targets(self.ctx.ecdf_targets)).collect()
+        """First hitting times of the ECDF targets, every shown algorithm (reference and background included)."""
+        return self.ctx.with_background.hits(self._targets(self.ctx.ecdf_targets)).collect()
 
     @functools.cached_property
     def ecdf(self) -> pl.DataFrame:

@@ -53,7 +53,7 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=260, height=180) if compact else dict(width=300, height=200)
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
-                             settings=ecdf_subtitle(ctx, suite), **more)
+                             settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
@@ -152,7 +152,7 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
     for suite in ctx.suites:
         a = ctx.analysis.select(suite=suite)
         fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference,
-                          palette=ctx.palette, target=SCALING_TARGET,
+                          palette=ctx.palette, target=SCALING_TARGET, background=ctx.background or None,
                           caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
                                   "dimension, per function, log-log; k/n beside a point: k of n trials succeeded; "
                                   "a cross: no success, at the median evaluations / dimension of the trials.")
@@ -305,4 +305,6 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
 
 
 #: the views in navigation order; append a view function to add pages
-VIEWS: list[View] = [overview, ecdfs, scaling, tables, pairwise, algorithms, settings_page]
+from .interactive import explore, ranking_view  # noqa: E402 (they use this module's helpers)
+
+VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, settings_page]

@@ -35,6 +35,7 @@ class Settings:
     functions: list[int] | None = None
     dimensions: list[int] | None = None
     reference: str | None = None  #: algorithm of the store or packaged reference set; None: the suite's default (best2009 for bbob); "none": none
+    background: list[str] | None = None  #: drawn thin and grey behind the compared algorithms in every ECDF and scaling chart: algorithm names of the store, or sources (folders, archives) ingested with the data
     # how it is measured
     max_budget: str | None = None  #: budget cut: B evaluations or "Nx" (N x dimension); None: none
     targets: str | None = None  #: ECDF targets: None = each suite's standard set, or a name/list

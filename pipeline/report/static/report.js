@@ -25,8 +25,64 @@
     } catch (e) {
       return Promise.reject(e);
     }
-    return window.vegaEmbed(div, spec, options);
+    return window.vegaEmbed(div, spec, options).then(function (result) {
+      window.__views.push(result.view);
+      div.__view = result.view;
+      if (highlighted.length) highlight(result.view, highlighted);
+      return result;
+    });
   }
+
+  // -- highlighting across the charts of the page (issue 12) -----------------------------------
+  // Every chart's Vega view is kept in window.__views. The charts' click selection "pick" (fields:
+  // algorithm) keeps the highlighted algorithms in the data set "pick_store"; writing it through
+  // the view API highlights them and dims the others, as clicks in the chart do.
+  window.__views = [];
+  var highlighted = [];
+
+  function highlight(view, names) {
+    var tuples = names.map(function (n) {
+      return { unit: "", fields: [{ field: "algorithm", type: "E" }], values: [n] };
+    });
+    try {
+      view.data("pick_store", tuples);
+    } catch (e) {
+      return false;  // a chart without the selection (e.g. one algorithm's charts)
+    }
+    view.runAsync();
+    return true;
+  }
+
+  function highlightAll(names) {
+    highlighted = names;
+    window.__views.forEach(function (v) { highlight(v, names); });
+    Array.prototype.forEach.call(document.querySelectorAll(".legend .entry[data-algorithm]"), function (el) {
+      el.classList.toggle("dimmed", names.length > 0 && names.indexOf(el.dataset.algorithm) < 0);
+    });
+  }
+  window.__highlight = highlightAll;
+
+  var names = Array.prototype.map.call(document.querySelectorAll("#algorithm-names option"),
+                                       function (o) { return o.value; });
+  var search = document.getElementById("algorithm-search");
+  if (search) {
+    search.addEventListener("input", function () {
+      var q = search.value.trim().toLowerCase();
+      var exact = names.filter(function (n) { return n.toLowerCase() === q; });
+      highlightAll(!q ? [] : exact.length ? exact : names.filter(function (n) {
+        return n.toLowerCase().indexOf(q) >= 0;
+      }));
+    });
+  }
+  // the page's legend: a click highlights an algorithm in every chart, shift-click adds, again clears
+  Array.prototype.forEach.call(document.querySelectorAll(".legend .entry[data-algorithm]"), function (el) {
+    el.addEventListener("click", function (ev) {
+      var n = el.dataset.algorithm, i = highlighted.indexOf(n);
+      var next = ev.shiftKey ? highlighted.slice() : (i >= 0 && highlighted.length === 1 ? [] : [n]);
+      if (ev.shiftKey) { if (i >= 0) next.splice(i, 1); else next.push(n); }
+      highlightAll(next);
+    });
+  });
 
   function next(i) {
     if (i >= charts.length) return;

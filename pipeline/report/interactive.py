@@ -1,0 +1,91 @@
+"""The interactive views of a report (issue 12): the ECDF explorer (every dimension and function
+group in one chart, chosen by drop-downs, with the background algorithms in grey) and the ranking
+of the compared algorithms (mean rank of per-function auc with the Nemenyi critical difference and
+its cliques, Glicko-2 ratings). The search box and the highlighting across charts are in
+static/report.js (it keeps every chart's Vega view in `window.__views`).
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from ..charts.ecdf import ecdf_explorer
+from ..charts.ranking import critical_difference_chart
+from .context import Context
+from .figures import Figure, Note, Page, Section
+from .measures import Measures
+
+
+def explore(ctx: Context, m: Measures) -> list[Page]:
+    """One ECDF chart per suite carrying every dimension and function group."""
+    from .pages import ecdf_subtitle
+
+    sections = []
+    for suite in ctx.suites:
+        keep = pl.col("suite") == suite
+        steps, summ = m.ecdf.filter(keep), m.ecdf_summary.filter(keep)
+        if summ.height == 0:
+            continue
+        labels = dict(ctx.groups(suite))
+        back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
+        chart = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
+                                 background=ctx.background or None, group_labels=labels,
+                                 title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back)
+        caption = ("Choose the dimension and the functions (all, a group, or one function) in the drop-downs; "
+                   "click a legend entry or a line to highlight an algorithm (shift-click: several, double-click: "
+                   "none); the wheel and dragging zoom and pan the evaluations axis; hover for the values.")
+        sections.append(Section(f"explore-{suite}", suite, [Figure.later(f"explore-{suite}", f"ECDF explorer, {suite}",
+                                                                         chart, caption, kind="ecdf")], columns=1))
+    return [Page("explore", "Explore the runtime ECDFs", sections, nav="Explore")]
+
+
+def _ranking_tables(analysis, targets, max_budget, alpha: float, seed: int) -> dict:
+    from ..commands.analyses import auc_table
+    from ..measures import ranking
+
+    aucs = auc_table(analysis, targets, max_budget)
+    ranks = pl.concat([ranking.rank_by_auc(aucs.lazy(), by_dimension=True, alpha=alpha),
+                       ranking.rank_by_auc(aucs.lazy(), by_dimension=False, alpha=alpha)
+                       .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
+    cl = ranking.cliques(ranks)
+    glicko = ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
+    return {"ranks": ranks, "cliques": cl, "glicko": glicko}
+
+
+def ranking_view(ctx: Context, m: Measures) -> list[Page]:
+    """The compared algorithms ranked: mean rank of auc per dimension and over all (Friedman test,
+    Nemenyi critical difference, cliques), and Glicko-2 ratings."""
+    from .pages import frame_table
+
+    if len(ctx.algorithms) < 2:
+        return []
+    s = ctx.settings
+    t = ctx.runner.submit(_ranking_tables, ctx.compared, s.targets, s.max_budget, s.alpha, s.seed).result()
+    ranks, cl, glicko = t["ranks"], t["cliques"], t["glicko"]
+    if ranks.height == 0:
+        return [Page("ranking", "Ranking", [Section("ranking", "Ranking", [Note(
+            "No problem has data of every compared algorithm: no ranking.")])], nav="Ranking")]
+    chart = ctx.runner.chart(critical_difference_chart, ranks, palette=ctx.palette, title="Mean rank of auc (1 = best)",
+                             settings="per dimension (0: over all dimensions); intervals of half the Nemenyi "
+                                      f"critical difference at α = {s.alpha:g}")
+    fig = Figure.later("ranking-cd", "Critical difference", chart,
+                       "Mean rank of each algorithm's area under the ECDF per problem, best at the top; two "
+                       "algorithms differ significantly (Nemenyi) when their bars do not overlap. Choose the "
+                       "dimension in the drop-down.", kind="ranking")
+    show = ranks.select("dimension", "rank", "algorithm", pl.col("score").round(3).alias("mean rank"), "problems",
+                        pl.col("friedman_p").map_elements(lambda v: f"{v:.2e}", return_dtype=pl.String)
+                        .alias("Friedman p"), pl.col("critical_difference").round(3).alias("critical difference"))
+    cliques = cl.select("dimension", "clique", pl.col("low").round(3), pl.col("high").round(3), "algorithms")
+    gl = glicko.select(*[c for c in ("dimension",) if c in glicko.columns], "rank", "algorithm",
+                       pl.col("score").round(1).alias("rating"), pl.col("deviation").round(1))
+    sections = [
+        Section("ranking-cd", "Critical difference", [fig], columns=1),
+        Section("ranking-tables", "Ranks and cliques", [
+            frame_table("ranks-auc", "Mean ranks of auc", show, "Dimension 0: over all dimensions."),
+            frame_table("cliques", "Cliques", cliques, "Runs of algorithms, ordered by mean rank, within the critical "
+                                                       "difference of each other: the bars of a critical-difference "
+                                                       "diagram.")], columns=1),
+        Section("glicko", "Glicko-2 ratings", [frame_table(
+            "glicko2", "Glicko-2", gl, "Every pair of algorithms plays, per problem and target, games won by the "
+                                       "faster of two drawn trials (as IOHanalyzer).")], columns=1),
+    ]
+    return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]

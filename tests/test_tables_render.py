@@ -228,17 +228,15 @@ def test_test_data_rank_like_cocopp(store):
 @pytest.mark.parametrize("correction", ["bonferroni", "holm"])
 def test_every_caption_names_the_test_and_the_correction(correction):
     spec = {}
-    for dim in (2, 3):
-        for f in (1, 2):
-            spec[("fast", f)] = [success(h) for h in FAST]
-            spec[("slow_alg", f)] = [success(h) for h in SLOW]
-    stores = [build(spec, dim=d) for d in (2, 3)]
+    for f in (1, 2):
+        spec[("fast", f)] = [success(h) for h in FAST]
+        spec[("slow_alg", f)] = [success(h) for h in SLOW]
     from test_tables import FrameStore
 
-    both = FrameStore(pl.concat([s._runs.with_columns(run_id=pl.col("run_id") + 1000 * i) for i, s in enumerate(stores)]).to_dicts(),
-                      pl.concat([s._events.with_columns(run_id=pl.col("run_id") + 1000 * i)
-                                 for i, s in enumerate(stores)]).to_dicts())
-    a = Analysis(both)
+    stores = [build(spec, dim=d) for d in (2, 3)]  # two dimensions: two tables, two captions
+    runs, events = ([t.with_columns(run_id=pl.col("run_id") + 1000 * i).to_dicts() for i, t in enumerate(tables)]
+                    for tables in ([s._runs for s in stores], [s._events for s in stores]))
+    a = Analysis(FrameStore(runs[0] + runs[1], events[0] + events[1]))
     frames = [art_table(a, targets=[1.0], correction=correction),
               art_table(a, reference="slow_alg", targets=[1.0], correction=correction),
               pairwise_table(a, targets=[1.0], correction=correction),

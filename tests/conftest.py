@@ -22,3 +22,24 @@ def shared_or_skip() -> Path:
 @pytest.fixture
 def shared() -> Path:
     return shared_or_skip()
+
+
+#: every shared data set (real, generated, reference algorithms) and its name (the archive's base name)
+DATASETS = sorted(p for kind in ("real", "generated", "refalgs") for p in (SHARED / "data" / kind).glob("*.t*gz"))
+NAMES = [p.name.split(".t")[0] for p in DATASETS] or ["none"]
+
+
+@pytest.fixture(scope="session")
+def stores(tmp_path_factory):
+    """One store per shared data set, ingested once for the whole session (tests only read them)."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    shared_or_skip()
+    out = {}
+    for path, name in zip(DATASETS, NAMES):
+        st = Store(tmp_path_factory.mktemp(name), create=True)
+        summary = ingest([path], st)
+        assert not summary.problems, summary.problems
+        out[name] = st
+    return out

@@ -11,15 +11,13 @@ import numpy as np
 import polars as pl
 import pytest
 
-from conftest import SHARED, shared_or_skip
+from conftest import NAMES, SHARED
 from logs import write_new2
-from pipeline.api import Analysis, open_store
+from pipeline.api import Analysis
 from pipeline.ingest import ingest
 from pipeline.measures import ecdf as E
 from pipeline.store import Store
 
-DATASETS = sorted(p for kind in ("real", "generated", "refalgs") for p in (SHARED / "data" / kind).glob("*.t*gz"))
-NAMES = [p.name.split(".t")[0] for p in DATASETS] or ["none"]
 BBOB_SETS = ["DIRECT_posik_noiseless", "NM_on_bbob", "BrentSTEPqi_Posik"]
 
 
@@ -157,15 +155,6 @@ def test_cli(tmp_path):
 
 
 # -- shared data sets -------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def stores(tmp_path_factory):
-    shared_or_skip()
-    out = {}
-    for path, name in zip(DATASETS, NAMES):
-        st = Store(tmp_path_factory.mktemp(name), create=True)
-        assert not ingest([path], st).problems
-        out[name] = st
-    return out
 
 
 @pytest.mark.parametrize("name", NAMES)

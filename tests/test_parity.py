@@ -6,13 +6,9 @@ import sys
 
 import pytest
 
-from conftest import SHARED, shared_or_skip
+from conftest import NAMES, SHARED, shared_or_skip
 from pipeline.api import Analysis
-from pipeline.ingest import ingest
-from pipeline.store import Store
 
-DATASETS = sorted(p for kind in ("real", "generated", "refalgs") for p in (SHARED / "data" / kind).glob("*.t*gz"))
-NAMES = [p.name.split(".t")[0] for p in DATASETS] or ["none"]
 
 
 def parity(mode: str, ours, oracle) -> str:
@@ -21,16 +17,6 @@ def parity(mode: str, ours, oracle) -> str:
     return res.stdout
 
 
-@pytest.fixture(scope="module")
-def stores(tmp_path_factory):
-    shared_or_skip()
-    out = {}
-    for path, name in zip(DATASETS, NAMES):
-        st = Store(tmp_path_factory.mktemp(name), create=True)
-        summary = ingest([path], st)
-        assert not summary.problems, summary.problems
-        out[name] = st
-    return out
 
 
 @pytest.mark.parametrize("name", NAMES)

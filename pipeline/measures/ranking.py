@@ -160,31 +160,28 @@ def _weighted_wins(d: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _draws_period(mu, phi, sigma, sel, d, rounds, tau=0.5):
-    """The rating period of `glicko2` for players `sel` with their draws `d` (len(sel) x rounds):
-    every pair plays one game scored by its fraction of rounds won, computed without k x k score
-    and game matrices."""
+def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
+    """One rating period from the games of one round on every problem: `wins[i]` = sum over the
+    problems and opponents j of g(phi_j) s_ij, `pairs[i, j]` = the number of problems i and j both
+    played (the games between them). Equal to `_glicko2_period` with score[i, j] = sum of s_ij and
+    games = pairs, without the k x k score matrix."""
     with np.errstate(over="ignore", invalid="ignore"):
-        ms, ps = mu[sel], phi[sel]
-        g = 1 / np.sqrt(1 + 3 * ps ** 2 / np.pi ** 2)
-        e = 1 / (1 + np.exp(-g[None, :] * (ms[:, None] - ms[None, :])))
-        np.fill_diagonal(e, 0.0)
-        vinv = (g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
-        delta_sum = _weighted_wins(d, g) / rounds - (g[None, :] * e).sum(axis=1)
-        played = np.zeros(len(mu), bool)
-        played[sel] = True
-        full_vinv, full_delta = np.zeros(len(mu)), np.zeros(len(mu))
-        full_vinv[sel], full_delta[sel] = vinv, delta_sum
-        return _update(mu, phi, sigma, played, full_vinv, full_delta, tau)
+        g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
+        e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
+        played = pairs.sum(axis=1) > 0
+        vinv = (pairs * g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
+        delta_sum = wins - (pairs * g[None, :] * e).sum(axis=1)
+        return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
 
 
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
-    """Glicko-2 ratings: on every (function, dimension, target), `rounds` times, one trial of each
-    algorithm is drawn and every pair of algorithms plays a game won by the faster trial
-    (unsuccessful trials lose to successful ones; two unsuccessful or equal trials draw). Each
-    (function, target) is one rating period in which a pair's rounds count as one game scored by
-    the fraction won (Glicko-2 takes fractional outcomes; this keeps ~k games per period). Columns: [dimension,] algorithm, rank, score
-    (rating), deviation, volatility."""
+    """Glicko-2 ratings as IOHanalyzer computes them: in each of `rounds` rounds, on every (function,
+    dimension, target), one trial of each algorithm is drawn and every pair of algorithms plays a game
+    won by the faster trial (unsuccessful trials lose to successful ones; two unsuccessful or equal
+    trials draw); the games of one round on all problems form one rating period. (A period per
+    problem instead lets the volatility run away with many algorithms: an algorithm that wins where it
+    usually loses looks erratic, and with ~k games per period the ratings diverge.)
+    Columns: [dimension,] algorithm, rank, score (rating), deviation, volatility."""
     df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
     algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
@@ -205,13 +202,22 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         counts = np.diff(np.append(starts, len(cell)))
         cell_prob, cell_alg = prob[starts], alg[starts]
         pstarts = np.concatenate([[0], np.flatnonzero(np.diff(cell_prob)) + 1, [len(cell_prob)]])
-        for lo, hi in zip(pstarts[:-1], pstarts[1:]):  # one rating period per (function, target)
-            sel = cell_alg[lo:hi]
-            if len(sel) < 2:
-                continue
-            pick = starts[lo:hi, None] + (rng.random((hi - lo, rounds)) * counts[lo:hi, None]).astype(np.int64)
-            d = t[pick]  # algorithms x rounds; the rounds of a pair count as one game scored in [0, 1]
-            mu, phi, sigma = _draws_period(mu, phi, sigma, sel, d, rounds)
+        problems = list(zip(pstarts[:-1], pstarts[1:]))
+        problems = [(lo, hi) for lo, hi in problems if hi - lo >= 2]
+        presence = np.zeros((len(problems), k))
+        for n, (lo, hi) in enumerate(problems):
+            presence[n, cell_alg[lo:hi]] = 1
+        pairs = presence.T @ presence  # problems both algorithms played: their games per round
+        np.fill_diagonal(pairs, 0)
+        draws = [starts[lo:hi, None] + (rng.random((hi - lo, rounds)) * counts[lo:hi, None]).astype(np.int64)
+                 for lo, hi in problems]
+        for r in range(rounds):  # one rating period per round
+            g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
+            wins = np.zeros(k)
+            for (lo, hi), pick in zip(problems, draws):
+                sel = cell_alg[lo:hi]
+                wins[sel] += _weighted_wins(t[pick[:, r:r + 1]], g[sel])
+            mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
         rating = 1500 + SCALE * mu
         frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})
         frame = frame.sort("score", descending=True).with_columns(rank=pl.int_range(1, k + 1))

@@ -301,6 +301,14 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
             columns=1),
         Section("versions", "Versions", [frame_table("versions-table", "Software", vers)], columns=1),
     ]
+    from .provenance import provenance_table, reference_choices
+
+    made_of = provenance_table(reference_choices(ctx.reference, rec["suites"], getattr(ctx.analysis, "store", None)))
+    if made_of.height:
+        sections.append(Section("reference-made-of", f"Reference algorithm {ctx.reference}", [frame_table(
+            "reference-choices", "The algorithms it is made of",
+            made_of, "Per function and dimension, the algorithm whose data the reference takes, in the order of "
+            "the targets, each up to the hardest target it provides (seed 000, \"best 2009\").")], columns=1))
     return [Page("settings", "Settings", sections, nav="Settings")]
 
 

@@ -59,7 +59,7 @@ def test_quantize_rounds_fractions_down_and_drops_flat_points():
                           "fraction": [0.0, 0.013, 0.019, 0.021, 0.021]})
     q = quantize(lines, 0.01)
     assert q.rows() == [("a", 0.1, 0.0), ("a", 1.0, 0.01), ("a", 3.0, 0.02), ("a", 9.0, 0.02)]
-    assert (q["fraction"] <= lines.filter(pl.col("x").is_in(q["x"]))["fraction"]).all()
+    assert (q["fraction"] <= lines.filter(pl.col("x").is_in(q["x"].to_list()))["fraction"]).all()
 
 
 def test_explorer_carries_every_dimension_and_group_chosen_by_two_dropdowns(store, tmp_path):
@@ -125,3 +125,23 @@ def test_background_algorithms_grey_behind_the_compared_ones(store, tmp_path):
 def test_unknown_background_algorithm_is_named(store):
     with pytest.raises(ValueError, match="background algorithm\\(s\\) NOPE not in the store"):
         chart("ecdf", Analysis(store, algorithm=["DIRECT"], dimension=5), background=["NOPE"])
+
+
+def test_critical_difference_chart_intervals_of_half_the_cd(tmp_path):
+    from pipeline.charts.ranking import critical_difference_chart, rank_table
+
+    r = pl.DataFrame({"dimension": [2, 2, 2, 5, 5, 5], "algorithm": ["A", "B", "C"] * 2, "rank": [1, 2, 3] * 2,
+                      "score": [1.2, 2.0, 2.8, 1.0, 2.5, 2.5], "problems": [24] * 6,
+                      "friedman_statistic": [9.0] * 6, "friedman_p": [0.01] * 6, "critical_difference": [0.6] * 6})
+    t = rank_table(r)
+    two = t.filter(pl.col("dimension") == 2)
+    assert two["low"].to_list() == pytest.approx([0.9, 1.7, 2.5])
+    assert two["high"].to_list() == pytest.approx([1.5, 2.3, 3.1])  # A and B differ: 2.0 - 1.2 > 0.6, no overlap
+    c = critical_difference_chart(r)
+    spec = json.loads(export.save(c, tmp_path / "cd.json").read_text())
+    p = params(spec)
+    assert p["rank_dimension"]["bind"]["options"] == [2, 5] and p["rank_dimension"]["value"] == 2
+    (rule, rows), = find(spec, "rule")
+    assert rule["encoding"]["x"]["field"] == "low" and rule["encoding"]["x2"]["field"] == "high"
+    assert len(rows) == 6
+    assert export.save(c, tmp_path / "cd.svg").read_text().lstrip().startswith("<svg")

@@ -261,8 +261,8 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     scale = theme.log_scale((x_lo, x_hi))
     x = alt.X("x:Q", scale=scale, axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5))
-    leg = alt.Legend(title=None, symbolStrokeWidth=2, symbolLimit=0, columns=1 if len(pal) <= 40 else 2,
-                     labelLimit=140)
+    leg = alt.Legend(title=None, symbolStrokeWidth=2, symbolLimit=0, columns=min(8, 1 + (len(pal) - 1) // 40),
+                     labelLimit=140)  # at most 40 entries a column
     col = theme.colour(pal, legend=leg)
     tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
            alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"), alt.Tooltip("fraction:Q", format=".3f")]

@@ -1,7 +1,8 @@
 """The interactive views of a report (issue 12): the ECDF explorer (every dimension and function
 group in one chart, chosen by drop-downs, with the background algorithms in grey) and the ranking
 of the compared algorithms (mean rank of per-function auc with the Nemenyi critical difference and
-its cliques, Glicko-2 ratings). The search box and the highlighting across charts are in
+its cliques; Glicko-2 is left out until `ranking.glicko2` draws the same trials in every run: a
+report must be byte-identical when rebuilt). The search box and the highlighting across charts are in
 static/report.js (it keeps every chart's Vega view in `window.__views`).
 """
 from __future__ import annotations
@@ -20,6 +21,9 @@ def explore(ctx: Context, m: Measures) -> list[Page]:
     from .pages import ecdf_subtitle
 
     sections = []
+    many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
+    #: many lines: 10 points per decade, fractions in steps of 1/50 (the chart's size stays small)
+    coarse = dict(resolution=0.1, quantum=0.02) if many else {}
     for suite in ctx.suites:
         keep = pl.col("suite") == suite
         steps, summ = m.ecdf.filter(keep), m.ecdf_summary.filter(keep)
@@ -29,7 +33,8 @@ def explore(ctx: Context, m: Measures) -> list[Page]:
         back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
         chart = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
                                  background=ctx.background or None, group_labels=labels,
-                                 title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back)
+                                 title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
+                                 **coarse)
         caption = ("Choose the dimension and the functions (all, a group, or one function) in the drop-downs; "
                    "click a legend entry or a line to highlight an algorithm (shift-click: several, double-click: "
                    "none); the wheel and dragging zoom and pan the evaluations axis; hover for the values.")
@@ -46,21 +51,19 @@ def _ranking_tables(analysis, targets, max_budget, alpha: float, seed: int) -> d
     ranks = pl.concat([ranking.rank_by_auc(aucs.lazy(), by_dimension=True, alpha=alpha),
                        ranking.rank_by_auc(aucs.lazy(), by_dimension=False, alpha=alpha)
                        .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
-    cl = ranking.cliques(ranks)
-    glicko = ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
-    return {"ranks": ranks, "cliques": cl, "glicko": glicko}
+    return {"ranks": ranks, "cliques": ranking.cliques(ranks)}
 
 
 def ranking_view(ctx: Context, m: Measures) -> list[Page]:
     """The compared algorithms ranked: mean rank of auc per dimension and over all (Friedman test,
-    Nemenyi critical difference, cliques), and Glicko-2 ratings."""
+    Nemenyi critical difference, cliques)."""
     from .pages import frame_table
 
     if len(ctx.algorithms) < 2:
         return []
     s = ctx.settings
     t = ctx.runner.submit(_ranking_tables, ctx.compared, s.targets, s.max_budget, s.alpha, s.seed).result()
-    ranks, cl, glicko = t["ranks"], t["cliques"], t["glicko"]
+    ranks, cl = t["ranks"], t["cliques"]
     if ranks.height == 0:
         return [Page("ranking", "Ranking", [Section("ranking", "Ranking", [Note(
             "No problem has data of every compared algorithm: no ranking.")])], nav="Ranking")]
@@ -75,8 +78,6 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
                         pl.col("friedman_p").map_elements(lambda v: f"{v:.2e}", return_dtype=pl.String)
                         .alias("Friedman p"), pl.col("critical_difference").round(3).alias("critical difference"))
     cliques = cl.select("dimension", "clique", pl.col("low").round(3), pl.col("high").round(3), "algorithms")
-    gl = glicko.select(*[c for c in ("dimension",) if c in glicko.columns], "rank", "algorithm",
-                       pl.col("score").round(1).alias("rating"), pl.col("deviation").round(1))
     sections = [
         Section("ranking-cd", "Critical difference", [fig], columns=1),
         Section("ranking-tables", "Ranks and cliques", [
@@ -84,8 +85,5 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
             frame_table("cliques", "Cliques", cliques, "Runs of algorithms, ordered by mean rank, within the critical "
                                                        "difference of each other: the bars of a critical-difference "
                                                        "diagram.")], columns=1),
-        Section("glicko", "Glicko-2 ratings", [frame_table(
-            "glicko2", "Glicko-2", gl, "Every pair of algorithms plays, per problem and target, games won by the "
-                                       "faster of two drawn trials (as IOHanalyzer).")], columns=1),
     ]
     return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]

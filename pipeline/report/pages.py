@@ -138,7 +138,8 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
-            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
+            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)
+                     if len(ctx.algorithms) <= ctx.settings.max_detail]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
                                     [f for f in groups if f] + [legend(ctx)] + [f for f in funcs if f], columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
@@ -217,7 +218,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
     (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
     pages = []
     ref = [ctx.reference] if ctx.reference else []
-    for alg in ctx.algorithms:
+    for alg in ctx.algorithms if len(ctx.algorithms) <= ctx.settings.max_detail else []:
         sections = []
         for suite in ctx.suites:
             one = ctx.compared.select(suite=suite, algorithm=[alg])

@@ -51,6 +51,7 @@ class Settings:
     # how it is drawn
     renderer: str = "vega"  #: "vega": interactive charts with the shipped JavaScript; "svg": static SVG
     max_pairs: int = 10  #: pairwise comparisons: every pair up to this many, else pairs with the first algorithm
+    max_detail: int = 20  #: above this many compared algorithms, no per-function ECDF grid and no page per algorithm (the Explore page shows every function)
     # where the data came from (recorded, and used by `cocopipe report --settings` when given)
     sources: list[str] | None = None
     # filled in by the report: instances, data sets, versions

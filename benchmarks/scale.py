@@ -1,6 +1,6 @@
 """Scale benchmark: synthetic archives of N algorithms made from the shared bbob data sets.
 
-usage: python benchmarks/scale.py [N ...] [--cocopp] [--keep DIR]   (default N = 10 50 200)
+usage: python benchmarks/scale.py [N ...] [--cocopp] [--keep DIR] [--skip STEP,...]   (default N = 10 50 200)
 
 Each algorithm is a copy of one of the shared bbob data sets, renamed, with the last mantissa digit
 of every logged number shifted so that no two copies are equal. Every step runs in a fresh process
@@ -146,6 +146,8 @@ def main(argv: list[str]) -> None:
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-scale-"))
     steps = ["ingest", "art", "auc"] + (["ecdf"] if available("pipeline.measures.ecdf") else []) + (
         ["report"] if available("pipeline.report") else [])
+    skip = set(argv[argv.index("--skip") + 1].split(",")) if "--skip" in argv else set()
+    steps = [s for s in steps if s not in skip]
     print(f"{'N':>5} {'MB':>8} " + " ".join(f"{s + ' s':>10} {s + ' MB':>10}" for s in steps))
     for n in ns:
         sources = make_archive(root / "archive", n)

@@ -51,7 +51,7 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
     if summ.height == 0:
         return None
     title = f"{label}, {dim}-D"
-    more = dict(labels=False, zoom=False, width=260, height=180) if compact else dict(width=300, height=200)
+    more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
                              settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
     n = summ["functions"].max()

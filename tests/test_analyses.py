@@ -226,3 +226,10 @@ def test_glicko2_stays_finite_with_many_algorithms():
     r = ranking.glicko2(pl.LazyFrame(rows), rounds=10)
     assert r["score"].is_finite().all() and r["score"].abs().max() < 5000
     assert r["volatility"].max() < 1 and r["deviation"].max() < 350
+
+
+def test_glicko2_does_not_depend_on_the_order_of_the_rows(shared4):
+    h = Analysis(shared4, dimension=2).hits().collect()
+    a = ranking.glicko2(h.lazy(), rounds=5)
+    b = ranking.glicko2(h.sample(fraction=1.0, shuffle=True, seed=3).lazy(), rounds=5)
+    assert a.equals(b)

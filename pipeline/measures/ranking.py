@@ -192,7 +192,7 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
         part = part.select("function", "target", t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
                            a=pl.col("algorithm").cast(pl.Enum(algs)).to_physical().cast(pl.Int64))
-        part = part.sort("function", "target", "a")
+        part = part.sort("function", "target", "a", "t")  # trials in a fixed order: the draws are reproducible
         fn, tg = part["function"].to_numpy(), part["target"].to_numpy()
         prob = np.cumsum(np.r_[False, (fn[1:] != fn[:-1]) | (tg[1:] != tg[:-1])])  # (function, target) index
         alg, t = part["a"].to_numpy(), part["t"].to_numpy()

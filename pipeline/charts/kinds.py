@@ -173,18 +173,9 @@ def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: 
             a.ecdf_summary(targets, group, mode=mode, max_x=max_x).collect())
 
 
-# -- kinds --------------------------------------------------------------------------------------
-def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
-         seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
-         legend: bool = False, background=None,
-         columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
-    """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
-    group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
-    evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
-    (names of the store, or an Analysis) thin and light grey behind."""
-    targets = _resolve_targets(a, targets)
-    a = _narrow(a, dimension)
-    _group_frame(a, group)  # unknown group names fail here, with the names there are
+def _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background, palette):
+    """What the ECDF kinds draw: (reference, background, step table, summary, palette), the compared
+    algorithms, the reference and the background together, each set computed from its own store."""
     ref = resolve_reference(a, reference)
     bg = resolve_background(a, background)
     main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
@@ -199,9 +190,31 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
     if ref:
         pal = theme.extend(pal, ref[1], ref[1])
+    return ref, bg, steps, summ, pal
+
+
+def _mode_text(mode: str, samples: int, seed: int) -> str:
+    """The ECDF mode as a subtitle states it."""
+    return {"simulated": f"simulated restarts: {samples} samples, seed {seed}",
+            "exact": "expected ECDF of simulated restarts (exact)", "trials": "trials' own runtimes"}[mode]
+
+
+# -- kinds --------------------------------------------------------------------------------------
+def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
+         seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
+         legend: bool = False, background=None,
+         columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
+    """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
+    group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
+    evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
+    (names of the store, or an Analysis) thin and light grey behind."""
+    targets = _resolve_targets(a, targets)
+    a = _narrow(a, dimension)
+    _group_frame(a, group)  # unknown group names fail here, with the names there are
+    ref, bg, steps, summ, pal = _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
+                                             palette)
     keys = summ.select("dimension", "group").unique().sort("dimension", "group").rows()
-    mode_text = {"simulated": f"simulated restarts: {samples} samples, seed {seed}",
-                 "exact": "expected ECDF of simulated restarts (exact)", "trials": "trials' own runtimes"}[mode]
+    mode_text = _mode_text(mode, samples, seed)
     ref_text = f"reference {', '.join(ref[1])}" if ref else None
     charts = []
     for d, g in keys:
@@ -408,22 +421,9 @@ def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int
     highlights algorithms, `background` algorithms thin and grey behind."""
     targets = _resolve_targets(a, targets)
     a = _narrow(a, dimension)
-    ref = resolve_reference(a, reference)
-    bg = resolve_background(a, background)
-    main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
-    if bg and bg[0].store is a.store:
-        main = _without(main, bg[1])
-    steps, summ = [], []
-    for an in [main] + ([ref[0]] if ref else []) + ([bg[0]] if bg else []):
-        s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
-        steps.append(s)
-        summ.append(u)
-    steps, summ = pl.concat(steps, how="vertical_relaxed"), pl.concat(summ, how="vertical_relaxed")
-    pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
-    if ref:
-        pal = theme.extend(pal, ref[1], ref[1])
-    mode_text = {"simulated": f"simulated restarts: {samples} samples, seed {seed}",
-                 "exact": "expected ECDF of simulated restarts (exact)", "trials": "trials' own runtimes"}[mode]
+    ref, bg, steps, summ, pal = _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
+                                             palette)
+    mode_text = _mode_text(mode, samples, seed)
     extra = [f"reference {', '.join(ref[1])}" if ref else None,
              f"{len(bg[1])} background algorithms in grey" if bg else None]
     return ecdf_mod.ecdf_explorer(steps, summ, palette=pal, reference=ref[1] if ref else None,

@@ -1,8 +1,8 @@
 """The interactive views of a report (issue 12): the ECDF explorer (every dimension and function
 group in one chart, chosen by drop-downs, with the background algorithms in grey) and the ranking
 of the compared algorithms (mean rank of per-function auc with the Nemenyi critical difference and
-its cliques; Glicko-2 is left out until `ranking.glicko2` draws the same trials in every run: a
-report must be byte-identical when rebuilt). The search box and the highlighting across charts are in
+its cliques, and the Glicko-2 ratings of games between trials, seeded so that a rebuilt report is
+byte-identical). The search box and the highlighting across charts are in
 static/report.js (it keeps every chart's Vega view in `window.__views`).
 """
 from __future__ import annotations
@@ -51,7 +51,8 @@ def _ranking_tables(analysis, targets, max_budget, alpha: float, seed: int) -> d
     ranks = pl.concat([ranking.rank_by_auc(aucs.lazy(), by_dimension=True, alpha=alpha),
                        ranking.rank_by_auc(aucs.lazy(), by_dimension=False, alpha=alpha)
                        .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
-    return {"ranks": ranks, "cliques": ranking.cliques(ranks)}
+    glicko = ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
+    return {"ranks": ranks, "cliques": ranking.cliques(ranks), "glicko": glicko}
 
 
 def ranking_view(ctx: Context, m: Measures) -> list[Page]:
@@ -78,12 +79,18 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
                         pl.col("friedman_p").map_elements(lambda v: f"{v:.2e}", return_dtype=pl.String)
                         .alias("Friedman p"), pl.col("critical_difference").round(3).alias("critical difference"))
     cliques = cl.select("dimension", "clique", pl.col("low").round(3), pl.col("high").round(3), "algorithms")
+    glicko = t["glicko"].select("dimension", "rank", "algorithm", pl.col("score").round(1).alias("rating"),
+                                pl.col("deviation").round(1), pl.col("volatility").round(4))
     sections = [
         Section("ranking-cd", "Critical difference", [fig], columns=1),
         Section("ranking-tables", "Ranks and cliques", [
             frame_table("ranks-auc", "Mean ranks of auc", show, "Dimension 0: over all dimensions."),
             frame_table("cliques", "Cliques", cliques, "Runs of algorithms, ordered by mean rank, within the critical "
                                                        "difference of each other: the bars of a critical-difference "
-                                                       "diagram.")], columns=1),
+                                                       "diagram."),
+            frame_table("ranks-glicko2", "Glicko-2 ratings", glicko,
+                        "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, "
+                        "target) and every pair plays a game won by the faster trial; the games of a round are one "
+                        f"rating period (as IOHanalyzer ranks algorithms; seed {s.seed}).")], columns=1),
     ]
     return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]

@@ -80,10 +80,11 @@ def test_pages_and_their_charts(report):
     assert sorted(p) == ["alg-a.html", "alg-b.html", "ecdf.html", "explore.html", "index.html", "pairwise.html",
                          "ranking.html", "scaling.html", "settings.html", "tables.html"]
     # overview: one all-function ECDF per dimension; ECDF page: 2 groups (separ, multi) + 2 functions
-    # per dimension; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio; per algorithm:
+    # per dimension; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio, and a rank-sum heat
+    # map per dimension; per algorithm:
     # scaling, runtime and precision ECDFs per group in 5-D (cocopp draws one algorithm's in 5-D and
     # 20-D), convergence in 5-D
-    expected = {"index.html": 2, "ecdf.html": 8, "scaling.html": 1, "pairwise.html": 3, "alg-a.html": 4,
+    expected = {"index.html": 2, "ecdf.html": 8, "scaling.html": 1, "pairwise.html": 3 + len(DIMS), "alg-a.html": 4,
                 "alg-b.html": 4, "tables.html": 0, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
     for name, text in p.items():
         n = expected[name]

@@ -185,3 +185,37 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     chart = alt.layer(one, lines, data=theme.data(t.select(cols), 4)).properties(width=width, height=height).facet(
         facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns)
     return theme.finish(chart, title or f"aRT ratio {b} / {a} versus target", settings, configured)
+
+
+def evidence_table(tests: pl.DataFrame, clip: float = 10.0) -> pl.DataFrame:
+    """Rank-sum tests (`pipeline.tables.pairwise_table`) as signed evidence: -log10 of the corrected
+    p-value, positive where algorithm_a has the better ranks, negative where algorithm_b has, 0 on a tie;
+    clipped to +-`clip`."""
+    ev = (-pl.col("p_corrected").clip(lower_bound=10.0 ** -clip).log10()).clip(0.0, clip)
+    sign = (pl.when(pl.col("better") == pl.col("algorithm_a")).then(1.0)
+            .when(pl.col("better") == pl.col("algorithm_b")).then(-1.0).otherwise(0.0))
+    return tests.select(
+        "suite", "dimension", "function", "target", "algorithm_a", "algorithm_b", "p_corrected", "better", "significant",
+        pair=pl.col("algorithm_a") + " vs " + pl.col("algorithm_b"), evidence=ev * sign,
+    )
+
+
+def pairwise_heatmap(tests: pl.DataFrame, *, title: str | None = None, settings: Sequence[str] | str | None = None,
+                     clip: float = 6.0) -> alt.Chart:
+    """Heat map of the pairwise rank-sum tests of one dimension: per pair of algorithms a panel,
+    functions across, targets down, the colour -log10(corrected p) signed by the winner (blue: the
+    first algorithm of the pair better, red: the second), significant cells outlined."""
+    df = evidence_table(tests, clip)
+    base = alt.Chart(theme.data(df)).encode(
+        x=alt.X("function:O", title="function"),
+        y=alt.Y("target:O", sort="descending", title="target precision", axis=alt.Axis(format=".0e")),
+        tooltip=["pair:N", "function:Q", alt.Tooltip("target:Q", format=".0e"), "better:N",
+                 alt.Tooltip("p_corrected:Q", format=".2e", title="corrected p"), "significant:N"],
+    )
+    cells = base.mark_rect().encode(color=alt.Color(
+        "evidence:Q", scale=alt.Scale(scheme="redblue", domain=[-clip, clip]),
+        title=["-log10 p,", "signed by winner"]))
+    marks = base.transform_filter("datum.significant").mark_rect(fill=None, stroke="black", strokeWidth=1)
+    chart = alt.layer(cells, marks).properties(width=alt.Step(14), height=alt.Step(12)).facet(
+        row=alt.Row("pair:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")))
+    return theme.finish(chart, title or "Pairwise rank-sum tests", settings)

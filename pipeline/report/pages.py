@@ -209,6 +209,19 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
         sections.append(Section(f"pair-{slug(a)}-{slug(b)}", f"{a} and {b}", figs, columns=1))
+    tests = m.pairwise
+    if tests is not None and tests.height:
+        heat = []
+        for (suite, dim), t in sorted(tests.partition_by("suite", "dimension", as_dict=True).items()):
+            heat.append(Figure.later(
+                f"ranksum-heat-{suite}-{dim}", f"Rank-sum tests, {suite}, {dim}-D",
+                ctx.runner.chart(pairs.pairwise_heatmap, t, title=f"Pairwise rank-sum tests, {suite}, {dim}-D",
+                                 settings=f"two-sided rank-sum (Mann-Whitney U), {t['correction'][0]} correction over "
+                                          f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
+                "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
+                "algorithm of the pair has the better ranks, red where the second has; outlined: significant.",
+                kind="ranksum-heatmap"))
+        sections.insert(0, Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1))
     return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]
 
 

@@ -8,25 +8,12 @@ import json
 import polars as pl
 import pytest
 
-from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.charts import export, theme
 from pipeline.charts.ecdf import quantize, thin
 from pipeline.charts.kinds import chart
-from pipeline.ingest import ingest
-from pipeline.store import Store
-from test_charts import find, marks
+from test_charts import REF, find, marks, store  # noqa: F401 (store: the shared fixture)
 
-SOURCES = ["real/DIRECT_posik_noiseless.tgz", "generated/NM_on_bbob.tgz", "generated/RS_on_bbob.tgz"]
-REF = "best2009-bbob"
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    shared_or_skip()
-    st = Store(tmp_path_factory.mktemp("interactive"), create=True)
-    ingest([SHARED / "data" / p for p in SOURCES] + [SHARED / "data" / "refalgs" / "best2009-bbob.tar.gz"], st)
-    return st
 
 
 def params(spec: dict) -> dict[str, dict]:

@@ -10,6 +10,30 @@ from ._common import err, fail, open_store, progress, write_table
 STORE = typer.Option("--store", "-s", help="Store folder.")
 
 
+def ingest_sources(sources, store: str, on_source=None, **options):
+    """Ingest `sources` into the store `store` (created when missing) with a progress bar on a terminal;
+    one-line errors. `on_source(outcome)` sees every source as it is done. Returns (store, summary)."""
+    from ..ingest import ingest as run_ingest
+    from ..ingest.sources import expand
+    from ..store import Store, StoreError
+
+    try:
+        st = Store(store, create=True)
+    except StoreError as exc:
+        fail(str(exc))
+    todo = expand(sources)
+    with progress(len(todo), "ingest") as advance:
+        def done(o):
+            advance(o.name)
+            if on_source:
+                on_source(o)
+        try:
+            summary = run_ingest(todo, st, on_source=done, **options)
+        except (RuntimeError, ValueError) as exc:
+            fail(str(exc))
+    return st, summary
+
+
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
     _register_info(app)
@@ -26,29 +50,16 @@ def register(app: typer.Typer) -> None:
         executor: Annotated[str, typer.Option(help="local (processes) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
     ) -> None:
         """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
-        from ..ingest import ingest as run_ingest
-        from ..ingest.sources import expand
-        from ..store import Store, StoreError
+        def report(o):
+            if not quiet:
+                for p in o.problems:
+                    err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+                if o.status == "unchanged":
+                    err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
+                elif o.status == "ingested":
+                    err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
 
-        try:
-            st = Store(store, create=True)
-        except StoreError as exc:
-            fail(str(exc))
-        todo = expand(sources)
-        with progress(len(todo), "ingest") as advance:
-            def report(o):
-                advance(o.name)
-                if not quiet:
-                    for p in o.problems:
-                        err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
-                    if o.status == "unchanged":
-                        err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
-                    elif o.status == "ingested":
-                        err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
-            try:
-                summary = run_ingest(todo, st, name=name, force=force, on_source=report, jobs=jobs, executor=executor)
-            except (RuntimeError, ValueError) as exc:
-                fail(str(exc))
+        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

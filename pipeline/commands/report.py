@@ -25,24 +25,13 @@ def sample_dir() -> Path:
 
 def _ingest(sources: list[str], store_path: str) -> None:
     """Read the sources into the store (created when missing), with one-line problems."""
-    from ..ingest import ingest
-    from ..ingest.sources import expand
-    from ..store import Store, StoreError
+    from .ingest import ingest_sources
 
     paths = [sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
         if not p.exists():
             fail(f"{p}: no such file or folder")
-    try:
-        st = Store(store_path, create=True)
-    except StoreError as exc:
-        fail(str(exc))
-    todo = expand(paths)
-    with progress(len(todo), "ingest") as advance:
-        try:
-            summary = ingest(todo, st, on_source=lambda o: advance(o.name))
-        except (RuntimeError, ValueError) as exc:
-            fail(str(exc))
+    _, summary = ingest_sources(paths, store_path)
     for s in summary.sources:
         for p in s.problems:
             err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)

@@ -5,6 +5,7 @@ import csv
 import subprocess
 import sys
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -187,7 +188,7 @@ def test_glicko2_round_period_equals_the_matrix_form(k, nprob, seed):
         np.fill_diagonal(win, 0)
         score[np.ix_(sel, sel)] += win
         games[np.ix_(sel, sel)] += 1
-        wins[sel] += ranking._weighted_wins(d, g[sel])
+        wins += ranking._round_wins(d.T, sel[None, :], g, n)
     np.fill_diagonal(games, 0)
     want = ranking._glicko2_period(mu, phi, sigma, score, games)
     got = ranking._round_period(mu, phi, sigma, wins, games)
@@ -197,16 +198,25 @@ def test_glicko2_round_period_equals_the_matrix_form(k, nprob, seed):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 9), st.integers(1, 8), st.integers(0, 2 ** 31))
-def test_weighted_wins_by_sorting_equal_all_pairs(k, rounds, seed):
+def test_round_wins_by_sorting_equal_all_pairs(k, rows, seed):
+    # rows = problems, each with the players present on it (absent ones padded with NaN / -1)
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    d = rng.integers(0, 5, (k, rounds)).astype(float)
+    d = rng.integers(0, 5, (rows, k)).astype(float)
     d[d == 4] = np.inf
+    present = rng.random((rows, k)) < 0.7
     g = rng.uniform(0.5, 1, k)
-    brute = ((d[None, :, :] > d[:, None, :]) * g[None, :, None]).sum(axis=(1, 2)) + 0.5 * (
-        (d[None, :, :] == d[:, None, :]) * g[None, :, None]).sum(axis=(1, 2)) - 0.5 * g * rounds
-    assert np.allclose(ranking._weighted_wins(d, g), brute, rtol=1e-12)
+    brute = np.zeros(k)
+    for r in range(rows):
+        for i in np.flatnonzero(present[r]):
+            for j in np.flatnonzero(present[r]):
+                if i != j:
+                    brute[i] += g[j] * ((d[r, j] > d[r, i]) + 0.5 * (d[r, j] == d[r, i]))
+    players = np.where(present, np.arange(k)[None, :], -1)
+    packed = np.argsort(~present, axis=1, kind="stable")  # present players first, padding on the right
+    t = np.take_along_axis(np.where(present, d, np.nan), packed, axis=1)
+    assert np.allclose(ranking._round_wins(t, np.take_along_axis(players, packed, axis=1), g, k), brute, rtol=1e-12)
 
 
 def test_glicko2_stays_finite_with_many_algorithms():
@@ -233,3 +243,42 @@ def test_glicko2_does_not_depend_on_the_order_of_the_rows(shared4):
     a = ranking.glicko2(h.lazy(), rounds=5)
     b = ranking.glicko2(h.sample(fraction=1.0, shuffle=True, seed=3).lazy(), rounds=5)
     assert a.equals(b)
+
+
+@pytest.mark.parametrize("by_dimension", [True, False])
+def test_glicko2_equals_the_reference_implementation_on_real_data(shared4, by_dimension):
+    # the vectorised rating reproduces the first (per-problem) implementation, draws included
+    from glicko2_reference import glicko2_reference
+
+    h = Analysis(shared4).hits().collect().lazy()
+    got, want = ranking.glicko2(h, rounds=4, seed=7, by_dimension=by_dimension), glicko2_reference(
+        h, rounds=4, seed=7, by_dimension=by_dimension)
+    assert got["algorithm"].to_list() == want["algorithm"].to_list()
+    for c in ("score", "deviation", "volatility"):
+        assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-12, atol=1e-9), c
+
+
+def test_glicko2_equals_the_reference_with_missing_algorithms_ties_and_failures():
+    # 12 algorithms, some absent from some problems (a problem with one algorithm plays no game),
+    # runtimes on a coarse grid (ties) and unsuccessful trials (null)
+    from glicko2_reference import glicko2_reference
+
+    rng = np.random.default_rng(11)
+    rows = []
+    for dim in (2, 5):
+        for f in range(1, 7):
+            for target in (1.0, 1e-2, 1e-5):
+                present = range(12) if f != 3 else [4]
+                for alg in present:
+                    if (alg + f) % 5 == 0:
+                        continue
+                    for trial in range(rng.integers(1, 6)):
+                        hit = None if rng.random() < 0.3 else float(rng.integers(1, 6) * 10 ** (alg % 3))
+                        rows.append(dict(dimension=dim, algorithm=f"A{alg:02d}", function=f, target=target, hit=hit))
+    h = pl.LazyFrame(rows, schema_overrides={"hit": pl.Float64})
+    for by_dimension in (True, False):
+        got, want = ranking.glicko2(h, rounds=6, by_dimension=by_dimension), glicko2_reference(
+            h, rounds=6, by_dimension=by_dimension)
+        assert got["algorithm"].to_list() == want["algorithm"].to_list()
+        for c in ("score", "deviation", "volatility"):
+            assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-12, atol=1e-9), c

@@ -136,28 +136,33 @@ def _update(mu, phi, sigma, played, vinv, delta_sum, tau):
     return new_mu, new_phi, new_sigma
 
 
-def _weighted_wins(d: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """For each player i: sum over rounds r and other players j of w_j ([d_jr > d_ir] + [d_jr = d_ir] / 2),
-    from one sort per round (instead of comparing every pair in every round)."""
-    k, rounds = d.shape
-    order = np.argsort(d.T, axis=1, kind="stable")  # rounds x k
-    sv = np.take_along_axis(d.T, order, axis=1)
-    ws = w[order]
+def _round_wins(t: np.ndarray, players: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """For each of k players i: the sum over problems (rows) and other players j of the row of
+    w_j ([t_j > t_i] + [t_j = t_i] / 2). Row p holds the draws `t` of the players `players` on
+    problem p, padded with NaN (player -1) on the right; one sort per row (instead of comparing
+    every pair), the sums accumulated over the rows in order."""
+    width = t.shape[1]
+    if t.size == 0:
+        return np.zeros(k)
+    order = np.argsort(t, axis=1, kind="stable")  # NaN padding sorts last
+    sv = np.take_along_axis(t, order, axis=1)
+    ps = np.take_along_axis(players, order, axis=1)
+    real = ps >= 0
+    ws = np.where(real, w[ps], 0.0)
     cum = np.cumsum(ws, axis=1)
-    new = np.ones((rounds, k), bool)
-    new[:, 1:] = sv[:, 1:] != sv[:, :-1]
+    new = np.ones(t.shape, bool)
+    new[:, 1:] = sv[:, 1:] != sv[:, :-1]  # NaN != NaN: every padding cell is a block of its own
     flat = new.ravel()
     starts = np.flatnonzero(flat)
     block = np.cumsum(flat) - 1
     ends = np.r_[starts[1:], flat.size] - 1
     c = cum.ravel()
-    before = np.where(starts % k == 0, 0.0, c[starts - 1])  # weight sorted before the block, in its round
+    before = np.where(starts % width == 0, 0.0, c[starts - 1])  # weight sorted before the block, in its row
     end_c, start_c = c[ends[block]], before[block]
-    total = np.repeat(cum[:, -1], k)
+    total = np.repeat(cum[:, -1], width)
     per = (total - end_c) + 0.5 * (end_c - start_c - ws.ravel())
-    out = np.zeros(k)
-    np.add.at(out, order.ravel(), per)
-    return out
+    r = real.ravel()
+    return np.bincount(ps.ravel()[r], weights=per[r], minlength=k)
 
 
 def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
@@ -181,7 +186,11 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
     trials draw); the games of one round on all problems form one rating period. (A period per
     problem instead lets the volatility run away with many algorithms: an algorithm that wins where it
     usually loses looks erratic, and with ~k games per period the ratings diverge.)
-    Columns: [dimension,] algorithm, rank, score (rating), deviation, volatility."""
+    Columns: [dimension,] algorithm, rank, score (rating), deviation, volatility.
+
+    The draws come from one seeded generator, problem after problem in (function, target) order,
+    algorithm after algorithm, all rounds of a trial's cell at once; each round sorts the draws of
+    all problems together (one row per problem)."""
     df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
     algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
@@ -197,26 +206,28 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         prob = np.cumsum(np.r_[False, (fn[1:] != fn[:-1]) | (tg[1:] != tg[:-1])])  # (function, target) index
         alg, t = part["a"].to_numpy(), part["t"].to_numpy()
         cell = prob * k + alg  # (problem, algorithm) blocks, contiguous after the sort
-        bounds = np.flatnonzero(np.diff(cell)) + 1
-        starts = np.concatenate([[0], bounds])
+        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
         counts = np.diff(np.append(starts, len(cell)))
         cell_prob, cell_alg = prob[starts], alg[starts]
-        pstarts = np.concatenate([[0], np.flatnonzero(np.diff(cell_prob)) + 1, [len(cell_prob)]])
-        problems = list(zip(pstarts[:-1], pstarts[1:]))
-        problems = [(lo, hi) for lo, hi in problems if hi - lo >= 2]
-        presence = np.zeros((len(problems), k))
-        for n, (lo, hi) in enumerate(problems):
-            presence[n, cell_alg[lo:hi]] = 1
+        size = np.bincount(cell_prob) if len(cell_prob) else np.zeros(0, np.int64)  # algorithms per problem
+        kept = np.flatnonzero(size[cell_prob] >= 2)  # cells of problems with a game
+        starts, counts, cell_alg = starts[kept], counts[kept], cell_alg[kept]
+        row = np.unique(cell_prob[kept], return_inverse=True)[1].reshape(-1)  # problem of each kept cell
+        first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if len(row) else np.zeros(0, np.int64)
+        col = np.arange(len(row)) - np.repeat(first, np.diff(np.append(first, len(row))))
+        nprob, width = len(first), int(col.max()) + 1 if len(col) else 0
+        presence = np.zeros((nprob, k))
+        presence[row, cell_alg] = 1
         pairs = presence.T @ presence  # problems both algorithms played: their games per round
         np.fill_diagonal(pairs, 0)
-        draws = [starts[lo:hi, None] + (rng.random((hi - lo, rounds)) * counts[lo:hi, None]).astype(np.int64)
-                 for lo, hi in problems]
+        picks = starts[:, None] + (rng.random((len(starts), rounds)) * counts[:, None]).astype(np.int64)
+        players = np.full((nprob, width), -1, np.int64)
+        players[row, col] = cell_alg
+        draw = np.full((nprob, width), np.nan)
         for r in range(rounds):  # one rating period per round
             g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-            wins = np.zeros(k)
-            for (lo, hi), pick in zip(problems, draws):
-                sel = cell_alg[lo:hi]
-                wins[sel] += _weighted_wins(t[pick[:, r:r + 1]], g[sel])
+            draw[row, col] = t[picks[:, r]]
+            wins = _round_wins(draw, players, g, k)
             mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
         rating = 1500 + SCALE * mu
         frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})

@@ -213,14 +213,17 @@ def _joined(src: Source, paths: list[str], clean: bool = False) -> bytes:
     return buf
 
 
-def _lines(src: Source, paths: list[str]) -> pl.DataFrame:
-    """All lines of the given files in one Polars read: file index, line number, stripped text.
+def _lines(src: Source, paths: list[str]) -> tuple[pl.DataFrame, bool]:
+    """All lines of the given files in one Polars read: file index, line number, text (stripped);
+    and whether any line holds a tab.
 
     The files are concatenated with a sentinel line before each, so the file index is a running
     count of sentinels and the line number the distance to the last one: no per-line Python."""
     if not paths:
-        return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int32, "text": pl.String})
-    df = pl.read_csv(_joined(src, paths), has_header=False, separator="\x1f", quote_char=None,
+        return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int32, "text": pl.String}), False
+    buf = _joined(src, paths)
+    tabs = buf.find(b"\t") >= 0
+    df = pl.read_csv(buf, has_header=False, separator="\x1f", quote_char=None,
                      new_columns=["text"], schema={"text": pl.String}, encoding="utf8-lossy")
     text = pl.col("text")
     sent = text.eq_missing("\x1e")
@@ -240,56 +243,34 @@ def _lines(src: Source, paths: list[str]) -> pl.DataFrame:
     if rows.len():  # strip only those lines: most logs have none
         col = df["text"]
         df = df.with_columns(col.scatter(rows, col.gather(rows).str.strip_chars()))
-    return df.filter(~pl.col("sent")).drop("sent", "edge")
+    return df.filter(~pl.col("sent")).drop("sent", "edge"), tabs
 
 
-def _read_lines(src: Source, paths: list[str]) -> pl.DataFrame:
-    """All lines of the given files as one frame: file index, line number, text (stripped)."""
-    return _lines(src, paths).with_columns(pl.col("lineno").cast(pl.Int64))
+def _split(text: pl.Expr) -> dict[str, pl.Expr]:
+    """The first four blank-separated fields of a line as numbers (`field_0`..`field_3`, null where
+    missing or not a number) and its field count `raw_n`."""
+    parts = text.str.split_exact(" ", 3)
+    return {f"field_{i}": parts.struct.field(f"field_{i}").cast(pl.Float64, strict=False) for i in range(4)} | {
+        "raw_n": text.str.count_matches(" ", literal=True).cast(pl.Int32) + 1}
 
 
-def _sections(lines: pl.DataFrame) -> pl.DataFrame:
-    """Add `head` (a `%` line) and `section` to every line: the number of runs of `%` lines opened
-    in its file up to it, minus one (-1 before the file's first header)."""
-    head, first = pl.col("head"), pl.col("lineno") == 1
-    opened = (head & ~(head.shift(1, fill_value=False) & ~first)).cum_sum().cast(pl.Int32)
-    before = pl.when(first).then(pl.col("opened") - (head & first).cast(pl.Int32)).forward_fill()
-    return (lines.lazy().with_columns(head=pl.col("text").str.starts_with("%"))
-            .with_columns(opened=opened).with_columns(section=pl.col("opened") - before - 1).drop("opened")
-            .collect())
-
-
-def _fields(body: pl.DataFrame) -> pl.DataFrame:
-    """The first four fields of every record (`field_0`..`field_3`) and its field count `raw_n`:
-    fields are separated by blanks (tabs and runs of blanks count as one)."""
-    text = pl.col("text")
-    if body.select(text.str.contains("\t", literal=True).any()).item():
-        body = body.with_columns(text.str.replace_all("\t", " ", literal=True))
-
-    def split(b: pl.DataFrame, blanks: bool) -> pl.DataFrame:
-        return b.select("file", "lineno", "section", parts=text.str.split_exact(" ", 3),
-                        raw_n=text.str.count_matches(" ", literal=True).cast(pl.Int32) + 1,
-                        **({"blanks": text.str.contains("  ", literal=True)} if blanks else {})).unnest("parts")
-
-    out = split(body, True)
-    rows = out["blanks"].arg_true()
-    if rows.len():  # a few lines with runs of blanks (padded "+nan" fields): collapse them
-        fixed = split(body[rows].with_columns(text.str.replace_all(r"\s+", " ")), False)
-        out = out.with_columns(out[c].scatter(rows, fixed[c]) for c in fixed.columns[3:])
-    return out.drop("blanks")
-
-
-def _records(lines: pl.DataFrame, files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split file lines into sections (one per trial) and parse them into header facts and records.
 
     `files` has one row per file index: `best_col` (column of the best precision, 1 for bbob-biobj
     else 2) and `g_col` (a g-evaluations column, bbob-new formats). A section starts at each run of
-    `%` lines; records before the first header get section -1. Each record keeps its field count
-    so that truncated records (fewer fields than the file's usual count) are found."""
+    `%` lines; records before the first header get section -1. Fields are separated by blanks
+    (tabs and runs of blanks count as one). Each record keeps its field count so that truncated
+    records (fewer fields than the file's usual count) are found."""
     text = pl.col("text")
-    lines = _sections(lines)
+    head, first = pl.col("head"), pl.col("lineno") == 1
+    # section: the number of runs of `%` lines opened in the file up to the line, minus one
+    opened = (head & ~(head.shift(1, fill_value=False) & ~first)).cum_sum().cast(pl.Int32)
+    before = pl.when(first).then(pl.col("opened") - (head & first).cast(pl.Int32)).forward_fill()
+    lf = (lines.lazy().with_columns(head=text.str.starts_with("%"))
+          .with_columns(opened=opened).with_columns(section=pl.col("opened") - before - 1).drop("opened"))
     heads = (
-        lines.lazy().filter(pl.col("head"))
+        lf.filter(head)
         .group_by("file", "section")
         .agg(
             fopt=text.str.extract(r"Fopt \(([^)]*)\)").cast(pl.Float64, strict=False).drop_nulls().first(),
@@ -298,9 +279,20 @@ def _records(lines: pl.DataFrame, files: pl.DataFrame) -> tuple[pl.DataFrame, pl
             data_instance=text.str.extract(r"instance\s*=\s*(\d+)").cast(pl.Int32, strict=False).drop_nulls().first(),
             best=text.str.contains(r"algorithm type\s*=\s*best").any(),
         )
-        .collect()
     )
-    fields = _fields(lines.filter(~pl.col("head") & (text != ""))).lazy()
+    body = lf.filter(~head & (text != ""))
+    if tabs:
+        body = body.with_columns(text.str.replace_all("\t", " ", literal=True))
+    fields = body.select("file", "lineno", "section", **_split(text),
+                         fix=text.str.contains("  ", literal=True))
+    heads, fields = pl.collect_all([heads, fields])
+    rows = fields["fix"].arg_true()
+    if rows.len():  # a few lines with runs of blanks (padded "+nan" fields): collapse them
+        fixed = (body.filter(text.str.contains("  ", literal=True))
+                 .select(**_split(text.str.replace_all(r"\s+", " "))).collect())
+        fields = fields.with_columns(fields[c].scatter(rows, fixed[c]) for c in fixed.columns)
+    fields = fields.drop("fix").lazy()
+
     by_file = {c: (pl.lit(files[c][0]) if files[c].n_unique() == 1 else pl.lit(files[c]).gather(pl.col("file")))
                for c in ("best_col", "g_col")} if files.height else {"best_col": pl.lit(2), "g_col": pl.lit(False)}
     best = heads.filter(pl.col("best"))
@@ -311,11 +303,9 @@ def _records(lines: pl.DataFrame, files: pl.DataFrame) -> tuple[pl.DataFrame, pl
     else:
         is_best = pl.lit(False)
     # the usual field count of each file: its most frequent one (the largest among equally frequent)
-    usual = (fields.group_by("file", "raw_n").len().sort("file", "len", "raw_n", descending=[False, True, True])
-             .unique("file", keep="first").select("file", usual_n="raw_n"))
-    fields = fields.join(usual, on="file", how="left", maintain_order="left")
+    fields = fields.with_columns(usual_n=pl.col("raw_n").mode().max().over("file"))
     n = pl.col("raw_n") - pl.when(is_best).then(3).otherwise(0)
-    num = lambda i: pl.col(f"field_{i}").cast(pl.Float64, strict=False)  # noqa: E731
+    num = lambda i: pl.col(f"field_{i}")  # noqa: E731
     best_col, g_col = by_file["best_col"], by_file["g_col"]
     recs = fields.select(
         "file", "lineno", "section",
@@ -346,6 +336,37 @@ def _trials_frame(trials: pl.DataFrame, algorithm: str | None, source_id: str) -
     )
 
 
+def _merged(events: pl.DataFrame) -> pl.DataFrame:
+    """Events sorted by trial, evaluations and best precision (descending), stably, with the
+    records met more than once (same trial, evaluations and precision) merged into the first,
+    whose `trigger` ORs their `kind`s.
+
+    The records of a data file are in evaluation order already, so the rows are runs of sorted
+    keys: one stable sort on an integer key (trial, evaluations) merges them in about linear time;
+    ties in evaluations are ordered by precision only when they are out of order."""
+    seq = events["seq"].to_numpy()
+    ev = events["evaluations"].to_numpy()
+    best = events["best_delta"].to_numpy()
+    n = len(seq)
+    order = None
+    if n and ev.min() >= 0 and ev.max() < 2.0 ** 40 and seq.max() < 2 ** 23 and (ev == np.floor(ev)).all():
+        key = (seq.astype(np.int64) << 40) | ev.astype(np.int64)
+        order = np.argsort(key, kind="stable")
+        k, b = key[order], best[order]
+        tie = k[1:] == k[:-1]
+        if (tie & (b[1:] > b[:-1])).any():
+            order = None
+    if order is None:
+        order = np.lexsort((-best, ev, seq))
+        s, e, b = seq[order], ev[order], best[order]
+        tie = (s[1:] == s[:-1]) & (e[1:] == e[:-1])
+    first = np.ones(n, dtype=bool)
+    first[1:] = ~(tie & (b[1:] == b[:-1]))
+    starts = np.flatnonzero(first)
+    trigger = np.bitwise_or.reduceat(events["kind"].to_numpy()[order], starts) if n else np.zeros(0, np.int8)
+    return events[order[starts]].with_columns(trigger=pl.Series(trigger, dtype=pl.Int8))
+
+
 def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
     problems: list[Problem] = []
@@ -373,7 +394,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    heads, recs = _records(_lines(src, paths), files)
+    heads, recs = _records(*_lines(src, paths), files)
     nbad = recs["bad"].sum()
     if nbad:
         for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():
@@ -396,23 +417,14 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
 
     # records of both files attached to their trial, in file order (.dat before .tdat, by line);
     # a record met more than once is one event whose `trigger` tells the files (1 .dat, 2 .tdat, 3 both)
-    cols = ("run_id", "evaluations", "best_delta")
-    same = pl.lit(True)
-    for c in cols:
-        same = same & (pl.col(c) == pl.col(c).shift(1))
-    first = ~same.fill_null(False)
     events = (
         recs_l.join(tr.lazy().select("key", "seq", "run_id", "precision"), on="key", how="inner",
                     maintain_order="left")
         .select("seq", "run_id", "kind", "measured", "precision", g_evaluations="g_ev",
                 evaluations=pl.col("f_ev") + pl.col("g_ev"), best_delta="best_delta")
-        .sort(*cols, descending=[False, False, True], maintain_order=True)
-        .with_columns(first=first)
-        .with_columns(last=pl.col("first").shift(-1, fill_value=True))
-        .with_columns(trigger=(pl.col("kind") | pl.when("last").then("kind").backward_fill()).cast(pl.Int8))
-        .filter("first")
         .collect()
     )
+    events = _merged(events)
     agg = events.lazy().group_by("run_id").agg(
         last_evaluation=pl.col("evaluations").max().cast(pl.Int64),
         final_delta=pl.col("best_delta").min(),

@@ -30,8 +30,9 @@ class Analysis:
 
     def __init__(self, store: Store, *, suite=None, algorithm=None, function=None, dimension=None,
                  max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
-                 indicator: str = "logged", executor: str = "local"):
+                 indicator: str = "logged", executor: str = "local", cache: bool = True):
         self.store = store
+        self.cache = cache  # read first hitting times from the store's cache (pipeline.measures.cache)
         self.executor = distributed.check(executor)
         self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
         self.max_budget = max_budget
@@ -56,7 +57,7 @@ class Analysis:
     def select(self, **changes) -> Analysis:
         """A copy with other filters or settings."""
         kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
-                  indicator=self.indicator, executor=self.executor)
+                  indicator=self.indicator, executor=self.executor, cache=self.cache)
         kw.update(changes)
         return Analysis(self.store, **kw)
 
@@ -70,11 +71,11 @@ class Analysis:
             raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
         return self.store.events()
 
-    def _tables(self) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
         events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
         events = events.join(runs.select("run_id"), on="run_id", how="semi")
-        return runtime.cut(runs, events, self.max_budget)
+        return runtime.cut(runs, events, self.max_budget) if cut else (runs, events)
 
     def runs(self) -> pl.LazyFrame:
         """Trials of the selection (budget cut applied)."""
@@ -137,9 +138,22 @@ class Analysis:
 
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets=None) -> pl.LazyFrame:
-        """First hitting times per (run, target)."""
-        runs, events = self._tables()
-        return runtime.hitting_times(runs, events, self.target_frame(targets), exact=self.exact)
+        """First hitting times per (run, target); with a budget cut B a target counts as reached
+        only if the trial's first hitting time is <= B (and the run's columns are those of the cut
+        trial). Read from the store's cache of hitting times where it can answer
+        (`pipeline.measures.cache`), else computed from the events."""
+        from .measures import cache
+
+        runs = self.runs()
+        tf = self.target_frame(targets)
+        if self.cache and self.indicator == "logged" and cache.enabled():
+            tfd = tf.collect()
+            cached = cache.hits(self.store, runs, tfd, self.exact, self.max_budget)
+            if cached is not None:
+                return cached
+            tf = tfd.lazy()
+        events = self._tables(cut=False)[1]
+        return cache.cut_hits(runtime.hitting_times(runs, events, tf, exact=self.exact), self.max_budget)
 
     def algorithms(self) -> list[str]:
         """Algorithms in the selection (read from the partition keys only)."""

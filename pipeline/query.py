@@ -169,24 +169,24 @@ class QueryTables:
         self._ecdf = _ecdf_function()
 
     # one partition's frames
-    def analysis(self, suite: str, algorithm: str):
+    def analysis(self, suite: str, algorithm: str, cache: bool = True):
         from .api import Analysis
 
-        return Analysis(self.store, suite=suite, algorithm=algorithm, **self.settings)
+        return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, **self.settings)
 
     def _targets(self, suite: str) -> pl.LazyFrame:
         from .measures import targets as tg
 
         return tg.frame(None, [suite])  # the suite's default set, as Analysis.target_frame(None)
 
-    def _hits(self, suite: str, algorithm: str) -> pl.LazyFrame:
-        return self.analysis(suite, algorithm).hits(self._targets(suite))
+    def _hits(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
+        return self.analysis(suite, algorithm, cache).hits(self._targets(suite))
 
-    def _art(self, suite: str, algorithm: str) -> pl.LazyFrame:
-        return _art(self.analysis(suite, algorithm), self._targets(suite))
+    def _art(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
+        return _art(self.analysis(suite, algorithm, cache), self._targets(suite))
 
-    def _ecdf_view(self, suite: str, algorithm: str) -> pl.LazyFrame:
-        return self._ecdf(self._hits(suite, algorithm)).lazy()
+    def _ecdf_view(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
+        return self._ecdf(self._hits(suite, algorithm, cache)).lazy()
 
     def _cut(self, table: str, suite: str, algorithm: str) -> pl.LazyFrame:
         from .api import filter_frame
@@ -199,7 +199,8 @@ class QueryTables:
 
     def _schema(self, build: Callable[[str, str], pl.LazyFrame]) -> Callable[[], pl.Schema]:
         suite, algorithm = self.parts[0] if self.parts else ("bbob", "")
-        return lambda: build(suite, algorithm).collect_schema()
+        # without the hits cache: a schema must not read (or fill) anything
+        return lambda: build(suite, algorithm, cache=False).collect_schema()
 
     # all of them
     def available(self) -> list[str]:

@@ -206,6 +206,8 @@ class Store:
         manifest["txn"] = txn
         self._write_manifest(manifest)  # the commit point
         self._cleanup(journal)
+        if old and old.get("source_id") != data.source_id:
+            self._drop_cached(old["source_id"])
         return added
 
     def remove_source(self, name: str) -> None:
@@ -217,7 +219,15 @@ class Store:
         self._write_manifest(manifest)
         for rel in entry.get("files", []):
             (self.path / rel).unlink(missing_ok=True)
+        self._drop_cached(entry.get("source_id", ""))
         self._prune_empty_dirs()
+
+    def _drop_cached(self, source_id: str) -> None:
+        """Delete what caches hold of a source (`derived/hits-*/<source_id>.parquet`, see
+        pipeline.measures.cache): a replaced or removed source leaves nothing behind."""
+        if source_id:
+            for d in (self.path / DERIVED).glob("hits-*"):
+                (d / f"{source_id}.parquet").unlink(missing_ok=True)
 
     # -- crash recovery --------------------------------------------------------------------
     def _cleanup(self, journal: dict) -> None:

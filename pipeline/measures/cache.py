@@ -1,0 +1,149 @@
+"""First hitting times cached in the store: computed once per source, read by every later measure.
+
+Every measure (aRT, ECDFs, auc, rankings, tests, the report) starts from the first hitting times
+of the trials (`runtime.hitting_times`), whose cost is reading and scanning all events. For the
+standard target set of each suite they are kept in the store, one Parquet file per source and hit
+rule, `derived/hits-<rule>/<source_id>.parquet` (schema `schemas/hits.json`): written the first
+time a measure needs them, never edited (a changed source has another `source_id`, and its old
+file is removed with it). Target sets that are subsets of the standard ones (e.g. the aRT table
+targets) and budget cuts (a target counts only if hit within B, as `runtime.cut` makes it) are
+answered from the cache; other targets (runlength-based) and the recomputed biobjective
+indicator are computed as before. `COCOPIPE_HITS_CACHE=0` turns the cache off.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from ..store import schema
+from ..store.store import DERIVED, Store
+from . import runtime, targets as tg
+
+TABLE = "hits"
+#: sources whose hits are computed together (bounded memory, fewer passes)
+BATCH_RUNS = 12_000
+
+
+def enabled() -> bool:
+    """False when the environment turns the cache off (COCOPIPE_HITS_CACHE=0)."""
+    return os.environ.get("COCOPIPE_HITS_CACHE", "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+def folder(store: Store, exact: bool) -> Path:
+    """The cache folder of a store for one hit rule."""
+    return store.path / DERIVED / f"hits-{'exact' if exact else 'cocopp'}"
+
+
+def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
+    """True when every (suite, target) the frame asks for is in that suite's standard set, bit for bit."""
+    cols = set(target_frame.columns)
+    if not cols <= {"suite", "target"} or "target" not in cols:
+        return False
+    suites = list(suites)
+    if "suite" in cols:
+        pairs = target_frame.select("suite", "target").unique().rows()
+    else:
+        pairs = [(s, t) for s in suites for t in target_frame["target"].unique().to_list()]
+    std = {s: set(tg.default(s)) for s in {p[0] for p in pairs}}
+    return all(t is not None and t in std[s] for s, t in pairs)
+
+
+def _write(df: pl.DataFrame, out: Path) -> None:
+    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}")
+    pq.write_table(schema.conform(TABLE, df), tmp, compression="zstd", row_group_size=1 << 20)
+    os.replace(tmp, out)
+
+
+def fill(store: Store, source_ids: Iterable[str], exact: bool, suites: Iterable[str] | None = None,
+         algorithms: Iterable[str] | None = None) -> list[str]:
+    """Compute and write the cached hits of the sources that have none yet; returns those written.
+
+    All trials of a source (every instance, no budget cut) against its suite's standard targets;
+    several sources per pass, up to about BATCH_RUNS trials. `suites`/`algorithms` (the partitions
+    the sources lie in, when known) spare reading the other partitions of the store."""
+    root = folder(store, exact)
+    todo = [s for s in dict.fromkeys(source_ids) if s and not (root / f"{s}.parquet").is_file()]
+    if not todo:
+        return []
+    root.mkdir(parents=True, exist_ok=True)
+    runs_all = store.runs()
+    if suites is not None:
+        runs_all = runs_all.filter(pl.col("suite").is_in(list(suites)))
+    if algorithms is not None:
+        runs_all = runs_all.filter(pl.col("algorithm").is_in(list(algorithms)))
+    sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
+    batches, cur, n = [], [], 0
+    for s in todo:
+        if cur and n + sizes.get(s, 0) > BATCH_RUNS:
+            batches.append(cur)
+            cur, n = [], 0
+        cur.append(s)
+        n += sizes.get(s, 0)
+    if cur:
+        batches.append(cur)
+    for batch in batches:
+        runs = runs_all.filter(pl.col("source_id").is_in(batch))
+        keys = runs.select("suite", "algorithm").unique().collect()
+        events = store.events().filter(pl.col("suite").is_in(keys["suite"].unique().to_list())
+                                       & pl.col("algorithm").is_in(keys["algorithm"].unique().to_list()))
+        events = events.join(runs.select("run_id"), on="run_id", how="semi")
+        suites = keys["suite"].unique().sort().to_list()
+        h = runtime.hitting_times(runs, events, tg.frame(None, suites), exact=exact)
+        got = (h.filter(pl.col("success")).select("run_id", "target", "hit")
+               .join(runs.select("run_id", "source_id"), on="run_id").collect())
+        parts = dict(got.partition_by("source_id", as_dict=True, include_key=False))
+        for s in batch:
+            part = parts.get((s,), pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
+            _write(part.sort("run_id", "target"), root / f"{s}.parquet")
+    return todo
+
+
+def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
+    """The cached hits of the given sources (which must have been filled)."""
+    root = folder(store, exact)
+    files = [str(root / f"{s}.parquet") for s in dict.fromkeys(source_ids) if s]
+    sch = schema.polars_schema(TABLE)
+    if not files:
+        return pl.LazyFrame(schema=sch)
+    return pl.scan_parquet(files, schema=sch)
+
+
+def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool,
+         max_budget: str | float | None = None) -> pl.LazyFrame | None:
+    """First hitting times as `runtime.hitting_times(runs, events, targets)` gives them, from the
+    cache (filled first where missing); None where the cache cannot answer (targets outside the
+    standard sets, cache turned off, a store we may not write to)."""
+    if not enabled():
+        return None
+    present = runs.select("suite", "algorithm", "source_id").unique().collect()
+    if not covered(target_frame, present["suite"].unique().to_list()):
+        return None
+    sources = present["source_id"].unique().sort().to_list()
+    try:
+        fill(store, sources, exact, present["suite"].unique().to_list(), present["algorithm"].unique().to_list())
+    except OSError:
+        return None
+    keys = [c for c in target_frame.columns if c != "target"]
+    base = runtime.instance_weights(runs.select(runtime.RUN_COLS))
+    tf = target_frame.lazy()
+    pairs = base.join(tf, on=keys, how="inner") if keys else base.join(tf, how="cross")
+    out = pairs.join(scan(store, sources, exact), on=["run_id", "target"], how="left")
+    return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), max_budget)
+
+
+def cut_hits(hits: pl.LazyFrame, max_budget: str | float | None) -> pl.LazyFrame:
+    """Hits of the trials cut at the budget B (evaluations, or 'Nx' = N x dimension): a target counts
+    as reached only if its first hitting time is <= B (issue "budget cut"; as
+    ../shared/tools/cocopp_oracle_cut.py cuts cocopp's own hitting times)."""
+    budget = runtime.parse_budget(max_budget)
+    if budget is None:
+        return hits
+    limit = runtime._budget_expr(budget)
+    return hits.with_columns(hit=pl.when(pl.col("hit") <= limit).then(pl.col("hit"))).with_columns(
+        success=pl.col("hit").is_not_null())
+

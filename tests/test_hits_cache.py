@@ -1,0 +1,104 @@
+"""The hitting-time cache (pipeline.measures.cache): what it answers equals what is computed from the events."""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from conftest import NAMES
+from logs import write_new2
+from pipeline.api import Analysis, open_store
+from pipeline.ingest import ingest
+from pipeline.measures import cache, targets as tg
+from pipeline.store import Store
+
+KEY = ["run_id", "target"]
+
+
+def _both(a: Analysis, targets=None, monkeypatch=None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(computed from the events, answered by the cache) for the same selection."""
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "0")
+    computed = a.hits(targets).collect()
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
+    cached = a.hits(targets).collect()
+    return computed.sort(KEY), cached.sort(KEY)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cache_equals_computation_on_every_shared_set(stores, name, monkeypatch):
+    """Both hit rules, with and without a budget cut, the standard and the table targets."""
+    store = stores[name]
+    for exact in (False, True):
+        for budget in (None, "100x"):
+            a = Analysis(store, exact=exact, max_budget=budget)
+            computed, cached = _both(a, None, monkeypatch)
+            assert computed.height > 0
+            assert_frame_equal(computed, cached)
+    computed, cached = _both(Analysis(store), "table", monkeypatch)
+    assert_frame_equal(computed, cached)
+    assert any(cache.folder(store, False).glob("*.parquet")) and any(cache.folder(store, True).glob("*.parquet"))
+
+
+def test_targets_outside_the_standard_sets_are_computed(stores, monkeypatch):
+    """A target that is not bit-identical to a standard one (or a runlength frame) is not answered by the cache."""
+    frame = pl.DataFrame({"target": [1e-8, 3e-3]})
+    assert not cache.covered(frame, ["bbob"])
+    assert cache.covered(pl.DataFrame({"target": [tg.BBOB[0], tg.BBOB[-1]]}), ["bbob"])
+    assert not cache.covered(pl.DataFrame({"suite": ["bbob"], "function": [1], "target": [1.0]}), ["bbob"])
+    assert not cache.covered(pl.DataFrame({"target": [-1e-4]}), ["bbob"])  # a biobj target on bbob
+    store = stores["DIRECT_posik_noiseless"]
+    assert cache.hits(store, Analysis(store).runs(), frame, False) is None
+    computed, answered = _both(Analysis(store), [1e-8, 3e-3], monkeypatch)
+    assert_frame_equal(computed, answered)
+
+
+def _tiny(root, best_last: float):
+    write_new2(root, runs=[{"instance": 1, "dat": [(1, 50.0), (10, 5.0), (40, best_last)]},
+                           {"instance": 2, "dat": [(1, 80.0), (30, 0.5)]}])
+    return root
+
+
+def test_hand_made_hits_and_replacement(tmp_path, monkeypatch):
+    """Hits by hand; a source replaced by changed logs leaves no stale cache behind."""
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
+    store = Store(tmp_path / "store", create=True)
+    src = _tiny(tmp_path / "exp", 1e-3)
+    ingest([src], store)
+    a = open_store(store.path)
+    h = a.hits([10.0, 1.0, 1e-2]).collect().sort("instance", pl.col("target"), descending=[False, True])
+    # instance 1: 5.0 at 10 evaluations reaches 10; 1e-3 at 40 reaches 1 and 1e-2; instance 2: 0.5 at 30
+    assert h["hit"].to_list() == [10, 40, 40, 30, 30, None]
+    files = list(cache.folder(store, False).glob("*.parquet"))
+    assert len(files) == 1
+    old_id = files[0].stem
+    # the same source with other logs: its old cached hits go, the new ones are computed on demand
+    import shutil
+
+    shutil.rmtree(src)
+    _tiny(src, 2.0)
+    ingest([src], store)
+    assert not (cache.folder(store, False) / f"{old_id}.parquet").exists()
+    h = a.hits([10.0, 1.0, 1e-2]).collect().sort("instance", pl.col("target"), descending=[False, True])
+    assert h["hit"].to_list() == [10, None, None, 30, 30, None]
+
+
+def test_cache_off_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "0")
+    store = Store(tmp_path / "store", create=True)
+    ingest([_tiny(tmp_path / "exp", 1e-3)], store)
+    open_store(store.path).art().collect()
+    assert not cache.folder(store, False).exists()
+
+
+def test_cached_files_follow_the_schema(stores):
+    """Every cache file carries the hits schema and its version."""
+    store = stores["RS_on_bbob"]
+    Analysis(store).hits().collect()
+    import pyarrow.parquet as pq
+
+    from pipeline.store import schema
+
+    for f in cache.folder(store, False).glob("*.parquet"):
+        meta = pq.read_schema(f).metadata
+        assert meta[b"cocopipe.table"] == b"hits"
+        assert meta[b"cocopipe.schema_version"] == schema.version("hits").encode()

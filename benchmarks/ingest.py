@@ -1,6 +1,6 @@
 """Ingest benchmark: MB/s, wall time, CPU time and peak memory for the given folders or archives.
 
-usage: python benchmarks/ingest.py [SRC ...] [--repeat N] [--jobs N] [--cocopp PYTHON]
+usage: python benchmarks/ingest.py [SRC ...] [--repeat N] [--jobs N] [--cocopp PYTHON] [--as MODE]
        (default SRC: all of ../shared/data)
 
 Each repetition ingests the sources into a fresh store in a fresh interpreter, timing the ingest
@@ -14,6 +14,11 @@ the two interleaved so that both meet the same conditions. cocopp unpacks an arc
 reuses pickles and unpacked folders on later reads, so every cocopp run reads a fresh copy in a new
 temporary folder: an archive is copied (cocopp unpacks it during the timed call), a folder is
 copied outside the timed call. The ratio is cocopp's time over ours (medians).
+
+`--as archive` (the default) reads archives as given; `--as folder` unpacks each archive once into a
+temporary folder (outside every timed call) and times both tools on the unpacked folders, as
+`cocopp.pproc.DataSetList(folder)` reads them; `--as both` does both, one after the other, and
+prints the ratio of each. Folder sources are timed as folders in every mode.
 """
 from __future__ import annotations
 
@@ -23,7 +28,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -102,6 +109,49 @@ def summary(label: str, rows: list[dict], mb: float) -> str:
             f"{mb / cpu:7.1f} MB/s CPU, peak RSS {peak:.0f} MB, {rows[0]['runs']} runs")
 
 
+def unpacked(sources: list[Path], into: Path) -> list[Path]:
+    """The sources with every archive unpacked under `into`: the archive's single top folder, or the
+    folder it was unpacked into when it holds several."""
+    from pipeline.ingest.sources import is_archive, source_name
+
+    out = []
+    for s in sources:
+        if not is_archive(s):
+            out.append(s)
+            continue
+        dst = into / source_name(s)
+        dst.mkdir(parents=True)
+        if s.name.lower().endswith(".zip"):
+            with zipfile.ZipFile(s) as zf:
+                zf.extractall(dst)
+        else:
+            with tarfile.open(s) as tf:
+                tf.extractall(dst, filter="data")
+        tops = [p for p in dst.iterdir() if not p.name.startswith(".")]
+        out.append(tops[0] if len(tops) == 1 and tops[0].is_dir() else dst)
+    return out
+
+
+def compare(sources: list[Path], mb: float, repeat: int, jobs: int, coco: str | None, label: str) -> None:
+    """Time both tools on the sources (interleaved) and print the figures and ratios."""
+    mine, theirs = [], []
+    for _ in range(repeat):
+        mine.append(ours(sources, jobs))
+        if coco:
+            try:
+                theirs.append(cocopp(coco, sources))
+            except RuntimeError as exc:
+                print(f"cocopp failed: {exc}")
+                coco = None
+    print(f"-- {label}")
+    print(summary("cocopipe", mine, mb))
+    if theirs:
+        print(summary("cocopp", theirs, mb))
+        w = statistics.median(r["wall"] for r in theirs) / statistics.median(r["wall"] for r in mine)
+        c = statistics.median(r["cpu"] for r in theirs) / statistics.median(r["cpu"] for r in mine)
+        print(f"ratio cocopp / cocopipe ({label}): {w:.1f}x wall, {c:.1f}x CPU")
+
+
 def main(argv: list[str]) -> None:
     def option(name: str, default: str | None) -> str | None:
         if name in argv:
@@ -114,27 +164,20 @@ def main(argv: list[str]) -> None:
     repeat = int(option("--repeat", "3"))
     jobs = int(option("--jobs", "1"))
     coco = option("--cocopp", None)
-    from pipeline.ingest.sources import expand
+    mode = option("--as", "archive")
+    if mode not in ("archive", "folder", "both"):
+        raise SystemExit(f"--as {mode}: expected archive, folder or both")
+    from pipeline.ingest.sources import expand, is_archive
 
     sources = expand(argv or [str(SHARED)])
     mb = log_megabytes(sources)
     print(f"{len(sources)} sources, {mb:.1f} MB of log text; {repeat} repetitions"
           + (", interleaved with cocopp" if coco else "") + f"; load average {os.getloadavg()[0]:.1f}")
-    mine, theirs = [], []
-    for _ in range(repeat):
-        mine.append(ours(sources, jobs))
-        if coco:
-            try:
-                theirs.append(cocopp(coco, sources))
-            except RuntimeError as exc:
-                print(f"cocopp failed: {exc}")
-                coco = None
-    print(summary("cocopipe", mine, mb))
-    if theirs:
-        print(summary("cocopp", theirs, mb))
-        w = statistics.median(r["wall"] for r in theirs) / statistics.median(r["wall"] for r in mine)
-        c = statistics.median(r["cpu"] for r in theirs) / statistics.median(r["cpu"] for r in mine)
-        print(f"ratio cocopp / cocopipe: {w:.1f}x wall, {c:.1f}x CPU")
+    if mode in ("archive", "both"):
+        compare(sources, mb, repeat, jobs, coco, "as given" if not any(map(is_archive, sources)) else "archives")
+    if mode in ("folder", "both") and (mode == "folder" or any(map(is_archive, sources))):
+        with tempfile.TemporaryDirectory() as tmp:
+            compare(unpacked(sources, Path(tmp)), mb, repeat, jobs, coco, "unpacked folders")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ All data files of a source are parsed together in one Polars pass.
 from __future__ import annotations
 
 import io
+import os
 import posixpath
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -323,6 +325,32 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
     return heads, recs.with_columns(bad=bad).collect()
 
 
+#: data files are read in parallel chunks of at least this many bytes (one chunk below)
+CHUNK_BYTES = 4 << 20
+
+
+def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Header facts and records of the data files (see `_records`), read in contiguous chunks of
+    files on as many threads as there are cores (Polars and the reads release the GIL)."""
+    sizes = np.cumsum([len(src.view(p)) for p in paths])
+    workers = workers or min(os.cpu_count() or 1, 8)
+    k = int(min(workers, sizes[-1] // CHUNK_BYTES if len(sizes) else 1, len(paths))) or 1
+    if k == 1:
+        return _records(*_lines(src, paths), files)
+    # chunk boundaries: the file indices where the byte count passes each k-th of the total
+    cuts = [0, *np.searchsorted(sizes, sizes[-1] * np.arange(1, k) / k, side="right").tolist(), len(paths)]
+    cuts = sorted(set(cuts))
+
+    def one(lo: int, hi: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+        heads, recs = _records(*_lines(src, paths[lo:hi]), files.slice(lo, hi - lo))
+        shift = pl.col("file") + lo
+        return heads.with_columns(shift), recs.with_columns(shift)
+
+    with ThreadPoolExecutor(max_workers=len(cuts) - 1) as pool:
+        parts = list(pool.map(one, cuts[:-1], cuts[1:]))
+    return pl.concat([h for h, _ in parts]), pl.concat([r for _, r in parts])
+
+
 def _trials_frame(trials: pl.DataFrame, algorithm: str | None, source_id: str) -> pl.DataFrame:
     """The trials announced by the .info files, numbered: section within its data file, trial within
     its problem, and a run_id unique across sources."""
@@ -394,7 +422,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    heads, recs = _records(*_lines(src, paths), files)
+    heads, recs = _read_data(src, paths, files)
     nbad = recs["bad"].sum()
     if nbad:
         for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -60,7 +61,6 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
                             "final_fraction": pl.Float64, "solvable_fraction": pl.Float64, "max_x": pl.Float64,
                             "median_max_evaluations": pl.Float64, "problems": pl.Int64, "functions": pl.Int64,
                             "trials": pl.Int64})
-_PROBLEM = [*KEY, "function", "target"]
 
 
 def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
@@ -82,7 +82,8 @@ def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
 
 
 def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max_x=None) -> pl.DataFrame:
-    """The plotted range max_x per (suite, algorithm, dimension) (see the module)."""
+    """The plotted range max_x per (suite, algorithm, dimension) (see the module); `trials` has the
+    key columns and `evaluations`."""
     kind, value = _range_spec(mode, max_budget, max_x)
     dims = trials.group_by(KEY).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
     dim = pl.col("dimension").cast(pl.Float64)
@@ -90,24 +91,64 @@ def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max
     return dims.select(*KEY, max_x=expr.cast(pl.Float64))
 
 
-def _trials(hits: pl.DataFrame) -> pl.DataFrame:
-    """One row per (problem, trial): cost (hit if successful, else evaluations), success, weight, and
-    `fid`, the index of (suite, algorithm, dimension, function) in sorted order."""
-    t = hits.select(
-        *_PROBLEM, "trial", "instance", "run_id", "success", "evaluations",
+class _Data(NamedTuple):
+    """Hitting times prepared once for every table: numbers per row, names per function."""
+
+    #: one row per (problem, trial), sorted by fid, target, trial: fid, target, trial, instance, run_id,
+    #: success, evaluations, weight, cost (hit if successful, else evaluations)
+    trials: pl.DataFrame
+    #: one row per fid, the index of (suite, algorithm, dimension, function) in sorted order
+    funcs: pl.DataFrame
+    #: one row per problem, sorted by fid, target: success fraction (instance-balanced) `rate`, `solved`
+    #: (any success), and the function's suite, algorithm, dimension, function
+    problems: pl.DataFrame
+
+
+def _prepare(hits: pl.DataFrame) -> _Data:
+    """Trials, functions and problems of an eager frame of hitting times (`run_id` identifies a trial,
+    as in the store, so names are looked up once per trial, not per target)."""
+    runs = hits.select("run_id", *KEY, "function").unique("run_id").with_columns(pl.col("dimension").cast(pl.Int64))
+    funcs = runs.select(*KEY, "function").unique().sort(*KEY, "function").with_row_index("fid")
+    fid = runs.join(funcs, on=[*KEY, "function"], how="left").select("run_id", "fid")
+    trials = hits.select(
+        "target", "trial", "instance", "run_id", "success", "evaluations",
         weight=pl.col("weight").cast(pl.Float64),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
-    ).with_columns(pl.col("dimension").cast(pl.Int64))
-    funcs = t.select(*KEY, "function").unique().sort(*KEY, "function").with_row_index("fid")
-    return t.join(funcs, on=[*KEY, "function"], how="left")
+    ).join(fid, on="run_id", how="left")
+    trials = trials[_trial_order(trials)]
+    f, target = trials["fid"].to_numpy(), trials["target"].to_numpy()
+    w, success = trials["weight"].to_numpy(), trials["success"].to_numpy()
+    first = np.flatnonzero(np.r_[True, (f[1:] != f[:-1]) | (target[1:] != target[:-1])]) if len(f) else np.zeros(0, int)
+    if len(f):  # integer-valued weights: the sums are exact in any order
+        rate = np.add.reduceat(w * success, first) / np.add.reduceat(w, first)
+        solved = np.maximum.reduceat(success, first)
+    else:
+        rate, solved = np.zeros(0), np.zeros(0, bool)
+    problems = pl.DataFrame({"fid": f[first], "target": target[first], "rate": rate, "solved": solved},
+                            schema={"fid": pl.UInt32, "target": pl.Float64, "rate": pl.Float64, "solved": pl.Boolean})
+    return _Data(trials, funcs, problems.join(funcs, on="fid", how="left", maintain_order="left"))
 
 
-def _problems(trials: pl.DataFrame) -> pl.DataFrame:
-    """Per problem: success fraction (instance-balanced) and whether any trial succeeded."""
-    return trials.group_by(_PROBLEM).agg(
-        rate=(pl.col("weight") * pl.col("success")).sum() / pl.col("weight").sum(),
-        solved=pl.col("success").any(),
-    )
+def _trial_order(trials: pl.DataFrame) -> np.ndarray:
+    """The order by fid, target, trial (run_id where trial numbers repeat), as one integer sort."""
+    fid = trials["fid"].to_numpy().astype(np.int64)
+    trial = trials["trial"].to_numpy().astype(np.int64)
+    values, tix = np.unique(trials["target"].to_numpy(), return_inverse=True)
+    lo = int(trial.min()) if len(trial) else 0
+    span = int(trial.max()) - lo + 1 if len(trial) else 1
+    if (int(fid.max()) + 1 if len(fid) else 1) * len(values) * span < 2 ** 62:
+        key = (fid * len(values) + tix.ravel()) * span + (trial - lo)
+        order = np.argsort(key)
+        k = key[order]
+        if not len(k) or np.all(k[1:] != k[:-1]):
+            return order
+    return np.lexsort((trials["run_id"].to_numpy(), trial, trials["target"].to_numpy(), fid))
+
+
+def _limits(data: _Data, mode: str, max_budget, max_x) -> pl.DataFrame:
+    """`x_limits` of the prepared trials."""
+    longest = data.trials.group_by("fid").agg(pl.col("evaluations").max()).join(data.funcs, on="fid")
+    return x_limits(longest, mode, max_budget, max_x)
 
 
 def _members(problems: pl.DataFrame, group) -> pl.DataFrame:
@@ -131,7 +172,7 @@ def _members(problems: pl.DataFrame, group) -> pl.DataFrame:
 def _trial_atoms(trials: pl.DataFrame) -> pl.DataFrame:
     """The trials' own hitting times, each weighing its share of the problem's (balanced) trials."""
     return (
-        trials.with_columns(mass=pl.col("weight") / pl.col("weight").sum().over(_PROBLEM))
+        trials.with_columns(mass=pl.col("weight") / pl.col("weight").sum().over("fid", "target"))
         .filter(pl.col("success"))
         .select("fid", value=pl.col("cost"), mass=pl.col("mass"))
     )
@@ -143,26 +184,35 @@ def sample_size(trial_counts: np.ndarray, samples: int) -> int:
     return k * max(2, samples // k)
 
 
-def _simulated_atoms(trials: pl.DataFrame, samples: int, seed: int) -> pl.DataFrame:
+def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame:
     """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
     (suite, algorithm, dimension), so a result does not depend on what else is selected."""
+    empty = pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
+    trials, funcs = data.trials, data.funcs
+    if not trials.height:
+        return empty
+    # the trials are sorted by fid, target, trial: every (suite, algorithm, dimension) is one block
+    fid, target = trials["fid"].to_numpy().astype(np.int64), trials["target"].to_numpy()
+    rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
+    cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
+    new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
+    key_start = np.flatnonzero(new_key)
+    bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
     parts = []
-    for key, part in trials.group_by(KEY, maintain_order=True):
-        part = part.sort("function", "target", "trial")
-        first = np.r_[True, (np.diff(part["function"].to_numpy()) != 0) | (np.diff(part["target"].to_numpy()) != 0)]
-        gid = np.cumsum(first) - 1
-        keys = part.filter(pl.Series(first)).select("fid")
-        rep = np.maximum(part["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
-        gid = np.repeat(gid, rep)
-        cost, success = np.repeat(part["cost"].to_numpy(), rep), np.repeat(part["success"].to_numpy(), rep)
-        counts = np.bincount(gid, minlength=keys.height)
-        size = sample_size(counts, samples)
-        rng = np.random.default_rng([seed, zlib.crc32(repr(tuple(key)).encode())])
-        sg, rt = restarts.simulate(gid, cost, success, keys.height, size, rng, first_deterministic=True)
-        per = np.bincount(sg, minlength=keys.height)  # samples drawn per problem (a multiple of its trials)
-        parts.append(pl.DataFrame({"fid": keys["fid"].to_numpy()[sg], "value": rt, "mass": 1.0 / per[sg]}))
-    if not parts:
-        return pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
+    for i, k in enumerate(key_start):
+        lo, hi = bounds[i], bounds[i + 1]
+        f, t = fid[lo:hi], target[lo:hi]
+        first = np.r_[True, (f[1:] != f[:-1]) | (t[1:] != t[:-1])]
+        keys = f[first]
+        rep = rep_all[lo:hi]
+        gid = np.repeat(np.cumsum(first) - 1, rep)
+        cost, success = np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep)
+        size = sample_size(np.bincount(gid, minlength=len(keys)), samples)
+        key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
+        rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+        sg, rt = restarts.simulate(gid, cost, success, len(keys), size, rng, first_deterministic=True)
+        per = np.bincount(sg, minlength=len(keys))  # samples drawn per problem (a multiple of its trials)
+        parts.append(pl.DataFrame({"fid": keys[sg].astype(np.uint32), "value": rt, "mass": 1.0 / per[sg]}))
     return pl.concat(parts)
 
 
@@ -235,10 +285,11 @@ def restart_distribution(succ: np.ndarray, fail: np.ndarray, limit: float = math
     return _merge(tv[keep], tm[keep])
 
 
-def _exact_atoms(trials: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
+def _exact_atoms(data: _Data, limits: pl.DataFrame) -> pl.DataFrame:
     """The closed-form law of the simulated restart runtime of every problem, cut at max_x * dimension."""
-    df = trials.join(limits, on=KEY, how="left").with_columns(
-        limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
+    lim = data.funcs.join(limits, on=KEY, how="left").select(
+        "fid", limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
+    df = data.trials.join(lim, on="fid", how="left", maintain_order="left")
     grouped = df.group_by(["fid", "target", "limit"], maintain_order=True).agg(
         succ=pl.col("cost").filter(pl.col("success")), succ_w=pl.col("weight").filter(pl.col("success")),
         fail=pl.col("cost").filter(~pl.col("success")), fail_w=pl.col("weight").filter(~pl.col("success")),
@@ -265,55 +316,71 @@ def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     if samples < 1:
         raise ValueError(f"samples {samples}: expected a positive number")
-    trials = _trials(hits)
-    problems = _problems(trials)
-    members = _members(problems, group)
-    limits = x_limits(trials, mode, max_budget, max_x)
+    data = _prepare(hits)
+    members = _members(data.problems, group)
+    limits = _limits(data, mode, max_budget, max_x)
     if mode == "trials":
-        atoms = _trial_atoms(trials)
+        atoms = _trial_atoms(data.trials)
     elif mode == "simulated":
-        atoms = _simulated_atoms(trials, samples, seed)
+        atoms = _simulated_atoms(data, samples, seed)
     else:
-        atoms = _exact_atoms(trials, limits)
-    return _steps(atoms, trials, problems, members, limits)
+        atoms = _exact_atoms(data, limits)
+    return _steps(atoms, data, members, limits)
 
 
-def _steps(atoms: pl.DataFrame, trials: pl.DataFrame, problems: pl.DataFrame, members: pl.DataFrame,
-           limits: pl.DataFrame) -> pl.DataFrame:
+def _sorted_by(key: np.ndarray, x: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, x, mass) sorted by key, then x, as `np.lexsort((x, key))` orders them: ties of x within a
+    key keep their order where the key's masses differ (so that sums of tied masses do not depend on
+    the sort). Keys in ascending blocks (as atoms come) are sorted block by block."""
+    if not len(key):
+        return key, x, mass
+    rep = np.zeros(int(key.max()) + 1)
+    rep[key] = mass
+    uniform = bool(np.all(rep[key] == mass))  # one mass per key: tied atoms are interchangeable
+    change = np.flatnonzero(key[1:] != key[:-1]) + 1
+    if np.all(key[change] > key[change - 1]) and len(change) < len(key) // 16:
+        bounds = np.r_[0, change, len(key)]
+        if uniform:
+            return key, np.concatenate([np.sort(x[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]), mass
+        order = np.concatenate([lo + np.argsort(x[lo:hi], kind="stable") for lo, hi in zip(bounds[:-1], bounds[1:])])
+    else:
+        o = np.argsort(x) if uniform else np.argsort(x, kind="stable")
+        k = key[o]
+        order = o[np.argsort(k.astype(np.uint16) if k.max() < 2 ** 16 else k, kind="stable")]
+    return key[order], x[order], mass[order]
+
+
+def _steps(atoms: pl.DataFrame, data: _Data, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
     """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass):
     each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
-    funcs = (trials.select("fid", *KEY, "function").unique("fid").sort("fid")
-             .join(problems.group_by(*KEY, "function").agg(n=pl.len()), on=[*KEY, "function"], how="left")
-             .join(limits, on=KEY, how="left"))
+    n = data.problems.group_by("fid").agg(n=pl.len())
+    funcs = data.funcs.join(n, on="fid", how="left").join(limits, on=KEY, how="left").sort("fid")
     link = funcs.join(members, on=["suite", "function"])
     cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
-    link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("fid", "cell")
+    link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("cell", "fid")
     fid = atoms["fid"].to_numpy().astype(np.int64)
     dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
     x, mass = atoms["value"].to_numpy() / dim[fid], atoms["mass"].to_numpy()
     keep = (x <= lim[fid]) & (mass > 0)
-    fid, x, mass = fid[keep], x[keep], mass[keep]
-    order = np.lexsort((x, fid))
-    fid, x, mass = fid[order], x[order], mass[order]
+    fid, x, mass = _sorted_by(fid[keep], x[keep], mass[keep])
     if len(x):  # one atom per (function, x)
         first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
         fid, x, mass = fid[first], x[first], np.add.reduceat(mass, first)
-    # every atom of a function once for each group the function is in
+    # every atom of a function once for each group the function is in: per group, the functions' atoms
+    # one after the other in function order, then sorted by x (ties in function order)
     f_start = np.searchsorted(fid, np.arange(funcs.height))
     f_len = np.searchsorted(fid, np.arange(funcs.height), side="right") - f_start
-    lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy()
+    lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy().astype(np.int64)
     take = np.repeat(f_start[lf], f_len[lf]) + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf]))
-    cell = np.repeat(lc, f_len[lf])
-    x, mass = x[take], mass[take]
-    order = np.lexsort((x, cell))
-    cell, x, mass = cell[order], x[order], mass[order]
+    cell, x, mass = _sorted_by(np.repeat(lc, f_len[lf]), x[take], mass[take])
     # one row per (cell, x)
     change = np.r_[True, (cell[1:] != cell[:-1]) | (x[1:] != x[:-1])] if len(x) else np.zeros(0, bool)
     first = np.flatnonzero(change)
     mass = np.add.reduceat(mass, first) if len(first) else mass
     cell, x = cell[first], x[first]
     # cumulative per group on its own, so that a group's fractions do not depend on what else is selected
-    cum = pl.DataFrame({"cell": cell, "mass": mass}).select(pl.col("mass").cum_sum().over("cell"))["mass"].to_numpy()
+    bounds = np.r_[np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]), len(cell)] if len(cell) else np.zeros(1, np.int64)
+    cum = np.concatenate([np.cumsum(mass[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]) if len(cell) else mass
     n = cells["n"].to_numpy().astype(float)
     fraction = np.minimum(cum / n[cell], 1.0)
     out = cells.select(*KEY, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
@@ -324,24 +391,25 @@ def _steps(atoms: pl.DataFrame, trials: pl.DataFrame, problems: pl.DataFrame, me
 def summary_table(hits: pl.DataFrame, group=None, mode: str = "simulated", max_budget: str | float | None = None,
                   max_x: float | str | None = None) -> pl.DataFrame:
     """The summary of an eager frame of hitting times (see `ecdf_summary`)."""
-    trials = _trials(hits)
-    problems = _problems(trials)
-    members = _members(problems, group)
-    limits = x_limits(trials, mode, max_budget, max_x)
-    per_problem = problems.join(members, on=["suite", "function"]).group_by(*KEY, "group").agg(
+    data = _prepare(hits)
+    members = _members(data.problems, group)
+    limits = _limits(data, mode, max_budget, max_x)
+    per_problem = data.problems.join(members, on=["suite", "function"], maintain_order="left").group_by(
+        *KEY, "group").agg(
         final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
         functions=pl.col("function").n_unique(),
     )
-    runs = trials.unique("run_id").join(members, on=["suite", "function"])
+    runs = (data.trials.unique("run_id").select("fid", "instance", "evaluations").join(data.funcs, on="fid")
+            .join(members, on=["suite", "function"]))
     per_run = runs.group_by(*KEY, "group").agg(
         median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
         trials=pl.len(),
     )
-    targets = problems.group_by(*KEY, "function").agg(t=pl.len())
+    targets = data.problems.group_by("fid").agg(t=pl.len())
     out = (
         per_problem.join(per_run, on=[*KEY, "group"])
         .join(limits, on=KEY, how="left")
-        .join(runs.unique([*KEY, "function", "instance", "group"]).join(targets, on=[*KEY, "function"])
+        .join(runs.unique(["fid", "instance", "group"]).join(targets, on="fid")
               .group_by(*KEY, "group").agg(problems=pl.col("t").sum()), on=[*KEY, "group"])
         .sort(*KEY, "group")
     )

@@ -10,6 +10,7 @@ with N samples and all trials successful the sample is exactly the trials' runti
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -68,16 +69,26 @@ def sample_size(n: int, samples: int, first_deterministic: bool) -> int:
 
 def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """Groups (problem, target) in a fixed order, and per trial: group index, cost, success
-    (trials repeated by their instance-balancing weight, like cocopp's balanced columns)."""
+    (trials repeated by their instance-balancing weight, like cocopp's balanced columns).
+
+    The order is (suite, algorithm, function, dimension, target, trial); the strings are sorted once
+    per problem, not per row."""
     df = hits.select(
         *GROUP, "trial", "success", "weight",
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
-    ).sort(*GROUP, "trial")
-    keys = df.select(GROUP).unique(maintain_order=True)
-    gid = df.join(keys.with_row_index("g"), on=GROUP, how="left", maintain_order="left")["g"].to_numpy()
-    w = df["weight"].to_numpy()
-    rep = np.maximum(w, 1)
-    return keys, np.repeat(gid, rep), np.repeat(df["cost"].to_numpy(), rep), np.repeat(df["success"].to_numpy(), rep)
+    )
+    problems = df.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
+    df = df.join(problems, on=PROBLEM, how="left")
+    p, target = df["_p"].to_numpy(), df["target"].to_numpy()
+    order = np.lexsort((df["trial"].to_numpy(), target, p))
+    p, target = p[order], target[order]
+    first = np.ones(len(order), bool)
+    first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])
+    gid = np.cumsum(first) - 1
+    keys = df.select(GROUP)[order[first]]
+    rep = np.maximum(df["weight"].to_numpy()[order], 1)
+    return (keys, np.repeat(gid, rep), np.repeat(df["cost"].to_numpy()[order], rep),
+            np.repeat(df["success"].to_numpy()[order], rep))
 
 
 def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int, samples: int,
@@ -123,6 +134,24 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
     return sg, out
 
 
+def group_percentiles(sg: np.ndarray, rt: np.ndarray, ngroups: int, percentiles: Sequence[float]) -> np.ndarray:
+    """Percentiles (linear interpolation, as numpy.percentile) of the values `rt` of every group, the
+    groups `sg` being contiguous blocks in increasing order: one row per percentile, NaN for an empty
+    group. Groups of equal size are sorted together as the rows of one matrix."""
+    size = np.bincount(sg, minlength=ngroups)
+    start = np.cumsum(size) - size
+    out = np.full((len(percentiles), ngroups), np.nan)
+    for s in np.unique(size[size > 0]):
+        g = np.flatnonzero(size == s)
+        block = np.sort(rt[start[g][:, None] + np.arange(s)], axis=1)
+        for i, p in enumerate(percentiles):
+            pos = p / 100 * (s - 1)
+            lo = int(np.floor(pos))
+            a, b = block[:, lo], block[:, min(lo + 1, s - 1)]
+            out[i, g] = np.where(np.isinf(a) | np.isinf(b), np.maximum(a, b), a + (pos - lo) * (b - a))
+    return out
+
+
 def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
                        first_deterministic: bool = True) -> pl.LazyFrame:
     """Simulated restart runtimes: one row per (problem, target, sample) with `runtime`; problems
@@ -148,21 +177,8 @@ def art_dispersion(hits: pl.LazyFrame, percentiles: tuple[float, ...] = (10, 50,
     def run(df: pl.DataFrame) -> pl.DataFrame:
         keys, gid, cost, success = _flat(df)
         sg, rt = simulate(gid, cost, success, keys.height, samples, np.random.default_rng(seed), first_deterministic)
-        order = np.lexsort((rt, sg))
-        rt, sg = rt[order], sg[order]
-        size = np.bincount(sg, minlength=keys.height)
-        start = np.concatenate([[0], np.cumsum(size)[:-1]])
-        has = size > 0
-        cols = {}
-        for p, name in zip(percentiles, names):  # linear interpolation, as numpy.percentile
-            pos = p / 100 * np.maximum(size - 1, 0)
-            lo = np.floor(pos).astype(np.int64)
-            hi = np.minimum(lo + 1, np.maximum(size - 1, 0))
-            a = rt[np.where(has, start + lo, 0)] if len(rt) else np.zeros(keys.height)
-            b = rt[np.where(has, start + hi, 0)] if len(rt) else np.zeros(keys.height)
-            val = np.where(np.isinf(a) | np.isinf(b), np.maximum(a, b), a + (pos - lo) * (b - a))
-            cols[name] = pl.Series(name, np.where(has, val, np.nan)).fill_nan(None)
-        return keys.with_columns(**cols)
+        values = group_percentiles(sg, rt, keys.height, percentiles)
+        return keys.with_columns(pl.Series(name, v).fill_nan(None) for name, v in zip(names, values))
 
     sch = hits.collect_schema()
     schema = pl.Schema({**{c: sch[c] for c in GROUP}, **{n: pl.Float64 for n in names}})

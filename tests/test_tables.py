@@ -337,10 +337,10 @@ def _per_pair(analysis, targets):
     return out
 
 
-def test_pairwise_table_equals_the_tests_pair_by_pair():
-    # algorithms whose unsuccessful trials stop after different budgets (FE_umin 60, 80, 120 and none),
-    # late successes, equal runtimes across algorithms, 3 to 10 trials (exact and normal p-values)
-    rng = np.random.default_rng(5)
+def mixed_budgets(seed: int = 5) -> Analysis:
+    """Algorithms whose unsuccessful trials stop after different budgets (FE_umin 60, 80, 120 and
+    none), late successes, equal runtimes across algorithms, 3 to 10 trials (exact and normal p-values)."""
+    rng = np.random.default_rng(seed)
     spec = {}
     for f in (1, 2):
         for alg, budget, n, ok in (("a", 60, 10, 0.6), ("b", 80, 9, 0.5), ("c", 120, 4, 0.5), ("d", 200, 6, 1.0),
@@ -353,7 +353,11 @@ def test_pairwise_table_equals_the_tests_pair_by_pair():
                     trials.append(([(1, 100.0), (budget // 2, float(rng.choice([0.5, 2.0, 3.0]))),
                                     (budget, float(rng.uniform(1e-3, 0.4)))], budget))
             spec[(alg, f)] = trials
-    a = Analysis(build(spec))
+    return Analysis(build(spec))
+
+
+def test_pairwise_table_equals_the_tests_pair_by_pair():
+    a = mixed_budgets()
     targets = [1.0, 1e-3]
     want = _per_pair(a, targets)
     pw = pairwise_table(a, targets=targets)
@@ -385,3 +389,35 @@ def test_marker_expression_equals_marker():
     assert stats.markers("*", np.array(ps)).to_list() == [stats.marker("*", p) for p in ps]
     assert stats.markers("★", np.array(ps), alpha=0.01).to_list() == [stats.marker("★", p, 0.01) for p in ps]
     assert stats.markers("*", np.array([np.nan])).to_list() == [""]
+
+
+@pytest.mark.parametrize("reference", [None, "d", "e"])
+def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
+    # the best against each other algorithm and each against the reference, one stats.compare per pair
+    from pipeline.tables.art import Trajectories, table_targets, trial_groups
+
+    a = mixed_budgets(seed=9)
+    targets = [1.0, 1e-3]
+    df = art_table(a, reference=reference, targets=targets, samples=50)
+    traj = Trajectories(a.events())
+    art = {(r["function"], r["target"], r["algorithm"]): r["art"] for r in df.iter_rows(named=True)}
+    tested = 0
+    for (_, _, f, t), g in trial_groups(a.hits(table_targets(["bbob"], targets).lazy()).collect()):
+        algs = sorted(x for x in g if x != reference)
+        rows = {r["algorithm"]: r for r in df.filter((pl.col("function") == f) & (pl.col("target") == t)).iter_rows(named=True)}
+
+        def test(x, y):
+            return stats.compare(g[x].hit, g[x].evals, g[x].prec(traj), g[y].hit, g[y].evals, g[y].prec(traj))
+
+        best = min(algs, key=lambda x: (art[(f, t, x)], algs.index(x)))
+        res = [test(x, best) for x in algs if x != best]
+        p_best = 1.0 if any(r.direction >= 0 for r in res) else max(r.p_marked for r in res)
+        assert rows[best]["p_best"] == pytest.approx(p_best, rel=1e-12, abs=0)
+        assert all(rows[x]["p_best"] is None for x in algs if x != best)
+        for x in algs if reference else []:
+            r = test(x, reference)
+            assert rows[x]["p_ref"] == pytest.approx(r.p_value, rel=1e-12, abs=0)
+            assert (rows[x]["ref_direction"], rows[x]["ref_consistent"]) == (r.direction, r.consistent)
+            tested += 1
+        tested += len(res)
+    assert tested == 2 * 2 * (5 if reference is None else 4 + 5)  # (function, target) x tests of each

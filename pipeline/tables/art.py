@@ -57,7 +57,8 @@ def algorithm_order(analysis, present: Sequence[str]) -> list[str]:
 # -- per-trial data for the tests ---------------------------------------------------------------
 class Trajectories:
     """Best precision of each run after a number of evaluations, from its budget-triggered (.tdat)
-    records, as cocopp's `DataSet.funvals` (runs without any .tdat record use all records)."""
+    records, as cocopp's `DataSet.funvals` (runs without any .tdat record use all records); one run
+    at a time, the reference the tests hold the vectorised `_precision_at` to."""
 
     def __init__(self, events: pl.LazyFrame):
         self._events = events
@@ -124,10 +125,6 @@ def trial_groups(hits: pl.DataFrame) -> Iterator[tuple[tuple, dict[str, Trials]]
                                          np.asarray(row["evaluations"], float))
     if cur is not None:
         yield cur, group
-
-
-def _compare(a: Trials, b: Trials, traj: Trajectories) -> stats.TestResult:
-    return stats.compare(a.hit, a.evals, a.prec(traj), b.hit, b.evals, b.prec(traj))
 
 
 # -- the aRT table ----------------------------------------------------------------------------
@@ -276,42 +273,151 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     return a.select(cols)
 
 
+def _pivot_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of, pivot: int,
+                 cache: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Rank-sum tests of every algorithm of one (problem, target) against the algorithm `pivot`.
+
+    Arguments as `_group_tests`. The test of x against the pivot uses FE_umin = min(umin[x],
+    umin[pivot]): the algorithms of umin >= umin[pivot] are scored together at umin[pivot], the
+    others with the pivot at their own umin. Returns U of x against the pivot and the two-sided
+    p-value per algorithm x (NaN U and p = 1 where a sample holds NaN, as `stats.ranksum`; the
+    pivot's own entries are meaningless)."""
+    k = len(umin)
+    u_out, p_out = np.full(k, np.nan), np.ones(k)
+    up = umin[pivot]
+    for fe in np.unique(umin[umin <= up]):
+        part = umin >= fe if fe == up else umin == fe
+        part[pivot] = True
+        if part.sum() < 2:
+            continue
+        mask = part[alg]
+        h = hit[mask]
+        success = ~np.isnan(h) & (h <= fe)
+        value = np.empty(len(h))
+        value[success] = 1.0 / h[success]
+        if (~success).any():
+            value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
+        members = np.flatnonzero(part)
+        local = np.full(k, -1, np.int64)
+        local[members] = np.arange(len(members))
+        lab = local[alg[mask]]
+        bad = np.zeros(len(members), bool)
+        nan = np.isnan(value)
+        if nan.any():  # scipy gives NaN for samples with NaN: no test
+            bad[np.unique(lab[nan])] = True
+        ok = ~bad[lab]
+        scores = _dense_scores(success[ok], value[ok])
+        u, ties = stats.pair_counts(scores, lab[ok], len(members), [local[pivot]])
+        others = members[members != pivot]
+        nx, npv = n[others].astype(float), np.full(len(others), float(n[pivot]))
+        u_x = nx * npv - u[0, local[others]]  # U of x against the pivot
+        t = ties[0, local[others]]
+        p = stats.ranksum_p(u_x, nx, npv, t)
+        exact = stats.exact_wanted(nx, npv, t)
+        if exact.any():
+            p[exact] = stats.exact_p(nx[exact], npv[exact], u_x[exact], cache)
+        nan_pair = bad[local[others]] | bad[local[pivot]]
+        u_x[nan_pair], p[nan_pair] = np.nan, 1.0
+        u_out[others], p_out[others] = u_x, p
+    return u_out, p_out
+
+
 def _significance(a: pl.DataFrame, ana, hits: pl.DataFrame, tt: pl.DataFrame, ref_alg: str | None,
-                  correction: str, alpha: float) -> pl.DataFrame:
-    """Add the best-versus-others and versus-reference tests (cocopp's compall.pptables, pptable)."""
+                  correction: str, alpha: float, chunk: int = 16) -> pl.DataFrame:
+    """Add the best-versus-others and versus-reference tests (cocopp's compall.pptables, pptable).
+
+    The best algorithm of a (problem, target) has the smallest aRT (the best median final
+    precision where no aRT is finite; the first in the selection's order on a tie). Each test is
+    that of `stats.compare` on the pair (its own FE_umin, scipy's p-value, cocopp's consistency
+    rule), computed per (problem, target) for all algorithms against the best or the reference at
+    once (`_pivot_tests`)."""
     th = hits.join(tt, on=["suite", "target"], how="semi")
-    traj = Trajectories(ana.events())
-    arts = {(r["suite"], r["dimension"], r["function"], r["target"], r["algorithm"]): r["art"]
-            for r in a.select(*KEY, "target", "algorithm", "art").iter_rows(named=True)}
-    medf = {(r["suite"], r["dimension"], r["function"], r["algorithm"]): r["f"]
-            for r in ana.runs().group_by(*KEY, "algorithm").agg(f=pl.col("final_delta").median()).collect()
-            .iter_rows(named=True)}
     order = algorithm_order(ana, th["algorithm"].unique().to_list())
+    oidx = {x: i for i, x in enumerate(order)}
+    ref_o = oidx.get(ref_alg, -1)
+    h = th.select(
+        *KEY, "target", "algorithm", "run_id", "success",
+        o=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64),
+        hitf=pl.col("hit").cast(pl.Float64).fill_null(float("nan")), evf=pl.col("evaluations").cast(pl.Float64),
+    ).sort(*KEY, "target", "o")
+    h = h.with_columns(g=pl.struct(*KEY, "target").rle_id().cast(pl.Int64))
+    # per (problem, target, algorithm): trials, FE_umin, unbalanced aRT and average evaluations (cocopp's test)
+    cost = pl.when(pl.col("success")).then(pl.col("hitf")).otherwise(pl.col("evf"))
+    per = h.group_by("g", "o", maintain_order=True).agg(
+        *[pl.col(c).first() for c in (*KEY, "target", "algorithm")],
+        trials=pl.len().cast(pl.Int64), umin=pl.col("evf").filter(~pl.col("success")).min().fill_null(math.inf),
+        cost=cost.sum(), succ=pl.col("success").sum(),
+    ).with_columns(
+        art_u=pl.when(pl.col("succ") > 0).then(pl.col("cost") / pl.col("succ")).otherwise(math.inf),
+        avg=pl.col("cost") / pl.col("trials"),
+    )
+    medf = ana.runs().group_by(*KEY, "algorithm").agg(medf=pl.col("final_delta").median()).collect()
+    per = (per.join(a.select(*KEY, "target", "algorithm", "art"), on=[*KEY, "target", "algorithm"], how="left",
+                    maintain_order="left")
+           .join(medf, on=[*KEY, "algorithm"], how="left", maintain_order="left")
+           .with_columns(pl.col("art").fill_null(math.inf), pl.col("medf").fill_null(math.inf)))
+    # the best of each (problem, target) among two or more compared algorithms
+    cand = per.filter(pl.col("o") != ref_o)
+    finite = pl.col("art").is_finite().any().over("g")
+    best = (cand.filter(pl.len().over("g") >= 2)
+            .with_columns(_key=pl.when(finite).then(pl.col("art")).otherwise(pl.col("medf")))
+            .sort("g", "_key", "o").group_by("g", maintain_order=True).agg(best=pl.col("o").first()))
+    pivots = [best.select("g", p="best")]
+    if ref_alg:
+        pivots.append(per.filter(pl.col("o") == ref_o).select("g", p="o"))
+    # precisions needed: late trials of both algorithms of each test at its FE_umin
+    pv = pl.concat(pivots).join(per.select("g", p="o", up="umin"), on=["g", "p"])
+    pairs = (per.select("g", "o", "umin").join(pv, on="g").filter(pl.col("o") != pl.col("p"))
+             .select("g", "o", "p", fe=pl.min_horizontal("umin", "up")).filter(pl.col("fe").is_finite()))
+    q = (pl.concat([pairs.select("g", "o", "fe"), pairs.select("g", o="p", fe="fe")]).unique()
+         .join(h.select("g", "o", "algorithm", "run_id", "hitf"), on=["g", "o"])
+         .filter(~(pl.col("hitf") <= pl.col("fe"))).select("algorithm", "run_id", "fe").unique())
+    prec = _precision_at(ana, q, chunk).sort("run_id", "fe")
+    ufe, urun = np.unique(prec["fe"].to_numpy()), np.unique(prec["run_id"].to_numpy())
+    nfe = max(len(ufe), 1)
+    pkeys = np.searchsorted(urun, prec["run_id"].to_numpy()) * nfe + np.searchsorted(ufe, prec["fe"].to_numpy())
+    pvals = prec["prec"].to_numpy()
+
+    ngroups = int(per["g"].max()) + 1 if per.height else 0
+    bounds = np.searchsorted(h["g"].to_numpy(), np.arange(ngroups + 1))
+    pbounds = np.searchsorted(per["g"].to_numpy(), np.arange(ngroups + 1))
+    h_o, h_hit, h_run = h["o"].to_numpy(), h["hitf"].to_numpy(), h["run_id"].to_numpy()
+    p_o, p_umin, p_n = per["o"].to_numpy(), per["umin"].to_numpy(), per["trials"].to_numpy()
+    art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
+    best_of = dict(zip(*best.select("g", "best").to_numpy().T.tolist())) if best.height else {}
+    keys = per.select(*KEY, "target").rows()
+    cache: dict = {}
     best_rows, ref_rows = [], []
-    for key, group in trial_groups(th):
-        s, d, f, t = key
-        algs = [x for x in order if x in group and x != ref_alg]
-        if len(algs) >= 2:
-            ert = [arts.get((s, d, f, t, x), math.inf) for x in algs]
-            if any(math.isfinite(e) for e in ert):
-                ib = int(np.argmin(ert))
-            else:  # no aRT: the best median final precision (toolsstats.best_alg_indices)
-                ib = int(np.argmin([medf.get((s, d, f, x), math.inf) for x in algs]))
-            best = algs[ib]
-            p = None
-            for x in algs:
-                if x == best:
-                    continue
-                res = _compare(group[x], group[best], traj)
-                if res.direction >= 0:  # another algorithm ranks at least as well as the best
-                    p = 1.0
-                    break
-                p = res.p_marked if p is None else max(p, res.p_marked)
-            best_rows.append((s, d, f, t, best, p))
-        if ref_alg and ref_alg in group:
-            for x in algs:
-                res = _compare(group[x], group[ref_alg], traj)
-                ref_rows.append((s, d, f, t, x, res.p_value, res.direction, res.consistent))
+
+    def tests(s, e, ps_, pe_, pivot):
+        """(x order indices, U of x against the pivot, p, direction of x, consistent) of the group."""
+        runs = h_run[s:e]
+
+        def prec_of(fe, idx):
+            return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
+
+        algs = p_o[ps_:pe_]
+        piv = int(np.searchsorted(algs, pivot))
+        u, p = _pivot_tests(np.searchsorted(algs, h_o[s:e]), h_hit[s:e], p_umin[ps_:pe_], p_n[ps_:pe_], prec_of,
+                            piv, cache)
+        others = np.flatnonzero((algs != pivot) & (algs != ref_o))
+        n = p_n[ps_:pe_].astype(float)
+        d = np.where(np.isnan(u[others]), 0, np.sign(u[others] - n[others] * n[piv] / 2)).astype(np.int64)
+        xb, xw = np.where(d > 0, others, piv) + ps_, np.where(d > 0, piv, others) + ps_
+        cons = (d == 0) | ((art_u[xb] <= art_u[xw]) & (np.isinf(art_u[xb]) | (avg[xb] < avg[xw])))
+        return algs[others], p[others], d, cons
+
+    for gi in range(ngroups):
+        s, e, ps_, pe_ = bounds[gi], bounds[gi + 1], pbounds[gi], pbounds[gi + 1]
+        key = keys[ps_]
+        if gi in best_of:
+            _, p, d, cons = tests(s, e, ps_, pe_, best_of[gi])
+            # another algorithm ranking at least as well as the best gives 1; else the largest p of consistent tests
+            pb = 1.0 if (d >= 0).any() else float(np.where(cons, p, 1.0).max())
+            best_rows.append((*key, order[best_of[gi]], pb))
+        if ref_alg and ref_o in p_o[ps_:pe_]:
+            xs, p, d, cons = tests(s, e, ps_, pe_, ref_o)
+            ref_rows += [(*key, order[x], float(pp), int(dd), bool(cc)) for x, pp, dd, cc in zip(xs, p, d, cons)]
 
     fam = ["suite", "dimension", "target"]
     schema_b = {"suite": pl.String, "dimension": a.schema["dimension"], "function": a.schema["function"],

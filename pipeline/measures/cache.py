@@ -118,8 +118,8 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     """First hitting times as `runtime.hitting_times(runs, events, targets)` gives them, from the
     cache (filled first where missing); None where the cache cannot answer (targets outside the
     standard sets, cache turned off, a store we may not write to)."""
-    if not enabled():
-        return None
+    if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
+        return None  # e.g. hand-built frames that name no source
     present = runs.select("suite", "algorithm", "source_id").unique().collect()
     if not covered(target_frame, present["suite"].unique().to_list()):
         return None

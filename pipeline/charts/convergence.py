@@ -68,21 +68,22 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
            alt.Tooltip(f"{hi_q}:Q", format=".3e"), alt.Tooltip("runs_with_data:Q", title="trials")]
     layers = []
     if runs is not None:
-        layers.append(alt.Chart().transform_filter("datum.kind == 'run'").mark_line(
+        layers.append(theme.Chart().transform_filter("datum.kind == 'run'").mark_line(
             interpolate="step-after", strokeWidth=0.6).encode(
-            x=x, y=y, color=col, detail="run_id:N", opacity=alt.condition(pick, alt.value(0.35), alt.value(0.03))))
-    summ = alt.Chart().transform_filter("datum.kind == 'summary'")
+            x=x, y=y, color=col, detail=alt.Detail("run_id:N"), opacity=theme.faded(pick, 0.35, 0.03)))
+    summ = theme.Chart().transform_filter("datum.kind == 'summary'")
     layers += [
         summ.mark_area(interpolate="step-after").encode(
-            x=x, y=alt.Y(f"{lo_q}:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=f"{hi_q}:Q", color=col,
-            opacity=alt.condition(pick, alt.value(0.2), alt.value(0.03))),
+            x=x, y=alt.Y(f"{lo_q}:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2(f"{hi_q}:Q"), color=col,
+            opacity=theme.faded(pick, 0.2, 0.03)),
         summ.mark_line(interpolate="step-after").encode(
-            x=x, y=y, color=col, opacity=alt.condition(pick, alt.value(1), alt.value(0.15)), tooltip=tip
+            x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15), tooltip=tip
         ).add_params(pick),
     ]
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = [c for c in ("kind", "algorithm", "function_label", "budget", "run_id", "median", lo_q, hi_q, "runs_with_data")
             if c in t.columns]
-    chart = alt.layer(*layers, data=theme.data(t.select(cols), 4)).properties(width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns).resolve_scale(y="independent")
+    chart = theme.layer(*layers, width=width, height=height).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns,
+        data=theme.data(t.select(cols), 4), resolve=theme.independent(y="independent"))
     return theme.finish(chart, title, settings, configured)

@@ -77,21 +77,21 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
     x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False),
               axis=theme.log_axis("evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=5)))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trials", tickCount=5))
-    faded = alt.condition(pick, alt.value(1), alt.value(0.15))
-    lines_l = alt.Chart().transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail="target_label:N", opacity=faded,
-        strokeWidth=alt.condition("datum.hardest", alt.value(3), alt.value(1.6)),
+    faded = theme.faded(pick, 1, 0.15)
+    lines_l = theme.Chart().transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail=alt.Detail("target_label:N"), opacity=faded,
+        strokeWidth=theme.when("datum.hardest", 3, 1.6, alt.StrokeWidthValue),
         tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("x:Q", format=".3~g"),
                  alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
-    budget = alt.Chart().transform_filter("datum.kind == 'end'").transform_aggregate(
+    budget = theme.Chart().transform_filter("datum.kind == 'end'").transform_aggregate(
         max_x="max(max_x)", groupby=["panel"]).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.X("max_x:Q"))
-    ends = alt.Chart().transform_filter("datum.kind == 'end'").mark_text(align="left", dx=4, fontSize=9).encode(
-        x=alt.X("max_x:Q"), y=alt.Y("final_fraction:Q"), text="solved:N", color=col,
+    ends = theme.Chart().transform_filter("datum.kind == 'end'").mark_text(align="left", dx=4, fontSize=9).encode(
+        x=alt.X("max_x:Q"), y=alt.Y("final_fraction:Q"), text=alt.Text("solved:N"), color=col,
         tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title="functions solved"),
                  alt.Tooltip("final_fraction:Q", format=".3f")])
     panels = summ.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
-    chart = alt.layer(budget, lines_l, ends, data=theme.data(table)).properties(width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    chart = theme.layer(budget, lines_l, ends, width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(table))
     return theme.finish(chart, title, settings, configured)
 
 
@@ -131,12 +131,13 @@ def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | N
     x = alt.X("x:Q", scale=theme.log_scale((floor, hi), nice=False),
               axis=theme.log_axis("best precision Δf reached", values=theme.pow10_ticks(floor, hi, most=6)))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trials", tickCount=5))
-    lines = alt.Chart().mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail="budget:N", opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
-        strokeWidth=alt.condition("datum.budget == 'final'", alt.value(3), alt.value(1.6)),
+    lines = theme.Chart().mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail=alt.Detail("budget:N"), opacity=theme.faded(pick, 1, 0.15),
+        strokeWidth=theme.when("datum.budget == 'final'", 3, 1.6, alt.StrokeWidthValue),
         tooltip=[alt.Tooltip("budget:N"), alt.Tooltip("x:Q", title="precision", format=".2e"),
                  alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
     panels = t.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
-    chart = alt.layer(lines, data=theme.data(t.select("panel", "budget", "x", "fraction"), 4)).properties(width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    chart = theme.layer(lines, width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        data=theme.data(t.select("panel", "budget", "x", "fraction"), 4))
     return theme.finish(chart, title, settings, configured)

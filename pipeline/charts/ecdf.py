@@ -79,18 +79,20 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     summ = summary.join(keys, on=["dimension", "group"], how="semi") if keys.height else summary
     if summ.height == 0:
         raise ValueError("ECDF chart: no ECDF summary for the steps given")
-    steps = steps.join(summ.select("algorithm", "max_x"), on="algorithm", how="inner")
-    cut = steps.filter(pl.col("x") <= pl.col("max_x")).drop("max_x")
-    lo_x = min([v for v in [cut["x"].min(), 1.0] if v is not None])
+    cut = (steps.lazy().join(summ.lazy().select("algorithm", "max_x"), on="algorithm", how="inner")
+           .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
+    thinned, lo_x = pl.collect_all([thin(cut, resolution), cut.select(pl.col("x").min())])
+    lo_x = min([v for v in [lo_x.item(), 1.0] if v is not None])
     x_lo, _ = theme.pow10_domain(lo_x, lo_x)
     x_end = float(summ["max_x"].max())
     _, x_hi = theme.pow10_domain(x_end, x_end * 2)
-    thinned = thin(cut, resolution)
     start = summ.select("algorithm", x=pl.lit(x_lo), fraction=pl.lit(0.0))
-    last = value_at(thinned, summ.select("algorithm", x=pl.col("max_x")))
+    at = value_at(thinned, pl.concat([summ.select("algorithm", x=pl.col("max_x")),
+                                      summ.select("algorithm", x=pl.col("median_max_evaluations"))],
+                                     how="vertical_relaxed"))
+    last, cross = at.head(summ.height), at.tail(summ.height)
     lines = pl.concat([start, thinned, last.select("algorithm", "x", "fraction")], how="vertical_relaxed")
     lines = lines.unique(["algorithm", "x"], keep="last", maintain_order=True).sort("algorithm", "x")
-    cross = value_at(thinned, summ.select("algorithm", x=pl.col("median_max_evaluations")))
     ends = summ.join(cross.rename({"x": "cross_x", "fraction": "cross_fraction"}), on="algorithm", how="left")
     ends = ends.sort("final_fraction", "algorithm", descending=[True, False]).with_row_index("rank", offset=1)
     ends = ends.with_columns(dot_x=pl.lit(x_hi), label_y=pl.Series(dodge(ends["final_fraction"].to_list(), gap)))
@@ -135,6 +137,7 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     col = theme.colour(pal, legend=legend)
     shp = theme.shape(pal, legend=False)
     faded = theme.faded(pick)
+    detail = alt.Detail("algorithm:N")
     keys = steps.select("dimension", "group").unique()
     where = ({"dimension": str(keys["dimension"][0]), "group": repr(str(keys["group"][0]))} if keys.height == 1
              else {})
@@ -144,19 +147,20 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     is_ref = lines["algorithm"].is_in(refs)
     layers = []
     if back_lines is not None:
-        layers.append(alt.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
+        layers.append(theme.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
             interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail="algorithm:N", tooltip=[*tip_line, alt.Tooltip("background:N")]))
+            x=x, y=y, detail=detail, tooltip=[*tip_line, alt.Tooltip("background:N")]))
     if is_ref.any():
-        layers.append(alt.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**where).mark_line(
+        layers.append(theme.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**where).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
-            x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line))
-    main = alt.Chart(theme.data(lines.filter(~is_ref))).transform_calculate(**where).mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip_line)
+            x=x, y=y, color=col, detail=detail, opacity=faded, tooltip=tip_line))
+    main = theme.Chart(theme.data(lines.filter(~is_ref))).transform_calculate(**where).mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail=detail, opacity=faded, tooltip=tip_line)
     if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
-        main = main.add_params(alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}"))
+        main = main.add_params(theme.selection(
+            alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}")))
     layers.append(main)
-    dots = alt.Chart(theme.data(ends)).encode(color=col, opacity=faded)
+    dots = theme.Chart(theme.data(ends)).encode(color=col, opacity=faded)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
                alt.Tooltip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
@@ -165,7 +169,7 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"), shape=shp,
         tooltip=end_tip))
     crosses = ends.filter(~pl.col("algorithm").is_in(refs))
-    layers.append(alt.Chart(theme.data(crosses)).transform_filter("isValid(datum.cross_x)").mark_point(
+    layers.append(theme.Chart(theme.data(crosses)).transform_filter("isValid(datum.cross_x)").mark_point(
         shape="cross", size=110, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
         color=col, opacity=faded,
         x=alt.X("cross_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("cross_fraction:Q"),
@@ -174,15 +178,16 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line
         layers.append(dots.mark_rule(strokeWidth=0.8, clip=False).encode(
             x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"),
-            x2=alt.value(width + 14), y2=alt.Y2("label_y:Q")))
+            x2=alt.X2Value(width + 14), y2=alt.Y2("label_y:Q")))
         layers.append(dots.mark_text(align="left", baseline="middle", dx=0, fontSize=11, clip=False).encode(
-            x=alt.value(width + 16), y=alt.Y("label_y:Q"), text="algorithm:N", tooltip=end_tip).add_params(pick))
+            x=alt.XValue(width + 16), y=alt.Y("label_y:Q"), text=alt.Text("algorithm:N"), tooltip=end_tip
+        ).add_params(pick))
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
     else:  # a legend binding works from the first layer with the colour legend (Vega-Lite merges legends)
         first = 1 if back_lines is not None else 0
         layers[first] = layers[first].add_params(pick)
-    chart = alt.layer(*layers).properties(width=width, height=height).resolve_scale(shape="independent")
+    chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))
     return theme.finish(chart, title, settings, configured)
 
 
@@ -197,25 +202,44 @@ def quantize(lines: pl.DataFrame, quantum: float, by: Sequence[str] = ("algorith
 
 
 def explorer_tables(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION,
-                    quantum: float | None = None) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
-    """`prepare` for every (dimension, group) of the table: lines and ends with their dimension and
-    group, and one x domain for all; `quantum`: fractions rounded down to its multiples."""
-    lines, ends, lo, hi = [], [], math.inf, 0.0
-    summ = summary.partition_by("dimension", "group", as_dict=True)
-    for (d, g), s in sorted(steps.partition_by("dimension", "group", as_dict=True).items()):
-        u = summ.get((d, g))
-        if u is None or u.height == 0:
-            continue
-        ln, en, (x_lo, x_hi) = prepare(s, u, resolution)
-        if quantum:
-            ln = quantize(ln, quantum)
-        lines.append(ln.with_columns(dimension=pl.lit(d), group=pl.lit(g)))
-        ends.append(en.drop("dimension", "group", strict=False).with_columns(dimension=pl.lit(d), group=pl.lit(g)))
-        lo, hi = min(lo, x_lo), max(hi, x_hi)
-    if not lines:
+                    quantum: float | None = None, gap: float = 0.05
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
+    """`prepare` for every (dimension, group) of the table at once: lines and ends with their
+    dimension and group, and one x domain for all; `quantum`: fractions rounded down to its multiples."""
+    key = ["dimension", "group"]
+    by = [*key, "algorithm"]
+    summ = summary.join(steps.select(key).unique(), on=key, how="semi")
+    if summ.height == 0:
         raise ValueError("ECDF explorer: no ECDF steps with a summary")
-    ends = pl.concat(ends, how="diagonal_relaxed").with_columns(dot_x=pl.lit(hi))
-    return pl.concat(lines, how="vertical_relaxed"), ends, (lo, hi)
+    cut = (steps.lazy().join(summ.lazy().select(*by, "max_x"), on=by, how="inner")
+           .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
+    thinned, lows = pl.collect_all([thin(cut, resolution, by=by), cut.group_by(key).agg(lo=pl.col("x").min())])
+    ranges = summ.group_by(key).agg(x_end=pl.col("max_x").max()).join(lows, on=key, how="left")
+    x_lo, x_hi = {}, {}
+    for d, g, x_end, lo in ranges.select(*key, "x_end", "lo").rows():  # as `prepare`, per (dimension, group)
+        lo = min([v for v in [lo, 1.0] if v is not None])
+        x_lo[(d, g)] = theme.pow10_domain(lo, lo)[0]
+        x_hi[(d, g)] = theme.pow10_domain(float(x_end), float(x_end) * 2)[1]
+    domain = pl.DataFrame([(d, g, v) for (d, g), v in x_lo.items()], schema={"dimension": summ.schema["dimension"],
+                                                                            "group": summ.schema["group"],
+                                                                            "x_lo": pl.Float64}, orient="row")
+    start = summ.join(domain, on=key).select(*by, x=pl.col("x_lo"), fraction=pl.lit(0.0))
+    at = value_at(thinned, pl.concat([summ.select(*by, x=pl.col("max_x")),
+                                      summ.select(*by, x=pl.col("median_max_evaluations"))], how="vertical_relaxed"),
+                  by=by)
+    last, cross = at.head(summ.height), at.tail(summ.height)
+    lines = pl.concat([start, thinned.select(*by, "x", "fraction"), last.select(*by, "x", "fraction")],
+                      how="vertical_relaxed")
+    lines = lines.unique([*by, "x"], keep="last", maintain_order=True).sort(*by, "x")
+    if quantum:
+        lines = quantize(lines, quantum, by=by)
+    ends = (summ.join(cross.select(*by, cross_x="x", cross_fraction="fraction"), on=by, how="left")
+            .sort(*key, "final_fraction", "algorithm", descending=[False, False, True, False])
+            .with_columns(rank=pl.int_range(1, pl.len() + 1).over(key)))
+    ends = pl.concat([e.with_columns(label_y=pl.Series(dodge(e["final_fraction"].to_list(), gap), dtype=pl.Float64))
+                      for e in ends.partition_by(key, maintain_order=True)])
+    lo, hi = min(x_lo.values()), max(x_hi.values())
+    return lines, ends.with_columns(dot_x=pl.lit(hi)), (lo, hi)
 
 
 def _group_order(g: str) -> tuple:
@@ -269,32 +293,33 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     is_back, is_ref = pl.col("algorithm").is_in(back), pl.col("algorithm").is_in(refs)
     layers = []
     if back:
-        layers.append(alt.Chart(theme.csv_data(lines.filter(is_back))).transform_filter(shown).mark_line(
+        layers.append(theme.Chart(theme.csv_data(lines.filter(is_back))).transform_filter(shown).mark_line(
             interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail="algorithm:N", tooltip=tip))
+            x=x, y=y, detail=alt.Detail("algorithm:N"), tooltip=tip))
     if refs:
-        layers.append(alt.Chart(theme.csv_data(lines.filter(is_ref))).transform_filter(shown).mark_line(
+        layers.append(theme.Chart(theme.csv_data(lines.filter(is_ref))).transform_filter(shown).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
-            x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip))
-    layers.append(alt.Chart(theme.csv_data(lines.filter(~is_back & ~is_ref))).transform_filter(shown).mark_line(
-        interpolate="step-after").encode(x=x, y=y, color=col, detail="algorithm:N", opacity=faded, tooltip=tip)
-        .add_params(alt.selection_interval(bind="scales", encodings=["x"], name="zoom")))
+            x=x, y=y, color=col, detail=alt.Detail("algorithm:N"), opacity=faded, tooltip=tip))
+    layers.append(theme.Chart(theme.csv_data(lines.filter(~is_back & ~is_ref))).transform_filter(shown).mark_line(
+        interpolate="step-after").encode(x=x, y=y, color=col, detail=alt.Detail("algorithm:N"), opacity=faded,
+                                         tooltip=tip)
+        .add_params(theme.selection(alt.selection_interval(bind="scales", encodings=["x"], name="zoom"))))
     first = 1 if back else 0  # a legend binding works from the first layer with the colour legend
     layers[first] = layers[first].add_params(pick)
     end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
                alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
                alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
                *[alt.Tooltip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
-    layers.append(alt.Chart(theme.data(fg)).transform_filter(shown).mark_point(
+    layers.append(theme.Chart(theme.data(fg)).transform_filter(shown).mark_point(
         size=60, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
         x=alt.X("dot_x:Q", scale=scale), y=alt.Y("final_fraction:Q"), color=col, opacity=faded,
         shape=theme.shape(pal, legend=False), tooltip=end_tip))
     crosses = fg.filter(~pl.col("algorithm").is_in(refs))
-    layers.append(alt.Chart(theme.data(crosses)).transform_filter(f"{shown} && isValid(datum.cross_x)").mark_point(
+    layers.append(theme.Chart(theme.data(crosses)).transform_filter(f"{shown} && isValid(datum.cross_x)").mark_point(
         shape="cross", size=100, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("cross_x:Q", scale=scale), y=alt.Y("cross_fraction:Q"), color=col, opacity=faded,
         tooltip=[alt.Tooltip("algorithm:N"), alt.Tooltip("median_max_evaluations:Q",
                                                          title="median max evaluations / dimension", format=".3~g")]))
-    chart = (alt.layer(*layers).add_params(dim_p, grp_p).properties(width=width, height=height)
-             .resolve_scale(shape="independent"))
+    layers[0] = layers[0].add_params(dim_p, grp_p)  # lifted to the top by the layer chart
+    chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))
     return theme.finish(chart, title, settings, configured)

@@ -162,7 +162,8 @@ def _concat(charts: list[Chart], columns: int) -> Chart:
         return theme.configure(charts[0])
     with warnings.catch_warnings():  # the charts' identical selections merge into one, as intended
         warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
-        both = alt.concat(*charts, columns=columns).resolve_scale(color="independent", shape="independent")
+        both = alt.concat(*charts, columns=columns, resolve=theme.independent(color="independent",
+                                                                             shape="independent"))
     return theme.configure(both)
 
 

@@ -67,7 +67,7 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     pal = {a: pal[a] for a in pal if a in set(algs)}
     col = theme.colour(pal)
     pick = theme.highlight(bind_legend=True)
-    faded = alt.condition(pick, alt.value(1), alt.value(0.12))
+    faded = theme.faded(pick, 1, 0.12)
     xs = t["x"]
     lo, hi = theme.pow10_domain(float(xs.min()), float(xs.max())) if t.height else (1, 1e4)
     x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False),
@@ -77,18 +77,18 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("x:Q", title="budget / dimension", format=".3~g"),
            alt.Tooltip("geomean:Q", title="geometric mean", format=".3~g"), alt.Tooltip("p50:Q", title="median", format=".3~g"),
            alt.Tooltip("p10:Q", format=".3~g"), alt.Tooltip("p90:Q", format=".3~g"), alt.Tooltip("functions:Q")]
-    one = alt.Chart().mark_rule(color="#666").encode(y=alt.datum(1))
-    band = alt.Chart().mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("p25:Q", scale=alt.Scale(type="log"), axis=y_axis), y2="p75:Q", color=theme.colour(pal, legend=False),
-        opacity=alt.condition(pick, alt.value(0.18), alt.value(0.03)))
-    whisk = alt.Chart().mark_rule(strokeWidth=1).encode(
-        x=x, y=alt.Y("p10:Q", scale=alt.Scale(type="log"), axis=y_axis), y2="p90:Q",
+    one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
+    band = theme.Chart().mark_area(opacity=0.15).encode(
+        x=x, y=alt.Y("p25:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2("p75:Q"),
+        color=theme.colour(pal, legend=False), opacity=theme.faded(pick, 0.18, 0.03))
+    whisk = theme.Chart().mark_rule(strokeWidth=1).encode(
+        x=x, y=alt.Y("p10:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2("p90:Q"),
         color=theme.colour(pal, legend=False), opacity=faded)
-    line = alt.Chart().mark_line(point=alt.OverlayMarkDef(filled=True, size=30)).encode(
+    line = theme.Chart().mark_line(point=alt.OverlayMarkDef(filled=True, size=30)).encode(
         x=x, y=y, color=col, opacity=faded, tooltip=tip).add_params(pick)
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
-    chart = alt.layer(one, band, whisk, line, data=theme.data(t)).properties(width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    chart = theme.layer(one, band, whisk, line, width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(t))
     return theme.finish(chart, title or f"aRT loss ratio versus {reference}", settings, configured)
 
 

@@ -75,15 +75,15 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
     tip = [alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
            alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
            alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g"), alt.Tooltip("ratio:Q", format=".3~g")]
-    diag = alt.Chart().mark_rule(color="#888", strokeDash=[4, 3]).encode(
-        x=alt.datum(lo), y=alt.datum(lo), x2=alt.datum(hi), y2=alt.datum(hi))
-    pts = alt.Chart().mark_point(size=22, filled=True, opacity=0.75).encode(
+    diag = theme.Chart().mark_rule(color="#888", strokeDash=[4, 3]).encode(
+        x=alt.XDatum(lo), y=alt.YDatum(lo), x2=alt.X2Datum(hi), y2=alt.Y2Datum(hi))
+    pts = theme.Chart().mark_point(size=22, filled=True, opacity=0.75).encode(
         x=x, y=y, color=col, shape=shp, tooltip=tip,
-        opacity=alt.condition(pick, alt.value(0.8), alt.value(0.08))).add_params(pick)
+        opacity=theme.faded(pick, 0.8, 0.08)).add_params(pick)
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "x", "y", "solved", "art_a", "art_b", "ratio"]
-    chart = alt.layer(diag, pts, data=theme.data(t.select(cols), 4)).properties(width=size, height=size).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns)
+    chart = theme.layer(diag, pts, width=size, height=size).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT of {b} versus {a}", settings, configured)
 
 
@@ -142,18 +142,19 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
     x = alt.X("x:Q", scale=alt.Scale(domain=[-clip, clip], nice=False),
               axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", tickMinStep=1, labelFlush=False))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trial pairs", tickCount=5))
-    zero = alt.Chart().mark_rule(color="#666").encode(x=alt.datum(0))
-    lines = alt.Chart().mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail="target_label:N", opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
+    zero = theme.Chart().mark_rule(color="#666").encode(x=alt.XDatum(0))
+    lines = theme.Chart().mark_line(interpolate="step-after").encode(
+        x=x, y=y, color=col, detail=alt.Detail("target_label:N"), opacity=theme.faded(pick, 1, 0.15),
         tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title=f"functions solved {a}:{b}"),
                  alt.Tooltip("x:Q", format=".2f"),
                  alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
-    counts = alt.Chart().transform_filter(f"datum.x == {clip}").mark_text(
-        align="left", dx=4, fontSize=9).encode(x=x, y=alt.Y("label_y:Q"), color=col, text="solved:N",
+    counts = theme.Chart().transform_filter(f"datum.x == {clip}").mark_text(
+        align="left", dx=4, fontSize=9).encode(x=x, y=alt.Y("label_y:Q"), color=col, text=alt.Text("solved:N"),
                                                tooltip=[alt.Tooltip("solved:N", title=f"functions solved {a}:{b}")])
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
-    chart = alt.layer(zero, lines, counts, data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction", "label_y"), 4)).properties(width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+    chart = theme.layer(zero, lines, counts, width=width, height=height).facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction", "label_y"), 4))
     return theme.finish(chart, title or f"ECDF of runtime ratios {b} / {a}", settings, configured)
 
 
@@ -173,17 +174,17 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     x = alt.X("target:Q", scale=alt.Scale(type="log", domain=[dom[1], dom[0]], nice=False),
               axis=theme.log_axis("target precision", dom))
     y = alt.Y("ratio:Q", scale=alt.Scale(type="log"), axis=theme.log_axis(f"aRT {b} / aRT {a}"))
-    one = alt.Chart().mark_rule(color="#666").encode(y=alt.datum(1))
-    lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
-        x=x, y=y, color=col, opacity=alt.condition(pick, alt.value(1), alt.value(0.15)),
+    one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
+    lines = theme.Chart().mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
+        x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15),
         tooltip=[alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
                  alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("ratio:Q", format=".3~g"),
                  alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
                  alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g")]).add_params(pick)
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "ratio", "art_a", "art_b"]
-    chart = alt.layer(one, lines, data=theme.data(t.select(cols), 4)).properties(width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns)
+    chart = theme.layer(one, lines, width=width, height=height).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT ratio {b} / {a} versus target", settings, configured)
 
 
@@ -206,16 +207,17 @@ def pairwise_heatmap(tests: pl.DataFrame, *, title: str | None = None, settings:
     functions across, targets down, the colour -log10(corrected p) signed by the winner (blue: the
     first algorithm of the pair better, red: the second), significant cells outlined."""
     df = evidence_table(tests, clip)
-    base = alt.Chart(theme.data(df)).encode(
+    base = theme.Chart(theme.data(df)).encode(
         x=alt.X("function:O", title="function"),
         y=alt.Y("target:O", sort="descending", title="target precision", axis=alt.Axis(format=".0e")),
-        tooltip=["pair:N", "function:Q", alt.Tooltip("target:Q", format=".0e"), "better:N",
-                 alt.Tooltip("p_corrected:Q", format=".2e", title="corrected p"), "significant:N"],
+        tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("function:Q"), alt.Tooltip("target:Q", format=".0e"),
+                 alt.Tooltip("better:N"), alt.Tooltip("p_corrected:Q", format=".2e", title="corrected p"),
+                 alt.Tooltip("significant:N")],
     )
     cells = base.mark_rect().encode(color=alt.Color(
         "evidence:Q", scale=alt.Scale(scheme="redblue", domain=[-clip, clip]),
         title=["-log10 p,", "signed by winner"]))
     marks = base.transform_filter("datum.significant").mark_rect(fill=None, stroke="black", strokeWidth=1)
-    chart = alt.layer(cells, marks).properties(width=alt.Step(14), height=alt.Step(12)).facet(
+    chart = theme.layer(cells, marks, width=alt.Step(14), height=alt.Step(12)).facet(
         row=alt.Row("pair:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")))
     return theme.finish(chart, title or "Pairwise rank-sum tests", settings)

@@ -43,11 +43,11 @@ def critical_difference_chart(ranking: pl.DataFrame, *, palette: theme.Palette |
            alt.Tooltip("score:Q", title="mean rank", format=".3f"), alt.Tooltip("problems:Q"),
            alt.Tooltip("critical_difference:Q", title="critical difference", format=".3f"),
            alt.Tooltip("friedman_p:Q", title="Friedman p", format=".2e")]
-    base = alt.Chart(theme.data(t)).transform_filter("datum.dimension == rank_dimension")
+    base = theme.Chart(theme.data(t)).transform_filter("datum.dimension == rank_dimension")
     col = theme.colour(pal, legend=False)
-    bars = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q"), x2="high:Q", color=col, opacity=faded,
+    bars = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q"), x2=alt.X2("high:Q"), color=col, opacity=faded,
                                                 tooltip=tip)
     dots = base.mark_point(size=50, filled=True).encode(y=y, x=x, color=col, shape=theme.shape(pal, legend=False),
                                                         opacity=faded, tooltip=tip).add_params(pick)
-    chart = alt.layer(bars, dots).add_params(dim_p).properties(width=width, height=max(120, row * n))
+    chart = theme.layer(bars, dots, width=width, height=max(120, row * n)).add_params(dim_p)
     return theme.finish(chart, title, settings, configured)

@@ -78,19 +78,19 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     is_back = f"indexof({back!r}, datum.algorithm) >= 0" if back else "false"
     layers = []
     if back:
-        layers.append(alt.Chart().transform_filter(is_back).mark_line(
+        layers.append(theme.Chart().transform_filter(is_back).mark_line(
             strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail="algorithm:N", tooltip=tip))
-    base = alt.Chart().encode(x=x, color=col, opacity=faded)
+            x=x, y=y, detail=alt.Detail("algorithm:N"), tooltip=tip))
+    base = theme.Chart().encode(x=x, color=col, opacity=faded)
     if back:
         base = base.transform_filter(f"!({is_back})")
     is_ref = f"indexof({list(refs)!r}, datum.algorithm) >= 0" if refs else "false"
     if refs:
         layers.append(base.transform_filter(is_ref).mark_line(strokeWidth=theme.REFERENCE_WIDTH, strokeCap="round")
-                      .encode(y=y, detail="series:N", tooltip=tip))
-    zoom = alt.selection_interval(bind="scales", encodings=["y"], name="scaling_zoom")
+                      .encode(y=y, detail=alt.Detail("series:N"), tooltip=tip))
+    zoom = theme.selection(alt.selection_interval(bind="scales", encodings=["y"], name="scaling_zoom"))
     layers += [
-        base.transform_filter(f"!({is_ref})").mark_line().encode(y=y, detail="series:N", tooltip=tip),
+        base.transform_filter(f"!({is_ref})").mark_line().encode(y=y, detail=alt.Detail("series:N"), tooltip=tip),
         base.transform_filter("isValid(datum.art_per_dimension)").mark_point(size=40, filled=True)
         .encode(y=y, shape=shp, tooltip=tip).add_params(pick, zoom),
         base.transform_filter("datum.hardest && isValid(datum.unsuccessful)").mark_point(
@@ -99,10 +99,10 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
             tooltip=[*tip[:4], alt.Tooltip("unsuccessful:Q", title="median evaluations / dimension (no success)",
                                            format=".4~g")]),
         base.transform_filter("datum.hardest && isValid(datum.label)").mark_text(
-            dx=4, dy=-7, align="left", fontSize=9).encode(y=y, text="label:N"),
+            dx=4, dy=-7, align="left", fontSize=9).encode(y=y, text=alt.Text("label:N")),
     ]
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
-    chart = alt.layer(*layers, data=theme.data(t)).properties(width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns
-    ).resolve_scale(y="independent")
+    chart = theme.layer(*layers, width=width, height=height).facet(
+        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t),
+        resolve=theme.independent(y="independent"))
     return theme.finish(chart, title, settings, configured)

@@ -3,11 +3,14 @@ log axes labelled at powers of ten, titles with a subtitle of the settings that 
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import altair as alt
 import polars as pl
+from altair.utils.schemapi import Undefined, UndefinedType
 
 #: Okabe-Ito colours ordered for lines on white (the yellow, weakest on white, comes last)
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -119,32 +122,79 @@ def pow10_domain(lo: float, hi: float) -> tuple[float, float]:
 
 
 # -- data ---------------------------------------------------------------------------------------
-def data(df: pl.DataFrame, digits: int = 5) -> alt.InlineData:
-    """Inline values for a spec: floats rounded to `digits` significant digits, inf/NaN as null,
-    so that the spec stays small and valid JSON (no row limit: callers keep tables small)."""
+def dataset_name(text: str) -> str:
+    """The name of a table in a spec's top-level `datasets`, from its text (JSON rows or CSV): a pure
+    function of the content ("data-" and the first 32 hex digits of its SHA-256), so identical
+    tables of the layers of a chart, or of the charts of a page, share one entry."""
+    return "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Dataset(alt.NamedData):
+    """A table referenced by name (`{"name": ...}`), its values put once into the top-level
+    `datasets` of the spec when the chart is turned into one (`to_dict`, any nesting).
+
+    Altair deep-copies a chart's inline values in every method call (`encode`, `properties`,
+    layering, ...); this object is immutable and shared instead, so building a chart costs the
+    same whatever the size of its data, and the values are never subject to Altair's data
+    transformers (no row limit: callers keep tables small, e.g. by thinning)."""
+
+    def __init__(self, values: list[dict] | str, format: alt.DataFormat | UndefinedType = Undefined,
+                 name: str | None = None):
+        """`values` rows (or CSV text with its `format`); `name` by default from their JSON text."""
+        if name is None:
+            name = dataset_name(values if isinstance(values, str) else json.dumps(values, sort_keys=True, default=str))
+        super().__init__(name=name, format=format)
+        object.__setattr__(self, "_values", values)
+
+    @property
+    def values(self) -> list[dict] | str:
+        """The rows (or the CSV text) of the table."""
+        return self._values
+
+    def __deepcopy__(self, memo=None) -> Dataset:
+        return self
+
+    def copy(self, deep=True, ignore=None) -> Dataset:
+        """The same object: it is never changed."""
+        return self
+
+    def to_dict(self, validate: bool = True, *, ignore: list[str] | None = None,
+                context: dict | None = None) -> dict:
+        """The reference `{"name": ...}` (and format); the values go into `context["datasets"]`,
+        which Altair writes into the top-level spec."""
+        if context is not None:
+            context.setdefault("datasets", {})[self.name] = self._values
+        return super().to_dict(validate=validate, ignore=ignore, context=context)
+
+    def __reduce__(self):
+        return (type(self), (self._values, self._kwds.get("format", Undefined), self.name))
+
+
+def _rounded(df: pl.DataFrame, digits: int) -> pl.DataFrame:
+    """Floats rounded to `digits` significant digits, inf/NaN as null; temporals and objects as text."""
     exprs = []
     for name, dtype in df.schema.items():
         if dtype.is_float():
             c = pl.col(name)
-            c = pl.when(c.is_finite()).then(c).otherwise(None)
-            exprs.append(c.round_sig_figs(digits).alias(name))
+            exprs.append(pl.when(c.is_finite()).then(c).otherwise(None).round_sig_figs(digits).alias(name))
         elif dtype.is_temporal() or dtype == pl.Object:
             exprs.append(pl.col(name).cast(pl.String))
-    return alt.InlineData(values=(df.with_columns(exprs) if exprs else df).to_dicts())
+    return df.with_columns(exprs) if exprs else df
 
 
-def csv_data(df: pl.DataFrame, digits: int = 4) -> alt.InlineData:
-    """Inline values as CSV text (about a third of the JSON rows' size, for tables of many rows):
+def data(df: pl.DataFrame, digits: int = 5) -> Dataset:
+    """The table for a spec (rows in the top-level `datasets`, referenced by name): floats rounded
+    to `digits` significant digits, inf/NaN as null, so that the spec stays small and valid JSON."""
+    df = _rounded(df, digits)
+    return Dataset(df.to_dicts(), name=dataset_name(df.write_json()))
+
+
+def csv_data(df: pl.DataFrame, digits: int = 4) -> Dataset:
+    """The table as CSV text (about a third of the JSON rows' size, for tables of many rows):
     floats rounded to `digits` significant digits, numbers parsed back as numbers."""
-    exprs, parse = [], {}
-    for name, dtype in df.schema.items():
-        if dtype.is_float():
-            c = pl.col(name)
-            exprs.append(pl.when(c.is_finite()).then(c).otherwise(None).round_sig_figs(digits).alias(name))
-        if dtype.is_numeric():
-            parse[name] = "number"
-    text = (df.with_columns(exprs) if exprs else df).write_csv(float_scientific=None)
-    return alt.InlineData(values=text, format=alt.DataFormat(type="csv", parse=parse))
+    parse = {name: "number" for name, dtype in df.schema.items() if dtype.is_numeric()}
+    text = _rounded(df, digits).write_csv(float_scientific=None)
+    return Dataset(text, format=alt.DataFormat(type="csv", parse=parse))
 
 
 # -- titles and settings -----------------------------------------------------------------------
@@ -170,10 +220,10 @@ def title(text: str, settings: Sequence[str] | str | None = None) -> alt.TitlePa
     return alt.TitleParams(text=text, subtitle=sub or alt.Undefined, anchor="start")
 
 
-def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """The theme's configuration: fonts readable at column width, grids, no view border."""
+def _configured() -> alt.Chart:
+    """An empty chart with the theme's configuration (made once, see `configure`)."""
     return (
-        chart.configure(font=FONT, padding=8)
+        alt.Chart().configure(font=FONT, padding=8)
         .configure_view(stroke="#888", strokeWidth=0.8)
         .configure_axis(grid=True, gridColor="#e3e3e3", domainColor="#666", tickColor="#666", labelFontSize=11,
                         titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222")
@@ -186,29 +236,95 @@ def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     )
 
 
+_CONFIG: list = []
+
+
+def with_properties(chart: alt.TopLevelMixin, **props) -> alt.TopLevelMixin:
+    """`chart.properties(**props)` without Altair's copy: a new chart object sharing the parts of
+    `chart` (Altair's own copy of a layer or concatenated chart runs its constructor again, which
+    deep-copies every layer, and validates the properties)."""
+    new = object.__new__(type(chart))
+    object.__setattr__(new, "_args", chart._args)
+    object.__setattr__(new, "_kwds", {**chart._kwds, **props})
+    return new
+
+
+def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The theme's configuration: fonts readable at column width, grids, no view border."""
+    if not _CONFIG:
+        _CONFIG.append(_configured().config)
+    return with_properties(chart, config=_CONFIG[0].copy(deep=True))
+
+
 def finish(chart: alt.TopLevelMixin, text: str, settings: Sequence[str] | str | None = None,
            configured: bool = True) -> alt.TopLevelMixin:
     """Set the title with settings subtitle and (unless `configured` is False, e.g. to layer or
     concatenate further) the theme configuration."""
-    chart = chart.properties(title=title(text, settings))
+    chart = with_properties(chart, title=title(text, settings))
     return configure(chart) if configured else chart
+
+
+class Chart(alt.Chart):
+    """`alt.Chart` whose deep copy shares its parts (a new chart object, the same encodings, marks
+    and data). Altair deep-copies every layer each time a layer, facet or concatenated chart is
+    built or copied, and changes only the copies' own properties (name, params, data) afterwards;
+    every Altair method copies what it changes, so sharing is safe and costs nothing."""
+
+    def __deepcopy__(self, memo=None) -> Chart:
+        return with_properties(self)
+
+
+def layer(*layers: alt.TopLevelMixin, **props) -> alt.LayerChart:
+    """`alt.layer(*layers).properties(**props)` in one construction (Altair deep-copies every layer
+    each time a layer chart is built or copied)."""
+    return alt.LayerChart(layer=list(layers), **props)
+
+
+def independent(**scales: str) -> alt.Resolve:
+    """What `.resolve_scale(**scales)` sets (e.g. y="independent"), for a chart's constructor."""
+    return alt.Resolve(scale=alt.ScaleResolveMap(**scales))
+
+
+class _Selection(alt.TopLevelSelectionParameter):
+    """A selection parameter whose `to_dict` does not validate it on its own: Altair turns it into a
+    dict each time a layer or facet chart lifts it (with a full schema validation, milliseconds
+    each); the finished spec is validated as a whole by `export.spec`. (A top-level selection
+    parameter, so that lifting keeps this class; its `views` are set only when lifted.)"""
+
+    def to_dict(self, validate: bool = False, **kw) -> dict:
+        return super().to_dict(validate=False, **kw)
+
+
+def selection(param: alt.Parameter) -> alt.Parameter:
+    """The selection `param` (from `alt.selection_point` / `alt.selection_interval`) with a
+    `_Selection` inside: the same spec, lifted into layer and facet charts without re-validation."""
+    param.param = _Selection(**param.param._kwds)
+    return param
 
 
 def highlight(name: str = "pick", field: str = "algorithm", bind_legend: bool = False) -> alt.Parameter:
     """A click selection of one series (shift-click adds), optionally bound to the legend."""
-    return alt.selection_point(name=name, fields=[field], on="click", bind="legend" if bind_legend else alt.Undefined,
-                               clear="dblclick")
+    return selection(alt.selection_point(name=name, fields=[field], on="click",
+                                         bind="legend" if bind_legend else alt.Undefined, clear="dblclick"))
 
 
-def faded(pick: alt.Parameter) -> dict:
-    """Opacity 1 for the highlighted algorithms (all when none is), dimmed for the others."""
-    return alt.condition(pick, alt.value(1.0), alt.value(DIMMED))
+def when(pick: alt.Parameter | str, on: float, off: float, channel: type = alt.OpacityValue) -> alt.SchemaBase:
+    """A conditional value as a typed channel (what `alt.condition(pick, alt.value(on),
+    alt.value(off))` means, without Altair parsing a dict on every `encode`): `on` where the
+    selection `pick` holds (or the expression, given as a string, is true), `off` elsewhere."""
+    cond = {"test": pick} if isinstance(pick, str) else {"param": pick.name}
+    return channel(off, condition={**cond, "value": on})
+
+
+def faded(pick: alt.Parameter, on: float = 1.0, off: float = DIMMED) -> alt.OpacityValue:
+    """Opacity `on` (1) for the highlighted algorithms (all when none is), `off` (dimmed) for the others."""
+    return when(pick, on, off)
 
 
 def legend_highlight(name: str = "pick", field: str = "algorithm") -> alt.Parameter:
     """A click selection of a series bound to the legend and to the marks (shift-click adds,
     double-click clears): the report's search box sets it through the Vega view API."""
-    return alt.selection_point(name=name, fields=[field], on="click", bind="legend", clear="dblclick")
+    return selection(alt.selection_point(name=name, fields=[field], on="click", bind="legend", clear="dblclick"))
 
 
 def mapping_of(pal: Mapping[str, tuple[str, str]] | None) -> Palette | None:

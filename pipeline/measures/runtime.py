@@ -64,20 +64,22 @@ def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFram
     """
     keys = [c for c in targets.collect_schema().names() if c != "target"]
     base = instance_weights(runs.select(RUN_COLS))
-    pairs = (base.join(targets, on=keys, how="inner") if keys else base.join(targets, how="cross"))
     level = pl.col("target")
     if not exact:
         level = pl.when(level < 0).then(level * (1 - HIT_RTOL)).otherwise(level)
-    pairs = pairs.with_columns(level=level).sort("level")
+    # the pairs come out of the join in the order of the targets' levels: no sort of the wide rows
+    tl = targets.with_columns(level=level).sort("level")
+    pairs = (tl.join(base, on=keys, how="inner", maintain_order="left") if keys else tl.join(base, how="cross",
+                                                                                          maintain_order="left"))
+    pairs = pairs.select(*base.collect_schema().names(), *[c for c in tl.collect_schema().names() if c not in keys])
     ev = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:
         ev = ev.filter((pl.col("trigger") & 1) == 1)
     # one step per distinct best-so-far value: the first evaluation it was reached at
-    steps = (
-        ev.sort("run_id", "evaluations")
-        .with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
-        .group_by("run_id", "best").agg(hit=pl.col("evaluations").min())
-    )
+    ev = ev.sort("run_id", "evaluations").with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
+    new_run = pl.col("run_id") != pl.col("run_id").shift(1)
+    steps = ev.filter(new_run.fill_null(True) | (pl.col("best") < pl.col("best").shift(1))).select(
+        "run_id", "best", hit=pl.col("evaluations"))
     if not exact:
         steps = _cocopp_levels(steps, runs)
     else:
@@ -95,15 +97,18 @@ def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
     except on a run's last record when the aligner meets it at that very target level, which
     happens when the previous record's level is less than two grid steps (10^(1/5), or 10^(1/10)
     on bbob-biobj) above it: `HMultiReader.isFinished` compares strictly there.
+
+    `steps` come sorted by run and evaluations (one row per improvement of the best precision).
     """
     n = pl.when(pl.col("suite").str.contains("biobj")).then(10.0).otherwise(5.0)
+    starts = pl.col("run_id") != pl.col("run_id").shift(1)
+    ends = pl.col("run_id") != pl.col("run_id").shift(-1)
     s = (
-        steps.join(runs.select("run_id", "suite"), on="run_id")
-        .sort("run_id", "hit")
+        steps.join(runs.select("run_id", "suite"), on="run_id", maintain_order="left")
         .with_columns(
-            first=pl.col("hit") == pl.col("hit").min().over("run_id"),
-            last=pl.col("hit") == pl.col("hit").max().over("run_id"),
-            prev=pl.col("best").shift(1).over("run_id"),
+            first=pl.col("hit") == pl.when(starts.fill_null(True)).then(pl.col("hit")).forward_fill(),
+            last=pl.col("hit") == pl.when(ends.fill_null(True)).then(pl.col("hit")).backward_fill(),
+            prev=pl.when(starts.fill_null(True)).then(None).otherwise(pl.col("best").shift(1)),
         )
     )
     pos = pl.col("best") > 0

@@ -69,3 +69,26 @@ def test_unknown_executor_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match="executor 'spark'"):
         Analysis(Store(tmp_path / "s", create=True), executor="spark")
+
+
+def test_measures_in_threads_equal_one_part_at_a_time(tmp_path, monkeypatch):
+    # groups of algorithms computed in two threads give the tables computed one group after the other
+    from pipeline import distributed
+    from pipeline.api import Analysis
+
+    shared_or_skip()
+    st = Store(tmp_path / "s", create=True)
+    ingest([SHARED / "data" / x for x in SOURCES], st)
+    a = Analysis(st)
+    monkeypatch.setenv("COCOPIPE_WORKERS", "1")
+    assert distributed.workers() == 1
+    one = (a.art(dispersion=True, samples=50, chunk=1).collect(), a.ecdf(chunk=1).collect(),
+           a.ecdf_summary(chunk=1).collect())
+    monkeypatch.setenv("COCOPIPE_WORKERS", "2")
+    two = (a.art(dispersion=True, samples=50, chunk=1).collect(), a.ecdf(chunk=1).collect(),
+           a.ecdf_summary(chunk=1).collect())
+    assert one[0].select("suite", "algorithm").n_unique() == 3
+    assert all(x.equals(y) for x, y in zip(one, two))
+    monkeypatch.setenv("COCOPIPE_WORKERS", "many")
+    with pytest.raises(ValueError, match="COCOPIPE_WORKERS='many'"):
+        distributed.workers()

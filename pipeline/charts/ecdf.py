@@ -21,6 +21,11 @@ from . import theme
 
 _ZOOMS = itertools.count(1)
 
+#: opacity of the confidence band and of the per-instance lines (highlighted), and of both dimmed
+BAND_OPACITY, INSTANCE_OPACITY, DIMMED_BAND = 0.2, 0.35, 0.04
+#: stroke width of the per-instance lines
+INSTANCE_WIDTH = 0.6
+
 #: thinning resolution of the step lines: steps closer than this in log10(x) are merged
 RESOLUTION = 0.02
 
@@ -99,11 +104,59 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     return lines, ends, (x_lo, x_hi)
 
 
+def _cut(table: pl.DataFrame, summary: pl.DataFrame) -> pl.DataFrame:
+    """Rows of the algorithms of `summary` up to each one's `max_x` (the plotted range)."""
+    return (table.join(summary.select("algorithm", "max_x"), on="algorithm", how="inner")
+            .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
+
+
+def band_points(band: pl.DataFrame, summary: pl.DataFrame, x_lo: float, resolution: float = RESOLUTION
+                ) -> pl.DataFrame:
+    """Points of the confidence band (`Analysis.ecdf_band` rows of one dimension and group): per
+    algorithm (algorithm, x, fraction, low, high) from zeros at `x_lo` to the algorithm's max_x,
+    thinned as the step lines (the last step of each bin of `resolution` in log10(x), the same
+    points as `thin` where the estimate rises), rows where nothing changes dropped."""
+    vals = ["fraction", "low", "high"]
+    summary = summary.join(band.select("algorithm").unique(), on="algorithm", how="semi")
+    cut = _cut(band.select("algorithm", "x", *vals), summary).sort("algorithm", "x")
+    binned = (cut.with_columns(_bin=(pl.col("x").log10() / resolution).floor())
+              .group_by("algorithm", "_bin").agg(pl.all().sort_by("x").last()).drop("_bin").sort("algorithm", "x"))
+    ends = summary.select("algorithm", x=pl.col("max_x")).sort("x")
+    last = (ends.join_asof(binned.sort("x"), on="x", by="algorithm", strategy="backward", check_sortedness=False)
+            .with_columns(pl.col(v).fill_null(0.0) for v in vals))
+    start = summary.select("algorithm", x=pl.lit(x_lo), **{v: pl.lit(0.0) for v in vals})
+    pts = pl.concat([start, binned, last.select("algorithm", "x", *vals)], how="vertical_relaxed")
+    pts = pts.unique(["algorithm", "x"], keep="last", maintain_order=True).sort("algorithm", "x")
+    changed = pl.any_horizontal([pl.col(v).ne_missing(pl.col(v).shift(1).over("algorithm")) for v in vals])
+    return pts.filter(changed | (pl.col("x") == pl.col("x").max().over("algorithm")))
+
+
+def instance_lines(instances: pl.DataFrame, summary: pl.DataFrame, x_lo: float, resolution: float = RESOLUTION
+                   ) -> pl.DataFrame:
+    """Step lines of every instance alone (`Analysis.ecdf_per_instance` rows of one dimension and
+    group): (algorithm, instance, x, fraction) from a zero at `x_lo` to the algorithm's max_x,
+    thinned as the aggregate's lines."""
+    by = ["algorithm", "instance"]
+    thinned = thin(_cut(instances.select(*by, "x", "fraction"), summary), resolution, by=by)
+    pairs = instances.select(by).unique().join(summary.select("algorithm", "max_x"), on="algorithm")
+    last = value_at(thinned, pairs.select(*by, x=pl.col("max_x")), by=by)
+    start = pairs.select(*by, x=pl.lit(x_lo), fraction=pl.lit(0.0))
+    lines = pl.concat([start, thinned, last.select(*by, "x", "fraction")], how="vertical_relaxed")
+    return lines.unique([*by, "x"], keep="last", maintain_order=True).sort(*by, "x")
+
+
+def band_text(level: float, replicates: int, seed: int) -> str:
+    """The band in a subtitle: level, replicates, how they are drawn, seed."""
+    return (f"band: {level * 100:g} % bootstrap interval, {replicates} replicates resampling the trials "
+            f"within each problem, seed {seed}")
+
+
 def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
                reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
                settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
-               zoom: bool = True, background: Sequence[str] | None = None, configured: bool = True
+               zoom: bool = True, background: Sequence[str] | None = None, band: pl.DataFrame | None = None,
+               instances: pl.DataFrame | None = None, band_settings: str | None = None, configured: bool = True
                ) -> alt.LayerChart:
     """Runtime ECDFs of the algorithms of one dimension and function group in one chart.
 
@@ -113,7 +166,11 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     `legend` adds a colour legend instead (click on it highlights an algorithm); `zoom` lets a
     browser zoom the x axis (leave it off for charts to be concatenated). `background` names
     algorithms of the table drawn as thin light-grey lines behind all others, without dots,
-    labels or legend entries (e.g. a whole archive behind a new algorithm)."""
+    labels or legend entries (e.g. a whole archive behind a new algorithm). `band`: the rows of
+    `Analysis.ecdf_band` (columns as `steps` plus `low`, `high`), drawn as an area in each
+    algorithm's colour under its line, `band_settings` (e.g. `band_text(...)`) added to the
+    subtitle; `instances`: the rows of `Analysis.ecdf_per_instance` (plus `instance`), thin faint
+    lines per (algorithm, instance). Both follow the highlight of the algorithms."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     is_back = pl.col("algorithm").is_in(back)
@@ -150,6 +207,28 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         layers.append(theme.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
             interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
             x=x, y=y, detail=detail, tooltip=[*tip_line, alt.Tooltip("background:N")]))
+    # band and instance lines drawn first share the colour legend: its symbols stay the lines' strokes
+    first = len(layers)  # the first layer with the colour legend
+    quiet = (theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
+                                                  symbolOpacity=1)) if legend else col)
+    on_chart = summary.filter(~pl.col("algorithm").is_in(back))
+    if band is not None and band.height:
+        pts = band_points(band.join(keys, on=["dimension", "group"], how="semi"), on_chart, x_lo)
+        layers.append(theme.Chart(theme.data(pts)).transform_calculate(**where).mark_area(
+            interpolate="step-after").encode(
+            x=x, y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5)),
+            y2=alt.Y2("high:Q"), color=quiet, opacity=theme.faded(pick, BAND_OPACITY, DIMMED_BAND),
+            tooltip=[*tip_line, alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")]))
+    if instances is not None and instances.height:
+        per = instance_lines(instances.join(keys, on=["dimension", "group"], how="semi"), on_chart, x_lo)
+        layers.append(theme.Chart(theme.data(per)).transform_calculate(**where).mark_line(
+            interpolate="step-after", strokeWidth=INSTANCE_WIDTH).encode(
+            x=x, y=y, color=quiet, detail=[detail, alt.Detail("instance:N")],
+            opacity=theme.faded(pick, INSTANCE_OPACITY, DIMMED_BAND),
+            tooltip=[*tip_line[:1], alt.Tooltip("instance:N"), *tip_line[1:]]))
+    if band_settings and (band is not None or instances is not None):
+        settings = [settings] if isinstance(settings, str) else list(settings or [])
+        settings.append(band_settings)
     if is_ref.any():
         layers.append(theme.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**where).mark_line(
             interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
@@ -185,7 +264,6 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
     else:  # a legend binding works from the first layer with the colour legend (Vega-Lite merges legends)
-        first = 1 if back_lines is not None else 0
         layers[first] = layers[first].add_params(pick)
     chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))
     return theme.finish(chart, title, settings, configured)

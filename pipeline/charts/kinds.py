@@ -174,14 +174,20 @@ def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: 
             a.ecdf_summary(targets, group, mode=mode, max_x=max_x).collect())
 
 
+def _compared(a, ref, bg):
+    """`a` without the reference and background algorithms of its own store."""
+    main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
+    if bg and bg[0].store is a.store:
+        main = _without(main, bg[1])
+    return main
+
+
 def _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background, palette):
     """What the ECDF kinds draw: (reference, background, step table, summary, palette), the compared
     algorithms, the reference and the background together, each set computed from its own store."""
     ref = resolve_reference(a, reference)
     bg = resolve_background(a, background)
-    main = _without(a, ref[1]) if ref and ref[0].store is a.store else a
-    if bg and bg[0].store is a.store:
-        main = _without(main, bg[1])
+    main = _compared(a, ref, bg)
     steps, summ = [], []
     for an in [main] + ([ref[0]] if ref else []) + ([bg[0]] if bg else []):
         s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
@@ -194,6 +200,13 @@ def _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, backg
     return ref, bg, steps, summ, pal
 
 
+def _part(table: pl.DataFrame | None, dimension, group) -> pl.DataFrame | None:
+    """The rows of one (dimension, group) of a table, or None."""
+    if table is None:
+        return None
+    return table.filter((pl.col("dimension") == dimension) & (pl.col("group") == group))
+
+
 def _mode_text(mode: str, samples: int, seed: int) -> str:
     """The ECDF mode as a subtitle states it."""
     return {"simulated": f"simulated restarts: {samples} samples, seed {seed}",
@@ -203,17 +216,29 @@ def _mode_text(mode: str, samples: int, seed: int) -> str:
 # -- kinds --------------------------------------------------------------------------------------
 def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
          seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
-         legend: bool = False, background=None,
+         legend: bool = False, background=None, band: bool = False, level: float = 0.95, replicates: int = 100,
+         per_instance: bool = False,
          columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Chart:
     """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
     group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
     evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
-    (names of the store, or an Analysis) thin and light grey behind."""
+    (names of the store, or an Analysis) thin and light grey behind. `band`: the bootstrap
+    confidence band at `level` of each compared algorithm (`Analysis.ecdf_band`, `replicates`
+    resamplings of the trials within each problem, seeded by `seed`) under its line;
+    `per_instance`: the ECDF of every instance alone as thin faint lines."""
     targets = _resolve_targets(a, targets)
     a = _narrow(a, dimension)
     _group_frame(a, group)  # unknown group names fail here, with the names there are
     ref, bg, steps, summ, pal = _ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
                                              palette)
+    main = _compared(a, ref, bg)
+    bands = (main.ecdf_band(targets, group, mode=mode, level=level, replicates=replicates, seed=seed,
+                            samples=samples, max_x=max_x).collect() if band else None)
+    per = (main.ecdf_per_instance(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
+           if per_instance else None)
+    band_note = ecdf_mod.band_text(level, replicates, seed) if band else None
+    if per_instance:
+        band_note = "; ".join(filter(None, [band_note, "thin lines: each instance alone"]))
     keys = summ.select("dimension", "group").unique().sort("dimension", "group").rows()
     mode_text = _mode_text(mode, samples, seed)
     ref_text = f"reference {', '.join(ref[1])}" if ref else None
@@ -230,7 +255,8 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
                                           title=f"ECDF of runtimes, {d}-D, {label}", settings=settings,
                                           labels=labels, legend=legend, width=width, height=height,
                                           zoom=len(keys) == 1, background=bg[1] if bg else None,
-                                          configured=False))
+                                          band=_part(bands, d, g), instances=_part(per, d, g),
+                                          band_settings=band_note, configured=False))
     if not charts:
         raise ValueError("no ECDF data in the selection")
     return _concat(charts, columns)

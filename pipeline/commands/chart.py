@@ -56,6 +56,9 @@ def register(app: typer.Typer) -> None:
         indicator: IndicatorOpt = "logged",
         group: Annotated[Optional[str], typer.Option("--group", "-g", help="Function group: all, separ, lcond, hcond, multi, mult2, fN (kinds that aggregate).")] = None,
         reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: a store algorithm or a packaged set (best2009, ...).")] = None,
+        band: Annotated[bool, typer.Option("--band", help="ECDF: the bootstrap confidence band of each algorithm.")] = False,
+        level: Annotated[Optional[float], typer.Option("--level", help="ECDF: confidence level of the band (default 0.95).")] = None,
+        per_instance: Annotated[bool, typer.Option("--per-instance", help="ECDF: every instance's ECDF as a thin faint line.")] = False,
         option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="Kind option KEY=VALUE (repeatable), e.g. -O samples=1000 -O a_name=DIRECT.")] = None,
         scale: Annotated[float, typer.Option(help="Pixel scale of PNG output.")] = 2.0,
         list_: Annotated[bool, typer.Option("--list", help="List the kinds and their options, then exit.")] = False,
@@ -78,11 +81,16 @@ def register(app: typer.Typer) -> None:
         opts = parse_options(option or [])
         known = kinds.options(kind)
         takes_any = kind == "profile"
-        for name, value in (("targets", targets), ("group", group), ("reference", reference)):
+        if level is not None and not band:
+            fail("--level applies to the band: add --band")
+        if level is not None and not 0 < level < 1:
+            fail(f"--level {level}: expected a confidence level between 0 and 1, e.g. 0.95")
+        for name, value in (("targets", targets), ("group", group), ("reference", reference),
+                            ("band", band or None), ("level", level), ("per_instance", per_instance or None)):
             if value is None:
                 continue
             if name not in known:
-                fail(f"chart {kind}: --{name} does not apply (options: {', '.join(known)})")
+                fail(f"chart {kind}: --{name.replace('_', '-')} does not apply (options: {', '.join(known)})")
             opts[name] = value
         if dimension and "dimension" in known:
             opts.setdefault("dimension", dimension if len(dimension) > 1 else dimension[0])

@@ -58,10 +58,26 @@ def pages(out: Path) -> dict[str, str]:
     return {p.name: p.read_text(encoding="utf-8") for p in sorted(out.glob("*.html"))}
 
 
-def specs(text: str) -> dict[str, dict]:
-    """The embedded Vega-Lite specs of a page by chart id."""
+def page_data(text: str) -> dict[str, object]:
+    """The page's data block: {table name: values}."""
     return {m.group(1): json.loads(m.group(2)) for m in
-            re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text, re.S)}
+            re.finditer(r'<script type="application/json" class="dataset" id="dataset-([^"]+)">(.*?)</script>', text,
+                        re.S)}
+
+
+def specs(text: str) -> dict[str, dict]:
+    """The embedded Vega-Lite specs of a page by chart id, each with its tables from the page's data
+    block (as the page's script gives them to vega-embed)."""
+    data = page_data(text)
+    names = dict(re.findall(r'<div class="chart" id="chart-([^"]+)" data-spec="[^"]+" data-datasets="([^"]*)"', text))
+    out = {}
+    for m in re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text, re.S):
+        spec = json.loads(m.group(2))
+        assert "datasets" not in spec, m.group(1)
+        if names[m.group(1)]:
+            spec["datasets"] = {n: data[n] for n in names[m.group(1)].split()}
+        out[m.group(1)] = spec
+    return out
 
 
 def ends(spec: dict) -> dict[str, float]:

@@ -22,6 +22,7 @@ from conftest import SHARED, shared_or_skip
 from pipeline.charts import theme
 from pipeline.cli import app
 from test_charts import marks
+from test_report import specs
 from test_report_browser import driver, _wait_for_charts  # noqa: F401 (a fixture)
 
 COMPARED = ["real/DIRECT_posik_noiseless.tgz", "generated/NM_on_bbob.tgz", "refalgs/best2009-bbob.tar.gz"]
@@ -43,9 +44,7 @@ def report(tmp_path_factory) -> Path:
 
 
 def page_specs(path: Path) -> dict[str, dict]:
-    text = path.read_text(encoding="utf-8")
-    return {m.group(1): json.loads(m.group(2)) for m in
-            re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text, re.S)}
+    return specs(path.read_text(encoding="utf-8"))
 
 
 def grey_and_coloured(spec: dict) -> tuple[set[str], set[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -17,6 +18,22 @@ from .settings import Settings, SettingsError, data_sets, software_versions
 #: the reference algorithm cocopp shows by default, per suite (`--reference` overrides; "none": none)
 DEFAULT_REFERENCE = {"bbob": "best2009"}
 NO_REFERENCE = ("none", "")
+
+
+class _Excluding:
+    """A store without some algorithms (those another store of a union already holds)."""
+
+    def __init__(self, store, algorithms: Sequence[str]):
+        self.store, self.algorithms = store, list(algorithms)
+        self.path = store.path
+
+    def runs(self) -> pl.LazyFrame:
+        """Runs of the other algorithms."""
+        return self.store.runs().filter(~pl.col("algorithm").is_in(self.algorithms))
+
+    def events(self) -> pl.LazyFrame:
+        """Events of the other algorithms."""
+        return self.store.events().filter(~pl.col("algorithm").is_in(self.algorithms))
 
 
 class _UnionStore:
@@ -62,22 +79,52 @@ def _packaged_reference(name: str, suites: Sequence[str]) -> Analysis | None:
     return None
 
 
-def background_algorithms(entries, base: Analysis, present: list[str]) -> list[str]:
+def is_store(path: str) -> bool:
+    """Whether `path` is a cocopipe store folder (it holds the store's manifest)."""
+    from ..store.store import MANIFEST
+
+    return (Path(path) / MANIFEST).is_file()
+
+
+def background_stores(entries) -> list:
+    """The other stores among the `background` entries (folders holding a cocopipe store), opened."""
+    from ..store import Store, StoreError
+
+    out = []
+    for e in entries or []:
+        if is_store(e):
+            try:
+                out.append(Store(e))
+            except StoreError as exc:
+                raise SettingsError(f"background {e}: {exc}") from None
+    return out
+
+
+def background_algorithms(entries, base: Analysis, present: list[str], stores: Sequence = ()) -> list[str]:
     """The algorithms the `background` setting means: names of the store as they are; a source
-    (folder or archive, ingested into the store) stands for the algorithms read from it."""
+    (folder or archive, ingested into the store) stands for the algorithms read from it; another
+    store (`stores`, opened from its entry) for every algorithm of it in the selection."""
     if not entries:
         return []
     out: list[str] = []
     sources = None
+    by_path = {str(s.path): s for s in stores}
     for e in entries:
-        if e in present:
+        if e in present and e not in by_path:
             out.append(e)
             continue
-        from pathlib import Path
-
+        if e in by_path:
+            other = Analysis(by_path[e], **{**base.filters, "algorithm": None}, max_budget=base.max_budget,
+                             all_instances=base.all_instances, exact=base.exact)
+            found = other.algorithms()
+            if not found:
+                raise SettingsError(f"background {e}: the store holds no data in the report's selection")
+            out += found
+            continue
         if not Path(e).exists():
             raise SettingsError(f"background {e!r}: neither an algorithm of the store ({', '.join(present[:8])}"
-                                f"{', ...' if len(present) > 8 else ''}) nor an existing folder or archive")
+                                f"{', ...' if len(present) > 8 else ''}), nor a store, nor an existing folder or "
+                                "archive")
         from ..ingest.sources import expand, source_name
 
         if sources is None:
@@ -113,7 +160,17 @@ class Context:
         self.notes: list[str] = []
         self.reference, self.reference_label, store = self._resolve_reference(s.reference, base, present, suites)
         #: algorithms drawn thin and grey behind the compared ones in the ECDF and scaling charts
-        self.background: list[str] = background_algorithms(s.background, base, present)
+        others = background_stores(s.background)
+        self.background: list[str] = background_algorithms(s.background, base, present, others)
+        if others:  # another store's algorithms, read through a union (the report's store wins a name clash)
+            mine = sorted(set(present) | ({self.reference} if self.reference else set()))
+            clash = sorted({a for o in others for a in o.runs().select("algorithm").unique().collect()["algorithm"]}
+                           & set(mine))
+            if clash:
+                self.notes.append(f"Background algorithm(s) {', '.join(clash)} of another store are also in the "
+                                  "report's data: the report's data of them are shown.")
+            union = store.stores if isinstance(store, _UnionStore) else [store]
+            store = _UnionStore([*union, *(_Excluding(o, mine) for o in others)])
         bg = set(self.background) - set(s.algorithms or [])
         algs = list(s.algorithms) if s.algorithms else [a for a in present if a != self.reference]
         self.algorithms: list[str] = [a for a in algs if a != self.reference and a not in bg]
@@ -130,6 +187,38 @@ class Context:
                                           else self.analysis)
         self.suites: list[str] = self.analysis.suites()
         self.palette = self._palette()
+
+    @property
+    def many(self) -> bool:
+        """More compared algorithms than `max_detail`: the views summarise (see `pages.MANY_RULES`)."""
+        return len(self.algorithms) > self.settings.max_detail
+
+    @functools.cached_property
+    def _members(self) -> list[tuple[object, set[str]]]:
+        """(store, its algorithms) of every store the report reads (the union's members, in order)."""
+        store = self.analysis.store
+        members = store.stores if isinstance(store, _UnionStore) else [store]
+        return [(m.store if isinstance(m, _Excluding) else m,
+                 set(m.runs().select("algorithm").unique().collect()["algorithm"])) for m in members]
+
+    def parts(self, algorithms: Sequence[str]) -> list[Analysis]:
+        """The selection of `algorithms` as one Analysis per store that holds them (the report's store,
+        a packaged reference set, other background stores), so that each reads its own cache of
+        hitting times (`pipeline.measures.cache`); their measures concatenated are those of the union."""
+        left, out = list(algorithms), []
+        for store, names in self._members:
+            mine = [a for a in left if a in names]
+            if mine:
+                out.append(Analysis(store, **{**self.with_background.filters, "algorithm": mine},
+                                    max_budget=self.settings.max_budget, all_instances=self.settings.all_instances,
+                                    exact=self.settings.exact_hits))
+                left = [a for a in left if a not in names]
+        return out
+
+    @property
+    def all_shown(self) -> list[str]:
+        """The compared algorithms, the reference and the background ones."""
+        return [*self.algorithms, *([self.reference] if self.reference else []), *self.background]
 
     # -- reference -----------------------------------------------------------------------------
     def _resolve_reference(self, name: str | None, base: Analysis, present: list[str], suites: list[str]):

@@ -75,6 +75,28 @@ class Figure:
         """The spec as JSON for a <script type="application/json"> element."""
         return script_json(self.spec)
 
+    @property
+    def dataset_names(self) -> list[str]:
+        """Names of the spec's top-level `datasets` (its tables, referred to by name)."""
+        return list(self.spec.get("datasets", {}))
+
+    @property
+    def shared_spec_json(self) -> str:
+        """The spec without its `datasets` (they are in the page's data block, `page_datasets`), as JSON."""
+        return script_json({k: v for k, v in self.spec.items() if k != "datasets"})
+
+
+def page_datasets(figures: list[Figure]) -> dict[str, object]:
+    """The tables of every chart of a page by name, each once (the names are content hashes, so
+    charts holding the same table share one entry); the charts refer to them by name."""
+    out: dict[str, object] = {}
+    for f in figures:
+        for name, values in f.spec.get("datasets", {}).items():
+            if name in out and out[name] != values:
+                raise ValueError(f"chart {f.id}: table {name} differs from another chart's table of that name")
+            out.setdefault(name, values)
+    return out
+
 
 @dataclass
 class Table:
@@ -142,3 +164,8 @@ class Page:
     def figures(self) -> list[Figure]:
         """Every figure of the page, in order."""
         return [f for s in self.sections for f in s.figures]
+
+    @property
+    def datasets_json(self) -> list[tuple[str, str]]:
+        """The page's data block: every chart's tables once, as (name, JSON for a <script> element)."""
+        return [(name, script_json(values)) for name, values in page_datasets(self.figures).items()]

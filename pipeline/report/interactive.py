@@ -43,18 +43,6 @@ def explore(ctx: Context, m: Measures) -> list[Page]:
     return [Page("explore", "Explore the runtime ECDFs", sections, nav="Explore")]
 
 
-def _ranking_tables(analysis, targets, max_budget, alpha: float, seed: int) -> dict:
-    from ..commands.analyses import auc_table
-    from ..measures import ranking
-
-    aucs = auc_table(analysis, targets, max_budget)
-    ranks = pl.concat([ranking.rank_by_auc(aucs.lazy(), by_dimension=True, alpha=alpha),
-                       ranking.rank_by_auc(aucs.lazy(), by_dimension=False, alpha=alpha)
-                       .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
-    glicko = ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
-    return {"ranks": ranks, "cliques": ranking.cliques(ranks), "glicko": glicko}
-
-
 def ranking_view(ctx: Context, m: Measures) -> list[Page]:
     """The compared algorithms ranked: mean rank of auc per dimension and over all (Friedman test,
     Nemenyi critical difference, cliques)."""
@@ -62,9 +50,12 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
 
     if len(ctx.algorithms) < 2:
         return []
+    from ..measures import ranking
+
     s = ctx.settings
-    t = ctx.runner.submit(_ranking_tables, ctx.compared, s.targets, s.max_budget, s.alpha, s.seed).result()
-    ranks, cl = t["ranks"], t["cliques"]
+    glicko = m.glicko
+    ranks = m.ranks
+    cl = ranking.cliques(ranks) if ranks.height else None
     if ranks.height == 0:
         return [Page("ranking", "Ranking", [Section("ranking", "Ranking", [Note(
             "No problem has data of every compared algorithm: no ranking.")])], nav="Ranking")]
@@ -79,8 +70,18 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
                         pl.col("friedman_p").map_elements(lambda v: f"{v:.2e}", return_dtype=pl.String)
                         .alias("Friedman p"), pl.col("critical_difference").round(3).alias("critical difference"))
     cliques = cl.select("dimension", "clique", pl.col("low").round(3), pl.col("high").round(3), "algorithms")
-    glicko = t["glicko"].select("dimension", "rank", "algorithm", pl.col("score").round(1).alias("rating"),
-                                pl.col("deviation").round(1), pl.col("volatility").round(4))
+    glicko_block = Note(f"Glicko-2 ratings are left out above {s.max_detail} compared algorithms (every pair of "
+                        f"algorithms plays per function and target: {len(ctx.algorithms)} algorithms make "
+                        f"{len(ctx.algorithms) * (len(ctx.algorithms) - 1) // 2} pairs); the mean ranks above "
+                        "order them all.")
+    if glicko is not None:
+        g = glicko.select("dimension", "rank", "algorithm", pl.col("score").round(1).alias("rating"),
+                                   pl.col("deviation").round(1), pl.col("volatility").round(4))
+        glicko_block = frame_table(
+            "ranks-glicko2", "Glicko-2 ratings", g,
+            "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, target) and "
+            "every pair plays a game won by the faster trial; the games of a round are one rating period (as "
+            f"IOHanalyzer ranks algorithms; seed {s.seed}).")
     sections = [
         Section("ranking-cd", "Critical difference", [fig], columns=1),
         Section("ranking-tables", "Ranks and cliques", [
@@ -88,9 +89,6 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
             frame_table("cliques", "Cliques", cliques, "Runs of algorithms, ordered by mean rank, within the critical "
                                                        "difference of each other: the bars of a critical-difference "
                                                        "diagram."),
-            frame_table("ranks-glicko2", "Glicko-2 ratings", glicko,
-                        "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, "
-                        "target) and every pair plays a game won by the faster trial; the games of a round are one "
-                        f"rating period (as IOHanalyzer ranks algorithms; seed {s.seed}).")], columns=1),
+            glicko_block], columns=1),
     ]
     return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]

@@ -1,4 +1,12 @@
-"""The measures a report shows, computed once for all its pages (each page takes slices)."""
+"""The measures a report shows, computed once for all its pages (each page takes slices).
+
+Memory stays bounded however many algorithms a report holds: the hitting times, ECDF step tables
+and areas under the ECDF are computed `CHUNK` algorithms at a time (each algorithm's measures are
+independent of the others'; chunks run in the runner's worker processes), and each chunk's step
+table is cut at the plotted range and thinned to `RESOLUTION` in log10(x) at once, at most 100
+points a decade, which is finer than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and
+coarser; thinning keeps each bin's last step, so a thinned line never rises earlier than the data).
+"""
 from __future__ import annotations
 
 import functools
@@ -9,39 +17,110 @@ from ..measures import ecdf as ecdf_measure
 from ..tables import art_table, pairwise_table
 from .context import Context
 
+#: algorithms per chunk of the ECDF and auc measures (the peak memory is that of one chunk)
+CHUNK = 8
+#: steps of the report's ECDF tables are merged to this resolution in log10(evaluations / dimension)
+RESOLUTION = 0.01
+STEP_KEYS = ["suite", "algorithm", "dimension", "group"]
+
+
+def thin_steps(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION) -> pl.DataFrame:
+    """Steps cut at each line's plotted range (summary's max_x) and thinned to `resolution` in log10(x):
+    per bin the last x and the largest fraction; steps that do not rise are dropped (a line's last is kept)."""
+    from ..charts.ecdf import thin
+
+    cut = (steps.join(summary.select(*STEP_KEYS, "max_x"), on=STEP_KEYS, how="inner")
+           .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
+    return thin(cut, resolution, by=STEP_KEYS).select(steps.columns)
+
+
+def chunk_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int, max_budget,
+                 budgets: pl.DataFrame | None, resolution: float = RESOLUTION) -> dict[str, pl.DataFrame]:
+    """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
+    per store), from one computation of their hitting times (auc only with `budgets`; `pipeline.measures.auc`)."""
+    hits = pl.concat([a.hits(targets.lazy()).collect() for a in analyses], how="vertical_relaxed")
+    summary = ecdf_measure.ecdf_summary(hits.lazy(), None, max_budget, mode=mode).collect()
+    steps = ecdf_measure.ecdf(hits.lazy(), None, mode, samples, seed, max_budget).collect()
+    out = {"steps": thin_steps(steps, summary, resolution), "summary": summary}
+    if budgets is not None:
+        from ..measures.auc import auc
+
+        out["auc"] = auc(hits.lazy(), budgets.lazy()).collect()
+    return out
+
+
+def glicko(analysis, targets, seed: int) -> pl.DataFrame:
+    """Glicko-2 ratings of the algorithms of `analysis` per dimension (`measures.ranking.glicko2`)."""
+    from ..measures import ranking
+
+    return ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
+
+
+def chunks(algorithms: list[str], size: int = CHUNK) -> list[list[str]]:
+    """The algorithms in consecutive groups of `size` (the order given)."""
+    return [algorithms[i:i + size] for i in range(0, len(algorithms), size)]
+
 
 class Measures:
     """Lazily computed, cached tables of one report."""
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        c, s = ctx, ctx.settings
-        # the tables take long: they start at once (in a worker when the runner has some)
-        self._art = c.runner.submit(art_table, c.analysis if c.reference else c.compared, c.reference,
-                                    targets=s.table_targets, correction=s.correction, samples=s.table_samples,
-                                    seed=s.seed, alpha=s.alpha)
-        self._pairwise = (c.runner.submit(pairwise_table, c.compared, s.table_targets, s.correction, alpha=s.alpha)
-                          if len(c.algorithms) > 1 else None)
+        self._art = self._pairwise = None
+        # the tables take long: they start at once (in a worker when the runner has some), unless the
+        # best ranked algorithms are to be chosen first (many algorithms); then the ECDF chunks
+        if not ctx.many:
+            self.start_tables(ctx.algorithms)
+        # Glicko-2 plays every pair of algorithms: only up to max_detail of them
+        self._glicko = (ctx.runner.submit(glicko, ctx.compared, ctx.settings.targets, ctx.settings.seed)
+                        if 1 < len(ctx.algorithms) and not ctx.many else None)
+        self._chunks = self._start_chunks()
 
-    def _targets(self, which) -> pl.LazyFrame:
+    # -- ECDFs and auc, chunked ---------------------------------------------------------------
+    def _targets(self, which) -> pl.DataFrame:
         rows = [(s, float(t)) for s in self.ctx.suites for t in which(s)]
-        return pl.LazyFrame(rows, schema={"suite": pl.String, "target": pl.Float64}, orient="row")
+        return pl.DataFrame(rows, schema={"suite": pl.String, "target": pl.Float64}, orient="row")
+
+    def _start_chunks(self) -> list:
+        c, s = self.ctx, self.ctx.settings
+        from ..measures.auc import default_budgets
+        from ..measures.runtime import parse_budget
+
+        runs = c.compared.runs()
+        if s.max_budget:
+            value, per_dim = parse_budget(s.max_budget)
+            budgets = runs.select("suite", "function", "dimension").unique().with_columns(
+                budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
+        else:
+            budgets = default_budgets(runs)
+        budgets = budgets.collect()
+        targets = self._targets(self.ctx.ecdf_targets)
+        algs = sorted(c.all_shown)
+        return [c.runner.submit(chunk_tables, c.parts(part), targets, s.mode,
+                                s.ecdf_samples, s.seed, s.max_budget, budgets) for part in chunks(algs)]
 
     @functools.cached_property
-    def hits(self) -> pl.DataFrame:
-        """First hitting times of the ECDF targets, every shown algorithm (reference and background included)."""
-        return self.ctx.with_background.hits(self._targets(self.ctx.ecdf_targets)).collect()
+    def _tables(self) -> dict[str, pl.DataFrame]:
+        parts = [f.result() for f in self._chunks]
+        self._chunks = []
+        return {k: pl.concat([p[k] for p in parts], how="vertical_relaxed") for k in parts[0]}
 
-    @functools.cached_property
+    @property
     def ecdf(self) -> pl.DataFrame:
-        """ECDF steps of every group level (fN, cocopp groups, all) per (suite, algorithm, dimension)."""
-        s = self.ctx.settings
-        return ecdf_measure.ecdf(self.hits.lazy(), None, s.mode, s.ecdf_samples, s.seed, s.max_budget).collect()
+        """ECDF steps (thinned) of every group level (fN, cocopp groups, all) per (suite, algorithm,
+        dimension), every shown algorithm (reference and background included)."""
+        return self._tables["steps"]
 
-    @functools.cached_property
+    @property
     def ecdf_summary(self) -> pl.DataFrame:
         """The ECDF summary (final fraction, max_x, median maximal evaluations) per group level."""
-        return ecdf_measure.ecdf_summary(self.hits.lazy(), None, self.ctx.settings.max_budget).collect()
+        return self._tables["summary"]
+
+    @property
+    def aucs(self) -> pl.DataFrame:
+        """Area under the ECDF of first hitting times per problem of the compared algorithms (the ranking's
+        input, `pipeline.commands.analyses.auc_table`)."""
+        return self._tables["auc"].filter(pl.col("algorithm").is_in(self.ctx.algorithms))
 
     def ecdf_slice(self, suite: str, dimension: int, group: str, algorithms=None) -> tuple[pl.DataFrame, pl.DataFrame]:
         """Steps and summary of one (suite, dimension, group), optionally of some algorithms."""
@@ -57,15 +136,60 @@ class Measures:
         summ = self.ecdf_summary.partition_by("suite", "dimension", "group", as_dict=True)
         return {k: (steps.get(k, self.ecdf.clear()), v) for k, v in summ.items()}
 
+    # -- aRT ------------------------------------------------------------------------------------
     @functools.cached_property
     def art(self) -> pl.DataFrame:
-        """aRT at the ECDF targets of every compared algorithm (for the two-algorithm figures)."""
-        return self.ctx.compared.art(self._targets(self.ctx.ecdf_targets)).collect()
+        """aRT at the ECDF targets of the algorithms of the compared pairs (the two-algorithm figures)."""
+        algs = sorted({a for p in self.ctx.pairs() for a in p})
+        return self.ctx.compared.select(algorithm=algs).art(self._targets(self.ctx.ecdf_targets).lazy()).collect()
+
+    def start_tables(self, algorithms: list[str]) -> None:
+        """Start the aRT table and the pairwise tests of `algorithms` (all compared ones, or the best
+        ranked when there are many: `Context.table_algorithms`)."""
+        c, s = self.ctx, self.ctx.settings
+        shown = c.analysis.select(algorithm=[*algorithms, *([c.reference] if c.reference else [])])
+        self._art = c.runner.submit(art_table, shown, c.reference, targets=s.table_targets,
+                                    correction=s.correction, samples=s.table_samples, seed=s.seed, alpha=s.alpha)
+        self._pairwise = (c.runner.submit(pairwise_table, c.compared.select(algorithm=algorithms), s.table_targets,
+                                          s.correction, alpha=s.alpha) if len(algorithms) > 1 else None)
+
+    @functools.cached_property
+    def ranks(self) -> pl.DataFrame:
+        """Mean rank of auc per dimension and over all dimensions (dimension 0) of the compared
+        algorithms, with the Friedman test and the Nemenyi critical difference (`measures.ranking`)."""
+        from ..measures import ranking
+
+        a, alpha = self.aucs.lazy(), self.ctx.settings.alpha
+        return pl.concat([ranking.rank_by_auc(a, by_dimension=True, alpha=alpha),
+                          ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
+                          .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
+
+    @functools.cached_property
+    def glicko(self) -> pl.DataFrame | None:
+        """Glicko-2 ratings per dimension of the compared algorithms (None with one, or more than max_detail)."""
+        return None if self._glicko is None else self._glicko.result()
+
+    @functools.cached_property
+    def table_algorithms(self) -> list[str]:
+        """The algorithms of the aRT table and the pairwise tests: every compared one, or with more than
+        `max_detail` of them the `max_detail` best by mean rank of auc over all dimensions (in the
+        compared order)."""
+        c = self.ctx
+        if not c.many:
+            return list(c.algorithms)
+        overall = self.ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")
+        best = set(overall["algorithm"].head(c.settings.max_detail).to_list()) or set(c.algorithms[:c.settings.max_detail])
+        return [a for a in c.algorithms if a in best]
+
+    def _tables_started(self) -> None:
+        if self._art is None:
+            self.start_tables(self.table_algorithms)
 
     @functools.cached_property
     def art_table(self) -> pl.DataFrame:
-        """The aRT table of all compared algorithms (pptables): ratios to the reference and tests
-        against it when there is one, the best algorithm of each column tested against the others."""
+        """The aRT table (pptables) of `table_algorithms`: ratios to the reference and tests against it
+        when there is one, the best algorithm of each column tested against the others."""
+        self._tables_started()
         return self._art.result()
 
     def algorithm_table(self, algorithm: str) -> pl.DataFrame:
@@ -76,5 +200,6 @@ class Measures:
 
     @functools.cached_property
     def pairwise(self) -> pl.DataFrame | None:
-        """Rank-sum tests of every pair of compared algorithms (None with one algorithm)."""
+        """Rank-sum tests of every pair of `table_algorithms` (None with one algorithm)."""
+        self._tables_started()
         return None if self._pairwise is None else self._pairwise.result()

@@ -123,6 +123,8 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
         "dimensions and instances shown.")], columns=1)]
     if ctx.notes:
         sections[0].blocks += [Note(n) for n in ctx.notes]
+    if ctx.many:
+        sections[0].blocks.append(Note(many_note(ctx)))
     for suite in ctx.suites:
         figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
         intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
@@ -133,18 +135,62 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
 
 
 def ecdfs(ctx: Context, m: Measures) -> list[Page]:
-    """ECDFs per function group and per function, per dimension."""
+    """ECDFs per function group and per function, per dimension; with many algorithms one chart per
+    dimension whose drop-down steps through the groups and functions (see `MANY_RULES`)."""
+    if ctx.many:
+        return [_ecdfs_many(ctx, m)]
     sections = []
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
-            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)
-                     if len(ctx.algorithms) <= ctx.settings.max_detail]
+            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
                                     [f for f in groups if f] + [legend(ctx)] + [f for f in funcs if f], columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
                                           "line to highlight an algorithm, double-click to clear)."))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
+
+
+#: lines of many algorithms: 10 points per decade, fractions in steps of 1/50 (charts stay small)
+COARSE = dict(resolution=0.1, quantum=0.02)
+
+
+def _ecdfs_many(ctx: Context, m: Measures) -> Page:
+    from ..charts.ecdf import ecdf_explorer
+
+    sections = [Section("ecdf-rules", "Many algorithms", [Note(many_note(ctx))], columns=1)]
+    for suite in ctx.suites:
+        labels = dict(ctx.groups(suite))
+        for d in ctx.dimensions(suite):
+            keep = (pl.col("suite") == suite) & (pl.col("dimension") == d)
+            steps, summ = m.ecdf.filter(keep), m.ecdf_summary.filter(keep)
+            if summ.height == 0:
+                continue
+            chart = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
+                                     background=ctx.background or None, group_labels=labels,
+                                     title=f"Runtime ECDFs, {suite}, {d}-D", settings=ecdf_subtitle(ctx, suite),
+                                     **COARSE)
+            fig = Figure.later(f"ecdf-{suite}-{d}", f"ECDFs, {suite}, {d}-D", chart,
+                               f"Runtime ECDFs in {d}-D: choose all functions, a function group or one function in "
+                               "the drop-down; click a legend entry to highlight an algorithm.", kind="ecdf")
+            sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D", [fig], columns=1))
+    return Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")
+
+
+def many_note(ctx: Context) -> str:
+    """The rules the report follows with more compared algorithms than `max_detail` (`MANY_RULES`)."""
+    return MANY_RULES.format(n=len(ctx.algorithms), k=ctx.settings.max_detail, pairs=ctx.settings.max_pairs)
+
+
+#: what the report shows with more compared algorithms than `Settings.max_detail` (stated on the pages)
+MANY_RULES = (
+    "This report compares {n} algorithms, more than max_detail = {k}, so it summarises: the ECDFs per function "
+    "group and function are one chart per dimension with a drop-down instead of a chart per group and function "
+    "(lines thinned to 10 points a decade and fractions in steps of 0.02); there is no page per algorithm; the aRT "
+    "tables and the pairwise rank-sum tests hold the {k} algorithms of best mean rank of auc over all dimensions "
+    "(the Ranking page ranks them all), without Glicko-2 ratings (every pair of algorithms would play); the "
+    "Pairwise page compares at most {pairs} pairs (the first algorithm with the others). Algorithms to compare "
+    "against an archive are best given with --background ARCHIVE: the archive is drawn in grey behind them.")
 
 
 def scaling(ctx: Context, m: Measures) -> list[Page]:
@@ -165,6 +211,11 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
     """The aRT table of all algorithms per dimension, and the pairwise tests."""
     t = m.art_table
     sections = []
+    if ctx.many:
+        sections.append(Section("tables-rule", "Many algorithms", [Note(
+            f"The tables hold the {len(m.table_algorithms)} algorithms of best mean rank of auc over all dimensions "
+            f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
+            columns=1))
     for suite in ctx.suites:
         blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g)) for d, g in _by_dimension(t, suite)]
         sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))

@@ -83,10 +83,13 @@ def canonical_names(spec: dict) -> dict:
     names = []
     _param_names(spec, names)
     numbered = [n for n in names if re.fullmatch(r"[A-Za-z_]*?[A-Za-z_]\d+", n)]
-    if not numbered:
+    text = json.dumps(spec, allow_nan=False)
+    # Altair's names of the views of a layer ("view_12", "view_<hex>_0") count in the making process too
+    views = list(dict.fromkeys(re.findall(r'"(view_[0-9a-f]+(?:_\d+)?)"', text)))
+    if not numbered and not views:
         return spec
     new = {n: re.sub(r"\d+$", "", n) + str(i) for i, n in enumerate(numbered, 1)}
-    text = json.dumps(spec, allow_nan=False)
+    new.update({n: f"view_{i}" for i, n in enumerate(views, 1) if n not in new})
     text = re.sub(r"\b(" + "|".join(map(re.escape, new)) + r")\b", lambda m: new[m.group(1)], text)
     return json.loads(text)
 

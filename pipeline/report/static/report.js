@@ -18,10 +18,23 @@
     if (rendered + failed === charts.length) body.dataset.chartsDone = "true";
   }
 
+  // the tables of the charts are in the page's data block, each once, by name (a chart's spec refers to
+  // them); each chart parses its own copy, so that no two Vega views share the table's objects
+  function dataset(name) {
+    var el = document.getElementById("dataset-" + name);
+    if (!el) throw new Error("table " + name + " is missing from the page's data");
+    return JSON.parse(el.textContent);
+  }
+
   function render(div) {
     var spec;
     try {
       spec = JSON.parse(document.getElementById(div.dataset.spec).textContent);
+      var names = (div.dataset.datasets || "").split(" ").filter(Boolean);
+      if (names.length) {
+        spec.datasets = {};
+        names.forEach(function (n) { spec.datasets[n] = dataset(n); });
+      }
     } catch (e) {
       return Promise.reject(e);
     }

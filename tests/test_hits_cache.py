@@ -102,3 +102,13 @@ def test_cached_files_follow_the_schema(stores):
         meta = pq.read_schema(f).metadata
         assert meta[b"cocopipe.table"] == b"hits"
         assert meta[b"cocopipe.schema_version"] == schema.version("hits").encode()
+
+
+def test_packaged_reference_sets_are_never_written(monkeypatch):
+    """The reference stores shipped in the package are read only: no cache beside them."""
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
+    from pipeline.measures.reference import data_dir, open_reference
+
+    ref = open_reference("best2009", "bbob")
+    assert ref.select(function=[1, 2]).hits().collect().height > 0
+    assert not (data_dir() / "derived").exists()

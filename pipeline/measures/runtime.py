@@ -33,10 +33,12 @@ def instance_weights(runs: pl.LazyFrame) -> pl.LazyFrame:
     trials of under-represented instances; a weight of lcm / repetitions does the same.
     """
     counts = runs.group_by([*PROBLEM, "instance"]).agg(reps=pl.len())
-    lcm = counts.group_by(PROBLEM).agg(
-        lcm=pl.col("reps").map_batches(lambda s: pl.Series([_lcm_weights(s.to_list())]), returns_scalar=True,
-                                       return_dtype=pl.Int64)
-    )
+    stats = counts.group_by(PROBLEM).agg(lo=pl.col("reps").min(), hi=pl.col("reps").max(), reps=pl.col("reps"))
+    # the common multiple in Python only where the repetitions differ (rare)
+    mixed = stats.filter(pl.col("lo") != pl.col("hi")).select(
+        *PROBLEM, lcm=pl.col("reps").map_elements(_lcm_weights, return_dtype=pl.Int64))
+    lcm = pl.concat([stats.filter(pl.col("lo") == pl.col("hi")).select(*PROBLEM, lcm=pl.col("lo").cast(pl.Int64)),
+                     mixed])
     w = counts.join(lcm, on=PROBLEM).select(*PROBLEM, "instance", weight=(pl.col("lcm") // pl.col("reps")).cast(pl.Int64))
     return runs.join(w, on=[*PROBLEM, "instance"], how="left")
 

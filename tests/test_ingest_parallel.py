@@ -2,11 +2,13 @@
 merge of .dat and .tdat records into sorted events without duplicates."""
 from __future__ import annotations
 
+import tarfile
+
 import polars as pl
 import pytest
 
 from logs import write_new2
-from pipeline.ingest import coco, parse_source, read_source
+from pipeline.ingest import coco, parse_source, read_source, sources
 
 RUNS = [{"instance": 1, "dat": [(1, 5.0), (3, 2.0), (7, 0.5)], "tdat": [(1, 5.0), (4, 2.0), (8, 0.5)]},
         {"instance": 2, "dat": [(1, 4.0), (5, 1.0)]}]
@@ -69,3 +71,19 @@ def test_merge_keeps_the_first_record_of_equal_ones_and_ors_their_files():
     out = coco._merged(events)
     assert out.select("seq", "evaluations", "best_delta", "trigger", "measured").rows() == [
         (0, 1.0, 5.0, 3, 10.0), (0, 4.0, 3.0, 2, 30.0), (0, 4.0, 2.0, 1, 20.0), (1, 2.0, 1.0, 1, 40.0)]
+
+
+def test_gzip_of_several_members_is_read_whole_and_a_cut_one_is_reported(tmp_path):
+    import gzip
+
+    root = experiment(tmp_path / "A")
+    with tarfile.open(tmp_path / "a.tar", "w") as tf:
+        tf.add(root, arcname="A")
+    tar = (tmp_path / "a.tar").read_bytes()
+    half = len(tar) // 2
+    (tmp_path / "two.tgz").write_bytes(gzip.compress(tar[:half]) + gzip.compress(tar[half:]))
+    assert dict(read_source(tmp_path / "two.tgz").files) == dict(read_source(tmp_path / "a.tar").files)
+    whole = gzip.compress(tar)
+    (tmp_path / "cut.tgz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(sources.SourceError, match="cut.tgz: corrupt or unreadable archive"):
+        read_source(tmp_path / "cut.tgz")

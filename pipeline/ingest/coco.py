@@ -365,34 +365,23 @@ def _trials_frame(trials: pl.DataFrame, algorithm: str | None, source_id: str) -
 
 
 def _merged(events: pl.DataFrame) -> pl.DataFrame:
-    """Events sorted by trial, evaluations and best precision (descending), stably, with the
-    records met more than once (same trial, evaluations and precision) merged into the first,
-    whose `trigger` ORs their `kind`s.
-
-    The records of a data file are in evaluation order already, so the rows are runs of sorted
-    keys: one stable sort on an integer key (trial, evaluations) merges them in about linear time;
-    ties in evaluations are ordered by precision only when they are out of order."""
-    seq = events["seq"].to_numpy()
-    ev = events["evaluations"].to_numpy()
-    best = events["best_delta"].to_numpy()
-    n = len(seq)
-    order = None
-    if n and ev.min() >= 0 and ev.max() < 2.0 ** 40 and seq.max() < 2 ** 23 and (ev == np.floor(ev)).all():
-        key = (seq.astype(np.int64) << 40) | ev.astype(np.int64)
-        order = np.argsort(key, kind="stable")
-        k, b = key[order], best[order]
-        tie = k[1:] == k[:-1]
-        if (tie & (b[1:] > b[:-1])).any():
-            order = None
-    if order is None:
-        order = np.lexsort((-best, ev, seq))
-        s, e, b = seq[order], ev[order], best[order]
-        tie = (s[1:] == s[:-1]) & (e[1:] == e[:-1])
-    first = np.ones(n, dtype=bool)
-    first[1:] = ~(tie & (b[1:] == b[:-1]))
-    starts = np.flatnonzero(first)
-    trigger = np.bitwise_or.reduceat(events["kind"].to_numpy()[order], starts) if n else np.zeros(0, np.int8)
-    return events[order[starts]].with_columns(trigger=pl.Series(trigger, dtype=pl.Int8))
+    """Events sorted by trial (`seq`), evaluations and best precision (descending), stably, with
+    the records met more than once (same trial, evaluations and precision) merged into the first,
+    whose `trigger` ORs their `kind`s (.dat records come before .tdat ones, so first | last)."""
+    cols = ("seq", "evaluations", "best_delta")
+    same = pl.lit(True)
+    for c in cols:
+        same = same & (pl.col(c) == pl.col(c).shift(1))
+    return (
+        events.lazy()
+        .sort(*cols, descending=[False, False, True], maintain_order=True)
+        .with_columns(first=~same.fill_null(False))
+        .with_columns(last=pl.col("first").shift(-1, fill_value=True))
+        .with_columns(trigger=(pl.col("kind") | pl.when("last").then("kind").backward_fill()).cast(pl.Int8))
+        .filter("first")
+        .drop("first", "last")
+        .collect()
+    )
 
 
 def parse_source(src: Source, algorithm: str | None = None) -> Parsed:

@@ -115,16 +115,19 @@ def _octal(field: bytes) -> int:
 def _tar_members(tar: bytes) -> ArchiveFiles | None:
     """The regular files of a tar stream held in memory, by name, in archive order, as views into
     it (no copy): one pass over the 512-byte headers (ustar, GNU long names, pax paths). None when
-    the stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256, truncated data)."""
+    the stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256, truncated data, no
+    end-of-archive block)."""
     files: dict[str, memoryview] = {}
     view = memoryview(tar)
     pos, end = 0, len(tar)
     long_name: bytes | None = None
     pax: dict[str, str] = {}
+    ended = False
     try:
         while pos + 512 <= end:
             h = tar[pos:pos + 512]
             if h == _ZERO_BLOCK:
+                ended = True
                 break
             if h[124] & 0x80 or sum(h) - sum(h[148:156]) + 256 != _octal(h[148:156]):
                 return None
@@ -156,7 +159,7 @@ def _tar_members(tar: bytes) -> ArchiveFiles | None:
                 files[path.replace("\\", "/").removeprefix("./")] = view[start:start + size]
     except ValueError:
         return None
-    return ArchiveFiles(files)
+    return ArchiveFiles(files) if ended else None
 
 
 def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:
@@ -169,8 +172,16 @@ def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:
                     if not info.is_dir() and _keep(info.filename):
                         files[info.filename.replace("\\", "/")] = zf.read(info)
             return files
-        tar = _decompress(raw if raw is not None else path.read_bytes())
+        raw = raw if raw is not None else path.read_bytes()
+        tar = _decompress(raw)
         fast = _tar_members(tar)
+        if fast is None and raw[:2] == b"\x1f\x8b":
+            # a gzip stream of several members whose last one is as long as the first (see
+            # `_gunzip`) was cut to its first member: read them all
+            whole = gzip.decompress(raw)
+            if len(whole) != len(tar):
+                tar = whole
+                fast = _tar_members(tar)
         if fast is not None:
             return fast
         with tarfile.open(fileobj=io.BytesIO(tar), mode="r:") as tf:

@@ -62,10 +62,10 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
               axis=theme.log_axis("evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=5)))
     y_axis = theme.log_axis("best precision Δf")
     y = alt.Y("median:Q", scale=alt.Scale(type="log"), axis=y_axis)
-    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("function_label:N", title="function"),
-           alt.Tooltip("budget:Q", title="evaluations / dimension", format=".3~g"),
-           alt.Tooltip("median:Q", format=".3e"), alt.Tooltip(f"{lo_q}:Q", format=".3e"),
-           alt.Tooltip(f"{hi_q}:Q", format=".3e"), alt.Tooltip("runs_with_data:Q", title="trials")]
+    tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
+           theme.tip("budget:Q", title="evaluations / dimension", format=".3~g"),
+           theme.tip("median:Q", format=".3e"), theme.tip(f"{lo_q}:Q", format=".3e"),
+           theme.tip(f"{hi_q}:Q", format=".3e"), theme.tip("runs_with_data:Q", title="trials")]
     layers = []
     if runs is not None:
         layers.append(theme.Chart().transform_filter("datum.kind == 'run'").mark_line(

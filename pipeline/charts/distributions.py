@@ -81,14 +81,14 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
     lines_l = theme.Chart().transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after").encode(
         x=x, y=y, color=col, detail=alt.Detail("target_label:N"), opacity=faded,
         strokeWidth=theme.when("datum.hardest", 3, 1.6, alt.StrokeWidthValue),
-        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("x:Q", format=".3~g"),
-                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+        tooltip=[theme.tip("target_label:N", title="target"), theme.tip("x:Q", format=".3~g"),
+                 theme.tip("fraction:Q", format=".3f")]).add_params(pick)
     budget = theme.Chart().transform_filter("datum.kind == 'end'").transform_aggregate(
         max_x="max(max_x)", groupby=["panel"]).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.X("max_x:Q"))
     ends = theme.Chart().transform_filter("datum.kind == 'end'").mark_text(align="left", dx=4, fontSize=9).encode(
         x=alt.X("max_x:Q"), y=alt.Y("final_fraction:Q"), text=alt.Text("solved:N"), color=col,
-        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title="functions solved"),
-                 alt.Tooltip("final_fraction:Q", format=".3f")])
+        tooltip=[theme.tip("target_label:N", title="target"), theme.tip("solved:N", title="functions solved"),
+                 theme.tip("final_fraction:Q", format=".3f")])
     panels = summ.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(budget, lines_l, ends, width=width, height=height).facet(
         facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(table))
@@ -134,8 +134,8 @@ def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | N
     lines = theme.Chart().mark_line(interpolate="step-after").encode(
         x=x, y=y, color=col, detail=alt.Detail("budget:N"), opacity=theme.faded(pick, 1, 0.15),
         strokeWidth=theme.when("datum.budget == 'final'", 3, 1.6, alt.StrokeWidthValue),
-        tooltip=[alt.Tooltip("budget:N"), alt.Tooltip("x:Q", title="precision", format=".2e"),
-                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+        tooltip=[theme.tip("budget:N"), theme.tip("x:Q", title="precision", format=".2e"),
+                 theme.tip("fraction:Q", format=".3f")]).add_params(pick)
     panels = t.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(lines, width=width, height=height).facet(
         facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,

@@ -189,24 +189,26 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     pal = theme.extend(palette, algs, refs)
     pal = {a: pal[a] for a in algs}  # the legend in order of final fraction
     pick = theme.highlight(bind_legend=legend)
-    x = alt.X("x:Q", scale=theme.log_scale((x_lo, x_hi)), axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))
-    y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5))
+    x = alt.X(**theme.typed("x:Q"), scale=theme.log_scale((x_lo, x_hi)),
+              axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))
+    y = alt.Y(**theme.typed("fraction:Q"), scale=alt.Scale(domain=[0, 1], nice=False),
+              axis=alt.Axis(title=y_title, tickCount=5))
     col = theme.colour(pal, legend=legend)
     shp = theme.shape(pal, legend=False)
     faded = theme.faded(pick)
-    detail = alt.Detail("algorithm:N")
+    detail = alt.Detail(**theme.typed("algorithm:N"))
     keys = steps.select("dimension", "group").unique()
     where = ({"dimension": str(keys["dimension"][0]), "group": repr(str(keys["group"][0]))} if keys.height == 1
              else {})
-    tip_line = [alt.Tooltip("algorithm:N"), *[alt.Tooltip(f"{k}:N") for k in where],
-                alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"),
-                alt.Tooltip("fraction:Q", format=".3f")]
+    tip_line = [theme.tip("algorithm:N"), *[theme.tip(f"{k}:N") for k in where],
+                theme.tip("x:Q", title="evaluations / dimension", format=".3~g"),
+                theme.tip("fraction:Q", format=".3f")]
     is_ref = lines["algorithm"].is_in(refs)
     layers = []
     if back_lines is not None:
         layers.append(theme.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
             interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail=detail, tooltip=[*tip_line, alt.Tooltip("background:N")]))
+            x=x, y=y, detail=detail, tooltip=[*tip_line, theme.tip("background:N")]))
     # band and instance lines drawn first share the colour legend: its symbols stay the lines' strokes
     first = len(layers)  # the first layer with the colour legend
     quiet = (theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
@@ -218,14 +220,14 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
             interpolate="step-after").encode(
             x=x, y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5)),
             y2=alt.Y2("high:Q"), color=quiet, opacity=theme.faded(pick, BAND_OPACITY, DIMMED_BAND),
-            tooltip=[*tip_line, alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")]))
+            tooltip=[*tip_line, theme.tip("low:Q", format=".3f"), theme.tip("high:Q", format=".3f")]))
     if instances is not None and instances.height:
         per = instance_lines(instances.join(keys, on=["dimension", "group"], how="semi"), on_chart, x_lo)
         layers.append(theme.Chart(theme.data(per)).transform_calculate(**where).mark_line(
             interpolate="step-after", strokeWidth=INSTANCE_WIDTH).encode(
             x=x, y=y, color=quiet, detail=[detail, alt.Detail("instance:N")],
             opacity=theme.faded(pick, INSTANCE_OPACITY, DIMMED_BAND),
-            tooltip=[*tip_line[:1], alt.Tooltip("instance:N"), *tip_line[1:]]))
+            tooltip=[*tip_line[:1], theme.tip("instance:N"), *tip_line[1:]]))
     if band_settings and (band is not None or instances is not None):
         settings = [settings] if isinstance(settings, str) else list(settings or [])
         settings.append(band_settings)
@@ -240,26 +242,29 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
             alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}")))
     layers.append(main)
     dots = theme.Chart(theme.data(ends)).encode(color=col, opacity=faded)
-    end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
-               alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
-               alt.Tooltip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
-               *[alt.Tooltip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
+    end_tip = [theme.tip("algorithm:N"), theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
+               theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
+               theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
+               *[theme.tip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
     layers.append(dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
-        x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"), shape=shp,
+        x=alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi))), y=alt.Y(**theme.typed("final_fraction:Q")),
+        shape=shp,
         tooltip=end_tip))
     crosses = ends.filter(~pl.col("algorithm").is_in(refs))
     layers.append(theme.Chart(theme.data(crosses)).transform_filter("isValid(datum.cross_x)").mark_point(
         shape="cross", size=110, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
         color=col, opacity=faded,
-        x=alt.X("cross_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("cross_fraction:Q"),
-        tooltip=[alt.Tooltip("algorithm:N"),
-                 alt.Tooltip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
+        x=alt.X(**theme.typed("cross_x:Q"), scale=theme.log_scale((x_lo, x_hi))),
+        y=alt.Y(**theme.typed("cross_fraction:Q")),
+        tooltip=[theme.tip("algorithm:N"),
+                 theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
     if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line
         layers.append(dots.mark_rule(strokeWidth=0.8, clip=False).encode(
-            x=alt.X("dot_x:Q", scale=theme.log_scale((x_lo, x_hi))), y=alt.Y("final_fraction:Q"),
-            x2=alt.X2Value(width + 14), y2=alt.Y2("label_y:Q")))
+            x=alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi))),
+            y=alt.Y(**theme.typed("final_fraction:Q")), x2=alt.X2Value(width + 14), y2=alt.Y2(field="label_y")))
         layers.append(dots.mark_text(align="left", baseline="middle", dx=0, fontSize=11, clip=False).encode(
-            x=alt.XValue(width + 16), y=alt.Y("label_y:Q"), text=alt.Text("algorithm:N"), tooltip=end_tip
+            x=alt.XValue(width + 16), y=alt.Y(**theme.typed("label_y:Q")), text=alt.Text(**theme.typed("algorithm:N")),
+            tooltip=end_tip
         ).add_params(pick))
     elif not legend:
         layers[-1] = layers[-1].add_params(pick)
@@ -366,8 +371,8 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     leg = alt.Legend(title=None, symbolStrokeWidth=2, symbolLimit=0, columns=min(8, 1 + (len(pal) - 1) // 40),
                      labelLimit=140)  # at most 40 entries a column
     col = theme.colour(pal, legend=leg)
-    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
-           alt.Tooltip("x:Q", title="evaluations / dimension", format=".3~g"), alt.Tooltip("fraction:Q", format=".3f")]
+    tip = [theme.tip("algorithm:N"), theme.tip("dimension:Q"), theme.tip("group:N", title="functions"),
+           theme.tip("x:Q", title="evaluations / dimension", format=".3~g"), theme.tip("fraction:Q", format=".3f")]
     is_back, is_ref = pl.col("algorithm").is_in(back), pl.col("algorithm").is_in(refs)
     layers = []
     if back:
@@ -384,10 +389,10 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
         .add_params(theme.selection(alt.selection_interval(bind="scales", encodings=["x"], name="zoom"))))
     first = 1 if back else 0  # a legend binding works from the first layer with the colour legend
     layers[first] = layers[first].add_params(pick)
-    end_tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("group:N", title="functions"),
-               alt.Tooltip("final_fraction:Q", title="final fraction", format=".3f"),
-               alt.Tooltip("max_x:Q", title="budget / dimension", format=".3~g"),
-               *[alt.Tooltip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
+    end_tip = [theme.tip("algorithm:N"), theme.tip("dimension:Q"), theme.tip("group:N", title="functions"),
+               theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
+               theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
+               *[theme.tip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
     layers.append(theme.Chart(theme.data(fg)).transform_filter(shown).mark_point(
         size=60, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
         x=alt.X("dot_x:Q", scale=scale), y=alt.Y("final_fraction:Q"), color=col, opacity=faded,
@@ -396,7 +401,7 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     layers.append(theme.Chart(theme.data(crosses)).transform_filter(f"{shown} && isValid(datum.cross_x)").mark_point(
         shape="cross", size=100, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("cross_x:Q", scale=scale), y=alt.Y("cross_fraction:Q"), color=col, opacity=faded,
-        tooltip=[alt.Tooltip("algorithm:N"), alt.Tooltip("median_max_evaluations:Q",
+        tooltip=[theme.tip("algorithm:N"), theme.tip("median_max_evaluations:Q",
                                                          title="median max evaluations / dimension", format=".3~g")]))
     layers[0] = layers[0].add_params(dim_p, grp_p)  # lifted to the top by the layer chart
     chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))

@@ -74,9 +74,9 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
               axis=theme.log_axis("budget: evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=6)))
     y_axis = theme.log_axis(f"aRT loss ratio vs {reference}")
     y = alt.Y("geomean:Q", scale=alt.Scale(type="log"), axis=y_axis)
-    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("x:Q", title="budget / dimension", format=".3~g"),
-           alt.Tooltip("geomean:Q", title="geometric mean", format=".3~g"), alt.Tooltip("p50:Q", title="median", format=".3~g"),
-           alt.Tooltip("p10:Q", format=".3~g"), alt.Tooltip("p90:Q", format=".3~g"), alt.Tooltip("functions:Q")]
+    tip = [theme.tip("algorithm:N"), theme.tip("x:Q", title="budget / dimension", format=".3~g"),
+           theme.tip("geomean:Q", title="geometric mean", format=".3~g"), theme.tip("p50:Q", title="median", format=".3~g"),
+           theme.tip("p10:Q", format=".3~g"), theme.tip("p90:Q", format=".3~g"), theme.tip("functions:Q")]
     one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
     band = theme.Chart().mark_area(opacity=0.15).encode(
         x=x, y=alt.Y("p25:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2("p75:Q"),

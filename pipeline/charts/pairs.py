@@ -72,9 +72,9 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
                                                 range=["circle", "triangle-left", "triangle-down"]),
                     legend=alt.Legend(title="solved by"))
     pick = theme.highlight(field="dimension", bind_legend=True)
-    tip = [alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
-           alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
-           alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g"), alt.Tooltip("ratio:Q", format=".3~g")]
+    tip = [theme.tip("function_label:N", title="function"), theme.tip("dimension:Q"),
+           theme.tip("target:Q", format=".1e"), theme.tip("art_a:Q", title=f"aRT {a}", format=".4~g"),
+           theme.tip("art_b:Q", title=f"aRT {b}", format=".4~g"), theme.tip("ratio:Q", format=".3~g")]
     diag = theme.Chart().mark_rule(color="#888", strokeDash=[4, 3]).encode(
         x=alt.XDatum(lo), y=alt.YDatum(lo), x2=alt.X2Datum(hi), y2=alt.Y2Datum(hi))
     pts = theme.Chart().mark_point(size=22, filled=True, opacity=0.75).encode(
@@ -145,12 +145,12 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
     zero = theme.Chart().mark_rule(color="#666").encode(x=alt.XDatum(0))
     lines = theme.Chart().mark_line(interpolate="step-after").encode(
         x=x, y=y, color=col, detail=alt.Detail("target_label:N"), opacity=theme.faded(pick, 1, 0.15),
-        tooltip=[alt.Tooltip("target_label:N", title="target"), alt.Tooltip("solved:N", title=f"functions solved {a}:{b}"),
-                 alt.Tooltip("x:Q", format=".2f"),
-                 alt.Tooltip("fraction:Q", format=".3f")]).add_params(pick)
+        tooltip=[theme.tip("target_label:N", title="target"), theme.tip("solved:N", title=f"functions solved {a}:{b}"),
+                 theme.tip("x:Q", format=".2f"),
+                 theme.tip("fraction:Q", format=".3f")]).add_params(pick)
     counts = theme.Chart().transform_filter(f"datum.x == {clip}").mark_text(
         align="left", dx=4, fontSize=9).encode(x=x, y=alt.Y("label_y:Q"), color=col, text=alt.Text("solved:N"),
-                                               tooltip=[alt.Tooltip("solved:N", title=f"functions solved {a}:{b}")])
+                                               tooltip=[theme.tip("solved:N", title=f"functions solved {a}:{b}")])
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(zero, lines, counts, width=width, height=height).facet(
         facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
@@ -177,10 +177,10 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
     lines = theme.Chart().mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
         x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15),
-        tooltip=[alt.Tooltip("function_label:N", title="function"), alt.Tooltip("dimension:Q"),
-                 alt.Tooltip("target:Q", format=".1e"), alt.Tooltip("ratio:Q", format=".3~g"),
-                 alt.Tooltip("art_a:Q", title=f"aRT {a}", format=".4~g"),
-                 alt.Tooltip("art_b:Q", title=f"aRT {b}", format=".4~g")]).add_params(pick)
+        tooltip=[theme.tip("function_label:N", title="function"), theme.tip("dimension:Q"),
+                 theme.tip("target:Q", format=".1e"), theme.tip("ratio:Q", format=".3~g"),
+                 theme.tip("art_a:Q", title=f"aRT {a}", format=".4~g"),
+                 theme.tip("art_b:Q", title=f"aRT {b}", format=".4~g")]).add_params(pick)
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "ratio", "art_a", "art_b"]
     chart = theme.layer(one, lines, width=width, height=height).facet(
@@ -210,9 +210,9 @@ def pairwise_heatmap(tests: pl.DataFrame, *, title: str | None = None, settings:
     base = theme.Chart(theme.data(df)).encode(
         x=alt.X("function:O", title="function"),
         y=alt.Y("target:O", sort="descending", title="target precision", axis=alt.Axis(format=".0e")),
-        tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("function:Q"), alt.Tooltip("target:Q", format=".0e"),
-                 alt.Tooltip("better:N"), alt.Tooltip("p_corrected:Q", format=".2e", title="corrected p"),
-                 alt.Tooltip("significant:N")],
+        tooltip=[theme.tip("pair:N"), theme.tip("function:Q"), theme.tip("target:Q", format=".0e"),
+                 theme.tip("better:N"), theme.tip("p_corrected:Q", format=".2e", title="corrected p"),
+                 theme.tip("significant:N")],
     )
     cells = base.mark_rect().encode(color=alt.Color(
         "evidence:Q", scale=alt.Scale(scheme="redblue", domain=[-clip, clip]),

@@ -39,10 +39,10 @@ def critical_difference_chart(ranking: pl.DataFrame, *, palette: theme.Palette |
     y = alt.Y("algorithm:N", sort=alt.EncodingSortField("score", order="ascending"), title=None,
               axis=alt.Axis(labelLimit=200))
     x = alt.X("score:Q", title="mean rank of auc per problem (1 = best)", scale=alt.Scale(zero=False))
-    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("dimension:Q"), alt.Tooltip("rank:Q"),
-           alt.Tooltip("score:Q", title="mean rank", format=".3f"), alt.Tooltip("problems:Q"),
-           alt.Tooltip("critical_difference:Q", title="critical difference", format=".3f"),
-           alt.Tooltip("friedman_p:Q", title="Friedman p", format=".2e")]
+    tip = [theme.tip("algorithm:N"), theme.tip("dimension:Q"), theme.tip("rank:Q"),
+           theme.tip("score:Q", title="mean rank", format=".3f"), theme.tip("problems:Q"),
+           theme.tip("critical_difference:Q", title="critical difference", format=".3f"),
+           theme.tip("friedman_p:Q", title="Friedman p", format=".2e")]
     base = theme.Chart(theme.data(t)).transform_filter("datum.dimension == rank_dimension")
     col = theme.colour(pal, legend=False)
     bars = base.mark_rule(strokeWidth=2).encode(y=y, x=alt.X("low:Q"), x2=alt.X2("high:Q"), color=col, opacity=faded,

@@ -71,10 +71,10 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     y = alt.Y("art_per_dimension:Q", scale=alt.Scale(type="log"), axis=y_axis)
     pick = theme.highlight(field="series", bind_legend=True)
     faded = theme.faded(pick)
-    tip = [alt.Tooltip("algorithm:N"), alt.Tooltip("function_label:N", title="function"),
-           alt.Tooltip("dimension:Q"), alt.Tooltip("target:Q", format=".0e"),
-           alt.Tooltip("art:Q", title="aRT", format=".4~g"), alt.Tooltip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
-           alt.Tooltip("successes:Q", format=".4~g"), alt.Tooltip("runs:Q", format=".4~g")]
+    tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
+           theme.tip("dimension:Q"), theme.tip("target:Q", format=".0e"),
+           theme.tip("art:Q", title="aRT", format=".4~g"), theme.tip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
+           theme.tip("successes:Q", format=".4~g"), theme.tip("runs:Q", format=".4~g")]
     is_back = f"indexof({back!r}, datum.algorithm) >= 0" if back else "false"
     layers = []
     if back:
@@ -96,7 +96,7 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
         base.transform_filter("datum.hardest && isValid(datum.unsuccessful)").mark_point(
             shape="cross", angle=45, size=90, filled=True).encode(
             y=alt.Y("unsuccessful:Q", scale=alt.Scale(type="log"), axis=y_axis),
-            tooltip=[*tip[:4], alt.Tooltip("unsuccessful:Q", title="median evaluations / dimension (no success)",
+            tooltip=[*tip[:4], theme.tip("unsuccessful:Q", title="median evaluations / dimension (no success)",
                                            format=".4~g")]),
         base.transform_filter("datum.hardest && isValid(datum.label)").mark_text(
             dx=4, dy=-7, align="left", fontSize=9).encode(y=y, text=alt.Text("label:N")),

@@ -62,23 +62,39 @@ def extend(pal: Palette | None, algorithms: Iterable[str], reference: str | Sequ
     return pal
 
 
+_TYPES = {"N": "nominal", "Q": "quantitative", "O": "ordinal", "T": "temporal"}
+
+
+def typed(shorthand: str) -> dict[str, str]:
+    """A channel's "name:T" shorthand as the keywords `field` and `type` (Altair parses a shorthand
+    again each time a chart is written, about 50 µs a channel)."""
+    name, kind = shorthand.rsplit(":", 1)
+    return {"field": name, "type": _TYPES[kind]}
+
+
+def tip(shorthand: str, **kw) -> alt.Tooltip:
+    """`alt.Tooltip(shorthand, **kw)` with the field and type given as such (see `typed`)."""
+    return alt.Tooltip(**typed(shorthand), **kw)
+
+
 def colour(pal: Palette, field: str = "algorithm", legend: bool | alt.Legend = True, **kw) -> alt.Color:
     """Colour encoding of `field` with the palette's colours."""
     leg = alt.Legend(title=None, symbolStrokeWidth=2) if legend is True else (legend or None)
-    return alt.Color(f"{field}:N", scale=alt.Scale(domain=list(pal), range=[c for c, _ in pal.values()]),
+    return alt.Color(field=field, type="nominal", scale=alt.Scale(domain=list(pal), range=[c for c, _ in pal.values()]),
                      legend=leg, **kw)
 
 
 def shape(pal: Palette, field: str = "algorithm", legend: bool | alt.Legend = True) -> alt.Shape:
     """Shape encoding of `field` with the palette's markers."""
     leg = alt.Legend(title=None) if legend is True else (legend or None)
-    return alt.Shape(f"{field}:N", scale=alt.Scale(domain=list(pal), range=[s for _, s in pal.values()]), legend=leg)
+    return alt.Shape(field=field, type="nominal", scale=alt.Scale(domain=list(pal), range=[s for _, s in pal.values()]),
+                     legend=leg)
 
 
 def ordinal_colour(field: str, domain: Sequence, title: str | None = None, legend: bool = True) -> alt.Color:
     """Colour encoding of an ordered series (targets, budgets, dimensions) with the theme's colours."""
     rng = [SEQUENTIAL[i % len(SEQUENTIAL)] for i in range(len(domain))]
-    return alt.Color(f"{field}:N", scale=alt.Scale(domain=list(domain), range=rng), sort=list(domain),
+    return alt.Color(field=field, type="nominal", scale=alt.Scale(domain=list(domain), range=rng), sort=list(domain),
                      legend=alt.Legend(title=title) if legend else None)
 
 

@@ -169,11 +169,9 @@ class Analysis:
         if not chunk or (len(algs) <= chunk and self.executor == "local"):
             return measure(self)
         parts = [self.select(algorithm=algs[i:i + chunk]) for i in range(0, len(algs), chunk)]
-        out = pl.concat(distributed.collect_parts(measure, parts, self.executor), how="vertical_relaxed").lazy()
-        names = out.collect_schema().names()
-        keep = [(c, d) for c, d in zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending)
-                if c in names]
-        return out.sort([c for c, _ in keep], descending=[d for _, d in keep]) if keep else out
+        order = list(zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending))
+        # every group sorted where it is computed; the whole sorted again only where groups interleave
+        return distributed.concat_sorted(distributed.collect_parts(measure, parts, self.executor, order), order).lazy()
 
     def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,

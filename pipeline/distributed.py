@@ -33,8 +33,14 @@ def ray(num_cpus: int | None = None):
     return _ray
 
 
-def _collect(measure: Callable, part) -> pl.DataFrame:
-    return measure(part).collect()
+def _collect(measure: Callable, part, sort: Sequence[tuple[str, bool]] = ()) -> pl.DataFrame:
+    """`measure(part)` collected, sorted by the (column, descending) pairs whose column it has."""
+    lf = measure(part)
+    names = lf.collect_schema().names()
+    keep = [(c, d) for c, d in sort if c in names]
+    if keep:
+        lf = lf.sort([c for c, _ in keep], descending=[d for _, d in keep], maintain_order=True)
+    return lf.collect()
 
 
 def workers() -> int:
@@ -48,16 +54,43 @@ def workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def collect_parts(measure: Callable[[object], pl.LazyFrame], parts: Sequence, executor: str = "local"
-                  ) -> list[pl.DataFrame]:
-    """`measure(part).collect()` for every part, in order: here in `workers()` threads (Polars and
-    numpy's sorts release the GIL; memory bounded by that many parts), or as Ray tasks."""
+def collect_parts(measure: Callable[[object], pl.LazyFrame], parts: Sequence, executor: str = "local",
+                  sort: Sequence[tuple[str, bool]] = ()) -> list[pl.DataFrame]:
+    """`measure(part).collect()` for every part, in order, each sorted by the (column, descending) pairs
+    of `sort` it has: here in `workers()` threads (Polars, and numpy's sorts, release the GIL; memory
+    bounded by that many parts), or as Ray tasks."""
+    sort = list(sort)
     if check(executor) == "local":
         n = min(workers(), len(parts))
         if n <= 1:
-            return [_collect(measure, p) for p in parts]
+            return [_collect(measure, p, sort) for p in parts]
         with ThreadPoolExecutor(n) as pool:
-            return list(pool.map(lambda p: _collect(measure, p), parts))
+            return list(pool.map(lambda p: _collect(measure, p, sort), parts))
     r = ray()
     task = r.remote(_collect)
-    return r.get([task.remote(measure, p) for p in parts])
+    return r.get([task.remote(measure, p, sort) for p in parts])
+
+
+def _before(a: tuple, b: tuple, descending: Sequence[bool]) -> bool:
+    """Whether row key `a` may come before `b` in the order (ties allowed; a null is never in order)."""
+    for x, y, d in zip(a, b, descending):
+        if x is None or y is None:
+            return False
+        if x != y:
+            return x > y if d else x < y
+    return True
+
+
+def concat_sorted(frames: Sequence[pl.DataFrame], sort: Sequence[tuple[str, bool]] = ()) -> pl.DataFrame:
+    """Frames each sorted by the (column, descending) pairs of `sort` they have, as one frame in that
+    order: put one after the other where each begins after the previous ends (no sort of the whole,
+    whose memory would double the result's), else sorted as a whole."""
+    out = pl.concat(frames, how="vertical_relaxed", rechunk=False)
+    keep = [(c, d) for c, d in sort if c in out.columns]
+    if not keep:
+        return out
+    cols, desc = [c for c, _ in keep], [d for _, d in keep]
+    ends = [(f.select(cols).row(0), f.select(cols).row(-1)) for f in frames if f.height]
+    if all(_before(prev[1], nxt[0], desc) for prev, nxt in zip(ends, ends[1:])):
+        return out
+    return out.sort(cols, descending=desc, maintain_order=True)

@@ -92,3 +92,21 @@ def test_measures_in_threads_equal_one_part_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setenv("COCOPIPE_WORKERS", "many")
     with pytest.raises(ValueError, match="COCOPIPE_WORKERS='many'"):
         distributed.workers()
+
+
+def test_parts_sorted_where_computed_are_put_in_order():
+    # parts that follow each other are concatenated as they are; interleaving parts are sorted as a whole
+    import polars as pl
+
+    from pipeline.distributed import concat_sorted
+
+    order = [("suite", False), ("target", True), ("absent", False)]
+    a = pl.DataFrame({"suite": ["bbob", "bbob"], "target": [10.0, 1.0]})
+    b = pl.DataFrame({"suite": ["bbob", "noisy"], "target": [1.0, 5.0]})
+    c = pl.DataFrame({"suite": ["bbob"], "target": [3.0]})
+    assert concat_sorted([a, b.head(0), b], order).rows() == [("bbob", 10.0), ("bbob", 1.0), ("bbob", 1.0),
+                                                             ("noisy", 5.0)]
+    assert concat_sorted([a, b, c], order).rows() == [("bbob", 10.0), ("bbob", 3.0), ("bbob", 1.0), ("bbob", 1.0),
+                                                      ("noisy", 5.0)]
+    nulls = pl.DataFrame({"suite": [None], "target": [2.0]}, schema=a.schema)
+    assert concat_sorted([a, nulls], order).rows()[0] == (None, 2.0)  # nulls first, as Polars sorts

@@ -1,175 +1,282 @@
-"""Scale benchmark: synthetic archives of N algorithms made from the shared bbob data sets.
+"""Scale benchmark: synthetic archives of N algorithms made from the shared bbob data sets, and cocopp
+on the same steps.
 
-usage: python benchmarks/scale.py [N ...] [--cocopp] [--keep DIR] [--skip STEP,...]   (default N = 10 50 200)
+usage: python benchmarks/scale.py [N ...] [--steps ingest,art,ecdf,auc,report] [--skip STEP,...]
+                                  [--jobs J] [--cocopp] [--keep DIR]
+       (default N = 10 50 200, steps ingest,art,ecdf, --jobs 2)
 
 Each algorithm is a copy of one of the shared bbob data sets, renamed, with the last mantissa digit
 of every logged number shifted so that no two copies are equal. Every step runs in a fresh process
-so that its peak RSS is its own: ingest, aRT for the standard targets with a 100-sample bootstrap,
-auc, and (when those modules are present) ECDF tables for all groups and dimensions and a full
-report. With --cocopp, the same data at the smallest N is read by cocopp's DataSetList and its aRT
-computed, in a separate virtualenv created by this script (cocopp is never a project dependency).
+on the store of the previous ones and is timed after its imports, so that its wall time, CPU time
+(user + system, with its worker processes) and peak RSS are its own:
+
+- ingest: the N archives into a new store, `--jobs` processes parsing;
+- art: aRT of the 51 bbob targets with the dispersion of 100 simulated restarts (10/50/90th
+  percentiles) for every algorithm, function and dimension; being the first measure on the new
+  store, it also fills the store's cache of first hitting times;
+- ecdf: the simulated-restart runtime ECDF step tables (cocopp's default) and their summaries for
+  every function, function group and all functions, in every dimension;
+- auc, report (only when asked): the area under the ECDF per problem, and a full report.
+
+With --cocopp, cocopp 2.9.1 (never a project dependency: a separate virtualenv, the one in
+$COCOPP_PYTHON or /tmp/cocopp-venv if it has cocopp, else one this script creates) does the same
+steps on the smallest N, in one process, timed after its imports: read (`pproc.DataSetList` on
+fresh copies of the archives, which it unpacks), aRT (`DataSet.detERT` of the 51 targets and, per
+target, `toolsstats.drawSP` with 100 samples, as `pptable` draws the dispersion), and ECDF
+(`toolsstats.drawSP` with `pprldmany`'s sample size for every algorithm, function, dimension and
+target of `pprldmany_target_values`, then the sorted runtimes of every function, function group and
+all functions per dimension). cocopp's figures redraw the simulated runtimes for every group a
+function is in; drawing them once makes cocopp's ECDF time a lower bound, and the ratio conservative.
 """
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(os.environ.get("COCOPIPE_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "data"
 BASES = ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "generated/NM_on_bbob.tgz",
          "generated/RS_on_bbob.tgz"]
 DIGIT = re.compile(rb"(\d)(e[+-])")
+STEPS = ("ingest", "art", "ecdf", "auc", "report")
+COCOPP_VERSION = "2.9.1"
 
 
-def make_archive(root: Path, n: int) -> list[Path]:
-    """N renamed and perturbed copies of the shared bbob data sets, as .tgz files."""
+def _members(base: str) -> list[tuple[str, bytes]]:
+    with tarfile.open(SHARED / base) as tf:
+        return [(m.name, tf.extractfile(m).read()) for m in tf if m.isfile()]
+
+
+def make_archive(root: Path, n: int) -> tuple[list[Path], float]:
+    """N renamed and perturbed copies of the shared bbob data sets as .tgz files, and their MB of logs
+    (.info, .dat and .tdat text)."""
     root.mkdir(parents=True, exist_ok=True)
-    members = {}
-    for b in BASES:
-        with tarfile.open(SHARED / b) as tf:
-            members[b] = [(m.name, tf.extractfile(m).read()) for m in tf if m.isfile()]
-    out = []
+    members: dict[str, list[tuple[str, bytes]]] = {}
+    out, logs = [], 0
     for i in range(n):
         base = BASES[i % len(BASES)]
+        if base not in members:
+            members[base] = [(m, d) for m, d in _members(base) if m.endswith((".info", ".dat", ".tdat"))]
+        logs += sum(len(d) for _, d in members[base])  # the digit shift keeps every length
         name = f"ALG{i:03d}"
         path = root / f"{name}.tgz"
         out.append(path)
         if path.exists():
             continue
         shift = 1 + i // len(BASES)
-        with tarfile.open(path, "w:gz", compresslevel=1) as tf:
+        tmp = path.with_name(f".{path.name}.tmp")
+        with tarfile.open(tmp, "w:gz", compresslevel=1) as tf:
             for member, data in members[base]:
                 if member.endswith(".info"):
                     data = re.sub(rb"(algId|algorithm) = '[^']*'", rb"\1 = '" + name.encode() + rb"'", data)
-                elif member.endswith((".dat", ".tdat")):
-                    data = DIGIT.sub(lambda m: bytes([48 + (m.group(1)[0] - 48 + shift) % 10]) + m.group(2), data)
                 else:
-                    continue
+                    data = DIGIT.sub(lambda m: bytes([48 + (m.group(1)[0] - 48 + shift) % 10]) + m.group(2), data)
                 info = tarfile.TarInfo(f"{name}/{member.split('/', 1)[-1]}")
                 info.size = len(data)
                 tf.addfile(info, io.BytesIO(data))
-    return out
+        tmp.replace(path)
+    return out, logs / 1e6
 
 
+#: one step in a fresh interpreter: imports first, then the timed work
 STEP = r"""
-import json, resource, sys, time
-t = time.perf_counter()
-step, store, src = sys.argv[1], sys.argv[2], sys.argv[3:]
+import json, os, resource, sys, time
+step, store, jobs, src = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+from pipeline.api import open_store
+from pipeline.ingest import ingest
+from pipeline.store import Store
+if step == "auc":
+    from pipeline.commands.analyses import auc_table
+def usage():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+t, c = time.perf_counter(), usage()
 extra = {}
 if step == "ingest":
-    from pipeline.ingest import ingest
-    from pipeline.store import Store
-    s = ingest(src, Store(store, create=True))
+    s = ingest(src, Store(store, create=True), jobs=jobs)
     extra = {"runs": s.runs}
 else:
-    from pipeline.api import open_store
     a = open_store(store)
     if step == "art":
         extra = {"rows": a.art(dispersion=True, samples=100).collect().height}
-    elif step == "auc":
-        from pipeline.commands.analyses import auc_table
-        extra = {"rows": auc_table(a, None, None).height}
-    elif step == "ecdf":  # step tables and summaries of every function, group and "all", every dimension
+    elif step == "ecdf":
         extra = {"rows": a.ecdf().collect().height + a.ecdf_summary().collect().height}
+    elif step == "auc":
+        extra = {"rows": auc_table(a, None, None).height}
     elif step == "report":
         import subprocess
         subprocess.run([sys.executable, "-m", "pipeline.cli", "report", "--store", store, "--out", store + "-report"],
                        check=True, capture_output=True)
-dt = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps(dict(step=step, seconds=dt, peak_mb=peak, **extra)))
+wall, cpu = time.perf_counter() - t, usage() - c
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps(dict(step=step, wall=wall, cpu=cpu, peak_mb=peak / 1024, **extra)))
 """
 
 
-def run_step(step: str, store: Path, sources: list[Path]) -> dict:
+def run_step(step: str, store: Path, sources: list[Path], jobs: int) -> dict:
     """One measured step in a fresh interpreter."""
-    res = subprocess.run([sys.executable, "-c", STEP, step, str(store), *map(str, sources)],
+    res = subprocess.run([sys.executable, "-c", STEP, step, str(store), str(jobs), *map(str, sources)],
                          capture_output=True, text=True)
     if res.returncode:
-        return {"step": step, "error": res.stderr.strip().splitlines()[-1] if res.stderr else "failed"}
+        return {"step": step, "error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "failed"}
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def available(module: str) -> bool:
-    try:
-        __import__(module)
-        return True
-    except ImportError:
-        return False
-
-
+#: cocopp's read, aRT and ECDF steps in one process, each timed after the imports
 COCOPP = r"""
-import sys, time, warnings, resource
+import json, resource, sys, time, warnings
 warnings.filterwarnings("ignore")
-from cocopp import pproc
-t = time.perf_counter()
-n = 0
+import numpy as np
+from cocopp import pproc, toolsstats, testbedsettings
+def clock():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return time.perf_counter(), r.ru_utime + r.ru_stime
+out = {}
+def done(step, t0):
+    t1 = clock()
+    out[step] = {"wall": t1[0] - t0[0], "cpu": t1[1] - t0[1]}
+t0 = clock()
+dsl = []
 for f in sys.argv[1:]:
-    for ds in pproc.DataSetList(f):
-        ds.detERT([10 ** (k / 5) for k in range(10, -41, -1)])
-        n += 1
-print(f"{time.perf_counter() - t:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {n}")
+    dsl.extend(pproc.DataSetList(f))
+done("read", t0)
+targets = [10 ** (k / 5) for k in range(10, -41, -1)]
+t0 = clock()
+for ds in dsl:  # aRT and its dispersion, as pptable computes them
+    ds.detERT(targets)
+    for evals in ds.detEvals(targets):
+        succ = np.isfinite(evals)
+        tmp = evals.copy()
+        tmp[~succ] = ds.maxevals[~succ]
+        toolsstats.sp(tmp, issuccessful=succ)
+        if succ.any():
+            toolsstats.drawSP(tmp[succ], tmp[~succ], (10, 50, 90), 100)
+done("art", t0)
+t0 = clock()
+by_dim = {}
+for ds in dsl:
+    by_dim.setdefault((ds.algId, ds.dim), []).append(ds)
+for (alg, dim), group in by_dim.items():  # pprldmany's simulated runtimes, once per problem
+    k = max(ds.nbRuns() for ds in group)
+    size = k * max(2, int((100 + 1000 / 1001) / k))
+    per_f = {}
+    for ds in group:
+        x = []
+        for t in testbedsettings.current_testbed.pprldmany_target_values((ds.funcId, dim)):
+            evals = ds.detEvals([t])[0]
+            succ = evals[np.isnan(evals) == False] / dim
+            unsucc = ds.maxevals[np.isnan(evals)] / dim
+            x.extend(toolsstats.drawSP(succ, unsucc, percentiles=[50], samplesize=size)[1] if len(succ)
+                     else [np.inf] * size)
+        per_f[ds.funcId] = np.asarray(x)
+    groups = {f"f{f}": [f] for f in per_f}
+    groups.update({g: [f for f in per_f if lo <= f <= hi] for g, (lo, hi) in
+                   dict(separ=(1, 5), lcond=(6, 9), hcond=(10, 14), multi=(15, 19), mult2=(20, 24), all=(1, 24)).items()})
+    for fs in groups.values():
+        if fs:
+            np.sort(np.concatenate([per_f[f] for f in fs]))
+done("ecdf", t0)
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["datasets"] = len(dsl)
+print(json.dumps(out))
 """
 
 
-def cocopp_time(sources: list[Path]) -> tuple[float, float] | None:
-    """Seconds and peak MB for cocopp reading the sources and computing aRT (scratch virtualenv)."""
+def cocopp_python() -> str:
+    """A Python with cocopp: $COCOPP_PYTHON, /tmp/cocopp-venv, or a virtualenv made here."""
+    for py in (os.environ.get("COCOPP_PYTHON"), "/tmp/cocopp-venv/bin/python"):
+        if py and Path(py).exists() and not subprocess.run([py, "-c", "import cocopp"], capture_output=True).returncode:
+            return py
     venv = Path(tempfile.gettempdir()) / "cocopipe-bench-cocopp"
     py = venv / "bin" / "python"
     if not py.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "cocopp", "six"], check=True, capture_output=True)
-    with tempfile.TemporaryDirectory() as tmp:  # cocopp unpacks archives beside them
+        subprocess.run([str(py), "-m", "pip", "install", "-q", f"cocopp=={COCOPP_VERSION}", "six"], check=True,
+                       capture_output=True)
+    return str(py)
+
+
+def cocopp_steps(sources: list[Path]) -> dict | None:
+    """cocopp's read, aRT and ECDF steps on fresh copies of the sources (it unpacks archives beside them)."""
+    py = cocopp_python()
+    with tempfile.TemporaryDirectory() as tmp:
         copies = []
         for s in sources:
             dst = Path(tmp) / s.name
-            dst.write_bytes(s.read_bytes())
+            shutil.copyfile(s, dst)
             copies.append(dst)
-        res = subprocess.run([str(py), "-c", COCOPP, *map(str, copies)], capture_output=True, text=True, cwd=tmp)
+        res = subprocess.run([py, "-c", COCOPP, *map(str, copies)], capture_output=True, text=True, cwd=tmp)
     if res.returncode:
-        print("cocopp failed:", res.stderr.strip().splitlines()[-1:])
+        print("cocopp failed:", *res.stderr.strip().splitlines()[-1:])
         return None
-    sec, mb, _ = res.stdout.strip().splitlines()[-1].split()
-    return float(sec), float(mb)
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str]) -> None:
-    with_cocopp = "--cocopp" in argv
-    keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
-    ns = [int(a) for a in argv if a.isdigit()] or [10, 50, 200]
+    import argparse
+
+    ap = argparse.ArgumentParser(description="cocopipe's scale benchmark (see the module)")
+    ap.add_argument("n", nargs="*", type=int, default=[10, 50, 200], help="numbers of algorithms")
+    ap.add_argument("--steps", default="ingest,art,ecdf", help=f"comma-separated, ingest first; of {','.join(STEPS)}")
+    ap.add_argument("--skip", default="", help="steps to leave out")
+    ap.add_argument("--jobs", type=int, default=2, help="ingest processes")
+    ap.add_argument("--cocopp", action="store_true", help="cocopp's steps on the smallest N, and the ratios")
+    ap.add_argument("--keep", help="folder for the archives and stores (kept; archives reused)")
+    args = ap.parse_args(argv)
+    ns, jobs, keep = args.n, args.jobs, args.keep
+    steps = [s for s in args.steps.split(",") if s and s not in set(args.skip.split(","))]
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown or not steps or steps[0] != "ingest":
+        ap.error(f"--steps: expected ingest first, then some of {', '.join(STEPS[1:])}; got {','.join(steps)}")
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-scale-"))
-    steps = ["ingest", "art", "auc"] + (["ecdf"] if available("pipeline.measures.ecdf") else []) + (
-        ["report"] if available("pipeline.report") else [])
-    skip = set(argv[argv.index("--skip") + 1].split(",")) if "--skip" in argv else set()
-    steps = [s for s in steps if s not in skip]
-    print(f"{'N':>5} {'MB':>8} " + " ".join(f"{s + ' s':>10} {s + ' MB':>10}" for s in steps))
+    print(f"cocopipe scale benchmark: {os.cpu_count()} cores, steps {', '.join(steps)}, ingest with {jobs} jobs")
+    print(f"{'N':>4} {'log MB':>7} {'step':<7} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}  throughput")
+    totals = {}
     for n in ns:
-        sources = make_archive(root / "archive", n)
-        mb = sum(p.stat().st_size for p in sources) / 1e6
+        sources, mb = make_archive(root / "archive", n)
         store = root / f"store-{n}"
-        if store.exists():  # measure a fresh ingest
-            import shutil
-            shutil.rmtree(store)
-        row = [run_step(s, store, sources) for s in steps]
-        cells = " ".join(f"{r.get('seconds', float('nan')):>10.2f} {r.get('peak_mb', float('nan')):>10.0f}" for r in row)
-        print(f"{n:>5} {mb:>8.0f} {cells}", flush=True)
-        for r in row:
+        shutil.rmtree(store, ignore_errors=True)  # a fresh ingest
+        shutil.rmtree(str(store) + "-report", ignore_errors=True)
+        rows = [run_step(s, store, sources, jobs) for s in steps]
+        for r in rows:
             if "error" in r:
-                print(f"      {r['step']}: {r['error']}")
-    if with_cocopp:
+                print(f"{n:>4} {'':>7} {r['step']:<7} failed: {r['error']}", flush=True)
+                continue
+            rate = f"{mb / r['wall']:.1f} MB/s" if r["step"] == "ingest" else f"{n / r['wall']:.2f} algorithms/s"
+            print(f"{n:>4} {mb:>7.0f} {r['step']:<7} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['peak_mb']:>8.0f}  {rate}",
+                  flush=True)
+        core = [r for r in rows if r.get("step") in ("ingest", "art", "ecdf") and "error" not in r]
+        wall, cpu = sum(r["wall"] for r in core), sum(r["cpu"] for r in core)
+        peak = max((r["peak_mb"] for r in core), default=float("nan"))
+        totals[n] = (wall, cpu, {r["step"]: r for r in rows if "error" not in r})
+        print(f"{n:>4} {mb:>7.0f} {'total':<7} {wall:>7.1f} {cpu:>7.1f} {peak:>8.0f}  ingest + art + ecdf: "
+              f"{wall / n:.2f} s wall, {cpu / n:.2f} s CPU per algorithm", flush=True)
+    if args.cocopp:
         n = min(ns)
-        c = cocopp_time(make_archive(root / "archive", n))
-        if c:
-            ours = run_step("ingest", root / f"store-cmp-{n}", make_archive(root / "archive", n))["seconds"]
-            ours += run_step("art", root / f"store-cmp-{n}", [])["seconds"]
-            print(f"cocopp N={n}: read + aRT {c[0]:.1f} s, peak {c[1]:.0f} MB; cocopipe ingest + aRT with bootstrap "
-                  f"{ours:.1f} s: {c[0] / ours:.1f}x")
+        sources, _ = make_archive(root / "archive", n)
+        c = cocopp_steps(sources)
+        if c and n in totals:
+            ours = totals[n][2]
+            print(f"\ncocopp {COCOPP_VERSION}, N = {n} ({c['datasets']} data sets), one process, peak {c['peak_mb']:.0f} MB:")
+            print(f"  {'step':<22} {'cocopp wall':>11} {'CPU':>7} {'cocopipe wall':>13} {'CPU':>7} {'ratio wall':>10} "
+                  f"{'CPU':>6}")
+            pairs = [("read / ingest", "read", "ingest"), ("aRT + dispersion", "art", "art"), ("ECDF tables", "ecdf", "ecdf")]
+            cw = cc = ow = oc = 0.0
+            for label, ck, ok in pairs:
+                if ok not in ours:
+                    continue
+                a, b = c[ck], ours[ok]
+                cw, cc, ow, oc = cw + a["wall"], cc + a["cpu"], ow + b["wall"], oc + b["cpu"]
+                print(f"  {label:<22} {a['wall']:>11.1f} {a['cpu']:>7.1f} {b['wall']:>13.1f} {b['cpu']:>7.1f} "
+                      f"{a['wall'] / b['wall']:>9.1f}x {a['cpu'] / b['cpu']:>5.1f}x")
+            print(f"  {'all three':<22} {cw:>11.1f} {cc:>7.1f} {ow:>13.1f} {oc:>7.1f} {cw / ow:>9.1f}x {cc / oc:>5.1f}x")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def thin(steps: pl.DataFrame, resolution: float = RESOLUTION, by: Sequence[str] 
 
 
 def value_at(steps: pl.DataFrame, points: pl.DataFrame, by: Sequence[str] = ("algorithm",)) -> pl.DataFrame:
-    """The step function's value at each point's `x` (0 before the first step), as `fraction`."""
+    """The step function's value at each point's `x` (0 before the first step), as `fraction` (lazy in, lazy out)."""
     by = list(by)
     s = steps.select(*by, "x", "fraction").sort("x")
     p = points.with_row_index("_i").sort("x")
@@ -91,15 +91,17 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     x_lo, _ = theme.pow10_domain(lo_x, lo_x)
     x_end = float(summ["max_x"].max())
     _, x_hi = theme.pow10_domain(x_end, x_end * 2)
-    start = summ.select("algorithm", x=pl.lit(x_lo), fraction=pl.lit(0.0))
-    at = value_at(thinned, pl.concat([summ.select("algorithm", x=pl.col("max_x")),
-                                      summ.select("algorithm", x=pl.col("median_max_evaluations"))],
-                                     how="vertical_relaxed"))
+    s = summ.lazy()  # the rest as one query
+    start = s.select("algorithm", x=pl.lit(x_lo), fraction=pl.lit(0.0))
+    at = value_at(thinned.lazy(), pl.concat([s.select("algorithm", x=pl.col("max_x")),
+                                             s.select("algorithm", x=pl.col("median_max_evaluations"))],
+                                            how="vertical_relaxed"))
     last, cross = at.head(summ.height), at.tail(summ.height)
-    lines = pl.concat([start, thinned, last.select("algorithm", "x", "fraction")], how="vertical_relaxed")
+    lines = pl.concat([start, thinned.lazy(), last.select("algorithm", "x", "fraction")], how="vertical_relaxed")
     lines = lines.unique(["algorithm", "x"], keep="last", maintain_order=True).sort("algorithm", "x")
-    ends = summ.join(cross.rename({"x": "cross_x", "fraction": "cross_fraction"}), on="algorithm", how="left")
+    ends = s.join(cross.rename({"x": "cross_x", "fraction": "cross_fraction"}), on="algorithm", how="left")
     ends = ends.sort("final_fraction", "algorithm", descending=[True, False]).with_row_index("rank", offset=1)
+    lines, ends = pl.collect_all([lines, ends])
     ends = ends.with_columns(dot_x=pl.lit(x_hi), label_y=pl.Series(dodge(ends["final_fraction"].to_list(), gap)))
     return lines, ends, (x_lo, x_hi)
 

@@ -130,21 +130,9 @@ def _prepare(hits: pl.DataFrame) -> _Data:
 
 
 def _trial_order(trials: pl.DataFrame) -> np.ndarray:
-    """The order by fid, target, trial (run_id where trial numbers repeat), as one integer sort."""
-    fid = trials["fid"].to_numpy().astype(np.int64)
-    trial = trials["trial"].to_numpy().astype(np.int64)
-    target = trials["target"].to_numpy()
-    values = np.sort(trials["target"].unique().to_numpy())  # few targets: their index by a binary search
-    tix = np.searchsorted(values, target)
-    lo = int(trial.min()) if len(trial) else 0
-    span = int(trial.max()) - lo + 1 if len(trial) else 1
-    if (int(fid.max()) + 1 if len(fid) else 1) * len(values) * span < 2 ** 62:
-        key = (fid * len(values) + tix) * span + (trial - lo)
-        order = np.argsort(key)
-        k = key[order]
-        if not len(k) or np.all(k[1:] != k[:-1]):
-            return order
-    return np.lexsort((trials["run_id"].to_numpy(), trial, target, fid))
+    """The order by fid, target, trial (run_id where trial numbers repeat)."""
+    return restarts.trial_order(trials["fid"].to_numpy(), trials["target"].to_numpy(), trials["trial"].to_numpy(),
+                                trials["run_id"].to_numpy())
 
 
 def _limits(data: _Data, mode: str, max_budget, max_x) -> pl.DataFrame:

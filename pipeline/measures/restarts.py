@@ -67,20 +67,44 @@ def sample_size(n: int, samples: int, first_deterministic: bool) -> int:
     return int(np.ceil(samples / n) * n) if first_deterministic else samples
 
 
+def trial_order(group: np.ndarray, target: np.ndarray, trial: np.ndarray, tie: np.ndarray | None = None
+                ) -> np.ndarray:
+    """The order by group index, target, trial, then `tie` (or the position) where trial numbers repeat,
+    as `np.lexsort` gives it: by one integer sort when the three fit in 63 bits."""
+    if not len(group):
+        return np.zeros(0, np.int64)
+    group, trial = group.astype(np.int64), trial.astype(np.int64)
+    values = np.unique(pl.Series(target).unique().to_numpy())  # few targets: their index by a binary search
+    lo, span = int(trial.min()), int(trial.max()) - int(trial.min()) + 1
+    if (int(group.max()) + 1) * len(values) * span < 2 ** 62:
+        key = (group * len(values) + np.searchsorted(values, target)) * span + (trial - lo)
+        order = np.argsort(key)
+        k = key[order]
+        if np.all(k[1:] != k[:-1]):
+            return order
+    return np.lexsort((trial, target, group) if tie is None else (tie, trial, target, group))
+
+
 def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """Groups (problem, target) in a fixed order, and per trial: group index, cost, success
     (trials repeated by their instance-balancing weight, like cocopp's balanced columns).
 
-    The order is (suite, algorithm, function, dimension, target, trial); the strings are sorted once
-    per problem, not per row."""
+    The order is (suite, algorithm, function, dimension, target, trial); the names are sorted once
+    per problem (looked up once per trial where `run_id` identifies trials), not per row."""
     df = hits.select(
-        *GROUP, "trial", "success", "weight",
+        *GROUP, "trial", "success", "weight", *(["run_id"] if "run_id" in hits.columns else []),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
     )
-    problems = df.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
-    df = df.join(problems, on=PROBLEM, how="left")
+    if "run_id" in df.columns:
+        runs = df.select("run_id", *PROBLEM).unique("run_id")
+        problems = runs.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
+        df = df.join(runs.join(problems, on=PROBLEM).select("run_id", "_p"), on="run_id", how="left",
+                     maintain_order="left")
+    else:
+        problems = df.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
+        df = df.join(problems, on=PROBLEM, how="left", maintain_order="left")
     p, target = df["_p"].to_numpy(), df["target"].to_numpy()
-    order = np.lexsort((df["trial"].to_numpy(), target, p))
+    order = trial_order(p, target, df["trial"].to_numpy())
     p, target = p[order], target[order]
     first = np.ones(len(order), bool)
     first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])
@@ -108,8 +132,16 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
     size = np.where(nsucc > 0, (np.ceil(samples / np.maximum(n, 1)) * n).astype(np.int64) if first_deterministic
                     else samples, 0)
     sg = np.repeat(np.arange(ngroups), size)
-    j = np.arange(len(sg)) - np.repeat(np.cumsum(size) - size, size)
-    first = start[sg] + (j % n[sg] if first_deterministic else rng.integers(0, n[sg]))
+    if first_deterministic:  # sample j of a group starts with its trial j mod n: whole groups of equal n at once
+        first = np.empty(len(sg), np.int64)
+        offset = np.cumsum(size) - size
+        for m in np.unique(n[size > 0]):
+            g = np.flatnonzero((n == m) & (size > 0))
+            per = int(size[g[0]])
+            first[(offset[g][:, None] + np.arange(per)).ravel()] = (
+                start[g][:, None] + np.tile(np.arange(m), per // m)).ravel()
+    else:
+        first = start[sg] + rng.integers(0, n[sg])
     out = cost[first].astype(float)
     failed = np.flatnonzero(~success[first])
     if len(failed):
@@ -120,6 +152,7 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
         extra = sorted_cost[pick]
         # sums of k uniform draws among the group's unsuccessful trials, in bounded chunks
         cum = np.cumsum(k)
+        base = start[g] + ns  # the group's first unsuccessful trial in `order`
         lo = 0
         while lo < len(failed):
             hi = int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + max_draws, side="right"))
@@ -127,7 +160,7 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
             kk = k[lo:hi]
             owner = np.repeat(np.arange(lo, hi), kk)
             if len(owner):
-                draw = start[g[owner]] + ns[owner] + (rng.random(len(owner)) * nf[owner]).astype(np.int64)
+                draw = base[owner] + (rng.random(len(owner)) * nf[owner]).astype(np.int64)
                 extra[lo:hi] += np.bincount(owner - lo, weights=sorted_cost[draw], minlength=hi - lo)
             lo = hi
         out[failed] += extra

@@ -421,3 +421,28 @@ def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
             tested += 1
         tested += len(res)
     assert tested == 2 * 2 * (5 if reference is None else 4 + 5)  # (function, target) x tests of each
+
+
+def test_precision_lookup_equals_trajectories_on_shuffled_records():
+    # run 0: .dat (trigger 1) and .tdat (trigger 2) records, the .dat ones better (ignored); run 1: only
+    # .dat records, precision not monotone; run 2: algorithm B, one record; run 3: no record at all
+    from pipeline.tables.art import Trajectories, _precision_at
+
+    runs = [dict(run_id=r, suite="bbob", algorithm=alg, function=1, dimension=2, instance=r + 1, trial=r,
+                 evaluations=100, final_delta=0.1) for r, alg in enumerate("AABB")]
+    events = [dict(run_id=0, suite="bbob", algorithm="A", evaluations=e, best_delta=b, trigger=t)
+              for e, b, t in [(1, 9.0, 2), (5, 1e-3, 1), (10, 4.0, 2), (10, 3.0, 2), (50, 0.5, 2), (7, 1e-4, 1)]]
+    events += [dict(run_id=1, suite="bbob", algorithm="A", evaluations=e, best_delta=b, trigger=1)
+               for e, b in [(3, 2.0), (20, 5.0), (40, 1.0), (2, 8.0)]]
+    events += [dict(run_id=2, suite="bbob", algorithm="B", evaluations=30, best_delta=0.2, trigger=3)]
+    rng = np.random.default_rng(1)
+    a = Analysis(FrameStore(runs, [events[i] for i in rng.permutation(len(events))]))
+    fes = [0.0, 1.0, 2.0, 9.5, 10.0, 30.0, 45.0, 1e6]
+    q = pl.DataFrame([(alg, r, fe) for r, alg in enumerate("AABB") for fe in fes],
+                     schema={"algorithm": pl.String, "run_id": pl.Int64, "fe": pl.Float64}, orient="row")
+    got = _precision_at(a, q, chunk=1).sort("run_id", "fe")
+    traj = Trajectories(a.events())
+    want = [traj.at([r], fe)[0] for r in range(4) for fe in fes]
+    assert got["prec"].to_list() == want
+    assert want[:8] == [np.inf, 9.0, 9.0, 9.0, 3.0, 3.0, 3.0, 0.5]  # run 0: .tdat records only
+    assert want[8:16] == [np.inf, np.inf, 8.0, 2.0, 2.0, 2.0, 1.0, 1.0]  # run 1: running minimum

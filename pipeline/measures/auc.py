@@ -34,16 +34,22 @@ def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     """Area under the ECDF of first hitting times per (suite, algorithm, function, dimension).
 
     `hits` from `runtime.hitting_times`; `budgets` has suite, function, dimension, budget
-    (evaluations). Trials are weighted by their instance-balancing weight."""
-    h = hits.join(budgets, on=["suite", "function", "dimension"], how="inner")
+    (evaluations). Trials are weighted by their instance-balancing weight: the area is the
+    weighted sum over the hits within B of (width - x), divided by width times the summed weight of
+    all (trial, target) rows. Only the successful rows are joined to the budgets."""
+    key = ["suite", "function", "dimension"]
     dim = pl.col("dimension").cast(pl.Float64)
     width = (pl.col("budget") / dim).log10()
     x = (pl.col("hit").cast(pl.Float64) / dim).log10().clip(lower_bound=0.0)
-    inside = pl.col("success") & (pl.col("hit") <= pl.col("budget"))
-    area = pl.when(inside).then((width - x).clip(lower_bound=0.0)).otherwise(0.0)
     w = pl.col("weight").cast(pl.Float64)
+    total = hits.group_by(PROBLEM).agg(total=w.sum())
+    area = (
+        hits.filter(pl.col("success")).join(budgets, on=key, how="inner")
+        .filter(pl.col("hit") <= pl.col("budget"))
+        .group_by(PROBLEM).agg(area=((width - x).clip(lower_bound=0.0) * w).sum())
+    )
     return (
-        h.group_by(PROBLEM)
-        .agg(budget=pl.col("budget").first(), auc=(area * w).sum() / (w.sum() * width.first()))
+        total.join(budgets, on=key, how="inner").join(area, on=PROBLEM, how="left")
+        .select(*PROBLEM, "budget", auc=pl.col("area").fill_null(0.0) / (pl.col("total") * width))
         .sort(PROBLEM)
     )

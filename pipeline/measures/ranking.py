@@ -179,6 +179,36 @@ def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
         return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
 
 
+def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (ascending) and each value's index among them."""
+    distinct = np.sort(pl.Series(values).unique().to_numpy())
+    return distinct, np.searchsorted(distinct, values)
+
+
+def _sorted_cells(df: pl.DataFrame, algs: list[str], by_dimension: bool):
+    """The trials of every (dimension, function, target, algorithm) cell, their runtimes sorted
+    ascending in one row per cell (NaN-padded), cells in that order: (dimension of each cell or
+    None, function-target key, algorithm index, count, runtimes). One sort of an integer key and
+    one sort along the rows, instead of sorting all trials by four columns."""
+    k = len(algs)
+    t = df["t"].to_numpy()
+    a = df["algorithm"].cast(pl.Enum(algs)).to_physical().to_numpy().astype(np.int64)
+    dims, d = _codes(df["dimension"].to_numpy()) if by_dimension else (np.array([None]), np.zeros(len(t), np.int64))
+    funcs, f = _codes(df["function"].to_numpy())
+    targets, g = _codes(df["target"].to_numpy())
+    cell = ((d * len(funcs) + f) * len(targets) + g) * k + a
+    order = pl.Series(cell).arg_sort().to_numpy()  # the order inside a cell does not matter: sorted below
+    cell, t = cell[order], t[order]
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
+    counts = np.diff(np.append(starts, len(cell)))
+    width = int(counts.max()) if len(counts) else 0
+    rows = np.full((len(starts), width), np.nan)
+    rows[np.repeat(np.arange(len(starts)), counts), np.arange(len(cell)) - np.repeat(starts, counts)] = t
+    rows.sort(axis=1)  # NaN padding last
+    key = cell[starts]
+    return dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, rows
+
+
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
     """Glicko-2 ratings as IOHanalyzer computes them: in each of `rounds` rounds, on every (function,
     dimension, target), one trial of each algorithm is drawn and every pair of algorithms plays a game
@@ -188,45 +218,42 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
     usually loses looks erratic, and with ~k games per period the ratings diverge.)
     Columns: [dimension,] algorithm, rank, score (rating), deviation, volatility.
 
-    The draws come from one seeded generator, problem after problem in (function, target) order,
-    algorithm after algorithm, all rounds of a trial's cell at once; each round sorts the draws of
-    all problems together (one row per problem)."""
-    df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
+    The draws are reproducible: one seeded generator, dimension after dimension, problem after
+    problem in (function, target) order, algorithm after algorithm, all rounds of a cell at once,
+    each draw an index into the cell's runtimes sorted ascending. Each round sorts the draws of all
+    problems together (one row per problem)."""
+    df = hits.select("dimension", "algorithm", "function", "target",
+                     t=pl.col("hit").cast(pl.Float64).fill_null(np.inf)).collect()
     algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
     rng = np.random.default_rng(seed)
+    cell_dim, cell_prob, cell_alg, counts, runtimes = _sorted_cells(df, algs, by_dimension)
+    del df
     out = []
-    parts = df.partition_by("dimension", as_dict=True, maintain_order=True) if by_dimension else {(None,): df}
-    for (dim,), part in sorted(parts.items(), key=lambda kv: (kv[0][0] is None, kv[0][0])):
+    bounds = np.flatnonzero(np.r_[True, cell_dim[1:] != cell_dim[:-1], True]) if len(cell_dim) else [0]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):  # dimensions in ascending order
+        dim = None if cell_dim[lo] is None else int(cell_dim[lo])
         mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
-        part = part.select("function", "target", t=pl.col("hit").cast(pl.Float64).fill_null(np.inf),
-                           a=pl.col("algorithm").cast(pl.Enum(algs)).to_physical().cast(pl.Int64))
-        part = part.sort("function", "target", "a", "t")  # trials in a fixed order: the draws are reproducible
-        fn, tg = part["function"].to_numpy(), part["target"].to_numpy()
-        prob = np.cumsum(np.r_[False, (fn[1:] != fn[:-1]) | (tg[1:] != tg[:-1])])  # (function, target) index
-        alg, t = part["a"].to_numpy(), part["t"].to_numpy()
-        cell = prob * k + alg  # (problem, algorithm) blocks, contiguous after the sort
-        starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
-        counts = np.diff(np.append(starts, len(cell)))
-        cell_prob, cell_alg = prob[starts], alg[starts]
-        size = np.bincount(cell_prob) if len(cell_prob) else np.zeros(0, np.int64)  # algorithms per problem
-        kept = np.flatnonzero(size[cell_prob] >= 2)  # cells of problems with a game
-        starts, counts, cell_alg = starts[kept], counts[kept], cell_alg[kept]
-        row = np.unique(cell_prob[kept], return_inverse=True)[1].reshape(-1)  # problem of each kept cell
-        first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if len(row) else np.zeros(0, np.int64)
-        col = np.arange(len(row)) - np.repeat(first, np.diff(np.append(first, len(row))))
-        nprob, width = len(first), int(col.max()) + 1 if len(col) else 0
+        prob, alg, count = cell_prob[lo:hi], cell_alg[lo:hi], counts[lo:hi]
+        first = np.flatnonzero(np.r_[True, prob[1:] != prob[:-1]])
+        size = np.diff(np.append(first, len(prob)))  # algorithms per problem
+        kept = np.flatnonzero(np.repeat(size, size) >= 2)  # cells of problems with a game
+        size = size[size >= 2]
+        row = np.repeat(np.arange(len(size)), size)  # problem of each kept cell
+        col = np.arange(len(kept)) - np.repeat(np.cumsum(size) - size, size)
+        nprob, width = len(size), int(size.max()) if len(size) else 0
         presence = np.zeros((nprob, k))
-        presence[row, cell_alg] = 1
+        presence[row, alg[kept]] = 1
         pairs = presence.T @ presence  # problems both algorithms played: their games per round
         np.fill_diagonal(pairs, 0)
-        picks = starts[:, None] + (rng.random((len(starts), rounds)) * counts[:, None]).astype(np.int64)
+        picks = (rng.random((len(kept), rounds)) * count[kept, None]).astype(np.int64)
+        drawn = np.take_along_axis(runtimes[lo:hi][kept], picks, axis=1)
         players = np.full((nprob, width), -1, np.int64)
-        players[row, col] = cell_alg
+        players[row, col] = alg[kept]
         draw = np.full((nprob, width), np.nan)
         for r in range(rounds):  # one rating period per round
             g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-            draw[row, col] = t[picks[:, r]]
+            draw[row, col] = drawn[:, r]
             wins = _round_wins(draw, players, g, k)
             mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
         rating = 1500 + SCALE * mu

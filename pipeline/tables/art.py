@@ -441,22 +441,61 @@ def _significance(a: pl.DataFrame, ana, hits: pl.DataFrame, tt: pl.DataFrame, re
 
 
 # -- pairwise tests -----------------------------------------------------------------------------
+def _record_table(events: pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The records `Trajectories` reads (budget-triggered ones, or all of runs without any), one
+    block per run, evaluations ascending in each, with the running minimum of the precision: (run
+    id of each block, block starts, evaluations, best precision so far)."""
+    ev = events.select("run_id", "evaluations", "best_delta", "trigger").collect()
+    runs, evals = ev["run_id"].to_numpy(), ev["evaluations"].to_numpy()
+    new = np.r_[True, runs[1:] != runs[:-1]] if len(runs) else np.zeros(0, bool)
+    block = np.cumsum(new) - 1
+    if len(runs) and (len(np.unique(runs[new])) < new.sum() or (np.diff(evals)[~new[1:]] < 0).any()):
+        ev = ev.sort("run_id", "evaluations")  # the store's order is not one block per run, ascending
+        runs, evals = ev["run_id"].to_numpy(), ev["evaluations"].to_numpy()
+        new = np.r_[True, runs[1:] != runs[:-1]]
+        block = np.cumsum(new) - 1
+    best = ev["best_delta"].cast(pl.Float64).to_numpy()
+    tdat = (ev["trigger"].to_numpy() & 2) != 0
+    starts = np.flatnonzero(new)
+    if len(runs):
+        has_t = np.logical_or.reduceat(tdat, starts)
+        keep = tdat | ~has_t[block]
+        if not keep.all():
+            runs, evals, best, block = runs[keep], evals[keep], best[keep], block[keep]
+            new = np.r_[True, block[1:] != block[:-1]]
+            starts = np.flatnonzero(new)
+        down = np.diff(best) <= 0
+        if not (down | new[1:]).all():  # precisions that do not only improve: running minimum per run
+            best = pl.DataFrame({"b": np.cumsum(new), "x": best}).select(pl.col("x").cum_min().over("b"))["x"].to_numpy()
+    return runs[starts], starts, evals, best
+
+
 def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFrame:
     """(run_id, fe, prec): each run's best precision after `fe` evaluations, as `Trajectories.at`
     (budget-triggered records, or all records of runs without any; inf before the first record),
-    read per group of `chunk` algorithms so that memory stays bounded."""
+    read per group of `chunk` algorithms so that memory stays bounded; each query one binary search
+    in the records of its run (`_record_table`)."""
     out = []
     algs = queries["algorithm"].unique().sort().to_list()
     for i in range(0, len(algs), chunk):
         part = algs[i:i + chunk]
-        q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", "fe").lazy()
-        ev = analysis.select(algorithm=part).events().select("run_id", "evaluations", "best_delta", "trigger")
-        tdat = (pl.col("trigger") & 2) != 0
-        ev = ev.join(ev.group_by("run_id").agg(has_t=tdat.any()), on="run_id").filter(~pl.col("has_t") | tdat)
-        best = (ev.join(q, on="run_id").filter(pl.col("evaluations") <= pl.col("fe"))
-                .group_by("run_id", "fe").agg(prec=pl.col("best_delta").min().cast(pl.Float64)))
-        out.append(q.join(best, on=["run_id", "fe"], how="left")
-                   .select("run_id", "fe", pl.col("prec").fill_null(math.inf)).collect())
+        q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", pl.col("fe").cast(pl.Float64))
+        block_run, starts, evals, best = _record_table(analysis.select(algorithm=part).events())
+        prec = np.full(q.height, np.inf)
+        if len(evals):
+            by_id = np.argsort(block_run)
+            qrun, fe = q["run_id"].to_numpy(), q["fe"].to_numpy()
+            pos = np.minimum(np.searchsorted(block_run[by_id], qrun), len(by_id) - 1)
+            blk = by_id[pos]  # block of each query's run
+            found = block_run[blk] == qrun
+            low = int(evals.min())
+            span = int(evals.max()) - low + 2  # (block, evaluations) as one sorted integer key
+            keys = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(evals)))) * span + (evals - low)
+            last = np.clip(np.floor(fe) - low, -1, span - 2).astype(np.int64)  # the last record with evaluations <= fe
+            j = np.searchsorted(keys, blk * span + last, side="right") - 1
+            ok = found & (j >= starts[blk])
+            prec[ok] = best[j[ok]]
+        out.append(q.with_columns(prec=pl.Series(prec)))
     schema = {"run_id": queries.schema["run_id"], "fe": pl.Float64, "prec": pl.Float64}
     return pl.concat(out) if out else pl.DataFrame(schema=schema)
 
@@ -562,12 +601,14 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     names = sorted(order)
     oidx = {x: i for i, x in enumerate(order)}
     nidx = {x: i for i, x in enumerate(names)}
-    h = hits.with_columns(
+    # (problem, target) groups numbered in (suite, dimension, function, descending target) order
+    gkeys = (hits.select(*KEY, "target").unique().sort(*KEY, "target", descending=[False, False, False, True])
+             .with_row_index("g").with_columns(pl.col("g").cast(pl.Int64)))
+    h = hits.join(gkeys, on=[*KEY, "target"]).with_columns(
         a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64),
         hitf=pl.col("hit").cast(pl.Float64).fill_null(float("nan")),
         evf=pl.col("evaluations").cast(pl.Float64),
-    ).sort(*KEY, "target", "a", "trial", "run_id", descending=[False, False, False, True, False, False, False])
-    h = h.with_columns(g=(pl.struct(*KEY, "target").is_first_distinct()).cum_sum().cast(pl.Int64) - 1)
+    ).sort("g", "a", "trial", "run_id")
     # per (problem, target, algorithm): trials, FE_umin, unbalanced aRT and average evaluations (cocopp's test)
     cost = pl.when(pl.col("success")).then(pl.col("hitf")).otherwise(pl.col("evf"))
     per = h.group_by("g", "a", maintain_order=True).agg(
@@ -638,7 +679,6 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
     best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
     consistent = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
-    gkeys = per.select("g", *KEY, "target").unique("g", keep="first", maintain_order=True).sort("g")
     names = pl.Series(order, dtype=pl.String)
     better = pl.Series(pa[best]).set(pl.Series(d == 0), None)  # null on a tie
     del best, worst

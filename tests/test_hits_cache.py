@@ -111,4 +111,6 @@ def test_packaged_reference_sets_are_never_written(monkeypatch):
 
     ref = open_reference("best2009", "bbob")
     assert ref.select(function=[1, 2]).hits().collect().height > 0
+    # also when the packaged store is opened by its path, with the cache asked for
+    assert Analysis(ref.store, function=[3], cache=True).hits().collect().height > 0
     assert not (data_dir() / "derived").exists()

@@ -53,6 +53,16 @@ def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
     return all(t is not None and t in std[s] for s, t in pairs)
 
 
+def _packaged(store: Store) -> bool:
+    """True for the packaged reference store (part of the installed package)."""
+    from .reference import data_dir
+
+    try:
+        return store.path.resolve() == data_dir().resolve()
+    except FileNotFoundError:
+        return False
+
+
 def _write(df: pl.DataFrame, out: Path) -> None:
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}")
     pq.write_table(schema.conform(TABLE, df), tmp, compression="zstd", row_group_size=1 << 20)
@@ -120,6 +130,8 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     standard sets, cache turned off, a store we may not write to)."""
     if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
         return None  # e.g. hand-built frames that name no source
+    if _packaged(store):
+        return None  # the reference sets shipped in the package are never written to (and small)
     present = runs.select("suite", "algorithm", "source_id").unique().collect()
     if not covered(target_frame, present["suite"].unique().to_list()):
         return None

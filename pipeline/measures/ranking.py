@@ -179,10 +179,16 @@ def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
         return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values (ascending) and each value's index among them."""
-    distinct = np.sort(pl.Series(values).unique().to_numpy())
-    return distinct, np.searchsorted(distinct, values)
+def _codes(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (ascending) and each value's index among them (a lookup table for
+    small non-negative integers, else a binary search)."""
+    distinct = values.unique().sort().to_numpy()
+    v = values.to_numpy()
+    if values.dtype.is_integer() and len(distinct) and 0 <= distinct[0] and distinct[-1] < 1 << 16:
+        lut = np.zeros(int(distinct[-1]) + 1, np.int64)
+        lut[distinct] = np.arange(len(distinct))
+        return distinct, lut[v]
+    return distinct, np.searchsorted(distinct, v)
 
 
 def _sorted_cells(df: pl.DataFrame, algs: list[str], by_dimension: bool):
@@ -193,11 +199,13 @@ def _sorted_cells(df: pl.DataFrame, algs: list[str], by_dimension: bool):
     k = len(algs)
     t = df["t"].to_numpy()
     a = df["algorithm"].cast(pl.Enum(algs)).to_physical().to_numpy().astype(np.int64)
-    dims, d = _codes(df["dimension"].to_numpy()) if by_dimension else (np.array([None]), np.zeros(len(t), np.int64))
-    funcs, f = _codes(df["function"].to_numpy())
-    targets, g = _codes(df["target"].to_numpy())
+    dims, d = _codes(df["dimension"]) if by_dimension else (np.array([None]), np.zeros(len(t), np.int64))
+    funcs, f = _codes(df["function"])
+    targets, g = _codes(df["target"])
     cell = ((d * len(funcs) + f) * len(targets) + g) * k + a
-    order = pl.Series(cell).arg_sort().to_numpy()  # the order inside a cell does not matter: sorted below
+    if len(cell) and cell.max() < 1 << 31:
+        cell = cell.astype(np.int32)
+    order = np.argsort(cell)  # the order inside a cell does not matter: sorted below
     cell, t = cell[order], t[order]
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
     counts = np.diff(np.append(starts, len(cell)))

@@ -9,7 +9,9 @@ corrected for the number of functions tested. `pairwise_table` tests every pair 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -575,7 +577,8 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
 
 
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
-                   alpha: float = stats.ALPHA, family: Sequence[str] = (), chunk: int = 16) -> pl.DataFrame:
+                   alpha: float = stats.ALPHA, family: Sequence[str] = (), chunk: int = 16,
+                   threads: int | None = None) -> pl.DataFrame:
     """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
 
     Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
@@ -586,8 +589,9 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     alpha and consistent), marker. Algorithm a comes before b in the selection's order.
 
     All pairs of a (problem, target) are tested at once from the pooled sorted scores
-    (`stats.pair_counts`), with p-values computed as scipy computes them; trials are read per
-    group of `chunk` algorithms.
+    (`stats.pair_counts`), with p-values computed as scipy computes them, the (problem, target)
+    groups on `threads` threads (default: the number of CPUs); trials are read per group of `chunk`
+    algorithms.
     """
     if correction not in stats.CORRECTIONS:
         raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
@@ -648,26 +652,30 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     pa, pumin, pn = per["a"].to_numpy(), per["umin"].to_numpy(), per["trials"].to_numpy()
     rank_name = np.array([nidx[x] for x in order], np.int64)
     cache: dict = {}
-    out_g, out_a, out_b, out_u, out_p = [], [], [], [], []
-    for gi in range(ngroups):
+
+    def tests(gi: int) -> tuple[np.ndarray, ...] | None:
+        """The tests of group gi: group, rows of `per` of a and b, U of a, p, in (a, b) name order."""
         s, e = bounds[gi], bounds[gi + 1]
         ps_, pe_ = pbounds[gi], pbounds[gi + 1]
         if pe_ - ps_ < 2:
-            continue
+            return None
         algs = pa[ps_:pe_]  # order index of the group's algorithms, ascending
         runs = run_arr[s:e]
 
-        def prec_of(fe, idx, runs=runs):
+        def prec_of(fe, idx):
             return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
 
         x, y, u, p = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
                                   prec_of, algs, cache)
         o = np.lexsort((rank_name[algs[y]], rank_name[algs[x]]))
-        out_g.append(np.full(len(o), gi, np.int32))
-        out_a.append((ps_ + x[o]).astype(np.int32))  # rows of `per`
-        out_b.append((ps_ + y[o]).astype(np.int32))
-        out_u.append(u[o])
-        out_p.append(p[o])
+        return (np.full(len(o), gi, np.int32), (ps_ + x[o]).astype(np.int32), (ps_ + y[o]).astype(np.int32),
+                u[o], p[o])
+
+    # groups on threads (numpy releases the GIL in the large array operations), results in group order
+    with ThreadPoolExecutor(max(1, min(threads or os.cpu_count() or 1, ngroups))) as pool:
+        done = [r for r in pool.map(tests, range(ngroups)) if r is not None]
+    out_g, out_a, out_b, out_u, out_p = (list(c) for c in zip(*done)) if done else ([], [], [], [], [])
+    del done
     if not out_g:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
     G, ra, rb = np.concatenate(out_g), np.concatenate(out_a), np.concatenate(out_b)

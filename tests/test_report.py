@@ -65,10 +65,22 @@ def page_data(text: str) -> dict[str, object]:
                         re.S)}
 
 
-def specs(text: str) -> dict[str, dict]:
+def shared_table(root: Path, name: str) -> object:
+    """A table several pages use, from the report's data/NAME.js."""
+    text = (root / "data" / f"{name}.js").read_text(encoding="utf-8")
+    prefix = f'(window.cocopipeTables = window.cocopipeTables || {{}})["{name}"] = '
+    assert text.startswith(prefix) and text.endswith(";\n")
+    return json.loads(text[len(prefix):-2])
+
+
+def specs(text: str, root: Path | None = None) -> dict[str, dict]:
     """The embedded Vega-Lite specs of a page by chart id, each with its tables from the page's data
-    block (as the page's script gives them to vega-embed)."""
+    block or, for tables other pages use too, from the report folder `root`'s data/ (as the page's
+    script gives them to vega-embed)."""
     data = page_data(text)
+    for name in re.findall(r'<script src="data/([^"]+)\.js"></script>', text):
+        assert name not in data, name  # a table is in the page or in data/, not in both
+        data[name] = shared_table(root, name)
     names = dict(re.findall(r'<div class="chart" id="chart-([^"]+)" data-spec="[^"]+" data-datasets="([^"]*)"', text))
     out = {}
     for m in re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text, re.S):
@@ -80,11 +92,22 @@ def specs(text: str) -> dict[str, dict]:
     return out
 
 
+def table_rows(values) -> list[dict]:
+    """A spec's table as rows: JSON rows as they are, CSV text read with numbers as numbers."""
+    if not isinstance(values, str):
+        return values
+    import io
+
+    import polars as pl
+
+    return pl.read_csv(io.StringIO(values)).to_dicts()
+
+
 def ends(spec: dict) -> dict[str, float]:
     """final_fraction per algorithm from the data sets of an ECDF spec."""
     out = {}
     for rows in spec["datasets"].values():
-        for r in rows:
+        for r in table_rows(rows):
             if "final_fraction" in r:
                 out[r["algorithm"]] = r["final_fraction"]
     return out
@@ -105,7 +128,7 @@ def test_pages_and_their_charts(report):
     for name, text in p.items():
         n = expected[name]
         assert len(re.findall(r'<div class="chart" id="chart-', text)) == n, name
-        assert len(specs(text)) == n, name
+        assert len(specs(text, report)) == n, name
         assert f'data-charts="{n}"' in text, name
 
 
@@ -128,11 +151,11 @@ def test_every_page_links_every_page_and_states_the_settings(report):
 def test_ecdf_charts_show_the_fractions_solved(report):
     """The dots of the all-function ECDF: A solves 51 + 11 of 102 (function, target) pairs in every
     trial, B 26 + 26; per function: A 51/51 on f1, 11/51 on f15."""
-    over = specs(pages(report)["index.html"])
+    over = specs(pages(report)["index.html"], report)
     for d in DIMS:
         got = ends(over[f"ecdf-bbob-{d}-all"])
         assert got == pytest.approx({"A": 62 / 102, "B": 52 / 102}, abs=1e-5)
-    per = specs(pages(report)["ecdf.html"])
+    per = specs(pages(report)["ecdf.html"], report)
     assert ends(per["ecdf-bbob-2-f1"]) == pytest.approx({"A": 1.0, "B": 26 / 51}, abs=1e-5)
     assert ends(per["ecdf-bbob-5-f15"]) == pytest.approx({"A": 11 / 51, "B": 26 / 51}, abs=1e-5)
     assert ends(per["ecdf-bbob-5-multi"]) == ends(per["ecdf-bbob-5-f15"])
@@ -177,7 +200,7 @@ def test_reference_from_the_store(store, tmp_path):
     out = build(open_store(store), tmp_path / "r", Settings(reference="B", table_samples=20), jobs=1).parent
     p = pages(out)
     assert "alg-b.html" not in p and "pairwise.html" not in p
-    spec = specs(p["index.html"])["ecdf-bbob-2-all"]
+    spec = specs(p["index.html"], out)["ecdf-bbob-2-all"]
     text = json.dumps(spec)
     assert theme.REFERENCE_COLOUR in text and f'"strokeWidth": {theme.REFERENCE_WIDTH}' in text
     assert "ref: B" in p["tables.html"]
@@ -283,3 +306,94 @@ def test_cli_errors_are_one_line(store, tmp_path):
         r = runner.invoke(app, args)
         assert r.exit_code == 1, (args, r.output)
         assert message in r.output and "Traceback" not in r.output, (args, r.output)
+
+
+# -- page-level tables and many algorithms ------------------------------------------------------
+def chart_tables(text: str) -> dict[str, list[str]]:
+    """{chart id: names of the page tables it uses}."""
+    return {c: names.split() for c, names in
+            re.findall(r'<div class="chart" id="chart-([^"]+)" data-spec="[^"]+" data-datasets="([^"]*)"', text)}
+
+
+def test_tables_shared_by_charts_are_written_once_per_page(report):
+    """On the ECDF page the multi-modal group is f15 alone: its chart and f15's draw the same lines,
+    held once in the page's data block and named by both charts."""
+    text = pages(report)["ecdf.html"]
+    used = chart_tables(text)
+    for d in DIMS:
+        shared = set(used[f"ecdf-bbob-{d}-multi"]) & set(used[f"ecdf-bbob-{d}-f15"])
+        assert shared, d
+        for name in shared:
+            assert text.count(f'id="dataset-{name}"') == 1
+    # every table a chart names is in the block or (used by other pages too) in data/, the block holds no other
+    elsewhere = set(re.findall(r'<script src="data/([^"]+)\.js"></script>', text))
+    assert set(page_data(text)) | elsewhere == {n for names in used.values() for n in names}
+    assert not set(page_data(text)) & elsewhere
+    assert sum(len(v) for v in used.values()) > len(page_data(text)) + len(elsewhere)
+
+
+def rows(spec: dict) -> set[tuple]:
+    """Every row of every table of a spec, as (column, value) pairs (CSV text read as text)."""
+    out = set()
+    for values in spec.get("datasets", {}).values():
+        if isinstance(values, str):
+            head, *lines = values.splitlines()
+            out |= {tuple(zip(head.split(","), line.split(","))) for line in lines}
+        else:
+            out |= {tuple((k, str(v)) for k, v in r.items()) for r in values}
+    return out
+
+
+def test_large_tables_are_written_as_csv():
+    """A table of many rows becomes CSV text with a format that parses its numbers and booleans back; a
+    small one, or one CSV cannot carry exactly (text with nulls), stays as it is."""
+    from pipeline.report.figures import compact_tables
+
+    big = [{"algorithm": f"A{i}", "x": i / 4, "n": i, "ok": i % 2 == 0, "gap": None} for i in range(2000)]
+    spec = {"datasets": {"t": big, "small": [{"a": 1}], "nulls": [{"s": None}, {"s": "x"}] * 2000},
+            "layer": [{"data": {"name": "t"}, "mark": "line"}, {"data": {"name": "small"}},
+                      {"data": {"name": "nulls"}}]}
+    out = compact_tables(spec)
+    ref = out["layer"][0]["data"]
+    assert ref["format"] == {"type": "csv", "parse": {"x": "number", "n": "number", "ok": "boolean", "gap": "number"}}
+    text = out["datasets"][ref["name"]]
+    assert text.splitlines()[:2] == ["algorithm,x,n,ok,gap", "A0,0.0,0,true,"]
+    assert len(text) < len(json.dumps(big)) / 2
+    assert out["layer"][1]["data"] == {"name": "small"} and out["layer"][2]["data"] == {"name": "nulls"}
+    assert set(out["datasets"]) == {ref["name"], "small", "nulls"} and out["layer"][0]["mark"] == "line"
+
+
+def test_many_algorithms_are_summarised(store, tmp_path):
+    """With more compared algorithms than max_detail (here 2 > 1): the ECDF page is one chart per
+    dimension with a function drop-down, no page per algorithm, the tables of the best ranked
+    algorithm only, no Glicko-2 ratings, and the rule stated on the pages."""
+    out = build(open_store(store), tmp_path / "many", Settings(reference="none", table_samples=20, max_detail=1),
+                jobs=1).parent
+    p = pages(out)
+    assert not [n for n in p if n.startswith("alg-")]
+    ecdf = specs(p["ecdf.html"], out)
+    assert sorted(ecdf) == [f"ecdf-bbob-{d}" for d in DIMS]
+    for d in DIMS:
+        params = {q["name"]: q for q in ecdf[f"ecdf-bbob-{d}"]["params"]}
+        assert params["dimension_shown"]["value"] == d and "bind" not in params["dimension_shown"]
+        assert params["group_shown"]["bind"]["options"][0] == "all" and "f15" in params["group_shown"]["bind"]["options"]
+    # the ECDF page's charts hold the rows of the explorer's tables of their dimension: together, each row once
+    explorer = specs(p["explore.html"], out)["explore-bbob"]
+    by_dim = {d: rows(ecdf[f"ecdf-bbob-{d}"]) for d in DIMS}
+    assert by_dim[DIMS[0]] and not by_dim[DIMS[0]] & by_dim[DIMS[1]]
+    assert by_dim[DIMS[0]] | by_dim[DIMS[1]] == rows(explorer)
+    assert sum(len(v) for v in by_dim.values()) == len(rows(explorer))
+    for name in ("index.html", "ecdf.html"):
+        assert "more than max_detail = 1" in p[name]
+    ranking = p["ranking.html"]
+    ranks = ranking[ranking.index('id="ranks-auc"'):]
+    best = re.search(r"<tr><td>0</td><td>1</td><td>([AB])</td>", ranks[:ranks.index("</table>")]).group(1)
+    other = ({"A", "B"} - {best}).pop()
+    assert "Glicko-2 ratings are left out" in ranking and 'id="ranks-glicko2"' not in ranking
+    tables = p["tables.html"]
+    assert "hold the 1 algorithms of best mean rank" in tables
+    art = tables[tables.index('<section id="art-bbob">'):]
+    art = art[:art.index("</section>")]
+    assert f">{best}<" in art and f">{other}<" not in art
+    # the pairwise page: every pair of the best ranked (here the one pair)
+    assert json.loads((out / "settings.json").read_text())["record"]["pairs"] == [["A", "B"]]

@@ -44,7 +44,7 @@ def report(tmp_path_factory) -> Path:
 
 
 def page_specs(path: Path) -> dict[str, dict]:
-    return specs(path.read_text(encoding="utf-8"))
+    return specs(path.read_text(encoding="utf-8"), path.parent)
 
 
 def grey_and_coloured(spec: dict) -> tuple[set[str], set[str]]:

@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         targets: Annotated[Optional[str], typer.Option("--targets", "-t", help="ECDF targets: bbob, biobj, or v1,v2,... (default: the suite's standard set).")] = None,
         all_instances: Annotated[Optional[bool], typer.Option("--all-instances/--instances-of-interest", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).", show_default=False)] = None,
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
-        background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
+        background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, another cocopipe store (all its algorithms), or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
@@ -98,7 +98,9 @@ def register(app: typer.Typer) -> None:
         settings = dataclasses.replace(settings, sources=srcs)
         with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp:
             store_path = store or str(Path(tmp) / "store")
-            back_srcs = [b for b in settings.background or [] if Path(b).exists()]
+            from ..report.context import is_store
+
+            back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             if srcs or back_srcs:
                 _ingest([*(srcs or []), *back_srcs], store_path)
             st = open_store(store_path)

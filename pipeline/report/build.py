@@ -19,7 +19,7 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from .context import Context
-from .figures import Page
+from .figures import DATA_DIR, Page, shared_tables, table_script
 from .measures import Measures
 from .pages import VIEWS
 from .runner import Runner, default_jobs
@@ -102,7 +102,7 @@ def _environment() -> jinja2.Environment:
 
 
 def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[str, str]:
-    """{file name: HTML} of every page."""
+    """{file name: text} of every page, and of the tables several pages share (data/NAME.js)."""
     if settings.renderer == "svg":
         for p in pages:
             for f in p.figures:
@@ -117,7 +117,9 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
                   algorithm_names=[*record["algorithms"], *([record["reference"]] if record["reference"] else []),
                                    *record.get("background", [])],
                   datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
-    return {p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}
+    shared = shared_tables(pages) if settings.renderer == "vega" else {}
+    files = {f"{DATA_DIR}/{name}.js": table_script(name, values) for name, values in shared.items()}
+    return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 
 def _replace_dir(tmp: Path, out: Path) -> None:
@@ -156,6 +158,7 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
                     f.spec  # noqa: B018 - wait for the view's charts
             pages += made
             tick(view.__name__)
+    record["pairs"] = [list(p) for p in ctx.pairs()]  # with many algorithms, known once they are ranked
     final = settings.replace(record=record)
     files = render_pages(pages, settings, record)
     out = Path(out_dir)
@@ -167,6 +170,8 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
             if name == BUNDLE and settings.renderer != "vega":
                 continue
             shutil.copyfile(STATIC / name, tmp / "static" / name)
+        if any(name.startswith(DATA_DIR + "/") for name in files):
+            (tmp / DATA_DIR).mkdir()
         for name, text in files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")

@@ -18,6 +18,8 @@ from .settings import Settings, SettingsError, data_sets, software_versions
 #: the reference algorithm cocopp shows by default, per suite (`--reference` overrides; "none": none)
 DEFAULT_REFERENCE = {"bbob": "best2009"}
 NO_REFERENCE = ("none", "")
+#: with many algorithms, the pairs of the best ranked compared on the Pairwise page (3: the three best)
+MANY_PAIRS = 3
 
 
 class _Excluding:
@@ -187,6 +189,8 @@ class Context:
                                           else self.analysis)
         self.suites: list[str] = self.analysis.suites()
         self.palette = self._palette()
+        #: the compared algorithms best first (mean rank of auc over all dimensions), once the measures know it
+        self.ranked: list[str] | None = None
 
     @property
     def many(self) -> bool:
@@ -280,11 +284,20 @@ class Context:
 
     def pairs(self) -> list[tuple[str, str]]:
         """Pairs of compared algorithms for the two-algorithm views: every pair when there are at
-        most `max_pairs`, else each algorithm with the first one."""
+        most `max_pairs`; with many algorithms (`many`) and their ranking known (`ranked`), every pair
+        of the k best ranked, k the largest with k (k - 1) / 2 <= min(max_pairs, MANY_PAIRS) (a page
+        of pairs opens in a few seconds); else each algorithm with the first one."""
         a = self.algorithms
         every = [(x, y) for i, x in enumerate(a) for y in a[i + 1:]]
         if len(every) <= self.settings.max_pairs:
             return every
+        if self.many and self.ranked:
+            k = 2
+            while (k + 1) * k // 2 <= min(self.settings.max_pairs, MANY_PAIRS):
+                k += 1
+            top = set(self.ranked[:k])
+            best = [x for x in a if x in top]
+            return [(x, y) for i, x in enumerate(best) for y in best[i + 1:]]
         return [(a[0], y) for y in a[1:]][: self.settings.max_pairs]
 
     def ecdf_targets(self, suite: str) -> tuple[float, ...]:

@@ -3,6 +3,7 @@ the shipped JavaScript renders, or as static SVG), HTML tables and notes; and se
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,6 +31,66 @@ def script_json(data: object) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
+#: tables of rows larger than this (characters of JSON) are written as CSV text (`compact_tables`)
+COMPACT_ABOVE = 20_000
+
+
+def _csv_table(values: list) -> tuple[str, dict] | None:
+    """(CSV text, Vega-Lite parse map) of a table of flat rows, or None when CSV cannot carry it exactly
+    (nested values, text columns with nulls, rows that are not objects)."""
+    import polars as pl
+
+    if not values or not all(isinstance(r, dict) for r in values):
+        return None
+    try:
+        df = pl.DataFrame(values, infer_schema_length=None)
+    except Exception:  # noqa: BLE001 - mixed types in a column: leave the table as it is
+        return None
+    parse = {}
+    for name, dtype in df.schema.items():
+        if dtype.is_numeric() or dtype == pl.Null:
+            parse[name] = "number"
+        elif dtype == pl.Boolean:
+            parse[name] = "boolean"
+        elif dtype != pl.String or df[name].null_count() or (df[name] == "").any():
+            return None  # nested values, or text whose null and "" CSV cannot tell apart
+    if set(df.columns) != {k for r in values for k in r}:
+        return None
+    return df.write_csv(), parse
+
+
+def compact_tables(spec: dict, above: int = COMPACT_ABOVE) -> dict:
+    """The spec with its large tables of JSON rows as CSV text (about a third of the size: the column
+    names once, not in every row), each renamed by its content and referred to with a CSV format that
+    parses its numbers and booleans back; the chart drawn is the same."""
+    tables = spec.get("datasets")
+    if not isinstance(tables, dict):
+        return spec
+    new_tables, formats = {}, {}
+    for name, values in tables.items():
+        csv = _csv_table(values) if isinstance(values, list) and len(json.dumps(values)) > above else None
+        if csv is None:
+            new_tables[name] = values
+            continue
+        text, parse = csv
+        new = "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+        new_tables[new], formats[name] = text, {"name": new, "format": {"type": "csv", "parse": parse}}
+    if not formats:
+        return spec
+
+    def walk(node):
+        if isinstance(node, dict):
+            data = node.get("data")
+            if isinstance(data, dict) and data.get("name") in formats and "format" not in data:
+                node = {**node, "data": formats[data["name"]]}
+            return {k: walk(v) if k != "datasets" else v for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return {**walk({k: v for k, v in spec.items() if k != "datasets"}), "datasets": new_tables}
+
+
 @dataclass
 class Figure:
     """One chart with its caption: `spec` is its Vega-Lite spec (made when first asked for, by a
@@ -46,7 +107,7 @@ class Figure:
     def of(cls, id: str, title: str, chart: alt.TopLevelMixin | dict, caption: str = "", kind: str = "figure"
            ) -> Figure:
         """A figure from an Altair chart or a spec."""
-        return cls(id=slug(id), title=title, pending=spec_of(chart), caption=caption, kind=kind)
+        return cls(id=slug(id), title=title, pending=compact_tables(spec_of(chart)), caption=caption, kind=kind)
 
     @classmethod
     def later(cls, id: str, title: str, future, caption: str = "", kind: str = "figure") -> Figure:
@@ -57,7 +118,7 @@ class Figure:
     def spec(self) -> dict:
         """The Vega-Lite spec (waits for it when it is being made)."""
         if not isinstance(self.pending, dict):
-            self.pending = self.pending.result()
+            self.pending = compact_tables(self.pending.result())
         return self.pending
 
     def render_svg(self) -> str:
@@ -107,6 +168,7 @@ class Table:
     html: str
     caption: str = ""
     kind: str = "table"
+    collapsed: bool = False  #: shown on demand (a closed <details>: long pages open fast)
 
 
 @dataclass
@@ -165,7 +227,40 @@ class Page:
         """Every figure of the page, in order."""
         return [f for s in self.sections for f in s.figures]
 
+    #: tables of the page's charts that other pages use too: in the report's data/ folder, not in the page
+    shared_tables: list[str] = field(default_factory=list)
+
     @property
     def datasets_json(self) -> list[tuple[str, str]]:
-        """The page's data block: every chart's tables once, as (name, JSON for a <script> element)."""
-        return [(name, script_json(values)) for name, values in page_datasets(self.figures).items()]
+        """The page's data block: every chart's tables once (but the `shared_tables`), as (name, JSON
+        for a <script> element)."""
+        shared = set(self.shared_tables)
+        return [(name, script_json(values)) for name, values in page_datasets(self.figures).items()
+                if name not in shared]
+
+
+#: the folder of the report holding the tables several pages use, one script per table
+DATA_DIR = "data"
+
+
+def shared_tables(pages: list[Page]) -> dict[str, object]:
+    """The tables used by the charts of more than one page, by name; sets each page's `shared_tables`
+    (written once into `data/NAME.js` instead of into every page: `table_script`)."""
+    seen: dict[str, list[int]] = {}
+    values: dict[str, object] = {}
+    for i, p in enumerate(pages):
+        for name, v in page_datasets(p.figures).items():
+            seen.setdefault(name, []).append(i)
+            values.setdefault(name, v)
+    shared = {n: values[n] for n, where in seen.items() if len(where) > 1}
+    for p in pages:
+        p.shared_tables = [n for n in page_datasets(p.figures) if n in shared]
+    return shared
+
+
+def table_script(name: str, values: object) -> str:
+    """data/NAME.js: the table as a script that registers it in `window.cocopipeTables` (scripts load
+    from file:// URLs where fetching data files does not)."""
+    key = json.dumps(name)
+    return (f"(window.cocopipeTables = window.cocopipeTables || {{}})[{key}] = "
+            f"{json.dumps(values, separators=(',', ':'), allow_nan=False)};\n")

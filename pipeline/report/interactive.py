@@ -16,25 +16,98 @@ from .figures import Figure, Note, Page, Section
 from .measures import Measures
 
 
+#: many lines: 10 points per decade, fractions in steps of 1/50 (the chart's size stays small)
+COARSE = dict(resolution=0.1, quantum=0.02)
+
+
+def explorer_spec(ctx: Context, m: Measures, suite: str):
+    """The explorer chart of a suite (a Future or Deferred of its spec; made once, shared by the views
+    that show it), or None without data. Lines are coarse (`COARSE`) with many algorithms."""
+    from .pages import ecdf_subtitle
+
+    cache = m.__dict__.setdefault("_explorers", {})
+    if suite not in cache:
+        keep = pl.col("suite") == suite
+        steps = m.ecdf.filter(keep)
+        many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
+        # the columns the explorer shows (with many algorithms, not the counts of problems, functions, trials)
+        summ = m.ecdf_summary.filter(keep).drop("suite", "solvable_fraction", *(
+            ("problems", "functions", "trials") if many else ()))
+        if summ.height == 0:
+            cache[suite] = None
+        else:
+            back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
+            cache[suite] = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
+                                            background=ctx.background or None, group_labels=dict(ctx.groups(suite)),
+                                            title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
+                                            **(COARSE if many else {}))
+    return cache[suite]
+
+
+def _subset(values, keep: dict[str, str]):
+    """The rows of a spec's table (rows, or CSV text) whose columns take the given values (compared as text);
+    a table without those columns as it is."""
+    import io
+
+    if isinstance(values, str):
+        df = pl.read_csv(io.StringIO(values), infer_schema_length=0)
+        if not set(keep) <= set(df.columns):
+            return values
+        return df.filter(*[pl.col(k) == v for k, v in keep.items()]).write_csv()
+    if not values or not all(isinstance(r, dict) and set(keep) <= set(r) for r in values[:1]):
+        return values
+    return [r for r in values if all(str(r[k]) == v for k, v in keep.items())]
+
+
+def _table_name(values) -> str:
+    """A content-hash name of a table (as the charts name theirs)."""
+    import hashlib
+    import json
+
+    return "data-" + hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:32]
+
+
+class Fixed:
+    """The spec of an explorer chart with its dimension (and optionally its function group) fixed: the
+    drop-down of a fixed choice is removed, and its tables hold only the rows of that choice (renamed by
+    their content), so that a page of such charts holds the explorer's tables once in all."""
+
+    def __init__(self, explorer, dimension: int, group: str | None, title: str):
+        self.explorer, self.dimension, self.group, self.title = explorer, dimension, group, title
+
+    def result(self) -> dict:
+        """The spec (waits for the explorer's)."""
+        import json
+
+        spec = dict(self.explorer.result())
+        keep = {"dimension": str(self.dimension), **({"group": self.group} if self.group is not None else {})}
+        tables, renamed = {}, {}
+        for name, values in spec.get("datasets", {}).items():
+            sub = _subset(values, keep)
+            new = name if sub is values else _table_name(sub)
+            tables[new], renamed[name] = sub, new
+        text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+        for old, new in renamed.items():
+            text = text.replace(json.dumps(old), json.dumps(new))
+        spec = {**json.loads(text), "datasets": tables}
+        for p in spec.get("params", []):
+            if p.get("name") == "dimension_shown" or (self.group is not None and p.get("name") == "group_shown"):
+                p["value"] = self.dimension if p["name"] == "dimension_shown" else self.group
+                p.pop("bind", None)
+        if isinstance(spec.get("title"), dict):
+            spec["title"]["text"] = self.title
+        return spec
+
+
 def explore(ctx: Context, m: Measures) -> list[Page]:
     """One ECDF chart per suite carrying every dimension and function group."""
     from .pages import ecdf_subtitle
 
     sections = []
-    many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
-    #: many lines: 10 points per decade, fractions in steps of 1/50 (the chart's size stays small)
-    coarse = dict(resolution=0.1, quantum=0.02) if many else {}
     for suite in ctx.suites:
-        keep = pl.col("suite") == suite
-        steps, summ = m.ecdf.filter(keep), m.ecdf_summary.filter(keep)
-        if summ.height == 0:
+        chart = explorer_spec(ctx, m, suite)
+        if chart is None:
             continue
-        labels = dict(ctx.groups(suite))
-        back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
-        chart = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
-                                 background=ctx.background or None, group_labels=labels,
-                                 title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
-                                 **coarse)
         caption = ("Choose the dimension and the functions (all, a group, or one function) in the drop-downs; "
                    "click a legend entry or a line to highlight an algorithm (shift-click: several, double-click: "
                    "none); the wheel and dragging zoom and pan the evaluations axis; hover for the values.")

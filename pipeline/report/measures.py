@@ -143,15 +143,16 @@ class Measures:
         algs = sorted({a for p in self.ctx.pairs() for a in p})
         return self.ctx.compared.select(algorithm=algs).art(self._targets(self.ctx.ecdf_targets).lazy()).collect()
 
-    def start_tables(self, algorithms: list[str]) -> None:
-        """Start the aRT table and the pairwise tests of `algorithms` (all compared ones, or the best
-        ranked when there are many: `Context.table_algorithms`)."""
+    def start_tables(self, algorithms: list[str], pairs: list[str] | None = None) -> None:
+        """Start the aRT table of `algorithms` and the pairwise tests of `pairs` (default: the same;
+        all compared ones, or the best ranked when there are many: `table_algorithms`, `pair_algorithms`)."""
+        pairs = algorithms if pairs is None else pairs
         c, s = self.ctx, self.ctx.settings
         shown = c.analysis.select(algorithm=[*algorithms, *([c.reference] if c.reference else [])])
         self._art = c.runner.submit(art_table, shown, c.reference, targets=s.table_targets,
                                     correction=s.correction, samples=s.table_samples, seed=s.seed, alpha=s.alpha)
-        self._pairwise = (c.runner.submit(pairwise_table, c.compared.select(algorithm=algorithms), s.table_targets,
-                                          s.correction, alpha=s.alpha) if len(algorithms) > 1 else None)
+        self._pairwise = (c.runner.submit(pairwise_table, c.compared.select(algorithm=pairs), s.table_targets,
+                                          s.correction, alpha=s.alpha) if len(pairs) > 1 else None)
 
     @functools.cached_property
     def ranks(self) -> pl.DataFrame:
@@ -160,9 +161,12 @@ class Measures:
         from ..measures import ranking
 
         a, alpha = self.aucs.lazy(), self.ctx.settings.alpha
-        return pl.concat([ranking.rank_by_auc(a, by_dimension=True, alpha=alpha),
-                          ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
-                          .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
+        ranks = pl.concat([ranking.rank_by_auc(a, by_dimension=True, alpha=alpha),
+                           ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
+                           .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
+        if ranks.height:
+            self.ctx.ranked = ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")["algorithm"].to_list()
+        return ranks
 
     @functools.cached_property
     def glicko(self) -> pl.DataFrame | None:
@@ -177,13 +181,24 @@ class Measures:
         c = self.ctx
         if not c.many:
             return list(c.algorithms)
-        overall = self.ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")
-        best = set(overall["algorithm"].head(c.settings.max_detail).to_list()) or set(c.algorithms[:c.settings.max_detail])
+        self.ranks  # noqa: B018 - sets ctx.ranked
+        best = set((c.ranked or c.algorithms)[:c.settings.max_detail])
         return [a for a in c.algorithms if a in best]
+
+    @functools.cached_property
+    def pair_algorithms(self) -> list[str]:
+        """The algorithms of the pairwise rank-sum tests: every compared one, or with many those of
+        the compared pairs (`Context.pairs`: the best ranked)."""
+        c = self.ctx
+        if not c.many:
+            return list(c.algorithms)
+        self.ranks  # noqa: B018 - sets ctx.ranked
+        names = {a for p in c.pairs() for a in p}
+        return [a for a in c.algorithms if a in names]
 
     def _tables_started(self) -> None:
         if self._art is None:
-            self.start_tables(self.table_algorithms)
+            self.start_tables(self.table_algorithms, self.pair_algorithms)
 
     @functools.cached_property
     def art_table(self) -> pl.DataFrame:
@@ -200,6 +215,6 @@ class Measures:
 
     @functools.cached_property
     def pairwise(self) -> pl.DataFrame | None:
-        """Rank-sum tests of every pair of `table_algorithms` (None with one algorithm)."""
+        """Rank-sum tests of every pair of `pair_algorithms` (None with one algorithm)."""
         self._tables_started()
         return None if self._pairwise is None else self._pairwise.result()

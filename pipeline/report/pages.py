@@ -126,11 +126,20 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
     if ctx.many:
         sections[0].blocks.append(Note(many_note(ctx)))
     for suite in ctx.suites:
-        figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
+        if ctx.many:  # the explorer's chart and tables, at one dimension and all functions
+            from .interactive import Fixed, explorer_spec
+
+            explorer = explorer_spec(ctx, m, suite)
+            figs = [Figure.later(f"ecdf-{suite}-{d}-all", f"All functions, {d}-D",
+                                 Fixed(explorer, d, "all", f"All functions, {d}-D"),
+                                 "Runtime ECDFs over all functions; click a legend entry to highlight an algorithm.",
+                                 kind="ecdf") for d in ctx.dimensions(suite)] if explorer is not None else []
+        else:
+            figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
         intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
                  + (f"; the reference {ctx.reference_label} thick and grey." if ctx.reference else "."))
         sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
-                                [f for f in figs if f], intro=intro))
+                                [f for f in figs if f], intro=intro, columns=1 if ctx.many else 2))
     return [Page("index", "Overview", sections, nav="Overview")]
 
 
@@ -151,26 +160,15 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
 
 
-#: lines of many algorithms: 10 points per decade, fractions in steps of 1/50 (charts stay small)
-COARSE = dict(resolution=0.1, quantum=0.02)
-
-
 def _ecdfs_many(ctx: Context, m: Measures) -> Page:
-    from ..charts.ecdf import ecdf_explorer
+    from .interactive import Fixed, explorer_spec
 
     sections = [Section("ecdf-rules", "Many algorithms", [Note(many_note(ctx))], columns=1)]
     for suite in ctx.suites:
-        labels = dict(ctx.groups(suite))
-        for d in ctx.dimensions(suite):
-            keep = (pl.col("suite") == suite) & (pl.col("dimension") == d)
-            steps, summ = m.ecdf.filter(keep), m.ecdf_summary.filter(keep)
-            if summ.height == 0:
-                continue
-            chart = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
-                                     background=ctx.background or None, group_labels=labels,
-                                     title=f"Runtime ECDFs, {suite}, {d}-D", settings=ecdf_subtitle(ctx, suite),
-                                     **COARSE)
-            fig = Figure.later(f"ecdf-{suite}-{d}", f"ECDFs, {suite}, {d}-D", chart,
+        explorer = explorer_spec(ctx, m, suite)
+        for d in ctx.dimensions(suite) if explorer is not None else []:
+            fig = Figure.later(f"ecdf-{suite}-{d}", f"ECDFs, {suite}, {d}-D",
+                               Fixed(explorer, d, None, f"Runtime ECDFs, {suite}, {d}-D"),
                                f"Runtime ECDFs in {d}-D: choose all functions, a function group or one function in "
                                "the drop-down; click a legend entry to highlight an algorithm.", kind="ecdf")
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D", [fig], columns=1))
@@ -188,8 +186,10 @@ MANY_RULES = (
     "group and function are one chart per dimension with a drop-down instead of a chart per group and function "
     "(lines thinned to 10 points a decade and fractions in steps of 0.02); there is no page per algorithm; the aRT "
     "tables and the pairwise rank-sum tests hold the {k} algorithms of best mean rank of auc over all dimensions "
-    "(the Ranking page ranks them all), without Glicko-2 ratings (every pair of algorithms would play); the "
-    "Pairwise page compares at most {pairs} pairs (the first algorithm with the others). Algorithms to compare "
+    "(the Ranking page ranks them all; click a table's title to open it), without Glicko-2 ratings (every pair "
+    "of algorithms would play); the Pairwise page and its rank-sum tests compare every pair of the three best "
+    "ranked algorithms (at most {pairs} pairs); "
+    "the overview's ECDFs are those of the Explore page at each dimension. Algorithms to compare "
     "against an archive are best given with --background ARCHIVE: the archive is drawn in grey behind them.")
 
 
@@ -217,11 +217,12 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
             f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
             columns=1))
     for suite in ctx.suites:
-        blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g)) for d, g in _by_dimension(t, suite)]
+        blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
+                  for d, g in _by_dimension(t, suite)]
         sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))
     if m.pairwise is not None:
         for suite in ctx.suites:
-            blocks = [Table(f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g))
+            blocks = [Table(f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
                       for d, g in _by_dimension(m.pairwise, suite)]
             sections.append(Section(f"pairwise-tests-{suite}", f"Pairwise rank-sum tests, {suite}", blocks,
                                     columns=1))

@@ -19,11 +19,14 @@
   }
 
   // the tables of the charts are in the page's data block, each once, by name (a chart's spec refers to
-  // them); each chart parses its own copy, so that no two Vega views share the table's objects
+  // them), or, when several pages use them, in data/NAME.js (window.cocopipeTables); each chart gets
+  // its own copy, so that no two Vega views share the table's objects
   function dataset(name) {
     var el = document.getElementById("dataset-" + name);
-    if (!el) throw new Error("table " + name + " is missing from the page's data");
-    return JSON.parse(el.textContent);
+    if (el) return JSON.parse(el.textContent);
+    var shared = window.cocopipeTables && window.cocopipeTables[name];
+    if (shared === undefined) throw new Error("table " + name + " is missing from the page's data");
+    return typeof shared === "string" ? shared : JSON.parse(JSON.stringify(shared));
   }
 
   function render(div) {

@@ -199,8 +199,9 @@ def _rounded(df: pl.DataFrame, digits: int) -> pl.DataFrame:
 
 
 def data(df: pl.DataFrame, digits: int = 5) -> Dataset:
-    """The table for a spec (rows in the top-level `datasets`, referenced by name): floats rounded
-    to `digits` significant digits, inf/NaN as null, so that the spec stays small and valid JSON."""
+    """The table for a spec (rows in the top-level `datasets`, referenced by name, the name from
+    Polars' JSON text of the rounded table): floats rounded to `digits` significant digits, inf/NaN
+    as null, so that the spec stays small and valid JSON."""
     df = _rounded(df, digits)
     return Dataset(df.to_dicts(), name=dataset_name(df.write_json()))
 
@@ -284,7 +285,8 @@ class Chart(alt.Chart):
     """`alt.Chart` whose deep copy shares its parts (a new chart object, the same encodings, marks
     and data). Altair deep-copies every layer each time a layer, facet or concatenated chart is
     built or copied, and changes only the copies' own properties (name, params, data) afterwards;
-    every Altair method copies what it changes, so sharing is safe and costs nothing."""
+    every Altair method copies what it changes, so sharing is safe and costs nothing (change a
+    chart with Altair's methods, not by assigning to a nested part of a copy)."""
 
     def __deepcopy__(self, memo=None) -> Chart:
         return with_properties(self)

@@ -24,6 +24,9 @@ from .sources import Source
 _KV = re.compile(r"\s*([A-Za-z_][\w ]*?)\s*=\s*('[^']*'|\"[^\"]*\"|[^,]*)\s*(?:,|$)")
 _RUN = re.compile(r"^(-?\d+)(?::\s*([-+.\deEinfINFaN]+)\s*\|\s*([-+.\deEinfINFaN]+))?$")
 NEW_FORMATS = ("bbob-new", "bbob-new2")
+#: Polars engine of the ingest's queries: in memory, as the data are (the default streaming engine
+#: took twice as long on the sorts, shifts and fills of the events)
+ENGINE = "in-memory"
 
 
 @dataclass
@@ -287,11 +290,11 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
         body = body.with_columns(text.str.replace_all("\t", " ", literal=True))
     fields = body.select("file", "lineno", "section", **_split(text),
                          fix=text.str.contains("  ", literal=True))
-    heads, fields = pl.collect_all([heads, fields])
+    heads, fields = pl.collect_all([heads, fields], engine=ENGINE)
     rows = fields["fix"].arg_true()
     if rows.len():  # a few lines with runs of blanks (padded "+nan" fields): collapse them
         fixed = (body.filter(text.str.contains("  ", literal=True))
-                 .select(**_split(text.str.replace_all(r"\s+", " "))).collect())
+                 .select(**_split(text.str.replace_all(r"\s+", " "))).collect(engine=ENGINE))
         fields = fields.with_columns(fields[c].scatter(rows, fixed[c]) for c in fixed.columns)
     fields = fields.drop("fix").lazy()
 
@@ -322,7 +325,7 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
     )
     bad = (pl.col("ntok") < pl.col("need")) | pl.col("short") | pl.col("f_ev").is_null() | pl.col("best_delta").is_null() \
         | pl.col("g_ev").is_null() | pl.col("best_delta").is_nan() | (pl.col("section") < 0)
-    return heads, recs.with_columns(bad=bad).collect()
+    return heads, recs.with_columns(bad=bad).collect(engine=ENGINE)
 
 
 #: data files are read in parallel chunks of at least this many bytes (one chunk below)
@@ -380,7 +383,7 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
         .with_columns(trigger=(pl.col("kind") | pl.when("last").then("kind").backward_fill()).cast(pl.Int8))
         .filter("first")
         .drop("first", "last")
-        .collect()
+        .collect(engine=ENGINE)
     )
 
 
@@ -439,7 +442,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                     maintain_order="left")
         .select("seq", "run_id", "kind", "measured", "precision", g_evaluations="g_ev",
                 evaluations=pl.col("f_ev") + pl.col("g_ev"), best_delta="best_delta")
-        .collect()
+        .collect(engine=ENGINE)
     )
     events = _merged(events)
     agg = events.lazy().group_by("run_id").agg(
@@ -461,7 +464,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     nsec = heads_l.filter(pl.col("kind") == 1).group_by("pair").agg(n=pl.col("section").max() + 1)
     used = tr.lazy().group_by("data_file").agg(m=pl.len(), pair=(pl.col("key").first() // (1 << 32)).cast(pl.Int32))
     unannounced = nsec.join(used, on="pair").filter(pl.col("n") > pl.col("m")).select("data_file", "n", "m")
-    runs, unannounced = pl.collect_all([runs, unannounced])
+    runs, unannounced = pl.collect_all([runs, unannounced], engine=ENGINE)
 
     missing = runs.filter(pl.col("nrec").is_null())
     for info, line, f, d, inst, dfile, sec in missing.select(
@@ -499,7 +502,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         g_evaluations=pl.col("g_evaluations").cast(pl.Int64), best_delta="best_delta", measured="measured",
         trigger="trigger",
     )
-    runs, events = pl.collect_all([runs, events])
+    runs, events = pl.collect_all([runs, events], engine=ENGINE)
     return Parsed(runs, events, problems, runs_skipped=missing.height)
 
 

@@ -472,6 +472,15 @@ def _record_table(events: pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     return runs[starts], starts, evals, best
 
 
+def _events_of(analysis, algorithms: list[str]) -> pl.LazyFrame:
+    """The records of some algorithms of the selection, for looking up queried runs: the store's
+    own records (no need to match them to the selected trials first) unless a budget cut or the
+    recomputed indicator changes them."""
+    if analysis.max_budget is None and analysis.indicator == "logged":
+        return analysis.store.events().filter(pl.col("algorithm").is_in(algorithms))
+    return analysis.select(algorithm=algorithms).events()
+
+
 def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFrame:
     """(run_id, fe, prec): each run's best precision after `fe` evaluations, as `Trajectories.at`
     (budget-triggered records, or all records of runs without any; inf before the first record),
@@ -482,7 +491,7 @@ def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFr
     for i in range(0, len(algs), chunk):
         part = algs[i:i + chunk]
         q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", pl.col("fe").cast(pl.Float64))
-        block_run, starts, evals, best = _record_table(analysis.select(algorithm=part).events())
+        block_run, starts, evals, best = _record_table(_events_of(analysis, part))
         prec = np.full(q.height, np.inf)
         if len(evals):
             by_id = np.argsort(block_run)

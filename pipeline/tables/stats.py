@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from scipy import special
-from scipy.stats import mannwhitneyu
 
 #: significance level of the markers
 ALPHA = 0.05
@@ -82,6 +81,8 @@ class TestResult:
 
 def ranksum(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
     """scipy's two-sided Mann-Whitney U test: (U of x, p, +1 if x ranks higher / -1 lower / 0)."""
+    from scipy.stats import mannwhitneyu  # imported when needed: scipy.stats takes a second to import
+
     x, y = np.asarray(x, float), np.asarray(y, float)
     r = mannwhitneyu(x, y, alternative="two-sided")
     u, p = float(r.statistic), float(r.pvalue)
@@ -208,6 +209,8 @@ def exact_table(n1: int, n2: int) -> np.ndarray:
     """scipy's exact two-sided p-value for samples of sizes n1, n2 without ties, for every U in
     0..n1 n2 (it depends on nothing else): one vectorised mannwhitneyu call on samples built to
     have each U (x_i just below the c_i-th smallest y, sum of c_i = U)."""
+    from scipy.stats import mannwhitneyu
+
     us = np.arange(n1 * n2 + 1)
     c = np.clip(us[:, None] - n2 * np.arange(n1)[None, :], 0, n2)  # c_i in 0..n2, row sums = U
     x = c - 0.5 + np.arange(n1)[None, :] / (2.0 * n1 + 2)  # distinct, between the y's

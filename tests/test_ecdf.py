@@ -269,3 +269,13 @@ def test_exact_mode_stops_with_a_clear_error_when_restart_sums_explode(tmp_path,
     with pytest.raises(ValueError, match="more than 1000 restart sums of 3 distinct unsuccessful budgets"):
         a.ecdf(targets=[1.0], mode="exact", max_x=1e6).collect()
     assert a.ecdf(targets=[1.0], mode="exact").collect().height > 0  # within the budget: few sums
+
+
+@pytest.mark.parametrize("mode", E.MODES)
+def test_tables_do_not_depend_on_the_order_of_the_hits(stores, mode):
+    # the same hitting times in another row order give the same step table and summary, bit for bit
+    hits = Analysis(stores["NM_on_bbob"], dimension=[2, 3]).hits().collect()
+    shuffled = hits.sample(fraction=1.0, shuffle=True, seed=4)
+    kw = {"max_x": 50.0} if mode == "exact" else {}
+    assert E.ecdf_table(hits, mode=mode, **kw).equals(E.ecdf_table(shuffled, mode=mode, **kw))
+    assert E.summary_table(hits, mode=mode, **kw).equals(E.summary_table(shuffled, mode=mode, **kw))

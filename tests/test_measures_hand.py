@@ -177,3 +177,28 @@ def test_art_confidence_interval_contains_the_estimate_and_narrows_with_more_tri
     a4, lo4, hi4 = ci(4)
     assert lo1 <= a1 <= hi1 and lo4 <= a4 <= hi4 and a1 == pytest.approx(a4)
     assert hi4 - lo4 < hi1 - lo1
+
+
+def test_group_percentiles_by_hand_and_as_numpy_per_group():
+    # groups 0: [4, 1, 3, 2] -> 10th 1.3, median 2.5, 90th 3.7; group 1 empty -> NaN; group 2: [5] -> 5
+    sg = np.array([0, 0, 0, 0, 2])
+    rt = np.array([4.0, 1.0, 3.0, 2.0, 5.0])
+    p = restarts.group_percentiles(sg, rt, 3, (10, 50, 90))
+    assert np.allclose(p[:, 0], [1.3, 2.5, 3.7]) and np.isnan(p[:, 1]).all() and (p[:, 2] == 5.0).all()
+    rng = np.random.default_rng(5)
+    size = rng.integers(0, 9, 40)
+    sg = np.repeat(np.arange(40), size)
+    rt = rng.exponential(100.0, len(sg)).round()  # ties included
+    got = restarts.group_percentiles(sg, rt, 40, (10, 37.5, 90))
+    for g in np.flatnonzero(size):
+        assert np.allclose(got[:, g], np.percentile(rt[sg == g], [10, 37.5, 90]), rtol=0, atol=1e-9)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([1e-8, 1.0, 100.0]), st.integers(-2, 4)), max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_trial_order_is_the_lexicographic_order(rows):
+    # by group, target, trial; repeated trial numbers keep their positions (as np.lexsort)
+    g = np.array([r[0] for r in rows], np.int64)
+    t = np.array([r[1] for r in rows], float)
+    k = np.array([r[2] for r in rows], np.int64)
+    assert restarts.trial_order(g, t, k).tolist() == np.lexsort((k, t, g)).tolist()

@@ -10,6 +10,21 @@ interpreter so that its peak RSS is its own: `auc` (cocopipe auc), `rank-auc` (c
 pipeline.tables.pairwise_table). Prints wall time, CPU time (user + system) and peak RSS per step
 and in total. `--src DIR` runs the steps with the package found in DIR (e.g. an older checkout,
 for before/after figures). Goal at N = 200: under 30 s in total on 2 cores.
+
+Measured at N = 200 on the 2-core machine (23 Nov 2026, first hitting times read from the store's
+cache), DISTURBED by other benchmarks (load average 9 to 22, so wall times are about twice the CPU
+times); wall s / CPU s / peak MB per step:
+
+    step           before (8279d1d)      now
+    auc            28.9 / 13.4 /  419    15.8 /  9.9 /  351
+    rank-auc       27.0 / 13.9 /  390    19.0 / 10.2 /  332
+    rank-glicko2  103.0 / 38.6 / 1869    31.6 / 15.3 / 1894
+    pairwise       97.4 / 33.3 / 3202    62.4 / 29.9 / 3213   (15.4 million pairs)
+    total         256.3 / 99.2           128.8 / 65.2
+
+Of each step's CPU time, `Analysis.hits` (runs x targets joined to the cached hits: 14.3 million
+rows for the 51 bbob targets) takes about 6 to 7 s (3 to 4 s for the 7 table targets of pairwise)
+and the interpreter with its imports about 1.5 s; the goal is not met while those stay.
 """
 from __future__ import annotations
 

@@ -9,11 +9,22 @@ kept in --archive DIR to be reused), ingested, then the report from the store: g
 CPU time, the report's size, and the time each page takes to open and draw every chart in headless
 Chromium (from the request to the last chart drawn). Goals at N = 200: under 60 s to generate,
 under 50 MB, under 5 s per page.
-Measured 2026-11-23 on 2 shared cores (load average ~11, wall times disturbed): the full report at
-N = 200 did not finish: stopped after 11 min wall, 244 s CPU, 16.7 GB peak RSS (measures of all
-algorithms at once). Its Explore page alone: ECDF tables of the 200 algorithms 110 s wall / 88 s
-CPU (21 M steps, 4.5 GB RSS), explorer spec 72 s wall / 54 s CPU, 20.8 MB, opened and drawn in
-headless Chromium in 3.1-4.4 s; switching dimension and function about 1 s.
+Before the report's measures were chunked (2026-11-23, load ~11): the full report at N = 200 did not
+finish (stopped after 11 min wall, 244 s CPU, 16.7 GB peak RSS: measures of all algorithms at once).
+Measured 2026-11-23 06:40-06:47 UTC on 2 cores shared with three other helpers' test suites and
+benchmarks (load average 12-13: wall times are inflated several times; CPU times are the figures
+to compare), `--scale 200 --archive /tmp/rep200 --store DIR` (the archive's store kept):
+report from the store 241 s wall / 88.8 s CPU (command and workers; 86.8 s when it first fills the
+store's hitting-time cache), peak RSS 1.2 GB; 39.4 MB in 13 files (8 pages, 30 charts): ecdf 13.5 MB,
+explore 13.4, scaling 6.6, tables 2.4, pairwise 1.4, index 0.8, ranking 0.3; drawn in headless
+Chromium (same load) in: explore 3.0 s, index 5.2, ecdf 11.6 (6 charts of 200 lines and a
+200-entry legend), pairwise 13.1 (15 charts), scaling 8.4, ranking 1.4, tables 0.8, settings 0.9.
+At that load the 60 s and 5 s goals cannot be told met or not: 88.8 s of CPU on 2 cores is about
+45-60 s of wall on a quiet machine; four pages took 5.2-13.1 s to draw at that load.
+Five bbob sets, same session (load 13-15): from the store 100.5 s wall / 35.3 s CPU (before this
+round, quiet: 44 s wall / 71 s CPU; the charts', Glicko-2's and the aRT tests' speed-ups of the
+other helpers landed meanwhile), from raw logs 112.2 s wall / 32.7 s CPU, peak RSS 497 MB;
+13.2 MB (before 19 MB), 12 pages, 229 charts.
 
 usage: python benchmarks/report.py [--jobs N] [--out DIR] [--scale N [--archive DIR] [--store DIR]]
 """
@@ -93,7 +104,8 @@ def scale(n: int, archive: Path | None, jobs: list[str], keep: str | None, store
     with tempfile.TemporaryDirectory() as tmp:
         root = archive or Path(tmp) / "archive"
         t = time.perf_counter()
-        srcs = make_archive(root, n)
+        made = make_archive(root, n)
+        srcs = made[0] if isinstance(made, tuple) else made  # (paths, MB of logs) in newer scale.py
         print(f"{n} algorithms: archive ready in {time.perf_counter() - t:.0f} s ({root})")
         store, out = store or Path(tmp) / "store", Path(tmp) / "report"
         r = run(["ingest", *map(str, srcs), "--store", str(store)])

@@ -397,3 +397,15 @@ def test_many_algorithms_are_summarised(store, tmp_path):
     assert f">{best}<" in art and f">{other}<" not in art
     # the pairwise page: every pair of the best ranked (here the one pair)
     assert json.loads((out / "settings.json").read_text())["record"]["pairs"] == [["A", "B"]]
+
+
+def test_banner_counts_what_it_cannot_list():
+    from pipeline.report.build import banner
+
+    rec = {"algorithms": [f"A{i}" for i in range(10)], "reference": None, "reference_label": None,
+           "ecdf_targets": {}, "table_targets": {}, "data_sets": [], "versions": {}, "background": ["X", "Y"],
+           "instances": {**{f"bbob/A{i}": [1, 2] for i in range(9)}, "bbob/A9": [3]}}
+    b = dict(banner(Settings(), rec))
+    assert b["algorithms"] == "10: A0, A1, A2, ..., A9 (all on the settings page)"
+    assert b["instances"] == "1-2 (9 data sets); 3 (A9)"
+    assert b["background"] == "2 algorithm(s), thin and grey"

@@ -30,6 +30,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: the static files every report gets (the Vega bundle only with the "vega" renderer)
 STATIC_FILES = ("report.css", "report.js", BUNDLE, "THIRD_PARTY_LICENSES.txt")
 TITLE = "cocopipe report"
+#: the banner names at most this many algorithms (or data sets of an instance range), else counts them
+BANNER_NAMES = 8
 
 
 def steps() -> int:
@@ -60,13 +62,19 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
     inst = {}
     for key, values in record["instances"].items():
         inst.setdefault(ranges(values), []).append(key.split("/", 1)[1])
-    inst_text = "; ".join(f"{r} ({', '.join(a)})" if len(inst) > 1 else r for r, a in inst.items())
+    inst_text = "; ".join((f"{r} ({', '.join(a)})" if len(a) <= BANNER_NAMES else f"{r} ({len(a)} data sets)")
+                          if len(inst) > 1 else r for r, a in inst.items())
+    algs = record["algorithms"]
+    alg_text = (", ".join(algs) if len(algs) <= BANNER_NAMES else
+                f"{len(algs)}: {', '.join(algs[:3])}, ..., {algs[-1]} (all on the settings page)")
     mode = (f"simulated restarts, {s.ecdf_samples} per trial" if s.mode == "simulated"
             else "exact expectation of simulated restarts")
     formats = sorted({f"{d['data_format']}" + (f" {d['coco_version']}" if d["coco_version"] else "")
                       for d in record["data_sets"]})
     return [
-        ("algorithms", ", ".join(record["algorithms"])),
+        ("algorithms", alg_text),
+        *([("background", f"{len(record['background'])} algorithm(s), thin and grey")] if record.get("background")
+          else []),
         ("reference", refs),
         ("ECDF targets", ecdf_t),
         ("table targets", table_t),

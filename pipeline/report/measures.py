@@ -72,9 +72,15 @@ class Measures:
         if not ctx.many:
             self.start_tables(ctx.algorithms)
         # Glicko-2 plays every pair of algorithms: only up to max_detail of them
-        self._glicko = (ctx.runner.submit(glicko, ctx.compared, ctx.settings.targets, ctx.settings.seed)
+        self._glicko = (ctx.runner.submit(glicko, self.one_store(ctx.algorithms), ctx.settings.targets, ctx.settings.seed)
                         if 1 < len(ctx.algorithms) and not ctx.many else None)
         self._chunks = self._start_chunks()
+
+    def one_store(self, algorithms: list[str]):
+        """The compared `algorithms` as one Analysis: of their store alone when one store holds them all
+        (it reads that store's hitting-time cache), else of the report's union of stores."""
+        parts = self.ctx.parts(algorithms)
+        return parts[0] if len(parts) == 1 else self.ctx.compared.select(algorithm=list(algorithms))
 
     # -- ECDFs and auc, chunked ---------------------------------------------------------------
     def _targets(self, which) -> pl.DataFrame:
@@ -141,7 +147,7 @@ class Measures:
     def art(self) -> pl.DataFrame:
         """aRT at the ECDF targets of the algorithms of the compared pairs (the two-algorithm figures)."""
         algs = sorted({a for p in self.ctx.pairs() for a in p})
-        return self.ctx.compared.select(algorithm=algs).art(self._targets(self.ctx.ecdf_targets).lazy()).collect()
+        return self.one_store(algs).art(self._targets(self.ctx.ecdf_targets).lazy()).collect()
 
     def start_tables(self, algorithms: list[str], pairs: list[str] | None = None) -> None:
         """Start the aRT table of `algorithms` and the pairwise tests of `pairs` (default: the same;
@@ -151,7 +157,7 @@ class Measures:
         shown = c.analysis.select(algorithm=[*algorithms, *([c.reference] if c.reference else [])])
         self._art = c.runner.submit(art_table, shown, c.reference, targets=s.table_targets,
                                     correction=s.correction, samples=s.table_samples, seed=s.seed, alpha=s.alpha)
-        self._pairwise = (c.runner.submit(pairwise_table, c.compared.select(algorithm=pairs), s.table_targets,
+        self._pairwise = (c.runner.submit(pairwise_table, self.one_store(pairs), s.table_targets,
                                           s.correction, alpha=s.alpha) if len(pairs) > 1 else None)
 
     @functools.cached_property

@@ -4,7 +4,7 @@ Formats (cocopp `dataformatsettings`): `bbob-old` (2009-2015: evaluations | f-fo
 measured | best measured | x...), `bbob-new` / `bbob-new2` (f evaluations | g evaluations | best
 f-fopt (+ sum g+) | measured | ...), `bbob-biobj` (evaluations | indicator - reference | target hit),
 and reference-algorithm sets (`% algorithm type = best`, three trailing fields per record).
-All data files of a source are parsed together in one Polars pass.
+The data files of a source are parsed together, one Polars pass per chunk of files (chunks on threads).
 """
 from __future__ import annotations
 

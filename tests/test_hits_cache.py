@@ -114,3 +114,18 @@ def test_packaged_reference_sets_are_never_written(monkeypatch):
     # also when the packaged store is opened by its path, with the cache asked for
     assert Analysis(ref.store, function=[3], cache=True).hits().collect().height > 0
     assert not (data_dir() / "derived").exists()
+
+
+def test_a_source_of_two_algorithms_cached_whole(tmp_path, monkeypatch):
+    """A selection of one algorithm fills the cache of its whole source: the other algorithm's
+    hits are there when it is asked for next."""
+    monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
+    root = tmp_path / "exp"
+    write_new2(root, alg="A", function=1, info_name="a.info", runs=[{"instance": 1, "dat": [(1, 50.0), (10, 5.0)]}])
+    write_new2(root, alg="B", function=2, info_name="b.info", runs=[{"instance": 1, "dat": [(1, 80.0), (30, 0.5)]}])
+    store = Store(tmp_path / "store", create=True)
+    ingest([root], store)
+    assert open_store(store.path, algorithm="A").hits([10.0, 1.0]).collect()["hit"].to_list() in ([10, None], [None, 10])
+    assert len(list(cache.folder(store, False).glob("*.parquet"))) == 1
+    b = open_store(store.path, algorithm="B").hits([10.0, 1.0]).collect()
+    assert sorted(b["hit"].to_list()) == [30, 30]

@@ -69,23 +69,22 @@ def _write(df: pl.DataFrame, out: Path) -> None:
     os.replace(tmp, out)
 
 
-def fill(store: Store, source_ids: Iterable[str], exact: bool, suites: Iterable[str] | None = None,
-         algorithms: Iterable[str] | None = None) -> list[str]:
+def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
     """Compute and write the cached hits of the sources that have none yet; returns those written.
 
     All trials of a source (every instance, no budget cut) against its suite's standard targets;
-    several sources per pass, up to about BATCH_RUNS trials. `suites`/`algorithms` (the partitions
-    the sources lie in, when known) spare reading the other partitions of the store."""
+    several sources per pass, up to about BATCH_RUNS trials. Only the partitions the manifest lists
+    for these sources are read (every algorithm of a source, whatever the selection asking)."""
     root = folder(store, exact)
     todo = [s for s in dict.fromkeys(source_ids) if s and not (root / f"{s}.parquet").is_file()]
     if not todo:
         return []
     root.mkdir(parents=True, exist_ok=True)
+    entries = [e for e in store.sources().values() if e.get("source_id") in todo]
     runs_all = store.runs()
-    if suites is not None:
-        runs_all = runs_all.filter(pl.col("suite").is_in(list(suites)))
-    if algorithms is not None:
-        runs_all = runs_all.filter(pl.col("algorithm").is_in(list(algorithms)))
+    if entries and all("suites" in e and "algorithms" in e for e in entries):
+        runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries for x in e["suites"]}))
+                                   & pl.col("algorithm").is_in(sorted({x for e in entries for x in e["algorithms"]})))
     sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
     batches, cur, n = [], [], 0
     for s in todo:
@@ -137,7 +136,7 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
         return None
     sources = present["source_id"].unique().sort().to_list()
     try:
-        fill(store, sources, exact, present["suite"].unique().to_list(), present["algorithm"].unique().to_list())
+        fill(store, sources, exact)
     except OSError:
         return None
     keys = [c for c in target_frame.columns if c != "target"]

@@ -11,20 +11,20 @@ Chromium (from the request to the last chart drawn). Goals at N = 200: under 60 
 under 50 MB, under 5 s per page.
 Before the report's measures were chunked (2026-11-23, load ~11): the full report at N = 200 did not
 finish (stopped after 11 min wall, 244 s CPU, 16.7 GB peak RSS: measures of all algorithms at once).
-Measured 2026-11-23 06:40-06:47 UTC on 2 cores shared with three other helpers' test suites and
-benchmarks (load average 12-13: wall times are inflated several times; CPU times are the figures
-to compare), `--scale 200 --archive /tmp/rep200 --store DIR` (the archive's store kept):
-report from the store 241 s wall / 88.8 s CPU (command and workers; 86.8 s when it first fills the
-store's hitting-time cache), peak RSS 1.2 GB; 39.4 MB in 13 files (8 pages, 30 charts): ecdf 13.5 MB,
-explore 13.4, scaling 6.6, tables 2.4, pairwise 1.4, index 0.8, ranking 0.3; drawn in headless
-Chromium (same load) in: explore 3.0 s, index 5.2, ecdf 11.6 (6 charts of 200 lines and a
-200-entry legend), pairwise 13.1 (15 charts), scaling 8.4, ranking 1.4, tables 0.8, settings 0.9.
-At that load the 60 s and 5 s goals cannot be told met or not: 88.8 s of CPU on 2 cores is about
-45-60 s of wall on a quiet machine; four pages took 5.2-13.1 s to draw at that load.
-Five bbob sets, same session (load 13-15): from the store 100.5 s wall / 35.3 s CPU (before this
-round, quiet: 44 s wall / 71 s CPU; the charts', Glicko-2's and the aRT tests' speed-ups of the
-other helpers landed meanwhile), from raw logs 112.2 s wall / 32.7 s CPU, peak RSS 497 MB;
-13.2 MB (before 19 MB), 12 pages, 229 charts.
+Measured 2026-11-23 on the 2 cores shared with other helpers' work (wall times disturbed; CPU times
+are the figures to compare), `--scale 200 --archive /tmp/rep200 --store DIR` (the archive's store kept):
+- 07:04-07:06 UTC, load average 4-6: report from the store 68.0 s wall / 91.4 s CPU (command and
+  workers), peak RSS 1.3 GB; drawn in headless Chromium in: scaling 4.8 s, pairwise 4.3 (15 charts),
+  ecdf 3.3 (6 charts of 200 lines), index 1.8, explore 1.5, ranking 0.7, tables 0.4, settings 0.4.
+- 06:40-06:47 UTC, load average 12-13: 241 s wall / 88.8 s CPU (86.8 s when it first fills the
+  store's hitting-time cache), 1.2 GB; 39.4 MB in 13 files (8 pages, 30 charts): ecdf 13.5 MB,
+  explore 13.4, scaling 6.6, tables 2.4, pairwise 1.4, index 0.8, ranking 0.3; drawn in 0.8-13.1 s.
+So: under 50 MB and under 5 s per page met; 60 s to generate not quite (68 s at load 4-6; 91 s of
+CPU on 2 cores).
+Five bbob sets, 07:06 UTC (load 6): from the store 14.2 s wall / 23.8 s CPU (before this round,
+quiet: 44 s wall / 71 s CPU; the charts', Glicko-2's and the aRT tests' speed-ups of the other helpers
+landed meanwhile), from raw logs 18.7 s wall / 30.6 s CPU, peak RSS 523 MB; 13.2 MB (before 19 MB),
+12 pages, 229 charts. At load 13-15 (06:50): 100.5 s wall / 35.3 s CPU.
 
 usage: python benchmarks/report.py [--jobs N] [--out DIR] [--scale N [--archive DIR] [--store DIR]]
 """

@@ -12,19 +12,21 @@ and in total. `--src DIR` runs the steps with the package found in DIR (e.g. an 
 for before/after figures). Goal at N = 200: under 30 s in total on 2 cores.
 
 Measured at N = 200 on the 2-core machine (23 Nov 2026, first hitting times read from the store's
-cache), DISTURBED by other benchmarks (load average 9 to 22, so wall times are about twice the CPU
-times); wall s / CPU s / peak MB per step:
+cache), disturbed by other helpers' benchmarks (load average 5 to 6 before the steps); wall s /
+CPU s / peak MB per step:
 
     step           before (8279d1d)      now
-    auc            28.9 / 13.4 /  419    15.8 /  9.9 /  351
-    rank-auc       27.0 / 13.9 /  390    19.0 / 10.2 /  332
-    rank-glicko2  103.0 / 38.6 / 1869    31.6 / 15.3 / 1894
-    pairwise       97.4 / 33.3 / 3202    62.4 / 29.9 / 3213   (15.4 million pairs)
-    total         256.3 / 99.2           128.8 / 65.2
+    auc            11.2 / 10.8 /  422     4.4 /  7.3 /  390
+    rank-auc       11.5 / 11.2 /  440     8.8 /  9.1 /  413
+    rank-glicko2   39.7 / 42.0 / 1882    10.6 / 12.5 / 1895
+    pairwise       30.1 / 29.4 / 3295    25.7 / 24.3 / 3252   (15.4 million pairs)
+    total          92.5 / 93.3           49.4 / 53.3
 
-Of each step's CPU time, `Analysis.hits` (runs x targets joined to the cached hits: 14.3 million
-rows for the 51 bbob targets) takes about 6 to 7 s (3 to 4 s for the 7 table targets of pairwise)
-and the interpreter with its imports about 1.5 s; the goal is not met while those stay.
+(At load 9 to 22 the same steps took 128.8 s wall / 65.2 s CPU now, 256.3 / 99.2 before.) Of each
+step's CPU time, `Analysis.hits` (runs x targets joined to the cached hits: 14.3 million rows for
+the 51 bbob targets) takes about 6 to 7 s (3 to 4 s for the 7 table targets of pairwise) and the
+interpreter with its imports about 1.5 s; pairwise spends about 10 s in the rank-sum counts of the
+1008 (problem, target) groups and 3 s building its 15.4 million rows. The goal is not met yet.
 """
 from __future__ import annotations
 

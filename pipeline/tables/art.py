@@ -275,6 +275,29 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     return a.select(cols)
 
 
+def _part_scores(part: np.ndarray, alg: np.ndarray, hit: np.ndarray, fe: float, prec_of, k: int):
+    """The trials of the algorithms in `part` scored at FE_umin `fe` (1/hit when the target was hit
+    by fe, else minus the precision reached at fe): (members, local index of every algorithm, label
+    of each trial, members with a NaN sample (no test, as scipy), trials kept, dense scores)."""
+    mask = part[alg]
+    h = hit[mask]
+    success = ~np.isnan(h) & (h <= fe)
+    value = np.empty(len(h))
+    value[success] = 1.0 / h[success]
+    if (~success).any():
+        value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
+    members = np.flatnonzero(part)
+    local = np.full(k, -1, np.int64)
+    local[members] = np.arange(len(members))
+    lab = local[alg[mask]]
+    bad = np.zeros(len(members), bool)
+    nan = np.isnan(value)
+    if nan.any():  # scipy gives NaN for samples with NaN: no test
+        bad[np.unique(lab[nan])] = True
+    ok = ~bad[lab]
+    return members, local, lab, bad, ok, _dense_scores(success[ok], value[ok])
+
+
 def _pivot_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of, pivot: int,
                  cache: dict) -> tuple[np.ndarray, np.ndarray]:
     """Rank-sum tests of every algorithm of one (problem, target) against the algorithm `pivot`.
@@ -292,23 +315,7 @@ def _pivot_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
         part[pivot] = True
         if part.sum() < 2:
             continue
-        mask = part[alg]
-        h = hit[mask]
-        success = ~np.isnan(h) & (h <= fe)
-        value = np.empty(len(h))
-        value[success] = 1.0 / h[success]
-        if (~success).any():
-            value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
-        members = np.flatnonzero(part)
-        local = np.full(k, -1, np.int64)
-        local[members] = np.arange(len(members))
-        lab = local[alg[mask]]
-        bad = np.zeros(len(members), bool)
-        nan = np.isnan(value)
-        if nan.any():  # scipy gives NaN for samples with NaN: no test
-            bad[np.unique(lab[nan])] = True
-        ok = ~bad[lab]
-        scores = _dense_scores(success[ok], value[ok])
+        members, local, lab, bad, ok, scores = _part_scores(part, alg, hit, fe, prec_of, k)
         u, ties = stats.pair_counts(scores, lab[ok], len(members), [local[pivot]])
         others = members[members != pivot]
         nx, npv = n[others].astype(float), np.full(len(others), float(n[pivot]))
@@ -543,23 +550,7 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
         pivots = np.flatnonzero(umin == fe)
         if part.sum() < 2:
             continue
-        mask = part[alg]
-        h = hit[mask]
-        success = ~np.isnan(h) & (h <= fe)
-        value = np.empty(len(h))
-        value[success] = 1.0 / h[success]
-        if (~success).any():
-            value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
-        members = np.flatnonzero(part)
-        local = np.full(k, -1, np.int64)
-        local[members] = np.arange(len(members))
-        lab = local[alg[mask]]
-        bad = np.zeros(len(members), bool)
-        nan = np.isnan(value)
-        if nan.any():  # scipy gives NaN for samples with NaN: no test
-            bad[np.unique(lab[nan])] = True
-        ok = ~bad[lab]
-        scores = _dense_scores(success[ok], value[ok])
+        members, local, lab, bad, ok, scores = _part_scores(part, alg, hit, fe, prec_of, k)
         u, ties = stats.pair_counts(scores, lab[ok], len(members), local[pivots])
         # pairs (pivot a, member b): each pair once, at the smaller FE_umin
         a_idx = np.repeat(pivots, len(members))

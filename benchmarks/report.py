@@ -25,7 +25,8 @@ So all three goals are met at N = 200 on a lightly loaded machine (40 s, 39.7 MB
 Five bbob sets, 07:06 UTC (load 6): from the store 14.2 s wall / 23.8 s CPU (before this round,
 quiet: 44 s wall / 71 s CPU; the charts', Glicko-2's and the aRT tests' speed-ups of the other helpers
 landed meanwhile), from raw logs 18.7 s wall / 30.6 s CPU, peak RSS 523 MB; 13.2 MB (before 19 MB),
-12 pages, 229 charts. At load 13-15 (06:50): 100.5 s wall / 35.3 s CPU.
+12 pages, 229 charts. Again at 07:12 (load 3, views started at once): 16.2 s wall / 29.4 s CPU from the
+store, 18.3 s / 32.7 s from raw logs. At load 13-15 (06:50): 100.5 s wall / 35.3 s CPU.
 
 usage: python benchmarks/report.py [--jobs N] [--out DIR] [--scale N [--archive DIR] [--store DIR]]
 """

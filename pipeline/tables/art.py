@@ -275,6 +275,17 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     return a.select(cols)
 
 
+def _pair_p(u: np.ndarray, n1: np.ndarray, n2: np.ndarray, ties: np.ndarray, nan_pair: np.ndarray, cache) -> np.ndarray:
+    """Two-sided rank-sum p-values of pairs with U statistics `u` (as scipy: exact where it would be),
+    and U = NaN, p = 1 for the pairs with a NaN sample (`u` is changed in place)."""
+    p = stats.ranksum_p(u, n1, n2, ties)
+    exact = stats.exact_wanted(n1, n2, ties)
+    if exact.any():
+        p[exact] = stats.exact_p(n1[exact], n2[exact], u[exact], cache)
+    u[nan_pair], p[nan_pair] = np.nan, 1.0
+    return p
+
+
 def _part_scores(part: np.ndarray, alg: np.ndarray, hit: np.ndarray, fe: float, prec_of, k: int):
     """The trials of the algorithms in `part` scored at FE_umin `fe` (1/hit when the target was hit
     by fe, else minus the precision reached at fe): (members, local index of every algorithm, label
@@ -321,12 +332,7 @@ def _pivot_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
         nx, npv = n[others].astype(float), np.full(len(others), float(n[pivot]))
         u_x = nx * npv - u[0, local[others]]  # U of x against the pivot
         t = ties[0, local[others]]
-        p = stats.ranksum_p(u_x, nx, npv, t)
-        exact = stats.exact_wanted(nx, npv, t)
-        if exact.any():
-            p[exact] = stats.exact_p(nx[exact], npv[exact], u_x[exact], cache)
-        nan_pair = bad[local[others]] | bad[local[pivot]]
-        u_x[nan_pair], p[nan_pair] = np.nan, 1.0
+        p = _pair_p(u_x, nx, npv, t, bad[local[others]] | bad[local[pivot]], cache)
         u_out[others], p_out[others] = u_x, p
     return u_out, p_out
 
@@ -559,12 +565,7 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
         a_idx, b_idx = a_idx[keep], b_idx[keep]
         u_ab, t_ab = u.reshape(-1)[keep], ties.reshape(-1)[keep]
         na, nb = n[a_idx].astype(float), n[b_idx].astype(float)
-        p = stats.ranksum_p(u_ab, na, nb, t_ab)
-        exact = stats.exact_wanted(na, nb, t_ab)
-        if exact.any():
-            p[exact] = stats.exact_p(na[exact], nb[exact], u_ab[exact], cache)
-        nan_pair = bad[local[a_idx]] | bad[local[b_idx]]
-        u_ab[nan_pair], p[nan_pair] = np.nan, 1.0
+        p = _pair_p(u_ab, na, nb, t_ab, bad[local[a_idx]] | bad[local[b_idx]], cache)
         flip = rank[a_idx] > rank[b_idx]
         xs.append(np.where(flip, b_idx, a_idx))
         ys.append(np.where(flip, a_idx, b_idx))

@@ -3,7 +3,8 @@
 Every measure (aRT, ECDFs, auc, rankings, tests, the report) starts from the first hitting times
 of the trials (`runtime.hitting_times`), whose cost is reading and scanning all events. For the
 standard target set of each suite they are kept in the store, one Parquet file per source and hit
-rule, `derived/hits-<rule>/<source_id>.parquet` (schema `schemas/hits.json`): written the first
+rule, `derived/hits-<rule>-v<schema major>/<source_id>.parquet` (schema `schemas/hits.json`: a row
+per trial and standard target, the hit null where it was never reached): written the first
 time a measure needs them, never edited (a changed source has another `source_id`, and its old
 file is removed with it). Target sets that are subsets of the standard ones (e.g. the aRT table
 targets) and budget cuts (a target counts only if hit within B, as `runtime.cut` makes it) are
@@ -35,8 +36,9 @@ def enabled() -> bool:
 
 
 def folder(store: Store, exact: bool) -> Path:
-    """The cache folder of a store for one hit rule."""
-    return store.path / DERIVED / f"hits-{'exact' if exact else 'cocopp'}"
+    """The cache folder of a store for one hit rule (and the cache's schema version)."""
+    major = schema.version(TABLE).split(".")[0]
+    return store.path / DERIVED / f"hits-{'exact' if exact else 'cocopp'}-v{major}"
 
 
 def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
@@ -103,8 +105,7 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
         events = events.join(runs.select("run_id"), on="run_id", how="semi")
         suites = keys["suite"].unique().sort().to_list()
         h = runtime.hitting_times(runs, events, tg.frame(None, suites), exact=exact)
-        got = (h.filter(pl.col("success")).select("run_id", "target", "hit")
-               .join(runs.select("run_id", "source_id"), on="run_id").collect())
+        got = h.select("run_id", "target", "hit").join(runs.select("run_id", "source_id"), on="run_id").collect()
         parts = dict(got.partition_by("source_id", as_dict=True, include_key=False))
         for s in batch:
             part = parts.get((s,), pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
@@ -139,11 +140,18 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
         fill(store, sources, exact)
     except OSError:
         return None
-    keys = [c for c in target_frame.columns if c != "target"]
+    # every trial has a row per standard target of its suite: one join on the trial, then the
+    # targets asked for (none to drop when they are the whole standard set of every suite present)
     base = runtime.instance_weights(runs.select(runtime.RUN_COLS))
-    tf = target_frame.lazy()
-    pairs = base.join(tf, on=keys, how="inner") if keys else base.join(tf, how="cross")
-    out = pairs.join(scan(store, sources, exact), on=["run_id", "target"], how="left")
+    out = base.join(scan(store, sources, exact), on="run_id", how="inner")
+    suites = present["suite"].unique().to_list()
+    if "suite" in target_frame.columns:
+        asked = {s: set(target_frame.filter(pl.col("suite") == s)["target"].to_list()) for s in suites}
+    else:
+        asked = dict.fromkeys(suites, set(target_frame["target"].to_list()))
+    if any(asked[s] != set(tg.default(s)) for s in suites):
+        keys = [c for c in target_frame.columns if c != "target"]
+        out = out.join(target_frame.lazy().unique(), on=[*keys, "target"], how="semi")
     return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), max_budget)
 
 

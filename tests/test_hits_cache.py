@@ -50,6 +50,9 @@ def test_targets_outside_the_standard_sets_are_computed(stores, monkeypatch):
     assert cache.hits(store, Analysis(store).runs(), frame, False) is None
     computed, answered = _both(Analysis(store), [1e-8, 3e-3], monkeypatch)
     assert_frame_equal(computed, answered)
+    computed, answered = _both(Analysis(store), [1e-8, 1e-8], monkeypatch)  # asked twice: rows twice
+    assert computed.height == 2 * Analysis(store).runs().collect().height
+    assert_frame_equal(computed, answered)
 
 
 def _tiny(root, best_last: float):

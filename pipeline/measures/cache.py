@@ -132,6 +132,8 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
         return None  # e.g. hand-built frames that name no source
     if _packaged(store):
         return None  # the reference sets shipped in the package are never written to (and small)
+    if target_frame.is_duplicated().any():
+        return None  # a target asked twice gives its rows twice: computed
     present = runs.select("suite", "algorithm", "source_id").unique().collect()
     if not covered(target_frame, present["suite"].unique().to_list()):
         return None

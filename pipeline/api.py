@@ -146,7 +146,7 @@ class Analysis:
 
         runs = self.runs()
         tf = self.target_frame(targets)
-        if self.cache and self.indicator == "logged" and cache.enabled():
+        if self.cache and self.indicator == "logged":
             tfd = tf.collect()
             cached = cache.hits(self.store, runs, tfd, self.exact, self.max_budget)
             if cached is not None:

@@ -7,8 +7,8 @@ rule, `derived/hits-<rule>-v<schema major>/<source_id>.parquet` (schema `schemas
 per trial and standard target, the hit null where it was never reached): written the first
 time a measure needs them, never edited (a changed source has another `source_id`, and its old
 file is removed with it). Target sets that are subsets of the standard ones (e.g. the aRT table
-targets) and budget cuts (a target counts only if hit within B, as `runtime.cut` makes it) are
-answered from the cache; other targets (runlength-based) and the recomputed biobjective
+targets) and budget cuts (a target counts only if hit within B: `cut_hits`) are answered from the
+cache; other targets (runlength-based) and the recomputed biobjective
 indicator are computed as before. `COCOPIPE_HITS_CACHE=0` turns the cache off.
 """
 from __future__ import annotations
@@ -41,18 +41,20 @@ def folder(store: Store, exact: bool) -> Path:
     return store.path / DERIVED / f"hits-{'exact' if exact else 'cocopp'}-v{major}"
 
 
-def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
-    """True when every (suite, target) the frame asks for is in that suite's standard set, bit for bit."""
+def _asked(target_frame: pl.DataFrame, suites: Iterable[str]) -> dict[str, set[float]] | None:
+    """The targets the frame asks for in each suite, or None for a frame of other keys (e.g. per function)."""
     cols = set(target_frame.columns)
     if not cols <= {"suite", "target"} or "target" not in cols:
-        return False
-    suites = list(suites)
+        return None
     if "suite" in cols:
-        pairs = target_frame.select("suite", "target").unique().rows()
-    else:
-        pairs = [(s, t) for s in suites for t in target_frame["target"].unique().to_list()]
-    std = {s: set(tg.default(s)) for s in {p[0] for p in pairs}}
-    return all(t is not None and t in std[s] for s, t in pairs)
+        return {s: set(target_frame.filter(pl.col("suite") == s)["target"].to_list()) for s in suites}
+    return dict.fromkeys(suites, set(target_frame["target"].to_list()))
+
+
+def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
+    """True when every (suite, target) the frame asks for is in that suite's standard set, bit for bit."""
+    asked = _asked(target_frame, suites)
+    return asked is not None and all(t in set(tg.default(s)) for s, ts in asked.items() for t in ts)
 
 
 def _packaged(store: Store) -> bool:
@@ -129,13 +131,14 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     cache (filled first where missing); None where the cache cannot answer (targets outside the
     standard sets, cache turned off, a store we may not write to)."""
     if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
-        return None  # e.g. hand-built frames that name no source
+        return None  # turned off, or hand-built frames that name no source
     if _packaged(store):
         return None  # the reference sets shipped in the package are never written to (and small)
     if target_frame.is_duplicated().any():
         return None  # a target asked twice gives its rows twice: computed
-    present = runs.select("suite", "algorithm", "source_id").unique().collect()
-    if not covered(target_frame, present["suite"].unique().to_list()):
+    present = runs.select("suite", "source_id").unique().collect()
+    asked = _asked(target_frame, present["suite"].unique().to_list())
+    if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
         return None
     sources = present["source_id"].unique().sort().to_list()
     try:
@@ -146,14 +149,9 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     # targets asked for (none to drop when they are the whole standard set of every suite present)
     base = runtime.instance_weights(runs.select(runtime.RUN_COLS))
     out = base.join(scan(store, sources, exact), on="run_id", how="inner")
-    suites = present["suite"].unique().to_list()
-    if "suite" in target_frame.columns:
-        asked = {s: set(target_frame.filter(pl.col("suite") == s)["target"].to_list()) for s in suites}
-    else:
-        asked = dict.fromkeys(suites, set(target_frame["target"].to_list()))
-    if any(asked[s] != set(tg.default(s)) for s in suites):
+    if any(ts != set(tg.default(s)) for s, ts in asked.items()):
         keys = [c for c in target_frame.columns if c != "target"]
-        out = out.join(target_frame.lazy().unique(), on=[*keys, "target"], how="semi")
+        out = out.join(target_frame.lazy(), on=[*keys, "target"], how="semi")
     return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), max_budget)
 
 

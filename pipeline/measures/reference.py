@@ -92,8 +92,7 @@ def open_reference(name: str, suite: str | None = None):
     from ..api import Analysis
 
     su, full = resolve(name, suite)
-    # the packaged store is part of the installed package: never written to (no hits cache; it is small)
-    return Analysis(Store(data_dir()), suite=su, algorithm=full, cache=False)
+    return Analysis(Store(data_dir()), suite=su, algorithm=full)  # never written to (see measures.cache)
 
 
 def choices(store: Store, algorithm: str | Sequence[str] | None = None) -> pl.LazyFrame:

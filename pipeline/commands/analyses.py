@@ -14,16 +14,8 @@ from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, 
 def auc_table(a, targets, max_budget) -> pl.DataFrame:
     """auc per (algorithm, function, dimension) with the default or the given budget."""
     from ..measures import auc as m
-    from ..measures.runtime import parse_budget
 
-    runs = a.runs()
-    if max_budget:
-        value, per_dim = parse_budget(max_budget)
-        budgets = runs.select("suite", "function", "dimension").unique().with_columns(
-            budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
-    else:
-        budgets = m.default_budgets(runs)
-    budgets = budgets.collect().lazy()  # across all algorithms, before computing per group of algorithms
+    budgets = m.budgets(a.runs(), max_budget).collect().lazy()  # across all algorithms, before the groups
     return a.per_algorithm(lambda part: m.auc(part.hits(targets), budgets)).collect()
 
 

@@ -30,6 +30,18 @@ def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> p
     )
 
 
+def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.LazyFrame:
+    """B per (suite, function, dimension): the budget cut when one is given (evaluations, or 'Nx'),
+    else `default_budgets`."""
+    from .runtime import parse_budget
+
+    if not max_budget:
+        return default_budgets(runs)
+    value, per_dim = parse_budget(max_budget)
+    return runs.select("suite", "function", "dimension").unique().with_columns(
+        budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
+
+
 def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     """Area under the ECDF of first hitting times per (suite, algorithm, function, dimension).
 

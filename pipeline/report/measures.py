@@ -89,17 +89,9 @@ class Measures:
 
     def _start_chunks(self) -> list:
         c, s = self.ctx, self.ctx.settings
-        from ..measures.auc import default_budgets
-        from ..measures.runtime import parse_budget
+        from ..measures.auc import budgets as auc_budgets
 
-        runs = c.compared.runs()
-        if s.max_budget:
-            value, per_dim = parse_budget(s.max_budget)
-            budgets = runs.select("suite", "function", "dimension").unique().with_columns(
-                budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
-        else:
-            budgets = default_budgets(runs)
-        budgets = budgets.collect()
+        budgets = auc_budgets(c.compared.runs(), s.max_budget).collect()
         targets = self._targets(self.ctx.ecdf_targets)
         algs = sorted(c.all_shown)
         return [c.runner.submit(chunk_tables, c.parts(part), targets, s.mode,

@@ -322,7 +322,8 @@ def test_exact_p_values_depend_on_sizes_and_u_only():
 
 def _per_pair(analysis, targets):
     """The pairwise tests one pair at a time (stats.compare on each pair's own FE_umin)."""
-    from pipeline.tables.art import Trajectories, table_targets, trial_groups
+    from pipeline.tables.art import table_targets
+    from tables_reference import Trajectories, trial_groups
 
     tt = table_targets(analysis.suites(), targets)
     traj = Trajectories(analysis.events())
@@ -394,7 +395,8 @@ def test_marker_expression_equals_marker():
 @pytest.mark.parametrize("reference", [None, "d", "e"])
 def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
     # the best against each other algorithm and each against the reference, one stats.compare per pair
-    from pipeline.tables.art import Trajectories, table_targets, trial_groups
+    from pipeline.tables.art import table_targets
+    from tables_reference import Trajectories, trial_groups
 
     a = mixed_budgets(seed=9)
     targets = [1.0, 1e-3]
@@ -426,7 +428,8 @@ def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
 def test_precision_lookup_equals_trajectories_on_shuffled_records():
     # run 0: .dat (trigger 1) and .tdat (trigger 2) records, the .dat ones better (ignored); run 1: only
     # .dat records, precision not monotone; run 2: algorithm B, one record; run 3: no record at all
-    from pipeline.tables.art import Trajectories, _precision_at
+    from pipeline.tables.art import _precision_at
+    from tables_reference import Trajectories
 
     runs = [dict(run_id=r, suite="bbob", algorithm=alg, function=1, dimension=2, instance=r + 1, trial=r,
                  evaluations=100, final_delta=0.1) for r, alg in enumerate("AABB")]

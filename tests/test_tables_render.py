@@ -205,7 +205,7 @@ def test_test_data_rank_like_cocopp(store):
 
     from pipeline.api import open_store
     from pipeline.tables import stats
-    from pipeline.tables.art import Trajectories, trial_groups
+    from tables_reference import Trajectories, trial_groups
 
     a = open_store(store, dimension=[2, 5, 20], function=sorted({f for _, f, _, _ in COCOPP_Z}))
     want = {(d, f, t): z for d, f, t, z in COCOPP_Z}

@@ -365,7 +365,7 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     grp_p = alt.param(name="group_shown", value=groups[0],
                       bind=alt.binding_select(options=groups, labels=labels, name="functions "))
     shown = "datum.dimension == dimension_shown && datum.group == group_shown"
-    pick = theme.legend_highlight()
+    pick = theme.highlight(bind_legend=True)
     faded = theme.faded(pick)
     scale = theme.log_scale((x_lo, x_hi))
     x = alt.X("x:Q", scale=scale, axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))

@@ -321,7 +321,8 @@ def selection(param: alt.Parameter) -> alt.Parameter:
 
 
 def highlight(name: str = "pick", field: str = "algorithm", bind_legend: bool = False) -> alt.Parameter:
-    """A click selection of one series (shift-click adds), optionally bound to the legend."""
+    """A click selection of one series (shift-click adds, double-click clears), optionally bound to the
+    legend; the report's search box sets it through the Vega view API."""
     return selection(alt.selection_point(name=name, fields=[field], on="click",
                                          bind="legend" if bind_legend else alt.Undefined, clear="dblclick"))
 
@@ -339,10 +340,6 @@ def faded(pick: alt.Parameter, on: float = 1.0, off: float = DIMMED) -> alt.Opac
     return when(pick, on, off)
 
 
-def legend_highlight(name: str = "pick", field: str = "algorithm") -> alt.Parameter:
-    """A click selection of a series bound to the legend and to the marks (shift-click adds,
-    double-click clears): the report's search box sets it through the Vega view API."""
-    return selection(alt.selection_point(name=name, fields=[field], on="click", bind="legend", clear="dblclick"))
 
 
 def mapping_of(pal: Mapping[str, tuple[str, str]] | None) -> Palette | None:

@@ -33,7 +33,7 @@ def test_chunks_read_in_parallel_give_what_one_pass_gives(tmp_path, monkeypatch,
     src = read_source(experiment(tmp_path / "A"))
     whole = parse_source(src)
     monkeypatch.setattr(coco, "CHUNK_BYTES", 1)  # as many chunks as workers, whatever the size
-    monkeypatch.setattr(coco.os, "cpu_count", lambda: workers)
+    monkeypatch.setenv("COCOPIPE_WORKERS", str(workers))
     chunked = parse_source(src)
     assert whole.runs.height == 8 and whole.events.height > 0
     assert chunked.runs.equals(whole.runs) and chunked.events.equals(whole.events)

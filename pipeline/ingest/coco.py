@@ -8,8 +8,6 @@ The data files of a source are parsed together, one Polars pass per chunk of fil
 """
 from __future__ import annotations
 
-import io
-import os
 import posixpath
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from .. import distributed
 from ..conventions import reached
 from .sources import Source
 
@@ -336,7 +335,7 @@ def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int 
     """Header facts and records of the data files (see `_records`), read in contiguous chunks of
     files on as many threads as there are cores (Polars and the reads release the GIL)."""
     sizes = np.cumsum([len(src.view(p)) for p in paths])
-    workers = workers or min(os.cpu_count() or 1, 8)
+    workers = workers or min(distributed.workers(), 8)
     k = int(min(workers, sizes[-1] // CHUNK_BYTES if len(sizes) else 1, len(paths))) or 1
     if k == 1:
         return _records(*_lines(src, paths), files)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import altair as alt
 import polars as pl
@@ -338,10 +338,3 @@ def when(pick: alt.Parameter | str, on: float, off: float, channel: type = alt.O
 def faded(pick: alt.Parameter, on: float = 1.0, off: float = DIMMED) -> alt.OpacityValue:
     """Opacity `on` (1) for the highlighted algorithms (all when none is), `off` (dimmed) for the others."""
     return when(pick, on, off)
-
-
-
-
-def mapping_of(pal: Mapping[str, tuple[str, str]] | None) -> Palette | None:
-    """A palette given as a mapping (e.g. read from JSON with lists) as {alg: (colour, shape)}."""
-    return None if pal is None else {k: (v[0], v[1]) for k, v in pal.items()}

@@ -9,7 +9,6 @@ with N samples and all trials successful the sample is exactly the trials' runti
 """
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,48 +17,6 @@ import polars as pl
 from .runtime import PROBLEM
 
 GROUP = [*PROBLEM, "target"]
-
-
-def _rng(seed: int, key: tuple) -> np.random.Generator:
-    """A generator seeded by the seed and the group, independent of processing order."""
-    return np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
-
-
-def sample_group(cost: np.ndarray, success: np.ndarray, samples: int, rng: np.random.Generator,
-                 first_deterministic: bool = True) -> np.ndarray:
-    """Simulated restart runtimes of one problem: `cost` is the hit for successful trials and the
-    evaluations for unsuccessful ones. All inf without a success."""
-    n = len(cost)
-    succ_cost, fail_cost = cost[success], cost[~success]
-    if len(succ_cost) == 0:
-        return np.full(samples, np.inf)
-    first = np.arange(samples) % n if first_deterministic else rng.integers(0, n, samples)
-    out = cost[first].astype(float)
-    failed = ~success[first]
-    m = int(failed.sum())
-    if m:
-        p = len(succ_cost) / n
-        k = rng.geometric(p, m) - 1  # further unsuccessful trials before the successful one
-        extra = np.zeros(m)
-        if len(fail_cost) and k.any():
-            counts = rng.multinomial(k, np.full(len(fail_cost), 1 / len(fail_cost)))
-            extra = counts @ fail_cost
-        out[failed] += extra + succ_cost[rng.integers(0, len(succ_cost), m)]
-    return out
-
-
-def _groups(hits: pl.DataFrame):
-    """Yield (key, cost, success) per problem and target, cost being hit or evaluations."""
-    df = hits.select(
-        *GROUP, "trial", "success", "weight",
-        cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
-    ).sort(*GROUP, "trial")
-    for key, g in df.group_by(GROUP, maintain_order=True):
-        w = g["weight"].to_numpy()
-        cost, success = g["cost"].to_numpy(), g["success"].to_numpy()
-        if (w != 1).any():  # instance balancing: repeat trials like cocopp's balanced columns
-            cost, success = np.repeat(cost, w), np.repeat(success, w)
-        yield key, cost, success
 
 
 def sample_size(n: int, samples: int, first_deterministic: bool) -> int:

@@ -43,11 +43,6 @@ def instance_weights(runs: pl.LazyFrame) -> pl.LazyFrame:
     return runs.join(w, on=[*PROBLEM, "instance"], how="left")
 
 
-def _reach_level(target: pl.Expr) -> pl.Expr:
-    """The largest precision that still counts as reaching `target` under cocopp's relative tolerance."""
-    return pl.when(target > 0).then(target / (1 - HIT_RTOL)).otherwise(target * (1 - HIT_RTOL))
-
-
 def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFrame, exact: bool = False
                   ) -> pl.LazyFrame:
     """First hitting time of every target by every run, in one as-of join.

@@ -101,8 +101,6 @@ class Fixed:
 
 def explore(ctx: Context, m: Measures) -> list[Page]:
     """One ECDF chart per suite carrying every dimension and function group."""
-    from .pages import ecdf_subtitle
-
     sections = []
     for suite in ctx.suites:
         chart = explorer_spec(ctx, m, suite)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from .stats import threshold_text
 
 # -- numbers ------------------------------------------------------------------------------------
 
@@ -383,8 +382,3 @@ def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
         out.append("")
     body = "\n".join(out)
     return _PREAMBLE + body + "\n\\end{document}\n" if standalone else body
-
-
-def caption_thresholds(alpha: float) -> str:
-    """The thresholds of the significance markers (for reports)."""
-    return threshold_text(alpha)

@@ -1,6 +1,6 @@
 """Ingest benchmark: MB/s, wall time, CPU time and peak memory for the given folders or archives.
 
-usage: python benchmarks/ingest.py [SRC ...] [--repeat N] [--jobs N] [--cocopp PYTHON] [--as MODE]
+usage: python benchmarks/ingest.py [SRC ...] [--repeat N] [--jobs N (default: cores)] [--cocopp PYTHON] [--as MODE]
        (default SRC: all of ../shared/data)
 
 Each repetition ingests the sources into a fresh store in a fresh interpreter, timing the ingest
@@ -41,7 +41,7 @@ from pipeline.ingest import ingest
 from pipeline.store import Store
 store, jobs, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-summary = ingest(paths, Store(store, create=True), jobs=jobs)
+summary = ingest(paths, Store(store, create=True), jobs=jobs or None)
 wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
 c = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime + c.ru_utime + c.ru_stime
@@ -162,7 +162,7 @@ def main(argv: list[str]) -> None:
         return default
 
     repeat = int(option("--repeat", "3"))
-    jobs = int(option("--jobs", "1"))
+    jobs = int(option("--jobs", "0"))  # 0: the default, as many sources at once as cores
     coco = option("--cocopp", None)
     mode = option("--as", "archive")
     if mode not in ("archive", "folder", "both"):

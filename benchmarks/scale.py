@@ -10,7 +10,7 @@ of every logged number shifted so that no two copies are equal. Every step runs 
 on the store of the previous ones and is timed after its imports, so that its wall time, CPU time
 (user + system, with its worker processes) and peak RSS are its own:
 
-- ingest: the N archives into a new store, `--jobs` processes parsing;
+- ingest: the N archives into a new store, `--jobs` sources at once (threads);
 - art: aRT of the 51 bbob targets with the dispersion of 100 simulated restarts (10/50/90th
   percentiles) for every algorithm, function and dimension; being the first measure on the new
   store, it also fills the store's cache of first hitting times;
@@ -226,7 +226,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("n", nargs="*", type=int, default=[10, 50, 200], help="numbers of algorithms")
     ap.add_argument("--steps", default="ingest,art,ecdf", help=f"comma-separated, ingest first; of {','.join(STEPS)}")
     ap.add_argument("--skip", default="", help="steps to leave out")
-    ap.add_argument("--jobs", type=int, default=2, help="ingest processes")
+    ap.add_argument("--jobs", type=int, default=2, help="sources ingested at once (threads)")
     ap.add_argument("--cocopp", action="store_true", help="cocopp's steps on the smallest N, and the ratios")
     ap.add_argument("--keep", help="folder for the archives and stores (kept; archives reused)")
     args = ap.parse_args(argv)

@@ -46,8 +46,8 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
-        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Sources parsed in parallel processes (Polars already uses every core within one source).")] = 1,
-        executor: Annotated[str, typer.Option(help="local (processes) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
+        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
+        executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
     ) -> None:
         """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
         def report(o):

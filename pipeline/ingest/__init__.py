@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from .. import distributed
 from ..store import SourceData, Store
+from ..store.store import Staged
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .sources import Source, SourceError, expand, read_source
@@ -63,11 +67,8 @@ def _parse_all(src, name: str | None) -> Parsed:
     return parsed
 
 
-def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
-    out = SourceOutcome(src.name, src.path, "ingested", parsed.runs.height, parsed.runs_skipped, parsed.problems)
-    if parsed.runs.height == 0:
-        out.status = "empty"
-        return out
+def _source_data(src, parsed: Parsed) -> SourceData:
+    """What a parsed source contributes to the store: its tables and manifest entry."""
     meta = {
         "runs": parsed.runs.height,
         "runs_skipped": parsed.runs_skipped,
@@ -83,7 +84,18 @@ def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
     if archive is not None and archive.height:
         tables["archive"] = archive
         meta["archive"] = archive.height
-    store.write_source(SourceData(src.name, src.source_id, src.path, tables, meta))
+    return SourceData(src.name, src.source_id, src.path, tables, meta)
+
+
+def _outcome(src, parsed: Parsed) -> SourceOutcome:
+    status = "ingested" if parsed.runs.height else "empty"
+    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
+
+
+def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
+    out = _outcome(src, parsed)
+    if out.status == "ingested":
+        store.write_source(_source_data(src, parsed))
     return out
 
 
@@ -95,25 +107,15 @@ def _read(path: str | os.PathLike) -> Source | SourceError:
         return exc
 
 
-def ingest_one(path: str | os.PathLike, store: Store, name: str | None = None, force: bool = False,
-               source: Source | SourceError | None = None) -> SourceOutcome:
-    """Read (unless `source` is what `read_source(path)` gave), parse and store one source;
-    replaces an earlier version of the same source."""
-    src = _read(path) if source is None else source
-    if isinstance(src, SourceError):
-        return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, str(src), "source skipped")])
-    if not force and store.has(src.name, src.source_id):
-        return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0))
-    return _store_parsed(src, _parse_all(src, name), store)
-
-
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
-           on_source: Callable[[SourceOutcome], None] | None = None, jobs: int = 1,
+           on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
            executor: str = "local") -> IngestSummary:
     """Ingest every source the paths name (folders with .info files, archives).
 
-    Sources are parsed in parallel (`jobs` processes, or Ray tasks with executor="ray") and
-    written one after the other, each atomically; unchanged sources are skipped."""
+    Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
+    written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
+    GIL), and committed one after the other in the order of `paths`, each atomically; with
+    executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped."""
     summary = IngestSummary()
     todo = expand(paths)
 
@@ -122,15 +124,11 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         if on_source:
             on_source(outcome)
 
-    if executor == "local" and (jobs <= 1 or len(todo) <= 1):
-        # one thread reads (unpacks, hashes) the next source while this one is parsed and written:
-        # decompression, hashing and file reads release the GIL, so both cores work
-        with ThreadPoolExecutor(max_workers=1) as reader:
-            ahead = reader.submit(_read, todo[0]) if todo else None
-            for i, p in enumerate(todo):
-                src = ahead.result()
-                ahead = reader.submit(_read, todo[i + 1]) if i + 1 < len(todo) else None
-                done(ingest_one(p, store, name=name, force=force, source=src))
+    if executor not in ("local", "ray"):
+        raise ValueError(f"executor {executor!r}: expected local or ray")
+    if executor == "local":
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers()):
+            done(outcome)
         return summary
     pending = []
     for p in todo:  # the content hash decides what needs parsing
@@ -143,7 +141,7 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
             done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))
         else:
             pending.append(str(p))
-    for src, parsed, error in _map(pending, name, jobs, executor):
+    for src, parsed, error in _ray_map(pending, name, jobs or 1):
         if error:
             done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
         else:
@@ -151,27 +149,56 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     return summary
 
 
-def _map(paths: list[str], name: str | None, jobs: int, executor: str):
-    """Parse sources in parallel, yielding results as they complete."""
-    if executor == "ray":
-        from ..distributed import ray as ray_instance
+def _prepare(path: Path, store: Store, name: str | None, force: bool) -> tuple[SourceOutcome, Staged | None]:
+    """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
+    src = _read(path)
+    if isinstance(src, SourceError):
+        return SourceOutcome(str(path), str(path), "failed",
+                             problems=[Problem(str(path), None, str(src), "source skipped")]), None
+    if not force and store.has(src.name, src.source_id):
+        return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
+    parsed = _parse_all(src, name)
+    out = _outcome(src, parsed)
+    return out, (store.stage(_source_data(src, parsed)) if out.status == "ingested" else None)
 
-        ray = ray_instance(jobs if jobs > 1 else None)
-        task = ray.remote(_parse)
-        refs = {task.remote(p, name): p for p in paths}
-        while refs:
-            ready, _ = ray.wait(list(refs), num_returns=1)
-            p = refs.pop(ready[0])
-            src, parsed, error = ray.get(ready[0])
-            yield (src if src is not None else p), parsed, error
-        return
-    if executor != "local":
-        raise ValueError(f"executor {executor!r}: expected local or ray")
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    import multiprocessing as mp
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futs = {pool.submit(_parse, p, name): p for p in paths}
-        for fut in as_completed(futs):
-            src, parsed, error = fut.result()
-            yield (src if src is not None else futs[fut]), parsed, error
+def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int) -> Iterator[SourceOutcome]:
+    """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
+    waiting, so memory stays bounded), each committed here as its turn comes."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        ahead: deque = deque()
+        it = iter(todo)
+        try:
+            for path in it:
+                ahead.append(pool.submit(_prepare, path, store, name, force))
+                if len(ahead) > jobs:
+                    yield _commit(ahead.popleft().result(), store)
+            while ahead:
+                yield _commit(ahead.popleft().result(), store)
+        finally:  # interrupted: let the running ones finish, drop what they staged
+            for fut in ahead:
+                fut.cancel()
+            for fut in ahead:
+                if not fut.cancelled() and fut.exception() is None and fut.result()[1] is not None:
+                    store.discard(fut.result()[1])
+
+
+def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store) -> SourceOutcome:
+    outcome, staged = prepared
+    if staged is not None:
+        store.commit(staged)
+    return outcome
+
+
+def _ray_map(paths: list[str], name: str | None, jobs: int):
+    """Parse sources as Ray tasks, yielding results as they complete."""
+    from ..distributed import ray as ray_instance
+
+    ray = ray_instance(jobs if jobs > 1 else None)
+    task = ray.remote(_parse)
+    refs = {task.remote(p, name): p for p in paths}
+    while refs:
+        ready, _ = ray.wait(list(refs), num_returns=1)
+        p = refs.pop(ready[0])
+        src, parsed, error = ray.get(ready[0])
+        yield (src if src is not None else p), parsed, error

@@ -49,6 +49,15 @@ class SourceData:
     meta: dict = field(default_factory=dict)
 
 
+@dataclass
+class Staged:
+    """A source's files written to a staging folder, waiting for `Store.commit`."""
+
+    data: SourceData
+    txn: str
+    added: list[str]
+
+
 class Store:
     """A cocopipe store folder."""
 
@@ -161,9 +170,13 @@ class Store:
 
     def write_source(self, data: SourceData) -> list[str]:
         """Add or replace one source atomically; returns the files written (relative paths)."""
+        return self.commit(self.stage(data))
+
+    def stage(self, data: SourceData) -> Staged:
+        """Write a source's files into a staging folder of their own, not yet part of the store
+        (safe from several threads at once; `commit` makes them part of it)."""
         txn = uuid.uuid4().hex
         stage = self.path / f".stage-{txn}"
-        trash = self.path / f".trash-{txn}"
         added: list[str] = []
         try:
             for table, df in data.tables.items():
@@ -181,6 +194,18 @@ class Store:
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
+        return Staged(data, txn, added)
+
+    def discard(self, staged: Staged) -> None:
+        """Delete a staged source that will not be committed."""
+        shutil.rmtree(self.path / f".stage-{staged.txn}", ignore_errors=True)
+
+    def commit(self, staged: Staged) -> list[str]:
+        """Make a staged source part of the store, replacing an earlier version of it atomically
+        (one commit at a time: call from one thread)."""
+        data, txn, added = staged.data, staged.txn, staged.added
+        stage = self.path / f".stage-{txn}"
+        trash = self.path / f".trash-{txn}"
         manifest = self.manifest
         old = manifest["sources"].get(data.name)
         removed = [f for f in (old or {}).get("files", []) if f not in added]

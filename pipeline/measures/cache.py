@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
@@ -104,15 +105,30 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
         keys = runs.select("suite", "algorithm").unique().collect()
         events = store.events().filter(pl.col("suite").is_in(keys["suite"].unique().to_list())
                                        & pl.col("algorithm").is_in(keys["algorithm"].unique().to_list()))
-        events = events.join(runs.select("run_id"), on="run_id", how="semi")
         suites = keys["suite"].unique().sort().to_list()
-        h = runtime.hitting_times(runs, events, tg.frame(None, suites), exact=exact)
-        got = h.select("run_id", "target", "hit").join(runs.select("run_id", "source_id"), on="run_id").collect()
-        parts = dict(got.partition_by("source_id", as_dict=True, include_key=False))
+        parts = _batch_hits(runs, events, suites, exact)
         for s in batch:
-            part = parts.get((s,), pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
-            _write(part.sort("run_id", "target"), root / f"{s}.parquet")
+            part = parts.get(s, pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
+            _write(part, root / f"{s}.parquet")
     return todo
+
+
+def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, suites: list[str], exact: bool) -> dict[str, pl.DataFrame]:
+    """The cached rows of the sources of `runs` (every trial against its suite's standard targets,
+    sorted by run_id, target), by source_id: by `runtime.first_hits`, else by `runtime.hitting_times`."""
+    rdf = runs.select("run_id", "suite", "source_id").collect().sort("source_id", "run_id")
+    edf = events.select("run_id", "evaluations", "best_delta", "trigger").collect()
+    got = runtime.first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
+    if got is not None:  # rows in the order of rdf's runs: one slice per source
+        per_run = pl.col("suite").replace_strict({s: len(tg.default(s)) for s in suites}, return_dtype=pl.Int64)
+        sizes = rdf.group_by("source_id", maintain_order=True).agg(n=per_run.sum())
+        ends = np.cumsum(sizes["n"].to_numpy())
+        return {s: got.slice(int(e - n), int(n)) for s, n, e in zip(sizes["source_id"], sizes["n"], ends)}
+    events = events.join(runs.select("run_id"), on="run_id", how="semi")
+    h = runtime.hitting_times(runs, events, tg.frame(None, suites), exact=exact)
+    got = h.select("run_id", "target", "hit").join(runs.select("run_id", "source_id"), on="run_id").collect()
+    return {k[0]: part.sort("run_id", "target") for k, part in got.partition_by("source_id", as_dict=True,
+                                                                                include_key=False).items()}
 
 
 def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:

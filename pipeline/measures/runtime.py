@@ -5,6 +5,7 @@ All functions take and return LazyFrames. `runs` and `events` have the store's c
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -87,6 +88,90 @@ def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFram
     return out.drop("level", "key").with_columns(success=pl.col("hit").is_not_null())
 
 
+def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequence[float]], exact: bool = False
+               ) -> pl.DataFrame | None:
+    """`hitting_times` of every run and each target of its suite, eager: run_id, target, hit (null where
+    never reached), the runs in their order in `runs` and each run's targets ascending.
+
+    The same rule and the same as-of match as `hitting_times` (the step with the largest key at or
+    below the target's level), in numpy sorts and binary searches instead of a join: the store's cache
+    (`cache.fill`) computes all trials against the standard targets this way. `runs` has run_id and
+    suite, `events` run_id, evaluations, best_delta, trigger (records of other runs are ignored); None
+    where a value is null or NaN (then `hitting_times` applies)."""
+    cols = ["run_id", "evaluations", "best_delta", "trigger"]
+    if any(events[c].null_count() for c in cols) or runs["run_id"].null_count() or runs["suite"].null_count():
+        return None
+    if not exact:
+        events = events.filter((pl.col("trigger") & 1) == 1)
+    rid, evals, best = events["run_id"].to_numpy(), events["evaluations"].to_numpy(), events["best_delta"].to_numpy()
+    if np.isnan(best).any() or runs["run_id"].is_duplicated().any():
+        return None
+    ids = runs["run_id"].to_numpy()
+    by_id = np.argsort(ids, kind="stable")
+    at = np.minimum(np.searchsorted(ids[by_id], rid), max(len(ids) - 1, 0))
+    known = (ids[by_id][at] == rid) if len(ids) else np.zeros(len(rid), bool)
+    r, evals, best = by_id[at[known]], evals[known], best[known]
+    if len(r) and not np.all((r[1:] > r[:-1]) | ((r[1:] == r[:-1]) & (evals[1:] >= evals[:-1]))):
+        order = np.lexsort((evals, r))
+        r, evals, best = r[order], evals[order], best[order]
+    new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
+    # best-so-far per run: a running minimum of order-preserving integer codes, later runs coded lower
+    values, code = np.unique(best, return_inverse=True)
+    seg = np.cumsum(new_run)
+    shift = (seg[-1] + 1 - seg if len(seg) else seg).astype(np.int64) * (len(values) + 1)
+    best = values[np.minimum.accumulate(code.ravel() + shift) - shift] if len(r) else best
+    step = new_run | np.r_[False, best[1:] < best[:-1]]
+    steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step]})
+    if exact:
+        key = steps["best"].to_numpy()
+    else:
+        suite = runs["suite"].gather(steps["r"])
+        key = _level_key(steps.with_columns(run_id=steps["r"], suite=suite)).to_numpy()
+    sr, hit = steps["r"].to_numpy(), steps["hit"].to_numpy()
+    # as-of per run: codes (run, rank of key) sorted; the largest code at or below (run, rank of level)
+    values, rank = np.unique(key, return_inverse=True)
+    width = len(values) + 1
+    code = sr.astype(np.int64) * width + rank.ravel() + 1
+    by_code = np.argsort(code, kind="stable")
+    code, sr, hit = code[by_code], sr[by_code], hit[by_code]
+    parts = []
+    suites = runs["suite"].to_numpy()
+    for s in np.unique(suites):
+        ts = np.sort(np.asarray(targets[s], float))
+        lv = ts if exact else np.where(ts < 0, ts * (1 - HIT_RTOL), ts)
+        rs = np.flatnonzero(suites == s)
+        pr = np.repeat(rs, len(ts))
+        pos = np.searchsorted(code, pr * width + np.tile(np.searchsorted(values, lv, side="right"), len(rs)),
+                              side="right") - 1
+        ok = pos >= 0
+        ok[ok] = sr[pos[ok]] == pr[ok]
+        parts.append((pr, np.tile(ts, len(rs)), np.where(ok, hit[np.maximum(pos, 0)], 0), ok))
+    pr, tv, hv, ok = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 4
+    o = np.lexsort((tv, pr)) if len(parts) > 1 else slice(None)
+    out = pl.DataFrame({"run_id": ids[pr[o]], "target": tv[o], "hit": hv[o], "ok": ok[o]},
+                       schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64, "ok": pl.Boolean})
+    return out.select("run_id", "target", hit=pl.when("ok").then("hit"))
+
+
+def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:
+    """`_cocopp_levels` of steps that carry their suite (run_id, suite, best, hit, sorted by run and
+    evaluations): a frame's `key` column, or for a LazyFrame the frame with it."""
+    n = pl.when(pl.col("suite").str.contains("biobj")).then(10.0).otherwise(5.0)
+    starts = pl.col("run_id") != pl.col("run_id").shift(1)
+    ends = pl.col("run_id") != pl.col("run_id").shift(-1)
+    s = steps.with_columns(
+        first=pl.col("hit") == pl.when(starts.fill_null(True)).then(pl.col("hit")).forward_fill(),
+        last=pl.col("hit") == pl.when(ends.fill_null(True)).then(pl.col("hit")).backward_fill(),
+        prev=pl.when(starts.fill_null(True)).then(None).otherwise(pl.col("best").shift(1)),
+    )
+    pos = pl.col("best") > 0
+    k_below = (pl.col("best").log10() * n + 1e-9).floor()  # grid index at or just below the value
+    k_prev = ((pl.col("prev") - 1e-12).log10() * n - 1e-9).ceil()  # label of the previous record
+    close_ok = ~pl.col("last") | pl.col("first") | (k_prev >= k_below + 2)
+    s = s.with_columns(key=pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best")))
+    return s if isinstance(s, pl.LazyFrame) else s["key"]
+
+
 def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
     """The smallest target each record reaches as cocopp's aligner counts it (column `key`).
 
@@ -97,22 +182,7 @@ def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
 
     `steps` come sorted by run and evaluations (one row per improvement of the best precision).
     """
-    n = pl.when(pl.col("suite").str.contains("biobj")).then(10.0).otherwise(5.0)
-    starts = pl.col("run_id") != pl.col("run_id").shift(1)
-    ends = pl.col("run_id") != pl.col("run_id").shift(-1)
-    s = (
-        steps.join(runs.select("run_id", "suite"), on="run_id", maintain_order="left")
-        .with_columns(
-            first=pl.col("hit") == pl.when(starts.fill_null(True)).then(pl.col("hit")).forward_fill(),
-            last=pl.col("hit") == pl.when(ends.fill_null(True)).then(pl.col("hit")).backward_fill(),
-            prev=pl.when(starts.fill_null(True)).then(None).otherwise(pl.col("best").shift(1)),
-        )
-    )
-    pos = pl.col("best") > 0
-    k_below = (pl.col("best").log10() * n + 1e-9).floor()  # grid index at or just below the value
-    k_prev = ((pl.col("prev") - 1e-12).log10() * n - 1e-9).ceil()  # label of the previous record
-    close_ok = ~pl.col("last") | pl.col("first") | (k_prev >= k_below + 2)
-    return s.with_columns(key=pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best")))
+    return _level_key(steps.join(runs.select("run_id", "suite"), on="run_id", maintain_order="left"))
 
 
 def art(hits: pl.LazyFrame) -> pl.LazyFrame:

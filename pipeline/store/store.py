@@ -174,11 +174,13 @@ class Store:
 
     def stage(self, data: SourceData) -> Staged:
         """Write a source's files into a staging folder of their own, not yet part of the store
-        (safe from several threads at once; `commit` makes them part of it)."""
+        (safe from several threads at once; `commit` makes them part of it). The folder is flat:
+        the k-th file of `added` is `k.parquet` there."""
         txn = uuid.uuid4().hex
         stage = self.path / f".stage-{txn}"
         added: list[str] = []
         try:
+            stage.mkdir()
             for table, df in data.tables.items():
                 parts = schema.partition_columns(table)
                 if df.height == 0:
@@ -187,9 +189,7 @@ class Store:
                     rel = Path(table).joinpath(
                         *(f"{k}={_part_value(v)}" for k, v in zip(parts, keys)), f"{data.source_id}.parquet"
                     )
-                    out = stage / rel
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    _write_parquet(schema.conform(table, part.drop(parts)), out)
+                    _write_parquet(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet")
                     added.append(rel.as_posix())
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
@@ -213,17 +213,16 @@ class Store:
         journal = {"txn": txn, "stage": stage.name, "trash": trash.name, "added": added,
                    "trashed": removed + replaced}
         (self.path / JOURNAL).write_text(json.dumps(journal))
-        trash.mkdir()
         for rel in journal["trashed"]:
             src = self.path / rel
             if src.exists():
                 dst = trash / rel
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dst)
-        for rel in added:
+        for k, rel in enumerate(added):
             dst = self.path / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(stage / rel, dst)
+            os.replace(stage / f"{k}.parquet", dst)
         entry = dict(data.meta, source_id=data.source_id, path=data.path, files=added,
                      ingested=time.strftime("%Y-%m-%dT%H:%M:%S"))
         manifest["sources"][data.name] = entry

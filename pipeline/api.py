@@ -160,18 +160,23 @@ class Analysis:
         return sorted(self.runs().select(pl.col("algorithm").unique()).collect()["algorithm"].to_list())
 
     def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
-                      descending: Sequence[bool] | bool = False) -> pl.LazyFrame:
+                      descending: Sequence[bool] | bool = False, balance: bool = False,
+                      presorted: bool = False) -> pl.LazyFrame:
         """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate,
         sorted by the `sort` columns present, so that memory stays bounded by the largest group
         (measures are independent per algorithm); with executor "ray" each group is a Ray task.
-        `measure` must not chunk again (pass chunk=None to the measures it calls)."""
+        `measure` must not chunk again (pass chunk=None to the measures it calls). `balance`: groups of
+        equal sizes, at least one per worker (`distributed.split`), for measures whose result does not
+        depend on the grouping (no generator shared by a group); `presorted`: `measure` gives its rows
+        in the `sort` order already."""
         algs = self.algorithms() if chunk else []
         if not chunk or (len(algs) <= chunk and self.executor == "local"):
             return measure(self)
-        parts = [self.select(algorithm=algs[i:i + chunk]) for i in range(0, len(algs), chunk)]
+        parts = [self.select(algorithm=g) for g in distributed.split(algs, chunk, balance)]
         order = list(zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending))
         # every group sorted where it is computed; the whole sorted again only where groups interleave
-        return distributed.concat_sorted(distributed.collect_parts(measure, parts, self.executor, order), order).lazy()
+        return distributed.concat_sorted(distributed.collect_parts(measure, parts, self.executor, order, presorted),
+                                         order).lazy()
 
     def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,
@@ -215,7 +220,7 @@ class Analysis:
 
         return self._ecdf_parts(lambda h: m.ecdf(h, group, mode=mode, samples=samples, seed=seed,
                                                  max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group", "x"])
+                                targets, reference, chunk, ["group", "x"], independent=True)
 
     def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
                      reference=None, chunk: int | None = 8) -> pl.LazyFrame:
@@ -224,7 +229,7 @@ class Analysis:
         from .measures import ecdf as m
 
         return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, max_budget=self.max_budget, mode=mode, max_x=max_x),
-                                targets, reference, chunk, ["group"])
+                                targets, reference, chunk, ["group"], independent=True)
 
     def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
                   seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
@@ -244,12 +249,15 @@ class Analysis:
         return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, self.max_budget, max_x),
                                 targets, reference, chunk, ["group", "instance", "x"])
 
-    def _ecdf_parts(self, table, targets, reference, chunk, order) -> pl.LazyFrame:
-        """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent)."""
+    def _ecdf_parts(self, table, targets, reference, chunk, order, independent: bool = False) -> pl.LazyFrame:
+        """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent);
+        `independent`: each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one
+        generator per suite, algorithm and dimension), so the groups are balanced over the workers."""
         tf = self.target_frame(targets, reference=reference)
         if chunk:
             tf = tf.collect().lazy()  # the targets once, not per group
-        return self.per_algorithm(lambda a: table(a.hits(tf)), chunk, ["suite", "algorithm", "dimension", *order])
+        return self.per_algorithm(lambda a: table(a.hits(tf)), chunk, ["suite", "algorithm", "dimension", *order],
+                                  balance=independent, presorted=independent)
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
@@ -184,70 +185,83 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
     return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal")
 
 
-_SENTINEL = b"\x1e\n"  # a line of its own before each file's lines (see `_lines`)
-
-
-def _joined(src: Source, paths: list[str], clean: bool = False) -> bytes:
-    """The files' bytes one after the other, each opened by a sentinel line and closed by a newline.
-
-    The sentinel byte and the column separator (never in COCO logs) are blanked out of the files."""
-    parts, starts, at = [], [], 0
+def _joined(src: Source, paths: list[str]) -> tuple[bytes, np.ndarray]:
+    """The files' bytes one after the other, each ending in a newline, as valid UTF-8 (bytes that are
+    not are replaced, as a lossy decoding would); and where each file ends in them."""
+    parts = []
     for p in paths:
         b = src.view(p)
-        if clean:
-            b = bytes(b).replace(b"\x1e", b" ").replace(b"\x1f", b" ")
-        starts.append(at)
-        parts.append(_SENTINEL)
         parts.append(b)
-        at += len(_SENTINEL) + len(b)
-        if len(b) and b[-1:] != b"\n":
-            parts.append(b"\n")
-            at += 1
+        parts.append(b"\n" if len(b) and b[-1:] != b"\n" else b"")
     buf = b"".join(parts)
-    if clean:
-        return buf
-    # one pass of memchr: the sentinel byte is found exactly where the sentinels were put
-    pos = -1
-    for start in starts:
-        pos = buf.find(b"\x1e", pos + 1)
-        if pos != start:
-            return _joined(src, paths, clean=True)
-    if buf.find(b"\x1e", pos + 1) >= 0 or b"\x1f" in buf:
-        return _joined(src, paths, clean=True)
-    return buf
+    if not buf.isascii():
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError:
+            parts[::2] = [str(b, "utf-8", errors="replace").encode("utf-8") for b in parts[::2]]
+            buf = b"".join(parts)
+    return buf, np.cumsum([len(a) + len(b) for a, b in zip(parts[::2], parts[1::2])], dtype=np.int64)
+
+
+#: largest buffer of lines read at once (string views address their bytes with 32-bit offsets)
+MAX_BUFFER = 1 << 30
+
+
+def _text(buf: bytes, arr: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> pl.Series:
+    """The strings buf[start:start+len] as a Polars String column without copying their bytes: an
+    Arrow string-view array over `buf` (16 bytes per string: its length, then the string itself
+    when at most 12 bytes long, else its first 4 bytes, buffer 0 and its offset)."""
+    n = len(starts)
+    views = np.zeros((n, 4), np.int32)
+    views[:, 0] = lens
+    long = lens > 12
+    at = starts[long]
+    # the first four bytes of each long string, read as one little-endian int32 at any offset
+    words = np.ndarray((max(len(buf) - 3, 0),), dtype="<i4", buffer=buf, strides=(1,))
+    views[long, 1] = words[at]
+    views[long, 3] = at
+    short = np.flatnonzero(~long)
+    if len(short):
+        k = np.arange(12)
+        idx = np.minimum(starts[short, None] + k, len(arr) - 1)
+        inline = np.where(k < lens[short, None], arr[idx], 0).astype(np.uint8)
+        views.view(np.uint8)[short, 4:] = inline
+    array = pa.Array.from_buffers(pa.string_view(), n, [None, pa.py_buffer(views), pa.py_buffer(buf)])
+    return pl.Series("text", array)
 
 
 def _lines(src: Source, paths: list[str]) -> tuple[pl.DataFrame, bool]:
-    """All lines of the given files in one Polars read: file index, line number, text (stripped);
-    and whether any line holds a tab.
+    """All lines of the given files: file index, line number, text (stripped); and whether any line
+    holds a tab.
 
-    The files are concatenated with a sentinel line before each, so the file index is a running
-    count of sentinels and the line number the distance to the last one: no per-line Python."""
+    The files are joined into one buffer; numpy finds its newlines, and the lines become one
+    string column viewing that buffer (see `_text`): no per-line Python, no copy of the text."""
     if not paths:
         return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int32, "text": pl.String}), False
-    buf = _joined(src, paths)
+    buf, file_ends = _joined(src, paths)
+    if len(buf) > MAX_BUFFER and len(paths) > 1:
+        half = len(paths) // 2
+        (a, ta), (b, tb) = _lines(src, paths[:half]), _lines(src, paths[half:])
+        return pl.concat([a, b.with_columns(pl.col("file") + half)]), ta or tb
     tabs = buf.find(b"\t") >= 0
-    df = pl.read_csv(buf, has_header=False, separator="\x1f", quote_char=None,
-                     new_columns=["text"], schema={"text": pl.String}, encoding="utf8-lossy")
-    text = pl.col("text")
-    sent = text.eq_missing("\x1e")
-    idx = pl.int_range(pl.len(), dtype=pl.Int32)
-    first, last = text.str.head(1), text.str.tail(1)
-    df = df.select(
-        file=sent.cum_sum().cast(pl.Int32) - 1,
-        lineno=idx - pl.when(sent).then(idx).forward_fill(),
-        text=text.fill_null(""),
-        sent=sent,
-        # may start or end with white space (or is blank): to be stripped
-        edge=((first <= " ") | (first >= "\x7f") | (last <= " ") | (last >= "\x7f")).fill_null(False),
-    )
-    if df.height == 0 or df["sent"].sum() != len(paths):
-        raise ValueError(f"line count mismatch reading {len(paths)} data files")
-    rows = df["edge"].arg_true()
-    if rows.len():  # strip only those lines: most logs have none
+    arr = np.frombuffer(buf, np.uint8)
+    ends = np.flatnonzero(arr == 10)
+    starts = np.empty_like(ends)
+    starts[:1] = 0
+    starts[1:] = ends[:-1] + 1
+    lens = (ends - starts).astype(np.int32)
+    # the file of each line, and its number there (files with no bytes have no lines)
+    file = np.searchsorted(file_ends, ends, side="right").astype(np.int32)
+    first = np.searchsorted(ends, np.r_[0, file_ends[:-1]])
+    lineno = (np.arange(len(ends)) - first[file] + 1).astype(np.int32)
+    df = pl.DataFrame({"file": file, "lineno": lineno, "text": _text(buf, arr, starts, lens)})
+    # lines that start or end with white space (or a non-ASCII character), or are blank: stripped
+    head, tail = arr[np.minimum(starts, len(arr) - 1)], arr[np.maximum(ends - 1, 0)]
+    rows = np.flatnonzero((lens == 0) | (head <= 32) | (head >= 127) | (tail <= 32) | (tail >= 127))
+    if len(rows):  # most logs have none
         col = df["text"]
         df = df.with_columns(col.scatter(rows, col.gather(rows).str.strip_chars()))
-    return df.filter(~pl.col("sent")).drop("sent", "edge"), tabs
+    return df, tabs
 
 
 def _split(text: pl.Expr) -> dict[str, pl.Expr]:

@@ -11,7 +11,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from isal import igzip, isal_zlib
 
@@ -81,8 +81,8 @@ class Source:
 
 
 def _keep(name: str) -> bool:
-    base = PurePosixPath(name).name
-    return name.lower().endswith(LOG_SUFFIXES) and not base.startswith("._")
+    """A COCO log file, not a macOS resource fork (`._name`)."""
+    return name.lower().endswith(LOG_SUFFIXES) and not name.rstrip("/").rpartition("/")[2].startswith("._")
 
 
 _ZERO_BLOCK = bytes(512)

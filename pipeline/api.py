@@ -189,6 +189,10 @@ class Analysis:
                                                       chunk=None), chunk, [*runtime.PROBLEM, "target"],
                                       [False] * 4 + [True])
         h = self.hits(targets)
+        if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
+            return h.map_batches(lambda df: restarts.art_frame(df, dispersion, percentiles, samples, seed),
+                                 schema=restarts.art_schema(h.collect_schema(), dispersion, percentiles),
+                                 streamable=False)
         a = runtime.art(h)
         if dispersion:
             d = restarts.art_dispersion(h, percentiles, samples, seed)

@@ -202,3 +202,45 @@ def test_trial_order_is_the_lexicographic_order(rows):
     t = np.array([r[1] for r in rows], float)
     k = np.array([r[2] for r in rows], np.int64)
     assert restarts.trial_order(g, t, k).tolist() == np.lexsort((k, t, g)).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3), st.booleans(), st.integers(1, 500)), max_size=40),
+       st.integers(1, 120), st.integers(0, 2 ** 31))
+def test_restart_percentiles_equal_the_simulation_bit_for_bit(trials, samples, seed):
+    # trials (group, repetitions, success, cost): whole groups read from the sorted trials, the others
+    # simulated, drawing from the generator exactly what simulating every group draws
+    trials = sorted(trials, key=lambda t: t[0])
+    gid = np.repeat([t[0] for t in trials], [t[1] for t in trials]).astype(np.int64)
+    success = np.repeat([t[2] for t in trials], [t[1] for t in trials]).astype(bool)
+    cost = np.repeat([float(t[3]) for t in trials], [t[1] for t in trials])
+    pcts = (0, 10, 37.5, 50, 90, 100)
+    for first_deterministic in (True, False):
+        sg, rt = restarts.simulate(gid, cost, success, 4, samples, np.random.default_rng(seed), first_deterministic)
+        want = restarts.group_percentiles(sg, rt, 4, pcts)
+        got = restarts.restart_percentiles(gid, cost, success, 4, samples, np.random.default_rng(seed), pcts,
+                                           first_deterministic)
+        assert np.array_equal(got, want, equal_nan=True)
+
+
+grid = st.sampled_from([0.0, 1e-8, 1e-8 * (1 + 5e-10), 0.001, 10 ** -2.8, 10 ** -2.6, 1.0, 1.0 + 1e-10, 3.7, 100.0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(1, 50), grid, st.sampled_from([1, 2, 3])), max_size=8), min_size=1,
+                max_size=6), st.booleans(), st.booleans())
+def test_first_hits_equal_the_as_of_join(raw, exact, biobj):
+    # records at and within 1e-9 of targets, ties of evaluations, .dat/.tdat triggers, runs without records
+    suite = "bbob-biobj" if biobj else "bbob"
+    runs = pl.DataFrame({"run_id": [10 * i + 7 for i in range(len(raw))], "suite": suite,
+                         "algorithm": "A", "function": 1, "dimension": 2, "instance": list(range(1, len(raw) + 1)),
+                         "trial": list(range(len(raw))), "evaluations": 60, "final_delta": 0.0})
+    events = pl.DataFrame([dict(run_id=10 * i + 7, evaluations=e, best_delta=b, trigger=t)
+                           for i, recs in enumerate(raw) for e, b, t in recs],
+                          schema={"run_id": pl.Int64, "evaluations": pl.Int64, "best_delta": pl.Float64,
+                                  "trigger": pl.Int8})
+    ts = targets.default(suite)
+    want = runtime.hitting_times(runs.lazy(), events.lazy(), targets.frame(ts), exact=exact).select(
+        "run_id", "target", "hit").collect().sort("run_id", "target")
+    got = runtime.first_hits(runs.select("run_id", "suite"), events, {suite: ts}, exact)
+    assert got.equals(want)

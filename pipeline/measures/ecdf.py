@@ -107,14 +107,13 @@ class _Data(NamedTuple):
 def _prepare(hits: pl.DataFrame) -> _Data:
     """Trials, functions and problems of an eager frame of hitting times (`run_id` identifies a trial,
     as in the store, so names are looked up once per trial, not per target)."""
-    runs = hits.select("run_id", *KEY, "function").unique("run_id").with_columns(pl.col("dimension").cast(pl.Int64))
-    funcs = runs.select(*KEY, "function").unique().sort(*KEY, "function").with_row_index("fid")
-    fid = runs.join(funcs, on=[*KEY, "function"], how="left").select("run_id", "fid")
+    fid, funcs = restarts.problem_index(hits, [*KEY, "function"])
+    funcs = funcs.rename({"_p": "fid"}).select("fid", *KEY, "function").with_columns(pl.col("dimension").cast(pl.Int64))
     trials = hits.select(
         "target", "trial", "instance", "run_id", "success", "evaluations",
         weight=pl.col("weight").cast(pl.Float64),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
-    ).join(fid, on="run_id", how="left")
+    ).with_columns(fid=pl.Series(fid, dtype=pl.UInt32))
     trials = trials[_trial_order(trials)]
     f, target = trials["fid"].to_numpy(), trials["target"].to_numpy()
     w, success = trials["weight"].to_numpy(), trials["success"].to_numpy()

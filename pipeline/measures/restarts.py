@@ -42,6 +42,28 @@ def trial_order(group: np.ndarray, target: np.ndarray, trial: np.ndarray, tie: n
     return np.lexsort((trial, target, group) if tie is None else (tie, trial, target, group))
 
 
+def problem_index(df: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
+    """Per row, the index of its `keys` values among the distinct ones in sorted order, and the table of
+    those (the keys and the index `_p`). Where `run_id` identifies trials, the names are looked up once
+    per trial (per block of rows, where each trial's rows are together, as the store's hits come)."""
+    keys = list(keys)
+    if "run_id" in df.columns and df.height:
+        rid = df["run_id"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, rid[1:] != rid[:-1]])
+        if len(np.unique(rid[starts])) == len(starts):
+            runs = df.select(keys)[starts]
+            problems = runs.unique().sort(keys).with_row_index("_p")
+            p = runs.join(problems, on=keys, how="left", maintain_order="left")["_p"].to_numpy()
+            return np.repeat(p, np.diff(np.r_[starts, len(rid)])), problems
+        runs = df.select("run_id", *keys).unique("run_id")
+        problems = runs.select(keys).unique().sort(keys).with_row_index("_p")
+        p = df.select("run_id").join(runs.join(problems, on=keys).select("run_id", "_p"), on="run_id", how="left",
+                                     maintain_order="left")["_p"]
+        return p.to_numpy(), problems
+    problems = df.select(keys).unique().sort(keys).with_row_index("_p")
+    return df.select(keys).join(problems, on=keys, how="left", maintain_order="left")["_p"].to_numpy(), problems
+
+
 def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """Groups (problem, target) in a fixed order, and per trial: group index, cost, success
     (trials repeated by their instance-balancing weight, like cocopp's balanced columns).
@@ -52,21 +74,14 @@ def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.
         *GROUP, "trial", "success", "weight", *(["run_id"] if "run_id" in hits.columns else []),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
     )
-    if "run_id" in df.columns:
-        runs = df.select("run_id", *PROBLEM).unique("run_id")
-        problems = runs.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
-        df = df.join(runs.join(problems, on=PROBLEM).select("run_id", "_p"), on="run_id", how="left",
-                     maintain_order="left")
-    else:
-        problems = df.select(PROBLEM).unique().sort(PROBLEM).with_row_index("_p")
-        df = df.join(problems, on=PROBLEM, how="left", maintain_order="left")
-    p, target = df["_p"].to_numpy(), df["target"].to_numpy()
+    p, problems = problem_index(df, PROBLEM)
+    target = df["target"].to_numpy()
     order = trial_order(p, target, df["trial"].to_numpy())
     p, target = p[order], target[order]
     first = np.ones(len(order), bool)
     first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])
     gid = np.cumsum(first) - 1
-    keys = df.select(GROUP)[order[first]]
+    keys = problems.drop("_p")[p[first]].with_columns(target=pl.Series(target[first], dtype=df.schema["target"]))
     rep = np.maximum(df["weight"].to_numpy()[order], 1)
     return (keys, np.repeat(gid, rep), np.repeat(df["cost"].to_numpy()[order], rep),
             np.repeat(df["success"].to_numpy()[order], rep))
@@ -142,6 +157,43 @@ def group_percentiles(sg: np.ndarray, rt: np.ndarray, ngroups: int, percentiles:
     return out
 
 
+def restart_percentiles(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int, samples: int,
+                        rng: np.random.Generator, percentiles: Sequence[float], first_deterministic: bool = True
+                        ) -> np.ndarray:
+    """`group_percentiles` of `simulate`'s runtimes (one row per percentile, NaN without success).
+
+    With a deterministic first trial, a group whose trials all succeed draws nothing: its samples are
+    its trials, each repeated size / n times, so its percentiles are read from its sorted trials; only
+    the other groups are simulated, which draw from `rng` exactly what they draw among all groups."""
+    if not first_deterministic:
+        return group_percentiles(*simulate(gid, cost, success, ngroups, samples, rng, False), ngroups, percentiles)
+    n = np.bincount(gid, minlength=ngroups)
+    nsucc = np.bincount(gid, weights=success, minlength=ngroups)
+    whole = (nsucc == n) & (n > 0)
+    out = np.full((len(percentiles), ngroups), np.nan)
+    mixed = np.flatnonzero(~whole & (nsucc > 0))
+    if len(mixed):
+        at = np.full(ngroups, -1)
+        at[mixed] = np.arange(len(mixed))
+        sub = at[gid] >= 0
+        sg, rt = simulate(at[gid[sub]], cost[sub], success[sub], len(mixed), samples, rng, True)
+        out[:, mixed] = group_percentiles(sg, rt, len(mixed), percentiles)
+    g = np.flatnonzero(whole)
+    if len(g):
+        sub = whole[gid]
+        gs, cs = gid[sub], cost[sub].astype(float)
+        cs = cs[np.lexsort((cs, gs))]  # every such group's trials sorted, groups in order
+        start = np.cumsum(n[g]) - n[g]
+        reps = np.ceil(samples / n[g]).astype(np.int64)  # the sample is reps copies of the n trials
+        size = reps * n[g]
+        for i, p in enumerate(percentiles):
+            pos = p / 100 * (size - 1)
+            lo = np.floor(pos).astype(np.int64)
+            a, b = cs[start + lo // reps], cs[start + np.minimum(lo + 1, size - 1) // reps]
+            out[i, g] = np.where(np.isinf(a) | np.isinf(b), np.maximum(a, b), a + (pos - lo) * (b - a))
+    return out
+
+
 def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
                        first_deterministic: bool = True) -> pl.LazyFrame:
     """Simulated restart runtimes: one row per (problem, target, sample) with `runtime`; problems
@@ -158,16 +210,113 @@ def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
     return hits.map_batches(run, schema=schema, streamable=False)
 
 
+ART_SCHEMA = {"art": pl.Float64, "successes": pl.Int64, "runs": pl.Int64, "success_rate": pl.Float64,
+              "trials": pl.UInt32, "mean_success_runtime": pl.Float64, "median_success_runtime": pl.Float64,
+              "median_unsuccessful_evaluations": pl.Float64}
+
+
+def _percentile_names(percentiles: Sequence[float]) -> list[str]:
+    return [f"p{int(p) if float(p).is_integer() else p}" for p in percentiles]
+
+
+def _segment_medians(gid: np.ndarray, values: np.ndarray, ngroups: int) -> np.ndarray:
+    """The median of `values` in every group (NaN for an empty one); `gid` in increasing order."""
+    order = np.lexsort((values, gid))
+    v = values[order].astype(float)
+    n = np.bincount(gid, minlength=ngroups)
+    start = np.cumsum(n) - n
+    lo, hi = start + np.maximum(n - 1, 0) // 2, start + n // 2
+    out = np.full(ngroups, np.nan)
+    some = n > 0
+    out[some] = (v[lo[some]] + v[hi[some]]) / 2
+    return out
+
+
+def art_table(hits: pl.DataFrame, dispersion: bool = False, percentiles: Sequence[float] = (10, 50, 90),
+              samples: int = 1000, seed: int = 1, first_deterministic: bool = True) -> pl.DataFrame | None:
+    """`runtime.art` of an eager frame of hitting times, with `art_dispersion`'s columns when asked, in
+    one pass over the trials ordered as `_flat` orders them; sorted by problem, then target descending
+    (as `runtime.art`). None where a weight, evaluation count or hit of a success is null (then
+    `runtime.art` applies). Sums are of integer-valued numbers, so equal in any order."""
+    if not hits.height or hits.select(pl.col("weight", "evaluations", "success").null_count()).row(0) != (0, 0, 0) \
+            or hits.select((pl.col("success") & pl.col("hit").is_null()).any()).item():
+        return None
+    p, problems = problem_index(hits, PROBLEM)
+    target = hits["target"].to_numpy()
+    order = trial_order(p, target, hits["trial"].to_numpy())
+    p, target = p[order], target[order]
+    first = np.ones(len(order), bool)
+    first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])
+    gid = np.cumsum(first) - 1
+    ng = int(first.sum())
+    w = hits["weight"].to_numpy()[order].astype(np.int64)
+    success = hits["success"].to_numpy()[order].astype(bool)
+    evals = hits["evaluations"].to_numpy()[order]
+    hit = hits["hit"].fill_null(0).to_numpy()[order]
+    cost = np.where(success, hit, evals).astype(float)
+    successes = np.bincount(gid, weights=success * w, minlength=ng).astype(np.int64)
+    runs = np.bincount(gid, weights=w, minlength=ng).astype(np.int64)
+    total = np.bincount(gid, weights=cost * w, minlength=ng)
+    succ_total = np.bincount(gid, weights=hit.astype(float) * w, minlength=ng)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        art = np.where(successes > 0, total / successes, np.inf)
+        mean_succ = np.where(successes > 0, succ_total / successes, np.nan)
+        rate = successes / runs
+    cols = {
+        "art": art, "successes": successes, "runs": runs, "success_rate": rate,
+        "trials": np.bincount(gid, minlength=ng), "mean_success_runtime": mean_succ,
+        "median_success_runtime": _segment_medians(gid[success], hit[success], ng),
+        "median_unsuccessful_evaluations": _segment_medians(gid[~success], evals[~success], ng),
+    }
+    if dispersion:
+        rep = np.maximum(w, 1)
+        values = restart_percentiles(np.repeat(gid, rep), np.repeat(cost, rep), np.repeat(success, rep), ng, samples,
+                                     np.random.default_rng(seed), percentiles, first_deterministic)
+        cols.update(zip(_percentile_names(percentiles), values))
+    gp = p[first]
+    starts = np.flatnonzero(np.r_[True, gp[1:] != gp[:-1]])
+    ends = np.r_[starts[1:], ng]
+    block = np.repeat(np.arange(len(starts)), ends - starts)
+    back = starts[block] + ends[block] - 1 - np.arange(ng)  # each problem's targets from the largest
+    keys = problems.drop("_p")[gp[back]].with_columns(target=pl.Series(target[first][back], dtype=hits.schema["target"]))
+    nulls = {"mean_success_runtime", "median_success_runtime", "median_unsuccessful_evaluations",
+             *(_percentile_names(percentiles) if dispersion else [])}
+    return keys.with_columns(
+        pl.Series(k, v[back], dtype=ART_SCHEMA.get(k, pl.Float64), nan_to_null=k in nulls) for k, v in cols.items())
+
+
+def art_frame(hits: pl.DataFrame, dispersion: bool = False, percentiles: Sequence[float] = (10, 50, 90),
+              samples: int = 1000, seed: int = 1, first_deterministic: bool = True) -> pl.DataFrame:
+    """`art_table`, or where it cannot answer `runtime.art` joined with `art_dispersion` (the same table)."""
+    out = art_table(hits, dispersion, percentiles, samples, seed, first_deterministic)
+    if out is not None:
+        return out
+    from .runtime import art
+
+    a = art(hits.lazy())
+    if dispersion:
+        a = a.join(art_dispersion(hits.lazy(), tuple(percentiles), samples, seed, first_deterministic), on=GROUP,
+                   how="left")
+    return a.sort(*PROBLEM, "target", descending=[False] * 4 + [True]).collect()
+
+
+def art_schema(hits_schema: pl.Schema, dispersion: bool = False, percentiles: Sequence[float] = (10, 50, 90)
+               ) -> pl.Schema:
+    """The columns of `art_frame` for hitting times of the given schema."""
+    return pl.Schema({**{c: hits_schema[c] for c in GROUP}, **ART_SCHEMA,
+                      **({n: pl.Float64 for n in _percentile_names(percentiles)} if dispersion else {})})
+
+
 def art_dispersion(hits: pl.LazyFrame, percentiles: tuple[float, ...] = (10, 50, 90), samples: int = 1000,
                    seed: int = 1, first_deterministic: bool = True) -> pl.LazyFrame:
     """Percentiles of simulated restart runtimes per (problem, target): the aRT dispersion of
     cocopp's tables (`toolsstats.drawSP`), columns `p10`, `p50`, `p90` (null without success)."""
-    names = [f"p{int(p) if float(p).is_integer() else p}" for p in percentiles]
+    names = _percentile_names(percentiles)
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
         keys, gid, cost, success = _flat(df)
-        sg, rt = simulate(gid, cost, success, keys.height, samples, np.random.default_rng(seed), first_deterministic)
-        values = group_percentiles(sg, rt, keys.height, percentiles)
+        values = restart_percentiles(gid, cost, success, keys.height, samples, np.random.default_rng(seed),
+                                     percentiles, first_deterministic)
         return keys.with_columns(pl.Series(name, v).fill_nan(None) for name, v in zip(names, values))
 
     sch = hits.collect_schema()

@@ -145,7 +145,8 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
                               side="right") - 1
         ok = pos >= 0
         ok[ok] = sr[pos[ok]] == pr[ok]
-        parts.append((pr, np.tile(ts, len(rs)), np.where(ok, hit[np.maximum(pos, 0)], 0), ok))
+        got = hit[np.maximum(pos, 0)] if len(hit) else np.zeros(len(pos), np.int64)
+        parts.append((pr, np.tile(ts, len(rs)), np.where(ok, got, 0), ok))
     pr, tv, hv, ok = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 4
     o = np.lexsort((tv, pr)) if len(parts) > 1 else slice(None)
     out = pl.DataFrame({"run_id": ids[pr[o]], "target": tv[o], "hit": hv[o], "ok": ok[o]},

@@ -155,6 +155,14 @@ class Analysis:
         events = self._tables(cut=False)[1]
         return cache.cut_hits(runtime.hitting_times(runs, events, tf, exact=self.exact), self.max_budget)
 
+    def _fill_cache(self, target_frame: pl.DataFrame) -> None:
+        """Fill the store's hitting-time cache for the whole selection at once, in batches over the
+        workers, where `hits` will read it (before groups of algorithms do, each its own sources)."""
+        if self.cache and self.indicator == "logged" and self.executor == "local":
+            from .measures import cache
+
+            cache.prefill(self.store, self.runs(), target_frame, self.exact)
+
     def algorithms(self) -> list[str]:
         """Algorithms in the selection (read from the partition keys only)."""
         return sorted(self.runs().select(pl.col("algorithm").unique()).collect()["algorithm"].to_list())
@@ -185,6 +193,8 @@ class Analysis:
         `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
         bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
         if chunk:
+            if targets is None or isinstance(targets, str) and targets != "runlength":
+                self._fill_cache(self.target_frame(targets).collect())
             return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
                                                       chunk=None), chunk, [*runtime.PROBLEM, "target"],
                                       [False] * 4 + [True])
@@ -259,7 +269,9 @@ class Analysis:
         generator per suite, algorithm and dimension), so the groups are balanced over the workers."""
         tf = self.target_frame(targets, reference=reference)
         if chunk:
-            tf = tf.collect().lazy()  # the targets once, not per group
+            tf = tf.collect()  # the targets once, not per group
+            self._fill_cache(tf)
+            tf = tf.lazy()
         return self.per_algorithm(lambda a: table(a.hits(tf)), chunk, ["suite", "algorithm", "dimension", *order],
                                   balance=independent, presorted=independent)
 

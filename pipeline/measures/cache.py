@@ -16,12 +16,14 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
+from .. import distributed
 from ..store import schema
 from ..store.store import DERIVED, Store
 from . import runtime, targets as tg
@@ -91,16 +93,19 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
         runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries for x in e["suites"]}))
                                    & pl.col("algorithm").is_in(sorted({x for e in entries for x in e["algorithms"]})))
     sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
+    # batches of at most BATCH_RUNS trials, and at least one per worker when the sources allow it
+    limit = min(BATCH_RUNS, max(1, -(-sum(sizes.values()) // distributed.workers())))
     batches, cur, n = [], [], 0
     for s in todo:
-        if cur and n + sizes.get(s, 0) > BATCH_RUNS:
+        if cur and n + sizes.get(s, 0) > limit:
             batches.append(cur)
             cur, n = [], 0
         cur.append(s)
         n += sizes.get(s, 0)
     if cur:
         batches.append(cur)
-    for batch in batches:
+
+    def one(batch: list[str]) -> None:
         runs = runs_all.filter(pl.col("source_id").is_in(batch))
         keys = runs.select("suite", "algorithm").unique().collect()
         events = store.events().filter(pl.col("suite").is_in(keys["suite"].unique().to_list())
@@ -110,7 +115,26 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
         for s in batch:
             part = parts.get(s, pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
             _write(part, root / f"{s}.parquet")
+
+    workers = min(distributed.workers(), len(batches))
+    if workers > 1:  # numpy's sorts, Polars and the Parquet writer release the GIL
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(one, batches))
+    else:
+        for batch in batches:
+            one(batch)
     return todo
+
+
+def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool) -> None:
+    """Fill the cache for every source of `runs` at once, in batches over the workers, where `hits`
+    would answer from it (before groups of algorithms read it, each filling only its own sources)."""
+    sources = _cacheable(store, runs, target_frame)
+    if sources:
+        try:
+            fill(store, sources, exact)
+        except OSError:
+            pass  # `hits` computes from the events
 
 
 def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, suites: list[str], exact: bool) -> dict[str, pl.DataFrame]:
@@ -139,6 +163,20 @@ def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     if not files:
         return pl.LazyFrame(schema=sch)
     return pl.scan_parquet(files, schema=sch)
+
+
+def _cacheable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> list[str] | None:
+    """The sources of `runs` (sorted) where `hits` answers the targets asked for from the cache; None
+    where it does not (the same conditions)."""
+    if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
+        return None
+    if _packaged(store) or target_frame.is_duplicated().any():
+        return None
+    present = runs.select("suite", "source_id").unique().collect()
+    asked = _asked(target_frame, present["suite"].unique().to_list())
+    if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
+        return None
+    return present["source_id"].unique().sort().to_list()
 
 
 def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool,

@@ -190,6 +190,7 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
         return None  # the reference sets shipped in the package are never written to (and small)
     if target_frame.is_duplicated().any():
         return None  # a target asked twice gives its rows twice: computed
+    runs = runs.select(*runtime.RUN_COLS, "source_id").collect().lazy()  # read once, for the sources and the weights
     present = runs.select("suite", "source_id").unique().collect()
     asked = _asked(target_frame, present["suite"].unique().to_list())
     if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
@@ -202,8 +203,12 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     # every trial has a row per standard target of its suite: one join on the trial, then the
     # targets asked for (none to drop when they are the whole standard set of every suite present)
     base = runtime.instance_weights(runs.select(runtime.RUN_COLS))
-    out = base.join(scan(store, sources, exact), on="run_id", how="inner")
-    if any(ts != set(tg.default(s)) for s, ts in asked.items()):
+    cached = scan(store, sources, exact)
+    subset = any(ts != set(tg.default(s)) for s, ts in asked.items())
+    if subset:  # the rows of the targets asked for read alone (a filter of the scan), then each suite's own
+        cached = cached.filter(pl.col("target").is_in(sorted(set().union(*asked.values()))))
+    out = base.join(cached, on="run_id", how="inner")
+    if subset:
         keys = [c for c in target_frame.columns if c != "target"]
         out = out.join(target_frame.lazy(), on=[*keys, "target"], how="semi")
     return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), max_budget)

@@ -463,20 +463,21 @@ def _dense_scores(success: np.ndarray, value: np.ndarray) -> np.ndarray:
     return out
 
 
-def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of, rank: np.ndarray,
-                 cache: dict) -> tuple[np.ndarray, ...]:
-    """Rank-sum tests of every pair of algorithms of one (problem, target).
+def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank-sum counts of every pair of algorithms of one (problem, target).
 
     `alg`: local algorithm of each trial (sorted), `hit` runtimes (NaN: not reached), `umin[a]`:
     FE_umin of algorithm a alone (inf if all its trials succeeded), `n[a]` its trials,
-    `prec_of(fe, mask)`: the precisions after fe evaluations of the trials in `mask`, `rank[a]`:
-    position in the orientation order (a pair is (x, y) with rank[x] < rank[y]). The test of
-    x against y uses FE_umin = min(umin[x], umin[y]): the pairs are computed together per
-    distinct FE_umin, with the algorithms of larger FE_umin scored at it.
-    Returns x, y, U of x, p, all per pair.
+    `prec_of(fe, mask)`: the precisions after fe evaluations of the trials in `mask`. The test of
+    a against b uses FE_umin = min(umin[a], umin[b]): the pairs are counted together per distinct
+    FE_umin, with the algorithms of larger FE_umin scored at it.
+    Returns k x k matrices: U of a against b, the tie term of the pair (`stats.pair_counts`), and
+    whether either sample holds NaN at the pair's FE_umin (no test, as scipy).
     """
     k = len(umin)
-    xs, ys, us, ps = [], [], [], []
+    u_all, t_all = np.zeros((k, k)), np.zeros((k, k))
+    nan_all = np.zeros((k, k), bool)
     for fe in np.unique(umin):
         part = umin >= fe  # algorithms in pairs tested at this FE_umin: those with umin == fe and the others
         pivots = np.flatnonzero(umin == fe)
@@ -484,23 +485,13 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
             continue
         members, local, lab, bad, ok, scores = _part_scores(part, alg, hit, fe, prec_of, k)
         u, ties = stats.pair_counts(scores, lab[ok], len(members), local[pivots])
-        # pairs (pivot a, member b): each pair once, at the smaller FE_umin
-        a_idx = np.repeat(pivots, len(members))
-        b_idx = np.tile(members, len(pivots))
-        keep = (a_idx != b_idx) & ((umin[b_idx] > fe) | (rank[a_idx] < rank[b_idx]))
-        a_idx, b_idx = a_idx[keep], b_idx[keep]
-        u_ab, t_ab = u.reshape(-1)[keep], ties.reshape(-1)[keep]
-        na, nb = n[a_idx].astype(float), n[b_idx].astype(float)
-        p = _pair_p(u_ab, na, nb, t_ab, bad[local[a_idx]] | bad[local[b_idx]], cache)
-        flip = rank[a_idx] > rank[b_idx]
-        xs.append(np.where(flip, b_idx, a_idx))
-        ys.append(np.where(flip, a_idx, b_idx))
-        us.append(np.where(flip, na * nb - u_ab, u_ab))
-        ps.append(p)
-    if not xs:
-        e = np.zeros(0, np.int64)
-        return e, e, np.zeros(0), np.zeros(0)
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(us), np.concatenate(ps)
+        # each pair at the smaller FE_umin: (pivot, member) and its mirror; pivot pairs twice, alike
+        nan = bad[local[pivots]][:, None] | bad[None, :]
+        pv, mb = pivots[:, None], members[None, :]
+        u_all[pv, mb], t_all[pv, mb], nan_all[pv, mb] = u, ties, nan
+        u_all[mb.T, pv.T] = (n[members][:, None] * n[pivots][None, :]).astype(float) - u.T
+        t_all[mb.T, pv.T], nan_all[mb.T, pv.T] = ties.T, nan.T
+    return u_all, t_all, nan_all
 
 
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
@@ -517,8 +508,8 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
 
     All pairs of a (problem, target) are tested at once from the pooled sorted scores
     (`stats.pair_counts`), with p-values computed as scipy computes them, the (problem, target)
-    groups on `threads` threads (default: the number of CPUs); trials are read per group of `chunk`
-    algorithms.
+    groups on `threads` threads (default: the number of CPUs); the
+    records behind the precisions at FE_umin are read per group of `chunk` algorithms.
     """
     if correction not in stats.CORRECTIONS:
         raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
@@ -527,7 +518,10 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
     cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
-    hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
+    if analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
+        hits = analysis.hits(tt.lazy()).select(cols).collect()
+    else:
+        hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
     names = sorted(order)
     oidx = {x: i for i, x in enumerate(order)}
@@ -578,7 +572,8 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     pbounds = np.searchsorted(per["g"].to_numpy(), np.arange(ngroups + 1))
     pa, pumin, pn = per["a"].to_numpy(), per["umin"].to_numpy(), per["trials"].to_numpy()
     rank_name = np.array([nidx[x] for x in order], np.int64)
-    cache: dict = {}
+    kmax = int(np.diff(pbounds).max(initial=0))
+    upper = np.triu_indices(kmax, 1)  # pairs (x, y), x before y in the selection's order
 
     def tests(gi: int) -> tuple[np.ndarray, ...] | None:
         """The tests of group gi: group, rows of `per` of a and b, U of a, p, in (a, b) name order."""
@@ -592,22 +587,31 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         def prec_of(fe, idx):
             return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
 
-        x, y, u, p = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
-                                  prec_of, algs, cache)
-        o = np.lexsort((rank_name[algs[y]], rank_name[algs[x]]))
-        return (np.full(len(o), gi, np.int32), (ps_ + x[o]).astype(np.int32), (ps_ + y[o]).astype(np.int32),
-                u[o], p[o])
+        u, t, nan = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
+                                 prec_of)
+        k = len(algs)
+        x, y = upper
+        if k < kmax:
+            keep = y < k
+            x, y = x[keep], y[keep]
+        key = rank_name[algs[x]] * len(order) + rank_name[algs[y]]
+        if len(key) > 1 and not (key[1:] > key[:-1]).all():  # already in name order when the selection's is
+            o = np.argsort(key)
+            x, y = x[o], y[o]
+        ra, rb = (ps_ + x).astype(np.int32), (ps_ + y).astype(np.int32)
+        u, nan = u[x, y], nan[x, y]
+        u[nan] = 0.0
+        p = _pair_p(u, pn[ra].astype(float), pn[rb].astype(float), t[x, y], nan, cache)
+        return np.full(len(x), gi, np.int32), ra, rb, u, p
 
+    cache: dict = {}  # scipy's exact p-values per pair of sample sizes
     # groups on threads (numpy releases the GIL in the large array operations), results in group order
     with ThreadPoolExecutor(max(1, min(threads or os.cpu_count() or 1, ngroups))) as pool:
         done = [r for r in pool.map(tests, range(ngroups)) if r is not None]
-    out_g, out_a, out_b, out_u, out_p = (list(c) for c in zip(*done)) if done else ([], [], [], [], [])
-    del done
-    if not out_g:
+    if not done:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
-    G, ra, rb = np.concatenate(out_g), np.concatenate(out_a), np.concatenate(out_b)
-    U, P = np.concatenate(out_u), np.concatenate(out_p)
-    del out_g, out_a, out_b, out_u, out_p
+    G, ra, rb, U, P = (np.concatenate(c) for c in zip(*done))
+    del done
     na, nb = pn[ra].astype(float), pn[rb].astype(float)
     d = np.where(np.isnan(U), 0, np.sign(U - na * nb / 2)).astype(np.int8)
     del na, nb

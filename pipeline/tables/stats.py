@@ -122,12 +122,12 @@ def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
 
 
 # -- all pairs at once ------------------------------------------------------------------------
-def _segment_sum(a: np.ndarray, lab_sorted: np.ndarray, k: int) -> np.ndarray:
-    """Sums of the columns of `a` per label (columns sorted by label, labels < k): shape (rows, k)."""
-    out = np.zeros((a.shape[0], k), np.int64)
-    if a.shape[1]:
-        st = np.flatnonzero(np.r_[True, lab_sorted[1:] != lab_sorted[:-1]])
-        out[:, lab_sorted[st]] = np.add.reduceat(a, st, axis=1, dtype=np.int64)
+def _by_label_sums(a: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """Sums of the rows of `a` per label (rows sorted by label, labels < k): shape (k, columns)."""
+    out = np.zeros((k, a.shape[1]), a.dtype)
+    if len(labels):
+        st = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+        out[labels[st]] = np.add.reduceat(a, st, axis=0)
     return out
 
 
@@ -141,46 +141,45 @@ def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[i
     t^3 - t over the groups of equal scores of the two samples pooled (scipy's tie term); the
     diagonal compares a sample with a copy of itself. Shapes (len(rows), k).
 
-    With the scores sorted once, each algorithm of `rows` gets its count of trials below every
-    position; U of b against a sums those counts at b's trials, and equal scores shared by two
-    algorithms (the only ones that add to the cross terms of the tie term) are counted apart.
+    With the scores sorted once into blocks of equal scores, `below[j, a]` counts the trials of
+    each algorithm a of `rows` in the blocks before block j (one cumulative sum down the blocks);
+    the pairs where b's trial ranks above a's are the sum of those rows at b's trials (one gather
+    and one sum per algorithm b, over contiguous rows), and equal scores shared by two algorithms
+    (the only ones that add to the cross terms of the tie term) are counted apart.
     """
     values, labels = np.asarray(values), np.asarray(labels, np.int64)
     rows = np.arange(k) if rows is None else np.asarray(rows, np.int64)
     m, nr = len(values), len(rows)
     order = np.argsort(values, kind="stable")
-    v = values[order]
+    v, lab = values[order], labels[order]
     new = np.ones(m, bool)
     if m:
         np.not_equal(v[1:], v[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], m].astype(np.int64)
-    block = np.empty(m, np.int64)
-    block[order] = np.cumsum(new) - 1
-    lo, hi = starts[block], ends[block]  # each trial's group of equal scores, as sorted positions
+    block = np.cumsum(new) - 1  # block of equal scores of each sorted trial
+    nb = int(block[-1]) + 1 if m else 0
+    size = np.diff(np.r_[np.flatnonzero(new), m])[block]
     n = np.bincount(labels, minlength=k)
     pos = np.full(k, -1, np.int64)
     pos[rows] = np.arange(nr)
-    # below[a, p]: trials of a among the first p sorted scores
-    mine = pos[labels] >= 0
-    below = np.zeros((nr, m + 1), np.int32)
-    sorted_pos = np.empty(m, np.int64)
-    sorted_pos[order] = np.arange(m)
-    below[pos[labels[mine]], sorted_pos[mine] + 1] = 1
-    np.cumsum(below, axis=1, out=below)
-    by_alg = np.argsort(labels, kind="stable")
-    lower = _segment_sum(np.take(below, lo[by_alg], axis=1), labels[by_alg], k)  # [a, b]: pairs a < b
-    # equal scores: own count per trial, t^3 - t per algorithm, and groups shared by two algorithms
-    key = labels * (m + 1) + block
+    mine = pos[lab] >= 0
+    most = int(n.max(initial=0)) ** 2 * 2 + 1  # bounds every count and sum below (pairs of two samples)
+    small = np.int16 if most < 1 << 15 else np.int32 if most < 1 << 31 else np.int64
+    below = np.bincount((block[mine] + 1) * nr + pos[lab[mine]], minlength=(nb + 1) * nr).astype(small)
+    below = below.reshape(nb + 1, nr)
+    np.cumsum(below, axis=0, out=below)
+    by_lab = np.argsort(lab, kind="stable")
+    lower = _by_label_sums(below[block[by_lab]], lab[by_lab], k)  # [b, a]: pairs a < b
+    # equal scores: own count per trial, t^3 - t per algorithm, and blocks shared by two algorithms
+    key = lab * (nb + 1) + block
     uk, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
     own = cnt[inv.reshape(-1)]
-    t_alg = np.bincount(uk // (m + 1), weights=(cnt.astype(float) ** 3 - cnt), minlength=k)
-    shared = by_alg[(hi - lo)[by_alg] > own[by_alg]]
-    e = (np.take(below, hi[shared], axis=1) - np.take(below, lo[shared], axis=1)).astype(np.int64)
-    equal = _segment_sum(e, labels[shared], k)  # [a, b]: pairs a = b
-    cross = _segment_sum(e * e + e * own[shared][None, :], labels[shared], k)
-    u = n[rows, None] * n[None, :] - lower - equal / 2
-    ties = t_alg[rows, None] + t_alg[None, :] + 3.0 * cross
+    t_alg = np.bincount(uk // (nb + 1), weights=(cnt.astype(float) ** 3 - cnt), minlength=k)
+    shared = by_lab[size[by_lab] > own[by_lab]]  # sorted trials in shared blocks, by label
+    e = below[block[shared] + 1] - below[block[shared]]  # [trial, a]: a's trials in its block
+    equal = _by_label_sums(e, lab[shared], k)  # [b, a]: pairs a = b
+    cross = _by_label_sums(e * e + e * own[shared][:, None], lab[shared], k)
+    u = n[rows, None] * n[None, :] - lower.T - equal.T / 2
+    ties = t_alg[rows, None] + t_alg[None, :] + 3.0 * cross.T
     diag = np.flatnonzero(rows < k)
     u[diag, rows] = n[rows] ** 2 / 2
     ties[diag, rows] = 8 * t_alg[rows] + 6 * n[rows]
@@ -220,19 +219,27 @@ def exact_table(n1: int, n2: int) -> np.ndarray:
 
 def exact_p(n1: np.ndarray, n2: np.ndarray, u: np.ndarray, cache: dict | None = None) -> np.ndarray:
     """scipy's exact two-sided p-values for samples of sizes n1, n2 (no ties) with U of x `u`,
-    looked up in `exact_table` (kept in `cache` between calls)."""
-    n1, n2 = np.asarray(n1, np.int64), np.asarray(n2, np.int64)
-    u = np.asarray(u, float)
+    looked up in `exact_table` (kept in `cache` between calls): the tables of the sizes present
+    laid end to end, each test one index into them."""
+    n1, n2 = np.asarray(n1, np.int64).reshape(-1), np.asarray(n2, np.int64).reshape(-1)
+    u = np.asarray(u, float).reshape(-1)
     cache = {} if cache is None else cache
-    out = np.empty(len(u))
-    key = n1 * (n2.max(initial=0) + 1) + n2
-    for kk in np.unique(key):
-        sel = key == kk
-        a, b = int(n1[sel][0]), int(n2[sel][0])
+    if not len(u):
+        return np.empty(0)
+    width = int(n2.max()) + 1
+    key = n1 * width + n2
+    seen = np.zeros(int(key.max()) + 1, bool)
+    seen[key] = True
+    sizes = np.flatnonzero(seen)  # the (n1, n2) present, as keys
+    tables = []
+    for kk in sizes:
+        a, b = divmod(int(kk), width)
         if (a, b) not in cache:
             cache[(a, b)] = exact_table(a, b)
-        out[sel] = cache[(a, b)][np.rint(u[sel]).astype(np.int64)]
-    return out
+        tables.append(cache[(a, b)])
+    start = np.zeros(len(seen), np.int64)
+    start[sizes] = np.cumsum([0] + [len(t) for t in tables[:-1]])
+    return np.concatenate(tables)[start[key] + np.rint(u).astype(np.int64)]
 
 
 def ranksum_matrix(samples: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -244,3 +244,23 @@ def test_first_hits_equal_the_as_of_join(raw, exact, biobj):
         "run_id", "target", "hit").collect().sort("run_id", "target")
     got = runtime.first_hits(runs.select("run_id", "suite"), events, {suite: ts}, exact)
     assert got.equals(want)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 4)), min_size=1, max_size=12),
+       st.lists(st.sampled_from([1e-8, 0.01, 1.0, 100.0]), min_size=1, max_size=4, unique=True), st.booleans(),
+       st.booleans())
+def test_trial_order_of_trial_blocks_is_the_lexicographic_order(trials, levels, with_tie, shuffle):
+    # rows as the cache gives them (a block per trial, the same targets ascending in each), or shuffled
+    # (then the general sort): by group, target, trial, then tie (or position)
+    ts = np.array(sorted(levels))
+    run = np.repeat(np.arange(len(trials)) * 7 + 3, len(ts))
+    g = np.repeat([x[0] for x in trials], len(ts)).astype(np.int64)
+    k = np.repeat([x[1] for x in trials], len(ts)).astype(np.int64)
+    t = np.tile(ts, len(trials))
+    if shuffle:
+        perm = np.random.default_rng(len(trials)).permutation(len(run))
+        run, g, k, t = run[perm], g[perm], k[perm], t[perm]
+    tie = -run if with_tie else None  # constant over each trial's rows, as run_id
+    want = np.lexsort((k, t, g)) if tie is None else np.lexsort((tie, k, t, g))
+    assert restarts.trial_order(g, t, k, tie, run=run).tolist() == want.tolist()

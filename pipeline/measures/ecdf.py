@@ -130,8 +130,9 @@ def _prepare(hits: pl.DataFrame) -> _Data:
 
 def _trial_order(trials: pl.DataFrame) -> np.ndarray:
     """The order by fid, target, trial (run_id where trial numbers repeat)."""
+    rid = trials["run_id"].to_numpy()
     return restarts.trial_order(trials["fid"].to_numpy(), trials["target"].to_numpy(), trials["trial"].to_numpy(),
-                                trials["run_id"].to_numpy())
+                                rid, run=rid)
 
 
 def _limits(data: _Data, mode: str, max_budget, max_x) -> pl.DataFrame:
@@ -173,9 +174,10 @@ def sample_size(trial_counts: np.ndarray, samples: int) -> int:
     return k * max(2, samples // k)
 
 
-def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame:
+def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:
     """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
-    (suite, algorithm, dimension), so a result does not depend on what else is selected."""
+    (suite, algorithm, dimension), so a result does not depend on what else is selected. Arrays
+    (fid, value, mass) where there are any."""
     empty = pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
     trials, funcs = data.trials, data.funcs
     if not trials.height:
@@ -201,8 +203,8 @@ def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame:
         rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
         sg, rt = restarts.simulate(gid, cost, success, len(keys), size, rng, first_deterministic=True)
         per = np.bincount(sg, minlength=len(keys))  # samples drawn per problem (a multiple of its trials)
-        parts.append(pl.DataFrame({"fid": keys[sg].astype(np.uint32), "value": rt, "mass": 1.0 / per[sg]}))
-    return pl.concat(parts)
+        parts.append((keys[sg], rt, 1.0 / per[sg]))
+    return tuple(np.concatenate(x) for x in zip(*parts))
 
 
 def _merge(values: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -339,17 +341,22 @@ def _sorted_by(key: np.ndarray, x: np.ndarray, mass: np.ndarray) -> tuple[np.nda
     return key[order], x[order], mass[order]
 
 
-def _steps(atoms: pl.DataFrame, data: _Data, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
-    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass):
+def _steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: _Data, members: pl.DataFrame, limits: pl.DataFrame
+           ) -> pl.DataFrame:
+    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass; a
+    frame or arrays):
     each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
     n = data.problems.group_by("fid").agg(n=pl.len())
     funcs = data.funcs.join(n, on="fid", how="left").join(limits, on=KEY, how="left").sort("fid")
     link = funcs.join(members, on=["suite", "function"])
     cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
     link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("cell", "fid")
-    fid = atoms["fid"].to_numpy().astype(np.int64)
+    if isinstance(atoms, pl.DataFrame):
+        atoms = atoms["fid"].to_numpy(), atoms["value"].to_numpy(), atoms["mass"].to_numpy()
+    fid, value, mass = atoms
+    fid = fid.astype(np.int64)
     dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
-    x, mass = atoms["value"].to_numpy() / dim[fid], atoms["mass"].to_numpy()
+    x = value / dim[fid]
     keep = (x <= lim[fid]) & (mass > 0)
     fid, x, mass = _sorted_by(fid[keep], x[keep], mass[keep])
     if len(x):  # one atom per (function, x)

@@ -24,12 +24,49 @@ def sample_size(n: int, samples: int, first_deterministic: bool) -> int:
     return int(np.ceil(samples / n) * n) if first_deterministic else samples
 
 
-def trial_order(group: np.ndarray, target: np.ndarray, trial: np.ndarray, tie: np.ndarray | None = None
-                ) -> np.ndarray:
+def _block_order(run: np.ndarray, group: np.ndarray, target: np.ndarray, trial: np.ndarray,
+                 tie: np.ndarray | None) -> np.ndarray | None:
+    """`trial_order` where the rows come in blocks of one trial (`run`) each, every block the same
+    targets ascending (as the store's cache gives them): the trials sorted alone, then each group's
+    trials laid out target by target. None where the rows are not so."""
+    n = len(run)
+    starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    nb = len(starts)
+    width = n // nb
+    if nb * width != n or not np.array_equal(starts, np.arange(nb) * width):
+        return None
+    t = target.reshape(nb, width)
+    if width > 1 and not np.all(t[0, 1:] > t[0, :-1]):
+        return None
+    if not (t == t[0]).all():
+        return None
+    g, tr = group.reshape(nb, width), trial.reshape(nb, width)
+    if not ((g == g[:, :1]).all() and (tr == tr[:, :1]).all()):
+        return None
+    if tie is not None and not (tie.reshape(nb, width) == tie[starts][:, None]).all():
+        return None
+    runs = np.lexsort((tie[starts] if tie is not None else np.arange(nb), tr[:, 0], g[:, 0]))
+    gs = g[runs, 0]
+    first = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    m = np.diff(np.r_[first, nb])  # trials per group
+    per = m * width
+    local = np.arange(n) - np.repeat(np.cumsum(per) - per, per)
+    mb = np.repeat(m, per)
+    tgt = local // mb
+    return runs[np.repeat(first, per) + local - tgt * mb] * width + tgt
+
+
+def trial_order(group: np.ndarray, target: np.ndarray, trial: np.ndarray, tie: np.ndarray | None = None,
+                run: np.ndarray | None = None) -> np.ndarray:
     """The order by group index, target, trial, then `tie` (or the position) where trial numbers repeat,
-    as `np.lexsort` gives it: by one integer sort when the three fit in 63 bits."""
+    as `np.lexsort` gives it: by one integer sort when the three fit in 63 bits, or (given each row's
+    `run`, constant over a trial's rows) trial by trial where the rows come as the store's cache gives them."""
     if not len(group):
         return np.zeros(0, np.int64)
+    if run is not None:
+        order = _block_order(run, group, target, trial, tie)
+        if order is not None:
+            return order
     group, trial = group.astype(np.int64), trial.astype(np.int64)
     values = np.unique(pl.Series(target).unique().to_numpy())  # few targets: their index by a binary search
     lo, span = int(trial.min()), int(trial.max()) - int(trial.min()) + 1
@@ -76,7 +113,7 @@ def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.
     )
     p, problems = problem_index(df, PROBLEM)
     target = df["target"].to_numpy()
-    order = trial_order(p, target, df["trial"].to_numpy())
+    order = trial_order(p, target, df["trial"].to_numpy(), run=df["run_id"].to_numpy() if "run_id" in df.columns else None)
     p, target = p[order], target[order]
     first = np.ones(len(order), bool)
     first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])
@@ -243,7 +280,8 @@ def art_table(hits: pl.DataFrame, dispersion: bool = False, percentiles: Sequenc
         return None
     p, problems = problem_index(hits, PROBLEM)
     target = hits["target"].to_numpy()
-    order = trial_order(p, target, hits["trial"].to_numpy())
+    order = trial_order(p, target, hits["trial"].to_numpy(),
+                        run=hits["run_id"].to_numpy() if "run_id" in hits.columns else None)
     p, target = p[order], target[order]
     first = np.ones(len(order), bool)
     first[1:] = (p[1:] != p[:-1]) | (target[1:] != target[:-1])

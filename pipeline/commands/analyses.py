@@ -12,10 +12,13 @@ from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, 
 
 
 def auc_table(a, targets, max_budget) -> pl.DataFrame:
-    """auc per (algorithm, function, dimension) with the default or the given budget."""
+    """auc per (algorithm, function, dimension) with the default or the given budget: in one query
+    on the local executor (two group-bys; the hits are never held whole), else per group of algorithms."""
     from ..measures import auc as m
 
     budgets = m.budgets(a.runs(), max_budget).collect().lazy()  # across all algorithms, before the groups
+    if a.executor == "local":
+        return m.auc(a.hits(targets), budgets).collect()
     return a.per_algorithm(lambda part: m.auc(part.hits(targets), budgets)).collect()
 
 

@@ -9,6 +9,9 @@ import numpy as np
 import polars as pl
 
 SCALE = 173.7178
+#: significant digits of auc compared when ranking: areas equal but for the order of their sums
+#: (polars sums groups in no fixed order; last-digit noise of 1e-14) tie, as they should
+AUC_DIGITS = 12
 
 
 def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.05) -> pl.DataFrame:
@@ -17,10 +20,11 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.
 
     Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the
     Friedman test's statistic and p-value over those problems, and the Nemenyi critical difference
-    of mean ranks at level `alpha` (two algorithms whose scores differ by more differ significantly)."""
+    of mean ranks at level `alpha` (two algorithms whose scores differ by more differ significantly).
+    Areas are compared to `AUC_DIGITS` significant digits."""
     from scipy.stats import friedmanchisquare
 
-    df = aucs.collect()
+    df = aucs.collect().with_columns(pl.col("auc").round_sig_figs(AUC_DIGITS))
     nalg = df["algorithm"].n_unique()
     groups = [df] if not by_dimension else [g for _, g in df.group_by("dimension", maintain_order=True)]
     out = []
@@ -193,28 +197,39 @@ def _codes(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
 
 def _sorted_cells(df: pl.DataFrame, algs: list[str], by_dimension: bool):
     """The trials of every (dimension, function, target, algorithm) cell, their runtimes sorted
-    ascending in one row per cell (NaN-padded), cells in that order: (dimension of each cell or
-    None, function-target key, algorithm index, count, runtimes). One sort of an integer key and
-    one sort along the rows, instead of sorting all trials by four columns."""
+    ascending, cells in that order: (dimension of each cell or None, function-target key,
+    algorithm index, count, start of each cell in the runtimes, runtimes). A runtime is kept as an
+    integer code that orders and ties as the runtime itself (the evaluations; unsuccessful trials
+    after every success, all equal), so that cell and runtime make one integer key: one sort of
+    those keys (no argsort, no gathers) instead of sorting all trials by five columns."""
     k = len(algs)
-    t = df["t"].to_numpy()
     a = df["algorithm"].cast(pl.Enum(algs)).to_physical().to_numpy().astype(np.int64)
-    dims, d = _codes(df["dimension"]) if by_dimension else (np.array([None]), np.zeros(len(t), np.int64))
+    dims, d = _codes(df["dimension"]) if by_dimension else (np.array([None]), np.zeros(df.height, np.int64))
     funcs, f = _codes(df["function"])
     targets, g = _codes(df["target"])
-    cell = ((d * len(funcs) + f) * len(targets) + g) * k + a
-    if len(cell) and cell.max() < 1 << 31:
-        cell = cell.astype(np.int32)
-    order = np.argsort(cell)  # the order inside a cell does not matter: sorted below
-    cell, t = cell[order], t[order]
+    hit = df["hit"]
+    if hit.dtype.is_integer() and (hit.len() == 0 or hit.min() is None or hit.min() >= 0):
+        top = int(hit.max() or 0) + 1  # unsuccessful: one past the largest runtime
+        t = hit.fill_null(top).to_numpy().astype(np.int64)
+    else:  # runtimes of any kind: their dense ranks
+        _, t = np.unique(hit.cast(pl.Float64).fill_null(np.inf).to_numpy(), return_inverse=True)
+        t = t.reshape(-1).astype(np.int64)
+        top = int(t.max(initial=0))
+    span = top + 1
+    cells = ((d * len(funcs) + f) * len(targets) + g) * k + a
+    if len(cells) and int(cells.max()) + 1 >= (1 << 62) // span:  # no room for one key: ranks of the runtimes
+        _, t = np.unique(t, return_inverse=True)
+        t = t.reshape(-1).astype(np.int64)
+        span = int(t.max(initial=0)) + 1
+    key = np.sort(cells * span + t)
+    del cells, t
+    cell, runtime = np.divmod(key, span)
+    del key
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
     counts = np.diff(np.append(starts, len(cell)))
-    width = int(counts.max()) if len(counts) else 0
-    rows = np.full((len(starts), width), np.nan)
-    rows[np.repeat(np.arange(len(starts)), counts), np.arange(len(cell)) - np.repeat(starts, counts)] = t
-    rows.sort(axis=1)  # NaN padding last
     key = cell[starts]
-    return dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, rows
+    return (dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, starts,
+            runtime.astype(np.float64))
 
 
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
@@ -230,12 +245,11 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
     problem in (function, target) order, algorithm after algorithm, all rounds of a cell at once,
     each draw an index into the cell's runtimes sorted ascending. Each round sorts the draws of all
     problems together (one row per problem)."""
-    df = hits.select("dimension", "algorithm", "function", "target",
-                     t=pl.col("hit").cast(pl.Float64).fill_null(np.inf)).collect()
+    df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
     algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
     rng = np.random.default_rng(seed)
-    cell_dim, cell_prob, cell_alg, counts, runtimes = _sorted_cells(df, algs, by_dimension)
+    cell_dim, cell_prob, cell_alg, counts, cell_start, runtimes = _sorted_cells(df, algs, by_dimension)
     del df
     out = []
     bounds = np.flatnonzero(np.r_[True, cell_dim[1:] != cell_dim[:-1], True]) if len(cell_dim) else [0]
@@ -255,7 +269,7 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         pairs = presence.T @ presence  # problems both algorithms played: their games per round
         np.fill_diagonal(pairs, 0)
         picks = (rng.random((len(kept), rounds)) * count[kept, None]).astype(np.int64)
-        drawn = np.take_along_axis(runtimes[lo:hi][kept], picks, axis=1)
+        drawn = runtimes[cell_start[lo:hi][kept, None] + picks]
         players = np.full((nprob, width), -1, np.int64)
         players[row, col] = alg[kept]
         draw = np.full((nprob, width), np.nan)

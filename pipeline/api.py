@@ -194,7 +194,8 @@ class Analysis:
         bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
         if chunk:
             if targets is None or isinstance(targets, str) and targets != "runlength":
-                self._fill_cache(self.target_frame(targets).collect())
+                targets = self.target_frame(targets).collect()  # once, not per group
+                self._fill_cache(targets)
             return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
                                                       chunk=None), chunk, [*runtime.PROBLEM, "target"],
                                       [False] * 4 + [True])

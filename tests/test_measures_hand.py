@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings, strategies as st
+from polars.testing import assert_frame_equal
 
 from pipeline.measures import restarts, runtime, targets
 
@@ -264,3 +265,24 @@ def test_trial_order_of_trial_blocks_is_the_lexicographic_order(trials, levels, 
     tie = -run if with_tie else None  # constant over each trial's rows, as run_id
     want = np.lexsort((k, t, g)) if tie is None else np.lexsort((tie, k, t, g))
     assert restarts.trial_order(g, t, k, tie, run=run).tolist() == want.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([1, 2]), st.integers(1, 3), st.integers(0, 3),
+                          st.integers(1, 5000), st.integers(1, 6000)), min_size=1, max_size=30),
+       st.integers(1, 150), st.booleans())
+def test_art_table_equals_the_aggregation_and_the_dispersion(rows, samples, deterministic):
+    # (function, dimension index, instance, weight, evaluations, hit) of one trial each; hits beyond the
+    # evaluations fail; rows in no order, repeated trial numbers, weights 0..3
+    dims = {1: 2, 2: 5}
+    hits = pl.DataFrame(
+        [dict(run_id=i, suite="bbob", algorithm="A" if i % 3 else "B", function=f, dimension=dims[d],
+              instance=inst, trial=i % 4, evaluations=ev, final_delta=0.0, weight=w, target=[1.0, 1e-3][i % 2],
+              hit=h if h <= ev else None, success=h <= ev) for i, (f, d, inst, w, ev, h) in enumerate(rows)],
+        schema_overrides={"function": pl.Int32, "dimension": pl.Int32, "instance": pl.Int32, "trial": pl.Int32})
+    want = runtime.art(hits.lazy()).join(
+        restarts.art_dispersion(hits.lazy(), samples=samples, seed=4, first_deterministic=deterministic),
+        on=restarts.GROUP, how="left").sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True]).collect()
+    got = restarts.art_table(hits, True, samples=samples, seed=4, first_deterministic=deterministic)
+    assert_frame_equal(got, want, check_exact=True)
+    assert_frame_equal(restarts.art_table(hits), runtime.art(hits.lazy()).collect(), check_exact=True)

@@ -115,11 +115,12 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
         order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
-    # best-so-far per run: a running minimum of order-preserving integer codes, later runs coded lower
-    values, code = np.unique(best, return_inverse=True)
-    seg = np.cumsum(new_run)
-    shift = (seg[-1] + 1 - seg if len(seg) else seg).astype(np.int64) * (len(values) + 1)
-    best = values[np.minimum.accumulate(code.ravel() + shift) - shift] if len(r) else best
+    if not np.all(new_run[1:] | (best[1:] <= best[:-1])):  # records that are not the best so far
+        # best-so-far per run: a running minimum of order-preserving integer codes, later runs coded lower
+        values, code = np.unique(best, return_inverse=True)
+        seg = np.cumsum(new_run)
+        shift = (seg[-1] + 1 - seg).astype(np.int64) * (len(values) + 1)
+        best = values[np.minimum.accumulate(code.ravel() + shift) - shift]
     step = new_run | np.r_[False, best[1:] < best[:-1]]
     steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step]})
     if exact:

@@ -113,7 +113,7 @@ def _prepare(hits: pl.DataFrame) -> _Data:
         "target", "trial", "instance", "run_id", "success", "evaluations",
         weight=pl.col("weight").cast(pl.Float64),
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64),
-    ).with_columns(fid=pl.Series(fid, dtype=pl.UInt32))
+    ).with_columns(fid=pl.Series(fid, dtype=pl.UInt32)).rechunk()  # one chunk: a gather 3-4x faster
     trials = trials[_trial_order(trials)]
     f, target = trials["fid"].to_numpy(), trials["target"].to_numpy()
     w, success = trials["weight"].to_numpy(), trials["success"].to_numpy()

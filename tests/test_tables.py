@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import polars as pl
+from polars.testing import assert_frame_equal
 import pytest
 from scipy.stats import mannwhitneyu
 
@@ -370,6 +371,14 @@ def test_pairwise_table_equals_the_tests_pair_by_pair():
         assert r["p_value"] == pytest.approx(p, rel=1e-12, abs=0)
         assert r["better"] == (r["algorithm_a"] if d > 0 else r["algorithm_b"] if d < 0 else None)
         assert r["consistent"] == cons
+
+
+def test_pairwise_table_from_hits_at_hand():
+    a = mixed_budgets()
+    want = pairwise_table(a, targets=[1.0, 1e-3])
+    assert_frame_equal(pairwise_table(a, targets=[1.0, 1e-3], hits=a.hits().collect()), want)
+    # hits at hand that lack a table target are not used: the table targets are read
+    assert_frame_equal(pairwise_table(a, targets=[1.0, 1e-3], hits=a.hits([1.0]).collect()), want)
 
 
 @settings(max_examples=40, deadline=None)

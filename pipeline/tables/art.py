@@ -496,7 +496,7 @@ def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarr
 
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
                    alpha: float = stats.ALPHA, family: Sequence[str] = (), chunk: int = 16,
-                   threads: int | None = None) -> pl.DataFrame:
+                   threads: int | None = None, hits: pl.DataFrame | None = None) -> pl.DataFrame:
     """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
 
     Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
@@ -509,7 +509,10 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     All pairs of a (problem, target) are tested at once from the pooled sorted scores
     (`stats.pair_counts`), with p-values computed as scipy computes them, the (problem, target)
     groups on `threads` threads (default: the number of CPUs); the
-    records behind the precisions at FE_umin are read per group of `chunk` algorithms.
+    records behind the precisions at FE_umin are read per group of `chunk` algorithms. `hits`: the
+    first hitting times of this selection already at hand (e.g. `analysis.hits().collect()`, every
+    standard target, shared with other measures), from which the table targets are taken when it
+    has them all, instead of reading them again.
     """
     if correction not in stats.CORRECTIONS:
         raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
@@ -518,7 +521,11 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
     cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
-    if analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
+    given = hits
+    if given is not None and tt.join(given.select("suite", "target").unique(), on=["suite", "target"],
+                                     how="anti").height == 0:
+        hits = given.join(tt, on=["suite", "target"], how="semi").select(cols)
+    elif analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
         hits = analysis.hits(tt.lazy()).select(cols).collect()
     else:
         hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
@@ -605,8 +612,13 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         return np.full(len(x), gi, np.int32), ra, rb, u, p
 
     cache: dict = {}  # scipy's exact p-values per pair of sample sizes
-    # groups on threads (numpy releases the GIL in the large array operations), results in group order
-    with ThreadPoolExecutor(max(1, min(threads or os.cpu_count() or 1, ngroups))) as pool:
+    # groups on threads (numpy releases the GIL in the large array operations), results in group order;
+    # the matrix products of the counts on one BLAS thread each (BLAS threads on matrices this small
+    # cost more than they give, and would compete with the groups' threads)
+    from threadpoolctl import threadpool_limits
+
+    workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         done = [r for r in pool.map(tests, range(ngroups)) if r is not None]
     if not done:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")

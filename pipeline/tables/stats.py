@@ -122,15 +122,6 @@ def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
 
 
 # -- all pairs at once ------------------------------------------------------------------------
-def _by_label_sums(a: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    """Sums of the rows of `a` per label (rows sorted by label, labels < k): shape (k, columns)."""
-    out = np.zeros((k, a.shape[1]), a.dtype)
-    if len(labels):
-        st = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
-        out[labels[st]] = np.add.reduceat(a, st, axis=0)
-    return out
-
-
 def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[int] | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
     """U statistics and tie terms of all pairs of algorithms, from the pooled sorted scores of their trials.
@@ -141,45 +132,36 @@ def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[i
     t^3 - t over the groups of equal scores of the two samples pooled (scipy's tie term); the
     diagonal compares a sample with a copy of itself. Shapes (len(rows), k).
 
-    With the scores sorted once into blocks of equal scores, `below[j, a]` counts the trials of
-    each algorithm a of `rows` in the blocks before block j (one cumulative sum down the blocks);
-    the pairs where b's trial ranks above a's are the sum of those rows at b's trials (one gather
-    and one sum per algorithm b, over contiguous rows), and equal scores shared by two algorithms
-    (the only ones that add to the cross terms of the tie term) are counted apart.
+    With the scores sorted once into blocks of equal scores and `c[j, b]` the trials of b in block
+    j: b's trials rank above 2 x (a's trials in earlier blocks) + a's in the same block, halved,
+    summed over b's blocks, which is one matrix product for all pairs; the cross terms of the tie
+    term, x y^2 + x^2 y per block, two more. The counts are small integers, exact in the products
+    (single precision while every sum stays below 2^24).
     """
     values, labels = np.asarray(values), np.asarray(labels, np.int64)
     rows = np.arange(k) if rows is None else np.asarray(rows, np.int64)
     m, nr = len(values), len(rows)
     order = np.argsort(values, kind="stable")
-    v, lab = values[order], labels[order]
+    v = values[order]
     new = np.ones(m, bool)
     if m:
         np.not_equal(v[1:], v[:-1], out=new[1:])
     block = np.cumsum(new) - 1  # block of equal scores of each sorted trial
     nb = int(block[-1]) + 1 if m else 0
-    size = np.diff(np.r_[np.flatnonzero(new), m])[block]
     n = np.bincount(labels, minlength=k)
-    pos = np.full(k, -1, np.int64)
-    pos[rows] = np.arange(nr)
-    mine = pos[lab] >= 0
-    most = int(n.max(initial=0)) ** 2 * 2 + 1  # bounds every count and sum below (pairs of two samples)
-    small = np.int16 if most < 1 << 15 else np.int32 if most < 1 << 31 else np.int64
-    below = np.bincount((block[mine] + 1) * nr + pos[lab[mine]], minlength=(nb + 1) * nr).astype(small)
-    below = below.reshape(nb + 1, nr)
-    np.cumsum(below, axis=0, out=below)
-    by_lab = np.argsort(lab, kind="stable")
-    lower = _by_label_sums(below[block[by_lab]], lab[by_lab], k)  # [b, a]: pairs a < b
-    # equal scores: own count per trial, t^3 - t per algorithm, and blocks shared by two algorithms
-    key = lab * (nb + 1) + block
-    uk, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    own = cnt[inv.reshape(-1)]
-    t_alg = np.bincount(uk // (nb + 1), weights=(cnt.astype(float) ** 3 - cnt), minlength=k)
-    shared = by_lab[size[by_lab] > own[by_lab]]  # sorted trials in shared blocks, by label
-    e = below[block[shared] + 1] - below[block[shared]]  # [trial, a]: a's trials in its block
-    equal = _by_label_sums(e, lab[shared], k)  # [b, a]: pairs a = b
-    cross = _by_label_sums(e * e + e * own[shared][:, None], lab[shared], k)
-    u = n[rows, None] * n[None, :] - lower.T - equal.T / 2
-    ties = t_alg[rows, None] + t_alg[None, :] + 3.0 * cross.T
+    exact = np.float32 if 2 * int(n.max(initial=0)) ** 3 + 2 < 1 << 24 else np.float64
+    c = np.bincount(block * k + labels[order], minlength=nb * k).reshape(nb, k).astype(exact)
+    r = c[:, rows]
+    ranked = np.cumsum(r, axis=0)
+    ranked -= r
+    ranked *= 2
+    ranked += r  # [j, a]: 2 x a's trials in blocks before j + a's trials in block j
+    twice_below = (c.T @ ranked).T.astype(np.float64)  # [a, b]: 2 (pairs a < b) + (pairs a = b)
+    c2 = c * c
+    cross = (c.T @ (r * r) + c2.T @ r).T.astype(np.float64)
+    t_alg = (c2 * c - c).sum(axis=0, dtype=np.float64)  # t^3 - t of each sample alone
+    u = n[rows, None] * n[None, :] - twice_below / 2
+    ties = t_alg[rows, None] + t_alg[None, :] + 3.0 * cross
     diag = np.flatnonzero(rows < k)
     u[diag, rows] = n[rows] ** 2 / 2
     ties[diag, rows] = 8 * t_alg[rows] + 6 * n[rows]

@@ -14,6 +14,7 @@ from .conventions import interesting_instances
 from . import distributed
 from .measures import restarts, runtime, targets as tg
 from .store import Store
+from .store.store import MANIFEST
 
 
 def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | str | int | None) -> pl.LazyFrame:
@@ -85,9 +86,23 @@ class Analysis:
         """Records of the selection (budget cut applied)."""
         return self._tables()[1]
 
+    def _keys(self) -> pl.DataFrame:
+        """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read once
+        per state of the store (its manifest's modification time)."""
+        try:
+            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        known = self.__dict__.get("_keys_read")
+        if known is None or stamp is None or known[0] != stamp:
+            runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+            known = (stamp, runs.select("suite", "algorithm", "source_id").unique().collect())
+            self._keys_read = known
+        return known[1]
+
     def suites(self) -> list[str]:
         """Suites present in the selection."""
-        return sorted(self.runs().select(pl.col("suite").unique()).collect()["suite"].to_list())
+        return sorted(self._keys()["suite"].unique().to_list())
 
     def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None, reference=None,
                      budgets: int | Sequence[float] = 31) -> pl.LazyFrame:
@@ -161,11 +176,11 @@ class Analysis:
         if self.cache and self.indicator == "logged" and self.executor == "local":
             from .measures import cache
 
-            cache.prefill(self.store, self.runs(), target_frame, self.exact)
+            cache.prefill(self.store, self._keys().lazy(), target_frame, self.exact)
 
     def algorithms(self) -> list[str]:
-        """Algorithms in the selection (read from the partition keys only)."""
-        return sorted(self.runs().select(pl.col("algorithm").unique()).collect()["algorithm"].to_list())
+        """Algorithms in the selection (read from the partition keys and sources only)."""
+        return sorted(self._keys()["algorithm"].unique().to_list())
 
     def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
                       descending: Sequence[bool] | bool = False, balance: bool = False,

@@ -93,17 +93,15 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
         runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries for x in e["suites"]}))
                                    & pl.col("algorithm").is_in(sorted({x for e in entries for x in e["algorithms"]})))
     sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
-    # batches of at most BATCH_RUNS trials, and at least one per worker when the sources allow it
-    limit = min(BATCH_RUNS, max(1, -(-sum(sizes.values()) // distributed.workers())))
-    batches, cur, n = [], [], 0
-    for s in todo:
-        if cur and n + sizes.get(s, 0) > limit:
-            batches.append(cur)
-            cur, n = [], 0
-        cur.append(s)
-        n += sizes.get(s, 0)
-    if cur:
-        batches.append(cur)
+    # batches of about BATCH_RUNS trials at most, at least one per worker where the sources allow it,
+    # of sizes as equal as can be (the largest sources first, each into the lightest batch)
+    count = min(len(todo), max(-(-sum(sizes.values()) // BATCH_RUNS), distributed.workers()))
+    batches, load = [[] for _ in range(count)], [0] * count
+    for s in sorted(todo, key=lambda s: -sizes.get(s, 0)):
+        i = load.index(min(load))
+        batches[i].append(s)
+        load[i] += sizes.get(s, 0)
+    batches = [b for b in batches if b]
 
     def one(batch: list[str]) -> None:
         runs = runs_all.filter(pl.col("source_id").is_in(batch))

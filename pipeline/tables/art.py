@@ -581,13 +581,25 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     rank_name = np.array([nidx[x] for x in order], np.int64)
     kmax = int(np.diff(pbounds).max(initial=0))
     upper = np.triu_indices(kmax, 1)  # pairs (x, y), x before y in the selection's order
+    art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
+    # every group's tests written into its slice of the columns (pairs per group known beforehand)
+    sizes = np.diff(pbounds)
+    sizes = np.where(sizes >= 2, sizes * (sizes - 1) // 2, 0)
+    offsets = np.r_[0, np.cumsum(sizes)]
+    total = int(offsets[-1])
+    if total == 0:
+        raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
+    RA, RB = np.empty(total, np.int32), np.empty(total, np.int32)
+    U, P = np.empty(total), np.empty(total)
+    BETTER, CONSISTENT = np.empty(total, np.int64), np.empty(total, bool)
 
-    def tests(gi: int) -> tuple[np.ndarray, ...] | None:
-        """The tests of group gi: group, rows of `per` of a and b, U of a, p, in (a, b) name order."""
+    def tests(gi: int) -> None:
+        """The tests of group gi in (a, b) name order: rows of `per` of a and b, U of a, p, the
+        better-ranked algorithm (order index, -1 on a tie), cocopp's consistency rule."""
         s, e = bounds[gi], bounds[gi + 1]
         ps_, pe_ = pbounds[gi], pbounds[gi + 1]
         if pe_ - ps_ < 2:
-            return None
+            return
         algs = pa[ps_:pe_]  # order index of the group's algorithms, ascending
         runs = run_arr[s:e]
 
@@ -605,43 +617,40 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         if len(key) > 1 and not (key[1:] > key[:-1]).all():  # already in name order when the selection's is
             o = np.argsort(key)
             x, y = x[o], y[o]
-        ra, rb = (ps_ + x).astype(np.int32), (ps_ + y).astype(np.int32)
+        ra, rb = ps_ + x, ps_ + y
         u, nan = u[x, y], nan[x, y]
         u[nan] = 0.0
-        p = _pair_p(u, pn[ra].astype(float), pn[rb].astype(float), t[x, y], nan, cache)
-        return np.full(len(x), gi, np.int32), ra, rb, u, p
+        na, nb = pn[ra].astype(float), pn[rb].astype(float)
+        p = _pair_p(u, na, nb, t[x, y], nan, cache)
+        d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
+        best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
+        sl = slice(offsets[gi], offsets[gi + 1])
+        RA[sl], RB[sl], U[sl], P[sl] = ra, rb, u, p
+        BETTER[sl] = np.where(d == 0, -1, pa[best])
+        CONSISTENT[sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
 
     cache: dict = {}  # scipy's exact p-values per pair of sample sizes
-    # groups on threads (numpy releases the GIL in the large array operations), results in group order;
-    # the matrix products of the counts on one BLAS thread each (BLAS threads on matrices this small
-    # cost more than they give, and would compete with the groups' threads)
+    # groups on threads (numpy releases the GIL in the large array operations); the matrix products
+    # of the counts on one BLAS thread each (BLAS threads on matrices this small cost more than
+    # they give, and would compete with the groups' threads)
     from threadpoolctl import threadpool_limits
 
     workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-        done = [r for r in pool.map(tests, range(ngroups)) if r is not None]
-    if not done:
-        raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
-    G, ra, rb, U, P = (np.concatenate(c) for c in zip(*done))
-    del done
-    na, nb = pn[ra].astype(float), pn[rb].astype(float)
-    d = np.where(np.isnan(U), 0, np.sign(U - na * nb / 2)).astype(np.int8)
-    del na, nb
-    art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
-    best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
-    consistent = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
+        for _ in pool.map(tests, range(ngroups)):
+            pass
+    G = np.repeat(np.arange(ngroups), sizes)
     names = pl.Series(order, dtype=pl.String)
-    better = pl.Series(pa[best]).set(pl.Series(d == 0), None)  # null on a tie
-    del best, worst
+    better = pl.Series(BETTER).set(pl.Series(BETTER < 0), None)  # null on a tie
     df = pl.DataFrame({
         "suite": gkeys["suite"].gather(G), "dimension": gkeys["dimension"].gather(G),
         "function": gkeys["function"].gather(G), "target": gkeys["target"].cast(pl.Float64).gather(G),
-        "algorithm_a": names.gather(pa[ra]), "algorithm_b": names.gather(pa[rb]),
-        "trials_a": pl.Series(pn[ra], dtype=pl.Int64), "trials_b": pl.Series(pn[rb], dtype=pl.Int64),
-        "art_a": per["art"].gather(ra), "art_b": per["art"].gather(rb),
-        "statistic": U, "p_value": P, "better": names.gather(better), "consistent": consistent,
+        "algorithm_a": names.gather(pa[RA]), "algorithm_b": names.gather(pa[RB]),
+        "trials_a": pl.Series(pn[RA], dtype=pl.Int64), "trials_b": pl.Series(pn[RB], dtype=pl.Int64),
+        "art_a": per["art"].gather(RA), "art_b": per["art"].gather(RB),
+        "statistic": U, "p_value": P, "better": names.gather(better), "consistent": CONSISTENT,
     })
-    del G, ra, rb, U, P, better, d, consistent
+    del G, RA, RB, U, P, BETTER, better, CONSISTENT
     df = stats.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
     df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()

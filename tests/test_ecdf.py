@@ -279,3 +279,25 @@ def test_tables_do_not_depend_on_the_order_of_the_hits(stores, mode):
     kw = {"max_x": 50.0} if mode == "exact" else {}
     assert E.ecdf_table(hits, mode=mode, **kw).equals(E.ecdf_table(shuffled, mode=mode, **kw))
     assert E.summary_table(hits, mode=mode, **kw).equals(E.summary_table(shuffled, mode=mode, **kw))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_counted_samples_give_the_drawn_samples_steps(stores, name):
+    # problems whose trials all succeed are counted, not drawn: the same steps, bit for bit, as every
+    # sample drawn and merged (equal masses added one by one), and the same draws for the others
+    h = Analysis(stores[name]).hits().collect()
+    data = E._prepare(h)
+    members, limits = E._members(data.problems, None), E._limits(data, "simulated", None, None)
+    for samples, seed in ((100, 1), (37, 5)):
+        drawn = E._steps(E._simulated_atoms(data, samples, seed), data, members, limits)
+        counted = E._steps(E._simulated_counts(data, samples, seed), data, members, limits)
+        assert counted.equals(drawn)
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 8, 9, 16, 17, 129, 300, 1000])
+def test_equal_sums_are_the_merged_sums(count):
+    # the sum of `count` equal masses exactly as np.add.reduceat adds them in a longer array
+    for m in (1 / 90, 1 / 105, 0.1):
+        values = np.r_[np.full(5, 0.3), np.full(count, m), np.full(3, 0.7)]
+        want = np.add.reduceat(values, [0, 5, 5 + count])[1]
+        assert E._equal_sums(np.array([count]), np.array([m]))[0] == want

@@ -207,6 +207,75 @@ def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tup
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
+class _Counted(NamedTuple):
+    """Atoms of equal mass per function given as (fid, value, count): `count` atoms of mass
+    `mass[fid]` each, as many as `_simulated_atoms` draws (a problem whose trials all succeed draws
+    its trials, each size / n times: counted, not drawn)."""
+
+    fid: np.ndarray
+    value: np.ndarray
+    count: np.ndarray
+    mass: np.ndarray
+
+
+def _simulated_counts(data: _Data, samples: int, seed: int) -> _Counted:
+    """`_simulated_atoms` counted: the same generators draw the same restarts (only problems with an
+    unsuccessful trial draw anything), the samples of problems whose trials all succeed are counted."""
+    trials, funcs = data.trials, data.funcs
+    fids, values, counts = [np.zeros(0, np.int64)], [np.zeros(0)], [np.zeros(0, np.int64)]
+    mass = np.zeros(funcs.height)
+    if not trials.height:
+        return _Counted(fids[0], values[0], counts[0], mass)
+    fid, target = trials["fid"].to_numpy().astype(np.int64), trials["target"].to_numpy()
+    rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
+    cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
+    new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
+    key_start = np.flatnonzero(new_key)
+    bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
+    for i, k in enumerate(key_start):
+        lo, hi = bounds[i], bounds[i + 1]
+        f, t = fid[lo:hi], target[lo:hi]
+        first = np.r_[True, (f[1:] != f[:-1]) | (t[1:] != t[:-1])]
+        keys = f[first]
+        rep = rep_all[lo:hi]
+        gid = np.repeat(np.cumsum(first) - 1, rep)
+        cost, success = np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep)
+        n = np.bincount(gid, minlength=len(keys))
+        size = sample_size(n, samples)
+        key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
+        rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+        nsucc = np.bincount(gid, weights=success, minlength=len(keys))
+        per = (np.ceil(size / np.maximum(n, 1)) * n).astype(np.int64)  # samples per problem, as `simulate`
+        mass[keys[nsucc > 0]] = 1.0 / per[nsucc > 0]
+        whole = (nsucc == n) & (n > 0)
+        mixed = np.flatnonzero(~whole & (nsucc > 0))
+        if len(mixed):
+            at = np.full(len(keys), -1)
+            at[mixed] = np.arange(len(mixed))
+            sub = at[gid] >= 0
+            sg, rt = restarts.simulate(at[gid[sub]], cost[sub], success[sub], len(mixed), size, rng, True)
+            fids.append(keys[mixed][sg])
+            values.append(rt)
+            counts.append(np.ones(len(rt), np.int64))
+        w = whole[gid]
+        fids.append(keys[gid[w]])
+        values.append(cost[w].astype(float))
+        counts.append(per[gid[w]] // n[gid[w]])
+    return _Counted(np.concatenate(fids), np.concatenate(values), np.concatenate(counts), mass)
+
+
+def _equal_sums(count: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """`np.add.reduceat` over `count` copies of `mass`, element by element: the sum `_steps` gives
+    `count` merged atoms of equal mass (the same additions, in the same order)."""
+    out = np.empty(len(count))
+    for m in np.unique(mass):
+        at = np.flatnonzero(mass == m)
+        ks, inv = np.unique(count[at], return_inverse=True)
+        sums = np.add.reduceat(np.full(int(ks.sum()), m), np.cumsum(ks) - ks)
+        out[at] = sums[inv.ravel()]
+    return out
+
+
 def _merge(values: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Atoms with equal values merged, sorted by value."""
     u, inv = np.unique(values, return_inverse=True)
@@ -313,7 +382,7 @@ def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples:
     if mode == "trials":
         atoms = _trial_atoms(data.trials)
     elif mode == "simulated":
-        atoms = _simulated_atoms(data, samples, seed)
+        atoms = _simulated_counts(data, samples, seed)
     else:
         atoms = _exact_atoms(data, limits)
     return _steps(atoms, data, members, limits)
@@ -351,17 +420,32 @@ def _steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: _Data, members: p
     link = funcs.join(members, on=["suite", "function"])
     cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
     link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("cell", "fid")
-    if isinstance(atoms, pl.DataFrame):
-        atoms = atoms["fid"].to_numpy(), atoms["value"].to_numpy(), atoms["mass"].to_numpy()
-    fid, value, mass = atoms
-    fid = fid.astype(np.int64)
     dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
-    x = value / dim[fid]
-    keep = (x <= lim[fid]) & (mass > 0)
-    fid, x, mass = _sorted_by(fid[keep], x[keep], mass[keep])
-    if len(x):  # one atom per (function, x)
-        first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
-        fid, x, mass = fid[first], x[first], np.add.reduceat(mass, first)
+    if isinstance(atoms, _Counted):  # equal masses per function: one atom per (function, x), counted
+        fid = atoms.fid.astype(np.int64)
+        x = atoms.value / dim[fid]
+        keep = (x <= lim[fid]) & (atoms.mass[fid] > 0)
+        fid, x, count = fid[keep], x[keep], atoms.count[keep]
+        order = np.argsort(x)  # then by function, stable (tied x of a function: their counts add up)
+        order = order[np.argsort(fid[order].astype(np.uint16) if funcs.height < 2 ** 16 else fid[order], kind="stable")]
+        fid, x, count = fid[order], x[order], count[order]
+        if len(x):
+            first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
+            fid, x = fid[first], x[first]
+            mass = _equal_sums(np.add.reduceat(count, first), atoms.mass[fid])
+        else:
+            mass = np.zeros(0)
+    else:
+        if isinstance(atoms, pl.DataFrame):
+            atoms = atoms["fid"].to_numpy(), atoms["value"].to_numpy(), atoms["mass"].to_numpy()
+        fid, value, mass = atoms
+        fid = fid.astype(np.int64)
+        x = value / dim[fid]
+        keep = (x <= lim[fid]) & (mass > 0)
+        fid, x, mass = _sorted_by(fid[keep], x[keep], mass[keep])
+        if len(x):  # one atom per (function, x)
+            first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
+            fid, x, mass = fid[first], x[first], np.add.reduceat(mass, first)
     # every atom of a function once for each group the function is in: per group, the functions' atoms
     # one after the other in function order, then sorted by x (ties in function order)
     f_start = np.searchsorted(fid, np.arange(funcs.height))

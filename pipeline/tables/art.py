@@ -423,14 +423,16 @@ def _events_of(analysis, algorithms: list[str]) -> pl.LazyFrame:
 def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFrame:
     """(run_id, fe, prec): each run's best precision after `fe` evaluations, as `tests/tables_reference.Trajectories.at`
     (budget-triggered records, or all records of runs without any; inf before the first record),
-    read per group of `chunk` algorithms so that memory stays bounded; each query one binary search
+    read per group of `chunk` algorithms so that memory stays bounded (only the queried runs' records;
+    two groups at a time, one read while the other is searched); each query one binary search
     in the records of its run (`_record_table`)."""
-    out = []
     algs = queries["algorithm"].unique().sort().to_list()
-    for i in range(0, len(algs), chunk):
+
+    def part_of(i: int) -> pl.DataFrame:
         part = algs[i:i + chunk]
         q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", pl.col("fe").cast(pl.Float64))
-        block_run, starts, evals, best = _record_table(_events_of(analysis, part))
+        asked = q["run_id"].unique()
+        block_run, starts, evals, best = _record_table(_events_of(analysis, part).filter(pl.col("run_id").is_in(asked)))
         prec = np.full(q.height, np.inf)
         if len(evals):
             by_id = np.argsort(block_run)
@@ -445,7 +447,10 @@ def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFr
             j = np.searchsorted(keys, blk * span + last, side="right") - 1
             ok = found & (j >= starts[blk])
             prec[ok] = best[j[ok]]
-        out.append(q.with_columns(prec=pl.Series(prec)))
+        return q.with_columns(prec=pl.Series(prec))
+
+    with ThreadPoolExecutor(2) as pool:
+        out = list(pool.map(part_of, range(0, len(algs), chunk)))
     schema = {"run_id": queries.schema["run_id"], "fe": pl.Float64, "prec": pl.Float64}
     return pl.concat(out) if out else pl.DataFrame(schema=schema)
 

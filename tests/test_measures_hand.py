@@ -229,15 +229,19 @@ grid = st.sampled_from([0.0, 1e-8, 1e-8 * (1 + 5e-10), 0.001, 10 ** -2.8, 10 ** 
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.integers(1, 50), grid, st.sampled_from([1, 2, 3])), max_size=8), min_size=1,
-                max_size=6), st.booleans(), st.booleans())
-def test_first_hits_equal_the_as_of_join(raw, exact, biobj):
-    # records at and within 1e-9 of targets, ties of evaluations, .dat/.tdat triggers, runs without records
+                max_size=6), st.booleans(), st.booleans(), st.booleans())
+def test_first_hits_equal_the_as_of_join(raw, exact, biobj, runs_reversed):
+    # records at and within 1e-9 of targets, ties of evaluations, .dat/.tdat triggers, runs without
+    # records; records in no order, or in order of evaluations within runs given last to first
     suite = "bbob-biobj" if biobj else "bbob"
+    if runs_reversed:
+        raw = [sorted(recs, key=lambda r: r[0]) for recs in raw]
     runs = pl.DataFrame({"run_id": [10 * i + 7 for i in range(len(raw))], "suite": suite,
                          "algorithm": "A", "function": 1, "dimension": 2, "instance": list(range(1, len(raw) + 1)),
                          "trial": list(range(len(raw))), "evaluations": 60, "final_delta": 0.0})
     events = pl.DataFrame([dict(run_id=10 * i + 7, evaluations=e, best_delta=b, trigger=t)
-                           for i, recs in enumerate(raw) for e, b, t in recs],
+                           for i, recs in (reversed(list(enumerate(raw))) if runs_reversed else enumerate(raw))
+                           for e, b, t in recs],
                           schema={"run_id": pl.Int64, "evaluations": pl.Int64, "best_delta": pl.Float64,
                                   "trigger": pl.Int8})
     ts = targets.default(suite)

@@ -111,8 +111,13 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
     at = np.minimum(np.searchsorted(ids[by_id], rid), max(len(ids) - 1, 0))
     known = (ids[by_id][at] == rid) if len(ids) else np.zeros(len(rid), bool)
     r, evals, best = by_id[at[known]], evals[known], best[known]
-    if len(r) and not np.all((r[1:] > r[:-1]) | ((r[1:] == r[:-1]) & (evals[1:] >= evals[:-1]))):
-        order = np.lexsort((evals, r))
+    def in_order(r: np.ndarray, evals: np.ndarray) -> bool:
+        return bool(np.all((r[1:] > r[:-1]) | ((r[1:] == r[:-1]) & (evals[1:] >= evals[:-1]))))
+
+    if len(r) and not in_order(r, evals):  # by run (one stable integer sort), else by run and evaluations
+        order = np.argsort(r.astype(np.uint16) if len(ids) < 2 ** 16 else r, kind="stable")
+        if not in_order(r[order], evals[order]):
+            order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
     if not np.all(new_run[1:] | (best[1:] <= best[:-1])):  # records that are not the best so far

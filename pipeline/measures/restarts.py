@@ -167,10 +167,10 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
             hi = int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + max_draws, side="right"))
             hi = max(hi, lo + 1)
             kk = k[lo:hi]
-            owner = np.repeat(np.arange(lo, hi), kk)
+            owner = np.repeat(np.arange(hi - lo), kk)  # repeats, not gathers: the same numbers
             if len(owner):
-                draw = base[owner] + (rng.random(len(owner)) * nf[owner]).astype(np.int64)
-                extra[lo:hi] += np.bincount(owner - lo, weights=sorted_cost[draw], minlength=hi - lo)
+                draw = np.repeat(base[lo:hi], kk) + (rng.random(len(owner)) * np.repeat(nf[lo:hi], kk)).astype(np.int64)
+                extra[lo:hi] += np.bincount(owner, weights=sorted_cost[draw], minlength=hi - lo)
             lo = hi
         out[failed] += extra
     return sg, out

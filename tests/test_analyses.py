@@ -188,7 +188,8 @@ def test_glicko2_round_period_equals_the_matrix_form(k, nprob, seed):
         np.fill_diagonal(win, 0)
         score[np.ix_(sel, sel)] += win
         games[np.ix_(sel, sel)] += 1
-        wins += ranking._round_wins(d.T, sel[None, :], g, n)
+        codes = np.where(np.isinf(d[:, 0]), 4, d[:, 0]).astype(np.int64)  # runtimes as ordered integer codes
+        wins += ranking._round_wins(codes, sel, np.zeros(k, np.int64), np.arange(k), (1, k), g, n)
     np.fill_diagonal(games, 0)
     want = ranking._glicko2_period(mu, phi, sigma, score, games)
     got = ranking._round_period(mu, phi, sigma, wins, games)
@@ -199,7 +200,7 @@ def test_glicko2_round_period_equals_the_matrix_form(k, nprob, seed):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 9), st.integers(1, 8), st.integers(0, 2 ** 31))
 def test_round_wins_by_sorting_equal_all_pairs(k, rows, seed):
-    # rows = problems, each with the players present on it (absent ones padded with NaN / -1)
+    # rows = problems, each with the players present on it (the rest of the row is padding)
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -213,10 +214,12 @@ def test_round_wins_by_sorting_equal_all_pairs(k, rows, seed):
             for j in np.flatnonzero(present[r]):
                 if i != j:
                     brute[i] += g[j] * ((d[r, j] > d[r, i]) + 0.5 * (d[r, j] == d[r, i]))
-    players = np.where(present, np.arange(k)[None, :], -1)
-    packed = np.argsort(~present, axis=1, kind="stable")  # present players first, padding on the right
-    t = np.take_along_axis(np.where(present, d, np.nan), packed, axis=1)
-    assert np.allclose(ranking._round_wins(t, np.take_along_axis(players, packed, axis=1), g, k), brute, rtol=1e-12)
+    # the players present on each row, ascending from the left, runtimes as ordered integer codes
+    row, player = np.nonzero(present)
+    col = np.arange(len(row)) - np.searchsorted(row, row)
+    codes = np.where(np.isinf(d), 4, d).astype(np.int64)[row, player]
+    got = ranking._round_wins(codes, player, row, row * k + col, (rows, k), g, k)
+    assert np.allclose(got, brute, rtol=1e-12)
 
 
 def test_glicko2_stays_finite_with_many_algorithms():
@@ -282,3 +285,20 @@ def test_glicko2_equals_the_reference_with_missing_algorithms_ties_and_failures(
         assert got["algorithm"].to_list() == want["algorithm"].to_list()
         for c in ("score", "deviation", "volatility"):
             assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-12, atol=1e-9), c
+
+
+def test_glicko2_equals_the_reference_with_runtimes_too_large_for_one_key():
+    # runtimes near 3e16 evaluations: the cells still fit one integer key with them, the rounds'
+    # (problem, runtime, player) key does not, so the draws are sorted row by row instead
+    from glicko2_reference import glicko2_reference
+
+    rng = np.random.default_rng(3)
+    rows = [dict(dimension=2, algorithm=f"A{alg:02d}", function=f, target=target,
+                 hit=None if rng.random() < 0.2 else int(rng.integers(1, 3 * 10 ** 16 // 8)) * 8)
+            for f in range(1, 5) for target in (1.0, 1e-2, 1e-5) for alg in range(12) for _ in range(3)]
+    rows[0]["hit"] = 3 * 10 ** 16  # 144 cells x (3e16 + 2) < 2^62 <= 12 problems x 13 x (3e16 + 2)
+    h = pl.LazyFrame(rows, schema_overrides={"hit": pl.Int64})
+    got, want = ranking.glicko2(h, rounds=5), glicko2_reference(h, rounds=5)
+    assert got["algorithm"].to_list() == want["algorithm"].to_list()
+    for c in ("score", "deviation", "volatility"):
+        assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-12, atol=1e-9), c

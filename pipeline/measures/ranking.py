@@ -140,33 +140,35 @@ def _update(mu, phi, sigma, played, vinv, delta_sum, tau):
     return new_mu, new_phi, new_sigma
 
 
-def _round_wins(t: np.ndarray, players: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+def _round_wins(codes: np.ndarray, players: np.ndarray, row: np.ndarray, flat: np.ndarray,
+                      shape: tuple[int, int], w: np.ndarray, k: int) -> np.ndarray:
     """For each of k players i: the sum over problems (rows) and other players j of the row of
-    w_j ([t_j > t_i] + [t_j = t_i] / 2). Row p holds the draws `t` of the players `players` on
-    problem p, padded with NaN (player -1) on the right; one sort per row (instead of comparing
-    every pair), the sums accumulated over the rows in order."""
-    width = t.shape[1]
-    if t.size == 0:
+    w_j ([t_j > t_i] + [t_j = t_i] / 2), the draws t given as integer codes that order and tie as
+    the runtimes (one per player present: `codes`, `players`, their problem `row` and place `flat`
+    in the row-major (problems x width) layout, each row's players ascending from the left). The
+    draws of all problems sorted at once as one integer key (problem, code, player), instead of
+    comparing every pair; the weights summed in that layout, row by row in order."""
+    nprob, width = shape
+    if len(codes) == 0:
         return np.zeros(k)
-    order = np.argsort(t, axis=1, kind="stable")  # NaN padding sorts last
-    sv = np.take_along_axis(t, order, axis=1)
-    ps = np.take_along_axis(players, order, axis=1)
-    real = ps >= 0
-    ws = np.where(real, w[ps], 0.0)
-    cum = np.cumsum(ws, axis=1)
-    new = np.ones(t.shape, bool)
-    new[:, 1:] = sv[:, 1:] != sv[:, :-1]  # NaN != NaN: every padding cell is a block of its own
-    flat = new.ravel()
-    starts = np.flatnonzero(flat)
-    block = np.cumsum(flat) - 1
-    ends = np.r_[starts[1:], flat.size] - 1
+    key = (row * (int(codes.max(initial=0)) + 1) + codes) * (k + 1) + players
+    key.sort()
+    ps = key % (k + 1)
+    rc = key // (k + 1)
+    ws = np.zeros(nprob * width)
+    ws[flat] = w[ps]
+    cum = np.cumsum(ws.reshape(nprob, width), axis=1)
+    new = np.ones(nprob * width, bool)  # padding: a block of its own per cell
+    new[flat] = np.r_[True, rc[1:] != rc[:-1]]
+    starts = np.flatnonzero(new)
+    block = np.cumsum(new) - 1
+    ends = np.r_[starts[1:], new.size] - 1
     c = cum.ravel()
     before = np.where(starts % width == 0, 0.0, c[starts - 1])  # weight sorted before the block, in its row
-    end_c, start_c = c[ends[block]], before[block]
-    total = np.repeat(cum[:, -1], width)
-    per = (total - end_c) + 0.5 * (end_c - start_c - ws.ravel())
-    r = real.ravel()
-    return np.bincount(ps.ravel()[r], weights=per[r], minlength=k)
+    end_c, start_c = c[ends[block[flat]]], before[block[flat]]
+    total = cum[:, -1][row]
+    per = (total - end_c) + 0.5 * (end_c - start_c - ws[flat])
+    return np.bincount(ps, weights=per, minlength=k)
 
 
 def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
@@ -228,8 +230,7 @@ def _sorted_cells(df: pl.DataFrame, algs: list[str], by_dimension: bool):
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
     counts = np.diff(np.append(starts, len(cell)))
     key = cell[starts]
-    return (dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, starts,
-            runtime.astype(np.float64))
+    return dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, starts, runtime
 
 
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
@@ -269,14 +270,13 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         pairs = presence.T @ presence  # problems both algorithms played: their games per round
         np.fill_diagonal(pairs, 0)
         picks = (rng.random((len(kept), rounds)) * count[kept, None]).astype(np.int64)
-        drawn = runtimes[cell_start[lo:hi][kept, None] + picks]
-        players = np.full((nprob, width), -1, np.int64)
-        players[row, col] = alg[kept]
-        draw = np.full((nprob, width), np.nan)
+        drawn = np.ascontiguousarray(runtimes[cell_start[lo:hi][kept, None] + picks].T)  # a row per round
+        if nprob * (int(drawn.max(initial=0)) + 1) * (k + 1) >= 1 << 62:  # no room for one key: ranks
+            drawn = np.unique(drawn, return_inverse=True)[1].reshape(drawn.shape)
+        flat = row * width + col
         for r in range(rounds):  # one rating period per round
             g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-            draw[row, col] = drawn[:, r]
-            wins = _round_wins(draw, players, g, k)
+            wins = _round_wins(drawn[r], alg[kept], row, flat, (nprob, width), g, k)
             mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
         rating = 1500 + SCALE * mu
         frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})

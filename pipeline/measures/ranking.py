@@ -269,14 +269,19 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
         presence[row, alg[kept]] = 1
         pairs = presence.T @ presence  # problems both algorithms played: their games per round
         np.fill_diagonal(pairs, 0)
-        picks = (rng.random((len(kept), rounds)) * count[kept, None]).astype(np.int64)
-        drawn = np.ascontiguousarray(runtimes[cell_start[lo:hi][kept, None] + picks].T)  # a row per round
+        u = rng.random((len(kept), rounds))
+        u *= count[kept, None]
+        picks = u.astype(np.int64)  # each draw's index among its cell's runtimes (in place: few large arrays)
+        del u
+        picks += cell_start[lo:hi][kept, None]
+        drawn = runtimes[picks]  # a column per round
+        del picks
         if nprob * (int(drawn.max(initial=0)) + 1) * (k + 1) >= 1 << 62:  # no room for one key: ranks
             drawn = np.unique(drawn, return_inverse=True)[1].reshape(drawn.shape)
         flat = row * width + col
         for r in range(rounds):  # one rating period per round
             g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-            wins = _round_wins(drawn[r], alg[kept], row, flat, (nprob, width), g, k)
+            wins = _round_wins(drawn[:, r], alg[kept], row, flat, (nprob, width), g, k)
             mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
         rating = 1500 + SCALE * mu
         frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})

@@ -37,7 +37,7 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
 
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, title: str = "Scaling with dimension",
-                  settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 150,
+                  settings: Sequence[str] | str | None = None, columns: int = 5, width: int = 150,
                   height: int = 120, background: Sequence[str] | None = None, configured: bool = True
                   ) -> alt.FacetChart:
     """aRT / dimension versus dimension per function: `series="target"` draws one line per target

@@ -91,12 +91,13 @@ class Analysis:
         per state of the store (its manifest's modification time)."""
         try:
             stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except OSError:
+        except (OSError, AttributeError):  # no manifest (e.g. a stand-in serving frames): read every time
             stamp = None
         known = self.__dict__.get("_keys_read")
         if known is None or stamp is None or known[0] != stamp:
             runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
-            known = (stamp, runs.select("suite", "algorithm", "source_id").unique().collect())
+            cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
+            known = (stamp, runs.select(cols).unique().collect())
             self._keys_read = known
         return known[1]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -17,8 +18,12 @@ from pipeline.tables import art_table, pairwise_table, stats
 class FrameStore:
     """A store stand-in serving hand-made runs and events."""
 
+    path = Path("/nonexistent/hand-made-store")  # no manifest: nothing read from disk
+
     def __init__(self, runs: list[dict], events: list[dict]):
         self._runs = pl.DataFrame(runs).with_columns(pl.col("function", "dimension", "instance", "trial").cast(pl.Int32))
+        if "source_id" not in self._runs.columns:  # the trials' source, as a store's runs have it
+            self._runs = self._runs.with_columns(source_id=pl.lit("hand-made"))
         self._events = pl.DataFrame(events).with_columns(pl.col("trigger").cast(pl.Int8))
 
     def runs(self) -> pl.LazyFrame:

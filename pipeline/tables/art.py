@@ -432,7 +432,7 @@ def _precision_at(analysis, queries: pl.DataFrame, chunk: int = 16) -> pl.DataFr
         part = algs[i:i + chunk]
         q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", pl.col("fe").cast(pl.Float64))
         asked = q["run_id"].unique()
-        block_run, starts, evals, best = _record_table(_events_of(analysis, part).filter(pl.col("run_id").is_in(asked)))
+        block_run, starts, evals, best = _record_table(_events_of(analysis, part).filter(pl.col("run_id").is_in(asked.implode())))
         prec = np.full(q.height, np.inf)
         if len(evals):
             by_id = np.argsort(block_run)
@@ -594,9 +594,8 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     total = int(offsets[-1])
     if total == 0:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
-    RA, RB = np.empty(total, np.int32), np.empty(total, np.int32)
-    U, P = np.empty(total), np.empty(total)
-    BETTER, CONSISTENT = np.empty(total, np.int64), np.empty(total, bool)
+    tested = {"ra": np.empty(total, np.int32), "rb": np.empty(total, np.int32), "u": np.empty(total),
+            "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool)}
 
     def tests(gi: int) -> None:
         """The tests of group gi in (a, b) name order: rows of `per` of a and b, U of a, p, the
@@ -630,9 +629,9 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
         best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
         sl = slice(offsets[gi], offsets[gi + 1])
-        RA[sl], RB[sl], U[sl], P[sl] = ra, rb, u, p
-        BETTER[sl] = np.where(d == 0, -1, pa[best])
-        CONSISTENT[sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
+        tested["ra"][sl], tested["rb"][sl], tested["u"][sl], tested["p"][sl] = ra, rb, u, p
+        tested["better"][sl] = np.where(d == 0, -1, pa[best])
+        tested["consistent"][sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
 
     cache: dict = {}  # scipy's exact p-values per pair of sample sizes
     # groups on threads (numpy releases the GIL in the large array operations); the matrix products
@@ -646,16 +645,18 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
             pass
     G = np.repeat(np.arange(ngroups), sizes)
     names = pl.Series(order, dtype=pl.String)
-    better = pl.Series(BETTER).set(pl.Series(BETTER < 0), None)  # null on a tie
+    ra, rb = tested["ra"], tested["rb"]
+    better = pl.Series(tested["better"]).set(pl.Series(tested["better"] < 0), None)  # null on a tie
     df = pl.DataFrame({
         "suite": gkeys["suite"].gather(G), "dimension": gkeys["dimension"].gather(G),
         "function": gkeys["function"].gather(G), "target": gkeys["target"].cast(pl.Float64).gather(G),
-        "algorithm_a": names.gather(pa[RA]), "algorithm_b": names.gather(pa[RB]),
-        "trials_a": pl.Series(pn[RA], dtype=pl.Int64), "trials_b": pl.Series(pn[RB], dtype=pl.Int64),
-        "art_a": per["art"].gather(RA), "art_b": per["art"].gather(RB),
-        "statistic": U, "p_value": P, "better": names.gather(better), "consistent": CONSISTENT,
+        "algorithm_a": names.gather(pa[ra]), "algorithm_b": names.gather(pa[rb]),
+        "trials_a": pl.Series(pn[ra], dtype=pl.Int64), "trials_b": pl.Series(pn[rb], dtype=pl.Int64),
+        "art_a": per["art"].gather(ra), "art_b": per["art"].gather(rb),
+        "statistic": tested["u"], "p_value": tested["p"], "better": names.gather(better),
+        "consistent": tested["consistent"],
     })
-    del G, RA, RB, U, P, BETTER, better, CONSISTENT
+    del G, ra, rb, better, tested
     df = stats.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
     df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()

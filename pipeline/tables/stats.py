@@ -132,15 +132,16 @@ def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[i
     t^3 - t over the groups of equal scores of the two samples pooled (scipy's tie term); the
     diagonal compares a sample with a copy of itself. Shapes (len(rows), k).
 
-    With the scores sorted once into blocks of equal scores and `c[j, b]` the trials of b in block
-    j: b's trials rank above 2 x (a's trials in earlier blocks) + a's in the same block, halved,
-    summed over b's blocks, which is one matrix product for all pairs; the cross terms of the tie
-    term, x y^2 + x^2 y per block, two more. The counts are small integers, exact in the products
-    (single precision while every sum stays below 2^24).
+    With the scores sorted once into blocks of equal scores and `c[j, a]` the trials of algorithm a
+    in block j, twice the pairs where a's trial ranks below b's plus the pairs of equal scores are
+    sum_j c[j, b] (2 x a's trials in the blocks before j + c[j, a]): one matrix product for all
+    pairs. The cross terms of the tie term (x y^2 + x^2 y per block, x and y the counts of the two
+    samples in it) are two more. The counts are small integers, exact in the products (single
+    precision while every sum stays below 2^24, else double).
     """
     values, labels = np.asarray(values), np.asarray(labels, np.int64)
     rows = np.arange(k) if rows is None else np.asarray(rows, np.int64)
-    m, nr = len(values), len(rows)
+    m = len(values)
     order = np.argsort(values, kind="stable")
     v = values[order]
     new = np.ones(m, bool)

@@ -1,32 +1,56 @@
 """Analyses benchmark: auc, both rankings and the pairwise rank-sum table for many algorithms.
 
-usage: python benchmarks/analyses.py [N] [--keep DIR] [--steps auc,rank-auc,rank-glicko2,pairwise]
+usage: python benchmarks/analyses.py [N] [--keep DIR] [--steps auc,rank-auc,rank-glicko2,pairwise,one-process]
                                      [--src DIR] [--timeout SECONDS]
 
 Builds (or reuses, with --keep DIR) the synthetic archive of N algorithms of the scale benchmark
 (benchmarks/scale.py `make_archive`, default N = 200) and its store, then times each step in a fresh
 interpreter so that its peak RSS is its own: `auc` (cocopipe auc), `rank-auc` (cocopipe rank --by auc),
 `rank-glicko2` (cocopipe rank --by glicko2) and `pairwise` (cocopipe table --pairwise, i.e.
-pipeline.tables.pairwise_table). Prints wall time, CPU time (user + system) and peak RSS per step
-and in total. `--src DIR` runs the steps with the package found in DIR (e.g. an older checkout,
-for before/after figures). Goal at N = 200: under 30 s in total on 2 cores.
+pipeline.tables.pairwise_table), then `one-process`: the four on one `open_store` in one interpreter,
+as a notebook or the report runs them, sharing what they can (the hits of the 51 targets read once,
+for auc, Glicko-2 and, through `pairwise_table(hits=)`, the pairwise table; the auc table for the
+ranking), with the wall time of each part. Prints wall time, CPU time (user + system) and peak RSS
+per step, their total, and the one-process row beside them. `--src DIR` runs the steps with the
+package found in DIR (e.g. an older checkout, for before/after figures). Goal at N = 200: under 30 s
+on 2 cores.
 
 Measured at N = 200 on the 2-core machine (23 Nov 2026, first hitting times read from the store's
-cache), disturbed by other helpers' benchmarks (load average 5 to 6 before the steps); wall s /
-CPU s / peak MB per step:
+cache), shared with other helpers' work the whole time (load average 3 to 5.6): wall times are
+disturbed, CPU times (which include about 1.5 s of imports per interpreter and, on this machine,
+5 to 6 s of system time in page faults for pairwise's 15.4 million output rows) are steadier.
+Before (a56fbf0) and now run back to back; wall s / CPU s / peak MB:
 
-    step           before (8279d1d)      now
-    auc            11.2 / 10.8 /  422     4.4 /  7.3 /  390
-    rank-auc       11.5 / 11.2 /  440     8.8 /  9.1 /  413
-    rank-glicko2   39.7 / 42.0 / 1882    10.6 / 12.5 / 1895
-    pairwise       30.1 / 29.4 / 3295    25.7 / 24.3 / 3252   (15.4 million pairs)
-    total          92.5 / 93.3           49.4 / 53.3
+    run at load 5.3 to 5.6  before (a56fbf0)      now
+    auc                     10.1 /  10.0 /  264     6.2 /  5.2 /  564
+    rank-auc                 9.3 /  11.0 /  294     8.3 /  7.1 /  572
+    rank-glicko2            10.8 /  13.4 / 2026    13.7 / 12.8 / 1611
+    pairwise                35.4 /  35.9 / 3361    30.9 / 28.4 / 2947   (15.4 million tests)
+    total                   65.6 /  70.3           59.0 / 53.5
+    one-process                -                   42.8 / 40.7 / 4188   (wall: hits 2.9, auc 2.1,
+                                                                         rank-auc 1.3, glicko2 6.6,
+                                                                         pairwise 27.9)
+    run at load 2.9 to 5.5
+    auc                     12.2 /  12.1 /  266     5.2 /  5.1 /  590
+    rank-auc                14.5 /  13.3 /  261     6.8 /  6.4 /  577
+    rank-glicko2            23.4 /  16.1 / 1917    11.7 / 11.2 / 1618
+    pairwise                60.0 /  41.9 / 3333    28.2 / 27.7 / 2924
+    total                  110.1 /  83.3           51.9 / 50.2
+    one-process                -                   47.6 / 46.0 / 4249
 
-(At load 9 to 22 the same steps took 128.8 s wall / 65.2 s CPU now, 256.3 / 99.2 before.) Of each
-step's CPU time, `Analysis.hits` (runs x targets joined to the cached hits: 14.3 million rows for
-the 51 bbob targets) takes about 6 to 7 s (3 to 4 s for the 7 table targets of pairwise) and the
-interpreter with its imports about 1.5 s; pairwise spends about 10 s in the rank-sum counts of the
-1008 (problem, target) groups and 3 s building its 15.4 million rows. The goal is not met yet.
+Glicko-2 and pairwise alternately, before / now (load 2.4 to 4.8): Glicko-2 13.8 and 12.2 s CPU /
+11.6 and 9.8; pairwise 37.5 and 34.2 / 27.8 and 26.7 (wall 26.6 and 23.8 / 27.2 and 17.9). An
+earlier quiet measurement of the same steps before this work: 38.6 s wall / 55.1 s CPU (auc 4.1,
+rank-auc 5.8, Glicko-2 8.2, pairwise 20.6 s wall). The goal is not met on this loaded machine.
+
+Where the time goes now (pairwise in one interpreter, load about 4): the rank-sum counts, p-values
+and orientation of the 1008 (problem, target) groups 5.4 s wall / 8.8 s CPU on two threads (the
+counts themselves, matrix products of per-block counts, about 1.5 s CPU; they took about 10 s);
+the precisions at FE_umin, read from the 25 million records, 2.6 / 4.8; building the 15.4
+million-row frame 3.0 (450 000 page faults); the hits of the 7 table targets, groups and per-algorithm
+statistics 2.9 / 5. Glicko-2: the cells' one integer sort 2 to 3 s, the 25 rounds 2 s, the hits 1.5
+to 2.5 s. Every step pays its interpreter, imports (scipy.stats alone 1 to 2 s under load for
+rank-auc and pairwise) and `Analysis.hits` again; the one-process mode pays them once.
 """
 from __future__ import annotations
 

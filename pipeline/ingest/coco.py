@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
-from .sources import Source
+from .sources import ArchiveFiles, Source
 
 _KV = re.compile(r"\s*([A-Za-z_][\w ]*?)\s*=\s*('[^']*'|\"[^\"]*\"|[^,]*)\s*(?:,|$)")
 _RUN = re.compile(r"^(-?\d+)(?::\s*([-+.\deEinfINFaN]+)\s*\|\s*([-+.\deEinfINFaN]+))?$")
@@ -227,33 +227,70 @@ def _text(buf: bytes, arr: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> 
         inline = np.where(k < lens[short, None], arr[idx], 0).astype(np.uint8)
         views.view(np.uint8)[short, 4:] = inline
     array = pa.Array.from_buffers(pa.string_view(), n, [None, pa.py_buffer(views), pa.py_buffer(buf)])
-    return pl.Series("text", array)
+    return pl.Series("text", _CArray(array))
+
+
+class _CArray:
+    """An Arrow array seen only through the Arrow C data interface: Polars takes it as it is, without
+    the conversion path for pyarrow objects (which imports pyarrow.compute, a quarter of a second)."""
+
+    def __init__(self, array: pa.Array):
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self.array.__arrow_c_array__(requested_schema)
+
+
+def _layout(src: Source, paths: list[str]) -> tuple[bytes, np.ndarray, np.ndarray]:
+    """One buffer holding the files' bytes, and where each file starts and stops in it: the tar
+    stream of an archive as it is (no copy; 12 bytes can be read past any file's end, tar blocks
+    follow), else the files joined (see `_joined`), also where an archive's file is not UTF-8."""
+    files = src.files
+    if isinstance(files, ArchiveFiles) and len(files.buffer) <= MAX_BUFFER:
+        buf = files.buffer
+        spans = np.array([files.spans[p] for p in paths], np.int64).reshape(-1, 2)
+        try:
+            if not buf.isascii():
+                for p in paths:
+                    str(files.view(p), "utf-8")
+            return buf, spans[:, 0], spans[:, 1]
+        except UnicodeDecodeError:
+            pass
+    buf, ends = _joined(src, paths)
+    return buf, np.r_[0, ends[:-1]], ends
 
 
 def _lines(src: Source, paths: list[str]) -> tuple[pl.DataFrame, bool]:
     """All lines of the given files: file index, line number, text (stripped); and whether any line
     holds a tab.
 
-    The files are joined into one buffer; numpy finds its newlines, and the lines become one
-    string column viewing that buffer (see `_text`): no per-line Python, no copy of the text."""
+    numpy finds the newlines of each file in one buffer holding them all (see `_layout`), and the
+    lines become one string column viewing that buffer (see `_text`): no per-line Python, no copy of
+    the text."""
     if not paths:
         return pl.DataFrame(schema={"file": pl.Int32, "lineno": pl.Int32, "text": pl.String}), False
-    buf, file_ends = _joined(src, paths)
-    if len(buf) > MAX_BUFFER and len(paths) > 1:
+    if sum(len(src.view(p)) for p in paths) > MAX_BUFFER and len(paths) > 1:
         half = len(paths) // 2
         (a, ta), (b, tb) = _lines(src, paths[:half]), _lines(src, paths[half:])
         return pl.concat([a, b.with_columns(pl.col("file") + half)]), ta or tb
-    tabs = buf.find(b"\t") >= 0
+    buf, first, stop = _layout(src, paths)
     arr = np.frombuffer(buf, np.uint8)
-    ends = np.flatnonzero(arr == 10)
+    # each file's lines end at its newlines, and at its end when its last byte is not one
+    ends, tabs = [], False
+    for lo, hi in zip(first.tolist(), stop.tolist()):
+        part = arr[lo:hi]
+        e = np.flatnonzero(part == 10) + lo
+        ends.append(e if hi == lo or part[-1] == 10 else np.append(e, hi))
+        tabs = tabs or buf.find(b"\t", lo, hi) >= 0
+    counts = np.array([len(e) for e in ends])
+    ends = np.concatenate(ends)
+    file = np.repeat(np.arange(len(paths), dtype=np.int32), counts)
+    top = np.r_[0, np.cumsum(counts)[:-1]]  # each file's first line
     starts = np.empty_like(ends)
-    starts[:1] = 0
     starts[1:] = ends[:-1] + 1
+    starts[top[counts > 0]] = first[counts > 0]
     lens = (ends - starts).astype(np.int32)
-    # the file of each line, and its number there (files with no bytes have no lines)
-    file = np.searchsorted(file_ends, ends, side="right").astype(np.int32)
-    first = np.searchsorted(ends, np.r_[0, file_ends[:-1]])
-    lineno = (np.arange(len(ends)) - first[file] + 1).astype(np.int32)
+    lineno = (np.arange(len(ends)) - top[file] + 1).astype(np.int32)
     df = pl.DataFrame({"file": file, "lineno": lineno, "text": _text(buf, arr, starts, lens)})
     # lines that start or end with white space (or a non-ASCII character), or are blank: stripped
     head, tail = arr[np.minimum(starts, len(arr) - 1)], arr[np.maximum(ends - 1, 0)]

@@ -39,10 +39,14 @@ def source_name(path: Path) -> str:
 
 class ArchiveFiles(Mapping[str, bytes]):
     """The files of an unpacked archive by path: views into its tar stream, handed out as bytes
-    (a copy) by `[]`, or as they are by `view` (no copy, for readers that take any bytes-like)."""
+    (a copy) by `[]`, or as they are by `view` (no copy, for readers that take any bytes-like);
+    `buffer` is the tar stream and `spans` where each file lies in it (start, stop)."""
 
-    def __init__(self, views: dict[str, memoryview]):
-        self._views = views
+    def __init__(self, buffer: bytes, spans: dict[str, tuple[int, int]]):
+        self.buffer = buffer
+        self.spans = spans
+        view = memoryview(buffer)
+        self._views = {name: view[a:b] for name, (a, b) in spans.items()}
 
     def __getitem__(self, name: str) -> bytes:
         return self._views[name].tobytes()
@@ -109,8 +113,7 @@ def _tar_members(tar: bytes) -> ArchiveFiles | None:
     it (no copy): one pass over the 512-byte headers (ustar, GNU long names, pax paths). None when
     the stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256, truncated data, no
     end-of-archive block)."""
-    files: dict[str, memoryview] = {}
-    view = memoryview(tar)
+    files: dict[str, tuple[int, int]] = {}
     pos, end = 0, len(tar)
     long_name: bytes | None = None
     pax: dict[str, str] = {}
@@ -148,10 +151,10 @@ def _tar_members(tar: bytes) -> ArchiveFiles | None:
             path = pax.get("path") or (long_name or name).decode("utf-8", "surrogateescape")
             long_name, pax = None, {}
             if kind in _FILE_TYPES and not path.endswith("/") and _keep(path):
-                files[path.replace("\\", "/").removeprefix("./")] = view[start:start + size]
+                files[path.replace("\\", "/").removeprefix("./")] = (start, start + size)
     except ValueError:
         return None
-    return ArchiveFiles(files) if ended else None
+    return ArchiveFiles(tar, files) if ended else None
 
 
 def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:

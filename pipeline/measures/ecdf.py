@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -174,22 +174,30 @@ def sample_size(trial_counts: np.ndarray, samples: int) -> int:
     return k * max(2, samples // k)
 
 
-def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:
-    """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
-    (suite, algorithm, dimension), so a result does not depend on what else is selected. Arrays
-    (fid, value, mass) where there are any."""
-    empty = pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
+class _Block(NamedTuple):
+    """The trials of one (suite, algorithm, dimension), with its own generator: problem keys (fid)
+    and, per trial repeated by its weight, its problem `gid`, `cost` and `success`; trials per
+    problem `n` and cocopp's sample size."""
+
+    keys: np.ndarray
+    gid: np.ndarray
+    cost: np.ndarray
+    success: np.ndarray
+    n: np.ndarray
+    size: int
+    rng: np.random.Generator
+
+
+def _blocks(data: _Data, samples: int, seed: int) -> Iterator[_Block]:
+    """Every (suite, algorithm, dimension) of the trials (sorted by fid, target, trial: one block
+    each), with a generator seeded by the key, so a result does not depend on what else is selected."""
     trials, funcs = data.trials, data.funcs
-    if not trials.height:
-        return empty
-    # the trials are sorted by fid, target, trial: every (suite, algorithm, dimension) is one block
     fid, target = trials["fid"].to_numpy().astype(np.int64), trials["target"].to_numpy()
     rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
     cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
     new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
     key_start = np.flatnonzero(new_key)
     bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
-    parts = []
     for i, k in enumerate(key_start):
         lo, hi = bounds[i], bounds[i + 1]
         f, t = fid[lo:hi], target[lo:hi]
@@ -197,13 +205,24 @@ def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tup
         keys = f[first]
         rep = rep_all[lo:hi]
         gid = np.repeat(np.cumsum(first) - 1, rep)
-        cost, success = np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep)
-        size = sample_size(np.bincount(gid, minlength=len(keys)), samples)
+        n = np.bincount(gid, minlength=len(keys))
         key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
-        rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
-        sg, rt = restarts.simulate(gid, cost, success, len(keys), size, rng, first_deterministic=True)
-        per = np.bincount(sg, minlength=len(keys))  # samples drawn per problem (a multiple of its trials)
-        parts.append((keys[sg], rt, 1.0 / per[sg]))
+        yield _Block(keys, gid, np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep), n,
+                     sample_size(n, samples), np.random.default_rng([seed, zlib.crc32(repr(key).encode())]))
+
+
+def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:
+    """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
+    (suite, algorithm, dimension), so a result does not depend on what else is selected. Arrays
+    (fid, value, mass) where there are any."""
+    empty = pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
+    if not data.trials.height:
+        return empty
+    parts = []
+    for b in _blocks(data, samples, seed):
+        sg, rt = restarts.simulate(b.gid, b.cost, b.success, len(b.keys), b.size, b.rng, first_deterministic=True)
+        per = np.bincount(sg, minlength=len(b.keys))  # samples drawn per problem (a multiple of its trials)
+        parts.append((b.keys[sg], rt, 1.0 / per[sg]))
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
@@ -221,29 +240,11 @@ class _Counted(NamedTuple):
 def _simulated_counts(data: _Data, samples: int, seed: int) -> _Counted:
     """`_simulated_atoms` counted: the same generators draw the same restarts (only problems with an
     unsuccessful trial draw anything), the samples of problems whose trials all succeed are counted."""
-    trials, funcs = data.trials, data.funcs
     fids, values, counts = [np.zeros(0, np.int64)], [np.zeros(0)], [np.zeros(0, np.int64)]
-    mass = np.zeros(funcs.height)
-    if not trials.height:
+    mass = np.zeros(data.funcs.height)
+    if not data.trials.height:
         return _Counted(fids[0], values[0], counts[0], mass)
-    fid, target = trials["fid"].to_numpy().astype(np.int64), trials["target"].to_numpy()
-    rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
-    cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
-    new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
-    key_start = np.flatnonzero(new_key)
-    bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
-    for i, k in enumerate(key_start):
-        lo, hi = bounds[i], bounds[i + 1]
-        f, t = fid[lo:hi], target[lo:hi]
-        first = np.r_[True, (f[1:] != f[:-1]) | (t[1:] != t[:-1])]
-        keys = f[first]
-        rep = rep_all[lo:hi]
-        gid = np.repeat(np.cumsum(first) - 1, rep)
-        cost, success = np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep)
-        n = np.bincount(gid, minlength=len(keys))
-        size = sample_size(n, samples)
-        key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
-        rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+    for keys, gid, cost, success, n, size, rng in _blocks(data, samples, seed):
         nsucc = np.bincount(gid, weights=success, minlength=len(keys))
         per = (np.ceil(size / np.maximum(n, 1)) * n).astype(np.int64)  # samples per problem, as `simulate`
         mass[keys[nsucc > 0]] = 1.0 / per[nsucc > 0]

@@ -45,24 +45,24 @@ class ArchiveFiles(Mapping[str, bytes]):
     def __init__(self, buffer: bytes, spans: dict[str, tuple[int, int]]):
         self.buffer = buffer
         self.spans = spans
-        view = memoryview(buffer)
-        self._views = {name: view[a:b] for name, (a, b) in spans.items()}
 
     def __getitem__(self, name: str) -> bytes:
-        return self._views[name].tobytes()
+        start, stop = self.spans[name]
+        return self.buffer[start:stop]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._views
+        return name in self.spans
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._views)
+        return iter(self.spans)
 
     def __len__(self) -> int:
-        return len(self._views)
+        return len(self.spans)
 
     def view(self, name: str) -> memoryview:
         """The file's bytes without a copy."""
-        return self._views[name]
+        start, stop = self.spans[name]
+        return memoryview(self.buffer)[start:stop]
 
 
 @dataclass

@@ -135,7 +135,7 @@ class Store:
         """Write (or replace) a derived table atomically: the files go under `derived/NAME/`,
         partitioned and validated like `table`; `meta` is recorded in the manifest."""
         txn = uuid.uuid4().hex
-        stage = self.path / f".stage-{txn}"
+        stage = self._stage(txn)
         parts = schema.partition_columns(table)
         added: list[str] = []
         try:
@@ -177,7 +177,7 @@ class Store:
         (safe from several threads at once; `commit` makes them part of it). The folder is flat:
         the k-th file of `added` is `k.parquet` there."""
         txn = uuid.uuid4().hex
-        stage = self.path / f".stage-{txn}"
+        stage = self._stage(txn)
         added: list[str] = []
         try:
             stage.mkdir()
@@ -196,15 +196,19 @@ class Store:
             raise
         return Staged(data, txn, added)
 
+    def _stage(self, txn: str) -> Path:
+        """The staging folder of a write."""
+        return self.path / f".stage-{txn}"
+
     def discard(self, staged: Staged) -> None:
         """Delete a staged source that will not be committed."""
-        shutil.rmtree(self.path / f".stage-{staged.txn}", ignore_errors=True)
+        shutil.rmtree(self._stage(staged.txn), ignore_errors=True)
 
     def commit(self, staged: Staged) -> list[str]:
         """Make a staged source part of the store, replacing an earlier version of it atomically
         (one commit at a time: call from one thread)."""
         data, txn, added = staged.data, staged.txn, staged.added
-        stage = self.path / f".stage-{txn}"
+        stage = self._stage(txn)
         trash = self.path / f".trash-{txn}"
         manifest = self.manifest
         old = manifest["sources"].get(data.name)

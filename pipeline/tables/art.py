@@ -468,35 +468,72 @@ def _dense_scores(success: np.ndarray, value: np.ndarray) -> np.ndarray:
     return out
 
 
-def _group_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rank-sum counts of every pair of algorithms of one (problem, target).
+def _levels(g: np.ndarray, umin: np.ndarray, ngroups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The levels of every group: its distinct FE_umin ascending (`levels`, group gi's from
+    `start[gi]`), and the number of levels up to each (group, algorithm) row's own FE_umin."""
+    o = np.lexsort((umin, g))
+    gs, us = g[o], umin[o]
+    new = np.ones(len(o), bool)
+    new[1:] = (gs[1:] != gs[:-1]) | (us[1:] != us[:-1])
+    level = np.cumsum(new) - 1  # global level of each row
+    start = np.searchsorted(gs[new], np.arange(ngroups))
+    count = np.empty(len(o), np.int64)
+    count[o] = level - start[gs] + 1
+    return us[new], start, count
 
-    `alg`: local algorithm of each trial (sorted), `hit` runtimes (NaN: not reached), `umin[a]`:
-    FE_umin of algorithm a alone (inf if all its trials succeeded), `n[a]` its trials,
-    `prec_of(fe, mask)`: the precisions after fe evaluations of the trials in `mask`. The test of
-    a against b uses FE_umin = min(umin[a], umin[b]): the pairs are counted together per distinct
-    FE_umin, with the algorithms of larger FE_umin scored at it.
-    Returns k x k matrices: U of a against b, the tie term of the pair (`stats.pair_counts`), and
-    whether either sample holds NaN at the pair's FE_umin (no test, as scipy).
-    """
-    k = len(umin)
-    u_all, t_all = np.zeros((k, k)), np.zeros((k, k))
-    nan_all = np.zeros((k, k), bool)
-    for fe in np.unique(umin):
-        part = umin >= fe  # algorithms in pairs tested at this FE_umin: those with umin == fe and the others
-        pivots = np.flatnonzero(umin == fe)
-        if part.sum() < 2:
+
+def _precision_of(analysis, alg: np.ndarray, run: np.ndarray, fe: np.ndarray, order: list[str], chunk: int
+                  ) -> np.ndarray:
+    """The best precision of each run `run[i]` (of algorithm `order[alg[i]]`) after `fe[i]` evaluations
+    (`_precision_at`, asked once per distinct (run, fe))."""
+    if not len(run):
+        return np.empty(0)
+    urun, rinv = np.unique(run, return_inverse=True)
+    ufe, finv = np.unique(fe, return_inverse=True)
+    key = rinv.reshape(-1) * len(ufe) + finv.reshape(-1)
+    ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    q = pl.DataFrame({"algorithm": pl.Series(order, dtype=pl.String).gather(alg[first]), "run_id": run[first],
+                      "fe": fe[first]})
+    q = q.sort("algorithm", maintain_order=True)  # _precision_at answers group by group of algorithms, in order
+    prec = _precision_at(analysis, q, chunk)
+    got = np.searchsorted(urun, prec["run_id"].to_numpy()) * len(ufe) + np.searchsorted(ufe, prec["fe"].to_numpy())
+    vals = np.empty(len(ukey))
+    vals[np.searchsorted(ukey, got)] = prec["prec"].to_numpy()
+    return vals[inv.reshape(-1)]
+
+
+def _group_counts(lab: np.ndarray, nlev: np.ndarray, rows: np.ndarray, score: np.ndarray, success: np.ndarray,
+                  x: np.ndarray, y: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank-sum counts of the pairs (x, y) of algorithms of one (problem, target).
+
+    `lab`: algorithm of each trial (ascending), `nlev[a]`: the levels (distinct FE_umin of the group,
+    ascending) up to algorithm a's own FE_umin, trial i's scores at levels 0, 1, ... in
+    `score[rows[i]:rows[i + 1]]` (`success`: reached the target by that level's FE_umin), `n[a]` its
+    trials. The test of a against b uses FE_umin = min of theirs: the pairs are counted together per
+    level, each algorithm whose FE_umin is the level against all those of that level or above.
+    Returns U of x against y, the tie term of the pair (`stats.pair_counts`), and whether either
+    sample holds NaN at the pair's FE_umin (no test, as scipy)."""
+    k = len(n)
+    ntl = np.repeat(nlev, n)  # levels of each trial
+    u_all, t_all, nan_all = np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k), bool)
+    for j in range(int(nlev.max())):
+        pivots = np.flatnonzero(nlev == j + 1)
+        if not len(pivots) or (nlev > j).sum() < 2:
             continue
-        members, local, lab, bad, ok, scores = _part_scores(part, alg, hit, fe, prec_of, k)
-        u, ties = stats.pair_counts(scores, lab[ok], len(members), local[pivots])
-        # each pair at the smaller FE_umin: (pivot, member) and its mirror; pivot pairs twice, alike
-        nan = bad[local[pivots]][:, None] | bad[None, :]
-        pv, mb = pivots[:, None], members[None, :]
-        u_all[pv, mb], t_all[pv, mb], nan_all[pv, mb] = u, ties, nan
-        u_all[mb.T, pv.T] = (n[members][:, None] * n[pivots][None, :]).astype(float) - u.T
-        t_all[mb.T, pv.T], nan_all[mb.T, pv.T] = ties.T, nan.T
-    return u_all, t_all, nan_all
+        member = ntl > j
+        at = rows[:-1][member] + j
+        sc, lb, ok_ = score[at], lab[member], success[at]
+        bad = np.zeros(k, bool)
+        nan = np.isnan(sc)
+        if nan.any():  # scipy gives NaN for samples with NaN: no test
+            bad[np.unique(lb[nan])] = True
+            keep = ~bad[lb]
+            sc, lb, ok_ = sc[keep], lb[keep], ok_[keep]
+        u, ties = stats.pair_counts(_dense_scores(ok_, sc), lb, k, pivots)
+        u_all[pivots], t_all[pivots], nan_all[pivots] = u, ties, bad[pivots][:, None] | bad[None, :]
+    first = nlev[x] <= nlev[y]  # x's FE_umin is the pair's: its row holds the pair
+    u = np.where(first, u_all[x, y], (n[x] * n[y]).astype(float) - u_all[y, x])
+    return u, np.where(first, t_all[x, y], t_all[y, x]), np.where(first, nan_all[x, y], nan_all[y, x])
 
 
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
@@ -561,28 +598,26 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64))
     per = per.join(bal.drop("algorithm"), on=[*KEY, "target", "a"], how="left", maintain_order="left")
     del hits, bal
-    # precisions needed: late trials of every algorithm at each smaller-or-equal FE_umin of its group
-    fes = per.filter(pl.col("umin").is_finite()).select("g", fe="umin").unique()
-    q = (
-        h.select("g", "a", "algorithm", "run_id", "hitf").join(per.select("g", "a", "umin"), on=["g", "a"])
-        .join(fes, on="g").filter((pl.col("fe") <= pl.col("umin")) & ~(pl.col("hitf") <= pl.col("fe")))
-        .select("algorithm", "run_id", "fe").unique()
-    )
-    prec = _precision_at(analysis, q, chunk).sort("run_id", "fe")
-    del q
-    ufe, urun = np.unique(prec["fe"].to_numpy()), np.unique(prec["run_id"].to_numpy())
-    nfe = max(len(ufe), 1)  # (run, fe) as one sorted integer key: run ids are hashes, so their ranks
-    pkeys = np.searchsorted(urun, prec["run_id"].to_numpy()) * nfe + np.searchsorted(ufe, prec["fe"].to_numpy())
-    pvals = prec["prec"].to_numpy()
-    del prec
-
+    # every (problem, target) group's levels: the distinct FE_umin of its algorithms, ascending (inf
+    # last); each trial scored at every level up to its algorithm's own, one row per (trial, level)
     g_arr, a_arr = h["g"].to_numpy(), h["a"].to_numpy()
     hit_arr, run_arr = h["hitf"].to_numpy(), h["run_id"].to_numpy()
-    del h
     ngroups = int(per["g"].max()) + 1 if per.height else 0
     bounds = np.searchsorted(g_arr, np.arange(ngroups + 1))
-    pbounds = np.searchsorted(per["g"].to_numpy(), np.arange(ngroups + 1))
+    pg = per["g"].to_numpy()
+    pbounds = np.searchsorted(pg, np.arange(ngroups + 1))
     pa, pumin, pn = per["a"].to_numpy(), per["umin"].to_numpy(), per["trials"].to_numpy()
+    levels, lstart, plev = _levels(pg, pumin, ngroups)
+    tlev = np.repeat(plev, pn)  # levels of each trial (h and per are both in (g, a) order)
+    rstart = np.r_[0, np.cumsum(tlev)]  # each trial's first row in the (trial, level) arrays
+    fe = levels[np.repeat(lstart[g_arr] - rstart[:-1], tlev) + np.arange(rstart[-1])]
+    trial = np.repeat(np.arange(len(g_arr)), tlev)
+    success = hit_arr[trial] <= fe
+    late = np.flatnonzero(~success)
+    score = 1.0 / hit_arr[trial]
+    score[late] = -_precision_of(analysis, a_arr[trial[late]], run_arr[trial[late]], fe[late], order, chunk)
+    del h, fe, trial, late
+
     rank_name = np.array([nidx[x] for x in order], np.int64)
     kmax = int(np.diff(pbounds).max(initial=0))
     upper = np.triu_indices(kmax, 1)  # pairs (x, y), x before y in the selection's order
@@ -595,23 +630,16 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     if total == 0:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
     tested = {"ra": np.empty(total, np.int32), "rb": np.empty(total, np.int32), "u": np.empty(total),
-            "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool)}
+              "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool)}
 
     def tests(gi: int) -> None:
         """The tests of group gi in (a, b) name order: rows of `per` of a and b, U of a, p, the
         better-ranked algorithm (order index, -1 on a tie), cocopp's consistency rule."""
-        s, e = bounds[gi], bounds[gi + 1]
         ps_, pe_ = pbounds[gi], pbounds[gi + 1]
         if pe_ - ps_ < 2:
             return
+        s, e = bounds[gi], bounds[gi + 1]
         algs = pa[ps_:pe_]  # order index of the group's algorithms, ascending
-        runs = run_arr[s:e]
-
-        def prec_of(fe, idx):
-            return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
-
-        u, t, nan = _group_tests(np.searchsorted(algs, a_arr[s:e]), hit_arr[s:e], pumin[ps_:pe_], pn[ps_:pe_],
-                                 prec_of)
         k = len(algs)
         x, y = upper
         if k < kmax:
@@ -621,11 +649,12 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         if len(key) > 1 and not (key[1:] > key[:-1]).all():  # already in name order when the selection's is
             o = np.argsort(key)
             x, y = x[o], y[o]
+        u, t, nan = _group_counts(np.repeat(np.arange(k), pn[ps_:pe_]), plev[ps_:pe_], rstart[s:e + 1] - rstart[s],
+                                  score[rstart[s]:rstart[e]], success[rstart[s]:rstart[e]], x, y, pn[ps_:pe_])
         ra, rb = ps_ + x, ps_ + y
-        u, nan = u[x, y], nan[x, y]
         u[nan] = 0.0
         na, nb = pn[ra].astype(float), pn[rb].astype(float)
-        p = _pair_p(u, na, nb, t[x, y], nan, cache)
+        p = _pair_p(u, na, nb, t, nan, cache)
         d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
         best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
         sl = slice(offsets[gi], offsets[gi + 1])

@@ -243,8 +243,9 @@ class _CArray:
 
 def _layout(src: Source, paths: list[str]) -> tuple[bytes, np.ndarray, np.ndarray]:
     """One buffer holding the files' bytes, and where each file starts and stops in it: the tar
-    stream of an archive as it is (no copy; 12 bytes can be read past any file's end, tar blocks
-    follow), else the files joined (see `_joined`), also where an archive's file is not UTF-8."""
+    stream of an archive or the buffer a folder was read into, as it is (no copy; 12 bytes can be
+    read past any file's end: tar blocks or padding follow), else the files joined (see `_joined`),
+    also where a file is not UTF-8."""
     files = src.files
     if isinstance(files, ArchiveFiles) and len(files.buffer) <= MAX_BUFFER:
         buf = files.buffer

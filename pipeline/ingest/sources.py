@@ -38,11 +38,12 @@ def source_name(path: Path) -> str:
 
 
 class ArchiveFiles(Mapping[str, bytes]):
-    """The files of an unpacked archive by path: views into its tar stream, handed out as bytes
-    (a copy) by `[]`, or as they are by `view` (no copy, for readers that take any bytes-like);
-    `buffer` is the tar stream and `spans` where each file lies in it (start, stop)."""
+    """The files of an unpacked archive (or of a folder) by path: views into one buffer holding them
+    all, handed out as bytes (a copy) by `[]`, or as they are by `view` (no copy, for readers that
+    take any bytes-like); `buffer` is the tar stream (or the folder's files one after the other) and
+    `spans` where each file lies in it (start, stop)."""
 
-    def __init__(self, buffer: bytes, spans: dict[str, tuple[int, int]]):
+    def __init__(self, buffer: bytes | bytearray, spans: dict[str, tuple[int, int]]):
         self.buffer = buffer
         self.spans = spans
 
@@ -183,21 +184,37 @@ def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:
     return files
 
 
+#: bytes left after each file of a folder read into one buffer (readers may look a few bytes past a file's end)
+_PAD = 16
+
+
+def _read_folder(root: Path) -> ArchiveFiles:
+    """The COCO log files of a folder (archives inside excluded), read one after the other into one
+    buffer, as an archive's are held: no per-file bytes to join again for parsing."""
+    found = [(f.relative_to(root).as_posix(), f) for f in sorted(root.rglob("*")) if f.is_file() and _keep(f.name)]
+    sizes = [f.stat().st_size for _, f in found]
+    buf = bytearray(sum(sizes) + _PAD * len(sizes))
+    view, spans, pos = memoryview(buf), {}, 0
+    for (name, f), size in zip(found, sizes):
+        with open(f, "rb") as fh:
+            n = fh.readinto(view[pos:pos + size])  # a file that shrank since: what it holds now
+        spans[name] = (pos, pos + n)
+        pos += size + _PAD
+    return ArchiveFiles(buf, spans)
+
+
 def read_source(path: str | os.PathLike) -> Source:
     """Read every COCO log file of a folder (archives inside excluded) or an archive."""
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{p}: no such file or folder")
     if p.is_dir():
-        files = {}
-        for f in sorted(p.rglob("*")):
-            if f.is_file() and _keep(f.name):
-                files[f.relative_to(p).as_posix()] = f.read_bytes()
+        files = _read_folder(p)
         h = hashlib.sha256()
         for name in sorted(files):
             h.update(name.encode())
             h.update(b"\0")
-            h.update(hashlib.sha256(files[name]).digest())
+            h.update(hashlib.sha256(files.view(name)).digest())
     elif is_archive(p):
         raw = p.read_bytes()
         files = _read_archive(p, raw)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 
 import polars as pl
@@ -249,9 +250,10 @@ class Analysis:
         range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
         from .measures import ecdf as m
 
-        return self._ecdf_parts(lambda h: m.ecdf(h, group, mode=mode, samples=samples, seed=seed,
-                                                 max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group", "x"], independent=True)
+        m.check(mode, self.max_budget, max_x)
+        return self._ecdf_parts(lambda d: m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
+                                                       max_budget=self.max_budget, max_x=max_x),
+                                targets, reference, chunk, ["group", "x"], independent=True, schema=m.STEP_SCHEMA)
 
     def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
                      reference=None, chunk: int | None = 8) -> pl.LazyFrame:
@@ -259,8 +261,9 @@ class Analysis:
         median_max_evaluations, problems, functions, trials."""
         from .measures import ecdf as m
 
-        return self._ecdf_parts(lambda h: m.ecdf_summary(h, group, max_budget=self.max_budget, mode=mode, max_x=max_x),
-                                targets, reference, chunk, ["group"], independent=True)
+        m.check(mode, self.max_budget, max_x)
+        return self._ecdf_parts(lambda d: m.summary_table(d, group, mode=mode, max_budget=self.max_budget, max_x=max_x),
+                                targets, reference, chunk, ["group"], independent=True, schema=m.SUMMARY_SCHEMA)
 
     def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
                   seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
@@ -280,17 +283,58 @@ class Analysis:
         return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, self.max_budget, max_x),
                                 targets, reference, chunk, ["group", "instance", "x"])
 
-    def _ecdf_parts(self, table, targets, reference, chunk, order, independent: bool = False) -> pl.LazyFrame:
+    def _ecdf_parts(self, table, targets, reference, chunk, order, independent: bool = False,
+                    schema: pl.Schema | None = None) -> pl.LazyFrame:
         """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent);
         `independent`: each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one
-        generator per suite, algorithm and dimension), so the groups are balanced over the workers."""
+        generator per suite, algorithm and dimension), so the groups are balanced over the workers.
+        With `schema`, `table` takes a group's prepared trials instead (`_ecdf_trials`) and gives that schema."""
         tf = self.target_frame(targets, reference=reference)
-        if chunk:
+        if chunk or schema is not None:
             tf = tf.collect()  # the targets once, not per group
-            self._fill_cache(tf)
-            tf = tf.lazy()
-        return self.per_algorithm(lambda a: table(a.hits(tf)), chunk, ["suite", "algorithm", "dimension", *order],
+            if chunk:
+                self._fill_cache(tf)
+        if schema is not None:
+            def measure(a: Analysis) -> pl.LazyFrame:
+                return pl.defer(lambda: table(self._ecdf_trials(a, tf)), schema=schema)
+        else:
+            def measure(a: Analysis) -> pl.LazyFrame:
+                return table(a.hits(tf.lazy()))
+        return self.per_algorithm(measure, chunk, ["suite", "algorithm", "dimension", *order],
                                   balance=independent, presorted=independent)
+
+    #: trial rows of prepared ECDF data an Analysis keeps for its next ECDF table (about 50 bytes a row)
+    ECDF_KEEP_ROWS = 2_000_000
+    _ecdf_lock = threading.Lock()
+
+    def _ecdf_trials(self, part: Analysis, tf: pl.DataFrame):
+        """`ecdf.prepare` of the hits of `part` (this Analysis or a group of its algorithms) for the targets
+        `tf`, kept on this Analysis (the latest, up to ECDF_KEEP_ROWS trial rows) for the next ECDF table of
+        the same part, settings, targets and state of the store: `ecdf` then `ecdf_summary` (as the charts
+        draw them) read and order the hits once."""
+        from .measures import ecdf as m
+
+        try:
+            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
+        except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
+            stamp = None
+        if stamp is None or part.indicator != "logged":
+            return m.prepare(part.hits(tf.lazy()).collect())
+        key = (stamp, tuple((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in part.filters.items()),
+               part.max_budget, part.all_instances, part.exact, part.cache,
+               tuple(tf.columns), tuple(map(str, tf.dtypes)), tuple(tf.iter_rows()))
+        kept = self.__dict__.setdefault("_ecdf_kept", {})
+        with self._ecdf_lock:
+            data = kept.get(key)
+        if data is None:
+            data = m.prepare(part.hits(tf.lazy()).collect())
+            rows = data.trials.height
+            with self._ecdf_lock:
+                if rows <= self.ECDF_KEEP_ROWS:
+                    while kept and sum(d.trials.height for d in kept.values()) + rows > self.ECDF_KEEP_ROWS:
+                        kept.pop(next(iter(kept)))  # the oldest first
+                    kept[key] = data
+        return data
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:

@@ -128,6 +128,12 @@ def _prepare(hits: pl.DataFrame) -> _Data:
     return _Data(trials, funcs, problems.join(funcs, on="fid", how="left", maintain_order="left"))
 
 
+def prepare(hits: pl.DataFrame | _Data) -> _Data:
+    """An eager frame of hitting times prepared for `ecdf_table` and `summary_table` (which take either):
+    prepared once, it serves both tables of the same hits."""
+    return hits if isinstance(hits, _Data) else _prepare(hits)
+
+
 def _trial_order(trials: pl.DataFrame) -> np.ndarray:
     """The order by fid, target, trial (run_id where trial numbers repeat)."""
     rid = trials["run_id"].to_numpy()
@@ -370,14 +376,14 @@ def _exact_atoms(data: _Data, limits: pl.DataFrame) -> pl.DataFrame:
 
 
 # -- tables ---------------------------------------------------------------------------------------------
-def ecdf_table(hits: pl.DataFrame, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+def ecdf_table(hits: pl.DataFrame | _Data, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
                max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
-    """The step table of an eager frame of hitting times (see `ecdf`)."""
+    """The step table of an eager frame of hitting times, or of the same `prepare`d (see `ecdf`)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     if samples < 1:
         raise ValueError(f"samples {samples}: expected a positive number")
-    data = _prepare(hits)
+    data = prepare(hits)
     members = _members(data.problems, group)
     limits = _limits(data, mode, max_budget, max_x)
     if mode == "trials":
@@ -469,10 +475,10 @@ def _steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: _Data, members: p
     return out.select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
 
 
-def summary_table(hits: pl.DataFrame, group=None, mode: str = "simulated", max_budget: str | float | None = None,
-                  max_x: float | str | None = None) -> pl.DataFrame:
-    """The summary of an eager frame of hitting times (see `ecdf_summary`)."""
-    data = _prepare(hits)
+def summary_table(hits: pl.DataFrame | _Data, group=None, mode: str = "simulated",
+                  max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+    """The summary of an eager frame of hitting times, or of the same `prepare`d (see `ecdf_summary`)."""
+    data = prepare(hits)
     members = _members(data.problems, group)
     limits = _limits(data, mode, max_budget, max_x)
     per_problem = data.problems.join(members, on=["suite", "function"], maintain_order="left").group_by(
@@ -497,6 +503,13 @@ def summary_table(hits: pl.DataFrame, group=None, mode: str = "simulated", max_b
     return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
 
+def check(mode: str = "simulated", max_budget: str | float | None = None, max_x: float | str | None = None) -> None:
+    """A ValueError for an unknown mode or a bad plotted range (before anything is computed)."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    _range_spec(mode, max_budget, max_x)
+
+
 def _lazy(hits: pl.LazyFrame, build, schema: pl.Schema) -> pl.LazyFrame:
     return hits.map_batches(build, schema=schema, streamable=False)
 
@@ -509,9 +522,7 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
     `group`: None for every level (fN, the suite's cocopp groups, "all"), or names to keep;
     `mode`: simulated, exact or trials; `max_budget` (B or "Nx") or `max_x`: the plotted range
     (see the module)."""
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    _range_spec(mode, max_budget, max_x)
+    check(mode, max_budget, max_x)
     return _lazy(hits, lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x), STEP_SCHEMA)
 
 
@@ -522,7 +533,5 @@ def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
     the group's problems), solvable_fraction, max_x (the plotted range of `mode`), median_max_evaluations
     (the cross: median of the trials' evaluations / dimension), problems (function x target x instance),
     functions, trials."""
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    _range_spec(mode, max_budget, max_x)
+    check(mode, max_budget, max_x)
     return _lazy(hits, lambda df: summary_table(df, group, mode, max_budget, max_x), SUMMARY_SCHEMA)

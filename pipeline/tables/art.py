@@ -629,8 +629,17 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     total = int(offsets[-1])
     if total == 0:
         raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
+    # the output's columns of numbers, filled group by group (numpy's large arrays: few page faults)
+    gcols = {c: gkeys[c].cast(pl.Float64 if c == "target" else gkeys[c].dtype) for c in ("dimension", "function", "target")}
+    gvals = {c: v.to_numpy() for c, v in gcols.items() if not v.has_nulls()}
+    art = per["art"].to_numpy() if not per["art"].has_nulls() else None
+    pa32 = pa.astype(np.uint32)
     tested = {"ra": np.empty(total, np.int32), "rb": np.empty(total, np.int32), "u": np.empty(total),
-              "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool)}
+              "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool),
+              "alg_a": np.empty(total, np.uint32), "alg_b": np.empty(total, np.uint32),
+              "trials_a": np.empty(total, np.int64), "trials_b": np.empty(total, np.int64),
+              **{c: np.empty(total, v.dtype) for c, v in gvals.items()},
+              **({"art_a": np.empty(total), "art_b": np.empty(total)} if art is not None else {})}
 
     def tests(gi: int) -> None:
         """The tests of group gi in (a, b) name order: rows of `per` of a and b, U of a, p, the
@@ -661,6 +670,12 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         tested["ra"][sl], tested["rb"][sl], tested["u"][sl], tested["p"][sl] = ra, rb, u, p
         tested["better"][sl] = np.where(d == 0, -1, pa[best])
         tested["consistent"][sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
+        tested["alg_a"][sl], tested["alg_b"][sl] = pa32[ra], pa32[rb]
+        tested["trials_a"][sl], tested["trials_b"][sl] = pn[ra], pn[rb]
+        if art is not None:
+            tested["art_a"][sl], tested["art_b"][sl] = art[ra], art[rb]
+        for c, v in gvals.items():
+            tested[c][sl] = v[gi]
 
     cache: dict = {}  # scipy's exact p-values per pair of sample sizes
     # groups on threads (numpy releases the GIL in the large array operations); the matrix products
@@ -672,16 +687,17 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(tests, range(ngroups)):
             pass
-    G = np.repeat(np.arange(ngroups), sizes)
+    G = np.repeat(np.arange(ngroups, dtype=np.uint32), sizes)
     names = pl.Series(order, dtype=pl.String)
     ra, rb = tested["ra"], tested["rb"]
-    better = pl.Series(tested["better"]).set(pl.Series(tested["better"] < 0), None)  # null on a tie
+    better = pl.Series(tested["better"].astype(np.uint32)).set(pl.Series(tested["better"] < 0), None)  # null on a tie
     df = pl.DataFrame({
-        "suite": gkeys["suite"].gather(G), "dimension": gkeys["dimension"].gather(G),
-        "function": gkeys["function"].gather(G), "target": gkeys["target"].cast(pl.Float64).gather(G),
-        "algorithm_a": names.gather(pa[ra]), "algorithm_b": names.gather(pa[rb]),
-        "trials_a": pl.Series(pn[ra], dtype=pl.Int64), "trials_b": pl.Series(pn[rb], dtype=pl.Int64),
-        "art_a": per["art"].gather(ra), "art_b": per["art"].gather(rb),
+        "suite": gkeys["suite"].gather(G),
+        **{c: pl.Series(c, tested[c], dtype=v.dtype) if c in gvals else v.gather(G) for c, v in gcols.items()},
+        "algorithm_a": names.gather(tested["alg_a"]), "algorithm_b": names.gather(tested["alg_b"]),
+        "trials_a": tested["trials_a"], "trials_b": tested["trials_b"],
+        "art_a": tested["art_a"] if art is not None else per["art"].gather(ra),
+        "art_b": tested["art_b"] if art is not None else per["art"].gather(rb),
         "statistic": tested["u"], "p_value": tested["p"], "better": names.gather(better),
         "consistent": tested["consistent"],
     })

@@ -319,12 +319,11 @@ def marker(symbol: str, p: float | None, alpha: float = ALPHA) -> str:
 def markers(symbol: str, p: np.ndarray, alpha: float = ALPHA) -> pl.Series:
     """`marker` of every p-value of an array (NaN: no marker), as a String series."""
     p = np.asarray(p, float)
-    k = np.ones(len(p), np.int8)
-    for j in range(2, 10):
-        k += p <= float(f"1e-{j}")
+    limits = np.array([float(f"1e-{j}") for j in range(9, 1, -1)])  # 1e-9 ... 1e-2, ascending
+    k = (len(limits) + 1 - np.searchsorted(limits, p, side="left")).astype(np.uint32)  # 1 + #{j >= 2: p <= 1e-j}
     k[~(p < alpha)] = 0
     text = [""] + [symbol + (str(j) if j > 1 else "") for j in range(1, 10)]
-    return pl.Series("marker", k).replace_strict(list(range(10)), text, return_dtype=pl.String)
+    return pl.Series("marker", text, dtype=pl.String).gather(k)  # the ten texts, looked up
 
 
 def threshold_text(alpha: float = ALPHA) -> str:

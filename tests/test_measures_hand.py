@@ -290,3 +290,32 @@ def test_art_table_equals_the_aggregation_and_the_dispersion(rows, samples, dete
     got = restarts.art_table(hits, True, samples=samples, seed=4, first_deterministic=deterministic)
     assert_frame_equal(got, want, check_exact=True)
     assert_frame_equal(restarts.art_table(hits), runtime.art(hits.lazy()).collect(), check_exact=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 1e-9, 1e-3, 0.5, 1.0, 2.0, math.inf]), min_size=1, max_size=9),
+                min_size=1, max_size=5), st.integers(1, 4))
+def test_best_so_far_is_the_running_minimum_of_each_run(runs, passes):
+    # records above the best so far (an old logger's last line, several in a row) take the run's best so far
+    best = np.array([b for run in runs for b in run])
+    new_run = np.array([i == 0 for run in runs for i in range(len(run))])
+    want = np.concatenate([np.minimum.accumulate(run) for run in runs])
+    assert runtime._best_so_far(best, new_run, passes).tolist() == want.tolist()
+
+
+def test_both_as_of_matches_give_the_cached_hits_of_every_shared_set(stores, monkeypatch):
+    # where each run's keys strictly decrease (every shared set), the first step at or below a level is
+    # the one the ranked match finds
+    from pipeline.store.store import Store
+
+    for name, store in stores.items():
+        if not isinstance(store, Store):
+            continue
+        runs = store.runs().select("run_id", "suite").collect()
+        events = store.events().select("run_id", "evaluations", "best_delta", "trigger").collect()
+        ts = {s: targets.default(s) for s in runs["suite"].unique()}
+        for exact in (False, True):
+            fast = runtime.first_hits(runs, events, ts, exact)
+            with monkeypatch.context() as m:
+                m.setattr(runtime, "_asof_decreasing", runtime._asof_ranked)
+                assert runtime.first_hits(runs, events, ts, exact).equals(fast), name

@@ -120,12 +120,7 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
             order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
-    if not np.all(new_run[1:] | (best[1:] <= best[:-1])):  # records that are not the best so far
-        # best-so-far per run: a running minimum of order-preserving integer codes, later runs coded lower
-        values, code = np.unique(best, return_inverse=True)
-        seg = np.cumsum(new_run)
-        shift = (seg[-1] + 1 - seg).astype(np.int64) * (len(values) + 1)
-        best = values[np.minimum.accumulate(code.ravel() + shift) - shift]
+    best = _best_so_far(best, new_run)
     step = new_run | np.r_[False, best[1:] < best[:-1]]
     steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step]})
     if exact:
@@ -134,17 +129,56 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
         suite = runs["suite"].gather(steps["r"])
         key = _level_key(steps.with_columns(run_id=steps["r"], suite=suite)).to_numpy()
     sr, hit = steps["r"].to_numpy(), steps["hit"].to_numpy()
-    # as-of per run: codes (run, rank of key) sorted; the largest code at or below (run, rank of level)
+    suites = runs["suite"].to_numpy()
+    levels = {}
+    for s in np.unique(suites):
+        ts = np.sort(np.asarray(targets[s], float))
+        levels[s] = ts, ts if exact else np.where(ts < 0, ts * (1 - HIT_RTOL), ts)
+    if np.all(np.r_[True, sr[1:] != sr[:-1]][1:] | (key[1:] < key[:-1])):
+        parts = _asof_decreasing(sr, key, hit, suites, levels)
+    else:
+        parts = _asof_ranked(sr, key, hit, suites, levels)
+    pr, tv, hv, ok = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 4
+    o = np.lexsort((tv, pr)) if len(parts) > 1 else slice(None)
+    out = pl.DataFrame({"run_id": ids[pr[o]], "target": tv[o], "hit": hv[o], "ok": ok[o]},
+                       schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64, "ok": pl.Boolean})
+    return out.select("run_id", "target", hit=pl.when("ok").then("hit"))
+
+
+def _asof_decreasing(sr: np.ndarray, key: np.ndarray, hit: np.ndarray, suites: np.ndarray, levels: dict) -> list:
+    """`first_hits`' as-of match where every run's keys strictly decrease (in order of evaluations, runs
+    in order): the step with the largest key at or below a level is the run's first step at or below
+    it. A step reaches the levels from j = (levels below its key) on; (run, number of levels - j) is
+    sorted, so one binary search per (run, level) finds it. Per suite (run indices, targets, hit, reached)."""
+    parts = []
+    step_suite = suites[sr] if len(sr) else np.zeros(0, suites.dtype)
+    for s, (ts, lv) in levels.items():
+        width = len(ts) + 1
+        rs = np.flatnonzero(suites == s)
+        mine = step_suite == s
+        ssr, shit = sr[mine], hit[mine]
+        code = ssr.astype(np.int64) * width + (len(ts) - np.searchsorted(lv, key[mine], side="left"))
+        # the levels of every run from the largest down: ascending queries
+        q = (np.repeat(rs.astype(np.int64) * width, len(ts)) + np.tile(np.arange(1, width), len(rs)))
+        pos = np.searchsorted(code, q, side="left").reshape(len(rs), len(ts))[:, ::-1].ravel()
+        pr = np.repeat(rs, len(ts))
+        ok = pos < len(code)
+        ok[ok] = ssr[pos[ok]] == pr[ok]
+        got = shit[np.minimum(pos, len(shit) - 1)] if len(shit) else np.zeros(len(pos), np.int64)
+        parts.append((pr, np.tile(ts, len(rs)), np.where(ok, got, 0), ok))
+    return parts
+
+
+def _asof_ranked(sr: np.ndarray, key: np.ndarray, hit: np.ndarray, suites: np.ndarray, levels: dict) -> list:
+    """`first_hits`' as-of match in general: codes (run, rank of key) sorted; the largest code at or below
+    (run, rank of level), ties to the later step (as `join_asof`). Per suite as `_asof_decreasing`."""
     values, rank = np.unique(key, return_inverse=True)
     width = len(values) + 1
     code = sr.astype(np.int64) * width + rank.ravel() + 1
     by_code = np.argsort(code, kind="stable")
     code, sr, hit = code[by_code], sr[by_code], hit[by_code]
     parts = []
-    suites = runs["suite"].to_numpy()
-    for s in np.unique(suites):
-        ts = np.sort(np.asarray(targets[s], float))
-        lv = ts if exact else np.where(ts < 0, ts * (1 - HIT_RTOL), ts)
+    for s, (ts, lv) in levels.items():
         rs = np.flatnonzero(suites == s)
         pr = np.repeat(rs, len(ts))
         pos = np.searchsorted(code, pr * width + np.tile(np.searchsorted(values, lv, side="right"), len(rs)),
@@ -153,11 +187,29 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
         ok[ok] = sr[pos[ok]] == pr[ok]
         got = hit[np.maximum(pos, 0)] if len(hit) else np.zeros(len(pos), np.int64)
         parts.append((pr, np.tile(ts, len(rs)), np.where(ok, got, 0), ok))
-    pr, tv, hv, ok = (np.concatenate(x) for x in zip(*parts)) if parts else (np.zeros(0, np.int64),) * 4
-    o = np.lexsort((tv, pr)) if len(parts) > 1 else slice(None)
-    out = pl.DataFrame({"run_id": ids[pr[o]], "target": tv[o], "hit": hv[o], "ok": ok[o]},
-                       schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64, "ok": pl.Boolean})
-    return out.select("run_id", "target", hit=pl.when("ok").then("hit"))
+    return parts
+
+
+def _best_so_far(best: np.ndarray, new_run: np.ndarray, passes: int = 32) -> np.ndarray:
+    """The running minimum of `best` within each run (`new_run` marks a run's first record). Records
+    above the best so far (few: e.g. old loggers' last line) take their predecessor's value, pass after
+    pass (a pass can only make the next record worse than its predecessor); after `passes`, a running
+    minimum of order-preserving integer codes, later runs coded lower. Values are copied, never computed."""
+    worse = np.flatnonzero(~new_run[1:] & (best[1:] > best[:-1])) + 1
+    if not len(worse):
+        return best
+    best = best.copy()
+    for _ in range(passes):
+        best[worse] = best[worse - 1]
+        nxt = worse[worse + 1 < len(best)] + 1
+        nxt = nxt[~new_run[nxt]]
+        worse = nxt[best[nxt] > best[nxt - 1]]
+        if not len(worse):
+            return best
+    values, code = np.unique(best, return_inverse=True)
+    seg = np.cumsum(new_run)
+    shift = (seg[-1] + 1 - seg).astype(np.int64) * (len(values) + 1)
+    return values[np.minimum.accumulate(code.ravel() + shift) - shift]
 
 
 def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:

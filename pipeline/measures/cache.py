@@ -139,7 +139,10 @@ def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, suites: list[str], exa
     """The cached rows of the sources of `runs` (every trial against its suite's standard targets,
     sorted by run_id, target), by source_id: by `runtime.first_hits`, else by `runtime.hitting_times`."""
     rdf = runs.select("run_id", "suite", "source_id").collect().sort("source_id", "run_id")
-    edf = events.select("run_id", "evaluations", "best_delta", "trigger").collect()
+    edf = events.select("run_id", "evaluations", "best_delta", "trigger")
+    if not exact:  # cocopp's rule reads the target-triggered (.dat) records alone: the others never read
+        edf = edf.filter((pl.col("trigger") & 1) == 1)
+    edf = edf.collect()
     got = runtime.first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
     if got is not None:  # rows in the order of rdf's runs: one slice per source
         per_run = pl.col("suite").replace_strict({s: len(tg.default(s)) for s in suites}, return_dtype=pl.Int64)

@@ -201,6 +201,7 @@ def _blocks(data: _Data, samples: int, seed: int) -> Iterator[_Block]:
     fid, target = trials["fid"].to_numpy().astype(np.int64), trials["target"].to_numpy()
     rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
     cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
+    repeat = np.repeat if np.any(rep_all > 1) else lambda a, rep: a  # no copies where every weight is 1
     new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
     key_start = np.flatnonzero(new_key)
     bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
@@ -210,10 +211,10 @@ def _blocks(data: _Data, samples: int, seed: int) -> Iterator[_Block]:
         first = np.r_[True, (f[1:] != f[:-1]) | (t[1:] != t[:-1])]
         keys = f[first]
         rep = rep_all[lo:hi]
-        gid = np.repeat(np.cumsum(first) - 1, rep)
+        gid = repeat(np.cumsum(first) - 1, rep)
         n = np.bincount(gid, minlength=len(keys))
         key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
-        yield _Block(keys, gid, np.repeat(cost_all[lo:hi], rep), np.repeat(success_all[lo:hi], rep), n,
+        yield _Block(keys, gid, repeat(cost_all[lo:hi], rep), repeat(success_all[lo:hi], rep), n,
                      sample_size(n, samples), np.random.default_rng([seed, zlib.crc32(repr(key).encode())]))
 
 

@@ -310,8 +310,12 @@ def art_table(hits: pl.DataFrame, dispersion: bool = False, percentiles: Sequenc
     }
     if dispersion:
         rep = np.maximum(w, 1)
-        values = restart_percentiles(np.repeat(gid, rep), np.repeat(cost, rep), np.repeat(success, rep), ng, samples,
-                                     np.random.default_rng(seed), percentiles, first_deterministic)
+        if np.any(rep > 1):  # balanced columns, as cocopp repeats trials (no copies where every weight is 1)
+            gid_r, cost_r, success_r = np.repeat(gid, rep), np.repeat(cost, rep), np.repeat(success, rep)
+        else:
+            gid_r, cost_r, success_r = gid, cost, success
+        values = restart_percentiles(gid_r, cost_r, success_r, ng, samples, np.random.default_rng(seed), percentiles,
+                                     first_deterministic)
         cols.update(zip(_percentile_names(percentiles), values))
     gp = p[first]
     starts = np.flatnonzero(np.r_[True, gp[1:] != gp[:-1]])

@@ -536,6 +536,14 @@ def _group_counts(lab: np.ndarray, nlev: np.ndarray, rows: np.ndarray, score: np
     return u, np.where(first, t_all[x, y], t_all[y, x]), np.where(first, nan_all[x, y], nan_all[y, x])
 
 
+def _table_hits(hits: pl.DataFrame, tt: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
+    """The rows of `hits` at the table targets `tt` (suite, target): a filter per suite, no join."""
+    keep = pl.lit(False)
+    for (suite,), part in tt.group_by(["suite"], maintain_order=True):
+        keep = keep | ((pl.col("suite") == suite) & pl.col("target").is_in(part["target"].implode()))
+    return hits.filter(keep).select(cols)
+
+
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
                    alpha: float = stats.ALPHA, family: Sequence[str] = (), chunk: int = 16,
                    threads: int | None = None, hits: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -563,10 +571,10 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
     cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
-    given = hits
+    given = _table_hits(hits, tt, cols) if hits is not None else None
     if given is not None and tt.join(given.select("suite", "target").unique(), on=["suite", "target"],
                                      how="anti").height == 0:
-        hits = given.join(tt, on=["suite", "target"], how="semi").select(cols)
+        hits = given
     elif analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
         hits = analysis.hits(tt.lazy()).select(cols).collect()
     else:

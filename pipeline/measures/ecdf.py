@@ -434,9 +434,15 @@ def _steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: _Data, members: p
         x = atoms.value / dim[fid]
         keep = (x <= lim[fid]) & (atoms.mass[fid] > 0)
         fid, x, count = fid[keep], x[keep], atoms.count[keep]
-        order = np.argsort(x)  # then by function, stable (tied x of a function: their counts add up)
-        order = order[np.argsort(fid[order].astype(np.uint16) if funcs.height < 2 ** 16 else fid[order], kind="stable")]
-        fid, x, count = fid[order], x[order], count[order]
+        # by function (one stable integer sort), then each function's atoms by x alone (tied x of a function:
+        # their counts add up, in any order)
+        order = np.argsort(fid.astype(np.uint16) if funcs.height < 2 ** 16 else fid, kind="stable")
+        fid, x = fid[order], x[order]
+        bounds = np.r_[0, np.flatnonzero(fid[1:] != fid[:-1]) + 1, len(fid)].tolist()
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            by_x = np.argsort(x[lo:hi])
+            x[lo:hi], order[lo:hi] = x[lo:hi][by_x], order[lo:hi][by_x]
+        count = count[order]
         if len(x):
             first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
             fid, x = fid[first], x[first]

@@ -87,12 +87,17 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
     if not todo:
         return []
     root.mkdir(parents=True, exist_ok=True)
-    entries = [e for e in store.sources().values() if e.get("source_id") in todo]
+    entries = {e["source_id"]: e for e in store.sources().values() if e.get("source_id") in todo}
+    listed = len(entries) == len(todo) and all("suites" in e and "algorithms" in e for e in entries.values())
     runs_all = store.runs()
-    if entries and all("suites" in e and "algorithms" in e for e in entries):
-        runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries for x in e["suites"]}))
-                                   & pl.col("algorithm").is_in(sorted({x for e in entries for x in e["algorithms"]})))
-    sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
+    if listed:
+        runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries.values() for x in e["suites"]}))
+                                   & pl.col("algorithm").is_in(sorted({x for e in entries.values()
+                                                                        for x in e["algorithms"]})))
+    if listed and all(isinstance(e.get("runs"), int) for e in entries.values()):  # the manifest's counts
+        sizes = {s: entries[s]["runs"] for s in todo}
+    else:
+        sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
     # batches of about BATCH_RUNS trials at most, at least one per worker where the sources allow it,
     # of sizes as equal as can be (the largest sources first, each into the lightest batch)
     count = min(len(todo), max(-(-sum(sizes.values()) // BATCH_RUNS), distributed.workers()))
@@ -105,11 +110,14 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
 
     def one(batch: list[str]) -> None:
         runs = runs_all.filter(pl.col("source_id").is_in(batch))
-        keys = runs.select("suite", "algorithm").unique().collect()
-        events = store.events().filter(pl.col("suite").is_in(keys["suite"].unique().to_list())
-                                       & pl.col("algorithm").is_in(keys["algorithm"].unique().to_list()))
-        suites = keys["suite"].unique().sort().to_list()
-        parts = _batch_hits(runs, events, suites, exact)
+        if listed:  # the partitions to read, as the manifest lists them
+            suites = sorted({x for s in batch for x in entries[s]["suites"]})
+            algorithms = sorted({x for s in batch for x in entries[s]["algorithms"]})
+        else:
+            keys = runs.select("suite", "algorithm").unique().collect()
+            suites, algorithms = keys["suite"].unique().to_list(), keys["algorithm"].unique().to_list()
+        events = store.events().filter(pl.col("suite").is_in(suites) & pl.col("algorithm").is_in(algorithms))
+        parts = _batch_hits(runs, events, exact)
         for s in batch:
             part = parts.get(s, pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
             _write(part, root / f"{s}.parquet")
@@ -135,14 +143,15 @@ def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact:
             pass  # `hits` computes from the events
 
 
-def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, suites: list[str], exact: bool) -> dict[str, pl.DataFrame]:
+def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, exact: bool) -> dict[str, pl.DataFrame]:
     """The cached rows of the sources of `runs` (every trial against its suite's standard targets,
     sorted by run_id, target), by source_id: by `runtime.first_hits`, else by `runtime.hitting_times`."""
-    rdf = runs.select("run_id", "suite", "source_id").collect().sort("source_id", "run_id")
     edf = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:  # cocopp's rule reads the target-triggered (.dat) records alone: the others never read
         edf = edf.filter((pl.col("trigger") & 1) == 1)
-    edf = edf.collect()
+    rdf, edf = pl.collect_all([runs.select("run_id", "suite", "source_id"), edf])  # the two scans at once
+    rdf = rdf.sort("source_id", "run_id")
+    suites = rdf["suite"].unique().sort().to_list()
     got = runtime.first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
     if got is not None:  # rows in the order of rdf's runs: one slice per source
         per_run = pl.col("suite").replace_strict({s: len(tg.default(s)) for s in suites}, return_dtype=pl.Int64)

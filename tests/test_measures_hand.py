@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import numpy as np
 import polars as pl
@@ -319,3 +320,24 @@ def test_both_as_of_matches_give_the_cached_hits_of_every_shared_set(stores, mon
             with monkeypatch.context() as m:
                 m.setattr(runtime, "_asof_decreasing", runtime._asof_ranked)
                 assert runtime.first_hits(runs, events, ts, exact).equals(fast), name
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(1, 10 ** 6), st.booleans()), min_size=1, max_size=40),
+       st.integers(1, 60), st.integers(0, 2 ** 16), st.sampled_from([1, 3, 4_000_000]))
+def test_restart_sums_by_running_sums_are_the_draws_added_one_by_one(trials, samples, seed, max_draws):
+    # integer-valued costs: a sample's sum of draws as a difference of running sums is, bit for bit, the
+    # sum the draws added one by one give (and the generator draws the same numbers)
+    trials = sorted(trials)
+    gid = np.array([t[0] for t in trials])
+    gid = np.unique(gid, return_inverse=True)[1].ravel()
+    cost = np.array([float(t[1]) for t in trials])
+    success = np.array([t[2] for t in trials])
+    ng = int(gid.max()) + 1
+    got = restarts.simulate(gid, cost, success, ng, samples, np.random.default_rng(seed), True, max_draws)
+    rng = np.random.default_rng(seed)
+    with mock.patch.object(restarts, "_exact_sums", lambda values, draws: False):
+        want = restarts.simulate(gid, cost, success, ng, samples, rng, True, max_draws)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert restarts._exact_sums(cost, 10) and not restarts._exact_sums(cost + 0.5, 10)
+    assert not restarts._exact_sums(np.array([2.0 ** 50]), 10)

@@ -124,6 +124,13 @@ def _flat(hits: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.
             np.repeat(df["success"].to_numpy()[order], rep))
 
 
+def _exact_sums(values: np.ndarray, draws: int) -> bool:
+    """Whether any `draws` of the integer-valued `values` add up exactly in any order (every partial sum
+    below 2^53): then a sample's sum of draws is a difference of running sums over all draws."""
+    return bool(len(values)) and np.abs(values).max() * float(draws + 1) < 2.0 ** 53 and bool(
+        np.all(np.floor(values) == values))
+
+
 def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int, samples: int,
              rng: np.random.Generator, first_deterministic: bool = True, max_draws: int = 4_000_000
              ) -> tuple[np.ndarray, np.ndarray]:
@@ -162,15 +169,22 @@ def simulate(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: in
         # sums of k uniform draws among the group's unsuccessful trials, in bounded chunks
         cum = np.cumsum(k)
         base = start[g] + ns  # the group's first unsuccessful trial in `order`
+        exact = _exact_sums(sorted_cost, int(cum[-1]) if len(cum) else 0)
         lo = 0
         while lo < len(failed):
             hi = int(np.searchsorted(cum, (cum[lo - 1] if lo else 0) + max_draws, side="right"))
             hi = max(hi, lo + 1)
             kk = k[lo:hi]
-            owner = np.repeat(np.arange(hi - lo), kk)  # repeats, not gathers: the same numbers
-            if len(owner):
-                draw = np.repeat(base[lo:hi], kk) + (rng.random(len(owner)) * np.repeat(nf[lo:hi], kk)).astype(np.int64)
-                extra[lo:hi] += np.bincount(owner, weights=sorted_cost[draw], minlength=hi - lo)
+            total = int(kk.sum())
+            if total:
+                draw = np.repeat(base[lo:hi], kk) + (rng.random(total) * np.repeat(nf[lo:hi], kk)).astype(np.int64)
+                if exact:
+                    run = np.r_[0.0, np.cumsum(sorted_cost[draw])]
+                    ends = np.cumsum(kk)
+                    extra[lo:hi] += run[ends] - run[ends - kk]
+                else:
+                    owner = np.repeat(np.arange(hi - lo), kk)  # repeats, not gathers: the same numbers
+                    extra[lo:hi] += np.bincount(owner, weights=sorted_cost[draw], minlength=hi - lo)
             lo = hi
         out[failed] += extra
     return sg, out

@@ -341,3 +341,19 @@ def test_restart_sums_by_running_sums_are_the_draws_added_one_by_one(trials, sam
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     assert restarts._exact_sums(cost, 10) and not restarts._exact_sums(cost + 0.5, 10)
     assert not restarts._exact_sums(np.array([2.0 ** 50]), 10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0.0, -0.0, 1.0, 3.0, 2.5, -2.0, 2.0 ** 41, math.inf,
+                                                              math.nan, 7.0])), min_size=1, max_size=30),
+       st.booleans())
+def test_values_sorted_within_groups_are_the_lexicographic_order(rows, as_int):
+    # one integer sort where the values allow it, else the lexicographic sort: the same values, bit for bit
+    rows = sorted(rows, key=lambda r: r[0])
+    gid = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    if as_int:
+        values = np.nan_to_num(values, nan=4.0, posinf=5.0).astype(np.int64)
+    want = values[np.lexsort((values, gid))]
+    got = restarts._sorted_within(gid, values)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

@@ -232,8 +232,7 @@ def restart_percentiles(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, 
     g = np.flatnonzero(whole)
     if len(g):
         sub = whole[gid]
-        gs, cs = gid[sub], cost[sub].astype(float)
-        cs = cs[np.lexsort((cs, gs))]  # every such group's trials sorted, groups in order
+        cs = _sorted_within(gid[sub], cost[sub].astype(float))  # every such group's trials sorted, groups in order
         start = np.cumsum(n[g]) - n[g]
         reps = np.ceil(samples / n[g]).astype(np.int64)  # the sample is reps copies of the n trials
         size = reps * n[g]
@@ -270,12 +269,26 @@ def _percentile_names(percentiles: Sequence[float]) -> list[str]:
     return [f"p{int(p) if float(p).is_integer() else p}" for p in percentiles]
 
 
+def _sorted_within(gid: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values[np.lexsort((values, gid))]` (`gid` in increasing order): by one sort of integer keys (group,
+    value) where the values are integers (or integer-valued floats without sign bit) below 2^40."""
+    if not len(values) or gid[-1] >= 2 ** 22:
+        return values[np.lexsort((values, gid))]
+    if values.dtype.kind == "i":
+        ints = values
+    elif values.dtype.kind == "f" and not np.signbit(values).any() and values.max() < 2 ** 40 and bool(
+            np.all(np.floor(values) == values)):
+        ints = values.astype(np.int64)
+    else:
+        return values[np.lexsort((values, gid))]
+    if ints.min() < 0 or ints.max() >= 2 ** 40:
+        return values[np.lexsort((values, gid))]
+    return (np.sort((gid.astype(np.int64) << 40) | ints) & (2 ** 40 - 1)).astype(values.dtype)
+
+
 def _segment_medians(gid: np.ndarray, values: np.ndarray, ngroups: int) -> np.ndarray:
     """The median of `values` in every group (NaN for an empty one); `gid` in increasing order."""
-    if len(values) and values.dtype.kind == "i" and 0 <= values.min() and values.max() < 2 ** 40 and ngroups < 2 ** 22:
-        v = (np.sort((gid.astype(np.int64) << 40) | values) & (2 ** 40 - 1)).astype(float)  # one integer sort
-    else:
-        v = values[np.lexsort((values, gid))].astype(float)
+    v = _sorted_within(gid, values).astype(float)
     n = np.bincount(gid, minlength=ngroups)
     start = np.cumsum(n) - n
     lo, hi = start + np.maximum(n - 1, 0) // 2, start + n // 2

@@ -329,6 +329,8 @@ def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: b
             presence[row, cell_alg[lo:hi][kept]] = 1
             pairs = presence.T @ presence  # problems both algorithms played: their games per round
             np.fill_diagonal(pairs, 0)
+            if len(jobs) >= 2:  # at most three dimensions' draws held at once
+                jobs[-2].result()
             u = rng.random((len(kept), rounds))
             jobs.append(pool.submit(rate, lo, hi, kept, u, (row, row * width + col, (nprob, width), pairs)))
         out = [j.result() for j in jobs]

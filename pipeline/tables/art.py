@@ -8,8 +8,11 @@ corrected for the number of functions tested. `pairwise_table` tests every pair 
 """
 from __future__ import annotations
 
+import importlib
 import math
 import os
+import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -536,6 +539,12 @@ def _group_counts(lab: np.ndarray, nlev: np.ndarray, rows: np.ndarray, score: np
     return u, np.where(first, t_all[x, y], t_all[y, x]), np.where(first, nan_all[x, y], nan_all[y, x])
 
 
+def _import_soon(name: str) -> None:
+    """Start importing module `name` on a thread of its own (polars' reads meanwhile leave the GIL)."""
+    if name not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
+
+
 def _table_hits(hits: pl.DataFrame, tt: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
     """The rows of `hits` at the table targets `tt` (suite, target): a filter per suite, no join."""
     keep = pl.lit(False)
@@ -566,6 +575,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     """
     if correction not in stats.CORRECTIONS:
         raise ValueError(f"correction {correction!r}: expected one of {', '.join(stats.CORRECTIONS)}")
+    _import_soon("scipy.stats")  # for the exact p-values: its second of imports while the hits are read
     suites = analysis.suites()
     if not suites:
         raise ValueError("no data in the selection")
@@ -692,6 +702,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     from threadpoolctl import threadpool_limits
 
     workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
+    importlib.import_module("scipy.stats")  # imported whole before the threads need it (no two threads importing it)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(tests, range(ngroups)):
             pass

@@ -27,6 +27,7 @@ from .. import distributed
 from ..store import schema
 from ..store.store import DERIVED, Store
 from . import runtime, targets as tg
+from .reference import data_dir
 
 TABLE = "hits"
 #: sources whose hits are computed together (bounded memory, fewer passes)
@@ -62,8 +63,6 @@ def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
 
 def _packaged(store: Store) -> bool:
     """True for the packaged reference store (part of the installed package)."""
-    from .reference import data_dir
-
     try:
         return store.path.resolve() == data_dir().resolve()
     except FileNotFoundError:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.ma  # noqa: F401 (Polars reads numpy arrays through it: loaded here, not at the first)
+import numpy.random  # noqa: F401 (loaded with the measures, not at the first draw)
 import polars as pl
 
 from .runtime import PROBLEM

@@ -561,6 +561,25 @@ def _group_counts(lab: np.ndarray, nlev: np.ndarray, rows: np.ndarray, score: np
     return u, np.where(first, t_all[x, y], t_all[y, x]), np.where(first, nan_all[x, y], nan_all[y, x])
 
 
+def _sorted_trials(h: pl.DataFrame) -> pl.DataFrame:
+    """`h` sorted by group g, algorithm a, trial, run_id: one stable sort of (g, a, trial) as one
+    integer where the run ids already ascend among the rows equal in those (as the hits come),
+    else polars' sort by the four columns."""
+    cols = [h[c] for c in ("g", "a", "trial", "run_id")]
+    if h.height and not any(c.has_nulls() for c in cols):
+        g, a, trial, run = (c.to_numpy() for c in cols)
+        low = int(trial.min())
+        ab, tb = int(a.max()).bit_length(), (int(trial.max()) - low).bit_length()
+        if min(g.min(), a.min()) >= 0 and int(g.max()).bit_length() + ab + tb <= 62:
+            key = (g << (ab + tb)) | (a << tb) | (trial.astype(np.int64) - low)
+            o = np.argsort(key, kind="stable")
+            key, run = key[o], run[o]
+            same = key[1:] == key[:-1]
+            if not (run[1:][same] <= run[:-1][same]).any():
+                return h[o]
+    return h.sort("g", "a", "trial", "run_id")
+
+
 def _import_soon(name: str) -> None:
     """Start importing module `name` on a thread of its own (polars' reads meanwhile leave the GIL)."""
     if name not in sys.modules:
@@ -622,7 +641,8 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64),
         hitf=pl.col("hit").cast(pl.Float64).fill_null(float("nan")),
         evf=pl.col("evaluations").cast(pl.Float64),
-    ).sort("g", "a", "trial", "run_id")
+    )
+    h = _sorted_trials(h)
     # per (problem, target, algorithm): trials, FE_umin, unbalanced aRT and average evaluations (cocopp's test)
     cost = pl.when(pl.col("success")).then(pl.col("hitf")).otherwise(pl.col("evf"))
     per = h.group_by("g", "a", maintain_order=True).agg(
@@ -659,6 +679,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     del h, fe, trial, late
 
     rank_name = np.array([nidx[x] for x in order], np.int64)
+    in_name_order = order == names  # the selection's order is the names' (no --algorithm): pairs already in order
     kmax = int(np.diff(pbounds).max(initial=0))
     upper = np.triu_indices(kmax, 1)  # pairs (x, y), x before y in the selection's order
     art_u, avg = per["art_u"].to_numpy(), per["avg"].to_numpy()
@@ -694,15 +715,17 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         if k < kmax:
             keep = y < k
             x, y = x[keep], y[keep]
-        key = rank_name[algs[x]] * len(order) + rank_name[algs[y]]
-        if len(key) > 1 and not (key[1:] > key[:-1]).all():  # already in name order when the selection's is
-            o = np.argsort(key)
-            x, y = x[o], y[o]
+        if not in_name_order:  # the pairs put in (a, b) name order
+            key = rank_name[algs[x]] * len(order) + rank_name[algs[y]]
+            if len(key) > 1 and not (key[1:] > key[:-1]).all():
+                o = np.argsort(key)
+                x, y = x[o], y[o]
         u, t, nan = _group_counts(np.repeat(np.arange(k), pn[ps_:pe_]), plev[ps_:pe_], rstart[s:e + 1] - rstart[s],
                                   score[rstart[s]:rstart[e]], success[rstart[s]:rstart[e]], x, y, pn[ps_:pe_])
         ra, rb = ps_ + x, ps_ + y
         u[nan] = 0.0
-        na, nb = pn[ra].astype(float), pn[rb].astype(float)
+        ta, tb = pn[ra], pn[rb]
+        na, nb = ta.astype(float), tb.astype(float)
         p = _pair_p(u, na, nb, t, nan, cache)
         d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
         best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
@@ -711,7 +734,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         tested["better"][sl] = np.where(d == 0, -1, pa[best])
         tested["consistent"][sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
         tested["alg_a"][sl], tested["alg_b"][sl] = pa32[ra], pa32[rb]
-        tested["trials_a"][sl], tested["trials_b"][sl] = pn[ra], pn[rb]
+        tested["trials_a"][sl], tested["trials_b"][sl] = ta, tb
         if art is not None:
             tested["art_a"][sl], tested["art_b"][sl] = art[ra], art[rb]
         for c, v in gvals.items():

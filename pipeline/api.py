@@ -319,7 +319,7 @@ class Analysis:
             stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
         except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
             stamp = None
-        if stamp is None or part.indicator != "logged":
+        if stamp is None or part.indicator != "logged" or self.executor != "local":  # (Ray tasks keep nothing)
             return m.prepare(part.hits(tf.lazy()).collect())
         key = (stamp, tuple((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in part.filters.items()),
                part.max_budget, part.all_instances, part.exact, part.cache,

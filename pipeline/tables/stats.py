@@ -173,13 +173,17 @@ def ranksum_p(u: np.ndarray, n1: np.ndarray, n2: np.ndarray, ties: np.ndarray) -
     """Two-sided p-values of the normal approximation with tie and continuity corrections, computed
     as `scipy.stats.mannwhitneyu(method="asymptotic")` does (same operations, same rounding)."""
     u, n1, n2, ties = (np.asarray(v, float) for v in (u, n1, n2, ties))
-    big = np.maximum(u, n1 * n2 - u)
-    mu = n1 * n2 / 2
+    nn = n1 * n2
+    big = np.maximum(u, nn - u)
     n = n1 + n2
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.sqrt(n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))))
-        z = (big - mu - 0.5) / s
-    return np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
+        s = np.sqrt(nn / 12 * ((n + 1) - ties / (n * (n - 1))))
+        big -= nn / 2
+        big -= 0.5
+        big /= s
+    p = special.ndtr(-big)
+    p *= 2
+    return np.clip(p, 0.0, 1.0, out=p)
 
 
 def exact_wanted(n1: np.ndarray, n2: np.ndarray, ties: np.ndarray) -> np.ndarray:

@@ -219,6 +219,7 @@ class Analysis:
                                       [False] * 4 + [True])
         h = self.hits(targets)
         if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
+            h = h.select([c for c in h.collect_schema().names() if c not in ("instance", "final_delta")])  # unread
             return h.map_batches(lambda df: restarts.art_frame(df, dispersion, percentiles, samples, seed),
                                  schema=restarts.art_schema(h.collect_schema(), dispersion, percentiles),
                                  streamable=False)

@@ -15,42 +15,34 @@ per step, their total, and the one-process row beside them. `--src DIR` runs the
 package found in DIR (e.g. an older checkout, for before/after figures). Goal at N = 200: under 30 s
 on 2 cores.
 
-Measured at N = 200 on the 2-core machine (23 Nov 2026, first hitting times read from the store's
-cache), shared with other helpers' work the whole time (load average 3 to 5.6): wall times are
-disturbed, CPU times (which include about 1.5 s of imports per interpreter and, on this machine,
-5 to 6 s of system time in page faults for pairwise's 15.4 million output rows) are steadier.
-Before (a56fbf0) and now run back to back; wall s / CPU s / peak MB:
+Measured at N = 200 on the 2-core machine (23 Nov 2026, hits from the store's cache), shared the
+whole time with other helpers' benchmarks and test runs: one core was rarely free, so wall times
+swing by up to 2x between runs of the same code. Before = 76fdc2e, now = this session's code
+(998fb77; the 2.1-3.5 row a few commits earlier), run back to back (`--src`); wall s / CPU s (user +
+system, all threads):
 
-    run at load 5.3 to 5.6  before (a56fbf0)      now
-    auc                     10.1 /  10.0 /  264     6.2 /  5.2 /  564
-    rank-auc                 9.3 /  11.0 /  294     8.3 /  7.1 /  572
-    rank-glicko2            10.8 /  13.4 / 2026    13.7 / 12.8 / 1611
-    pairwise                35.4 /  35.9 / 3361    30.9 / 28.4 / 2947   (15.4 million tests)
-    total                   65.6 /  70.3           59.0 / 53.5
-    one-process                -                   42.8 / 40.7 / 4188   (wall: hits 2.9, auc 2.1,
-                                                                         rank-auc 1.3, glicko2 6.6,
-                                                                         pairwise 27.9)
-    run at load 2.9 to 5.5
-    auc                     12.2 /  12.1 /  266     5.2 /  5.1 /  590
-    rank-auc                14.5 /  13.3 /  261     6.8 /  6.4 /  577
-    rank-glicko2            23.4 /  16.1 / 1917    11.7 / 11.2 / 1618
-    pairwise                60.0 /  41.9 / 3333    28.2 / 27.7 / 2924
-    total                  110.1 /  83.3           51.9 / 50.2
-    one-process                -                   47.6 / 46.0 / 4249
+    load      run     auc        rank-auc   glicko2    pairwise     total        one-process
+    1.5-1.9   before  2.9/4.4    4.0/5.7    7.4/9.5    13.7/20.2    27.9/39.8    22.4/32.7
+              now     3.1/4.9    3.6/5.1    6.3/8.8    12.7/18.9    25.6/37.7    21.0/30.6
+    2.1-3.5   before  3.3/5.1    4.9/6.9    9.5/11.6   17.4/26.0    35.1/49.5    24.9/36.1
+              now     3.0/4.6    4.1/5.7    6.0/8.7    14.1/21.0    27.2/40.0    21.1/30.7
+    3.7-5.6   before  5.4/4.1    6.1/5.7    9.7/9.3    24.9/21.4    46.2/40.6    40.6/34.6
+    (1 core)  now     5.5/5.3    7.2/7.0    9.6/9.4    20.1/19.8    42.4/41.4    28.7/27.4
 
-Glicko-2 and pairwise alternately, before / now (load 2.4 to 4.8): Glicko-2 13.8 and 12.2 s CPU /
-11.6 and 9.8; pairwise 37.5 and 34.2 / 27.8 and 26.7 (wall 26.6 and 23.8 / 27.2 and 17.9). An
-earlier quiet measurement of the same steps before this work: 38.6 s wall / 55.1 s CPU (auc 4.1,
-rank-auc 5.8, Glicko-2 8.2, pairwise 20.6 s wall). The goal is not met on this loaded machine.
+The same functions alternated in one interpreter on the same hits (the steadiest comparison; load
+1.7-2.9): Glicko-2 6.0 s wall / 6.8 s CPU before, 3.4 / 5.0 now; pairwise_table(hits=) 14.2-15.9 /
+22.3-24.8 before, 9.3-10.9 / 14.4-17.0 now. At load 1.5-1.9 the steps took 25.6 s together and the
+one-process row 21.0 s: under both goals (26 and 24 s), the steps without the hoped-for margin; not
+measured on an idle machine.
 
-Where the time goes now (pairwise in one interpreter, load about 4): the rank-sum counts, p-values
-and orientation of the 1008 (problem, target) groups 5.4 s wall / 8.8 s CPU on two threads (the
-counts themselves, matrix products of per-block counts, about 1.5 s CPU; they took about 10 s);
-the precisions at FE_umin, read from the 25 million records, 2.6 / 4.8; building the 15.4
-million-row frame 3.0 (450 000 page faults); the hits of the 7 table targets, groups and per-algorithm
-statistics 2.9 / 5. Glicko-2: the cells' one integer sort 2 to 3 s, the 25 rounds 2 s, the hits 1.5
-to 2.5 s. Every step pays its interpreter, imports (scipy.stats alone 1 to 2 s under load for
-rank-auc and pairwise) and `Analysis.hits` again; the one-process mode pays them once.
+Where the time goes now: pairwise (one interpreter, about 10 s with the hits at hand): the tests of
+the 1008 (problem, target) groups about 4-5 s on two threads (counts `stats.pair_counts` per level
+of FE_umin, then p-values and orientation), the precisions at FE_umin 1.5-3 s (reading 25 million
+records), building the 15.4 million rows 1-2 s (memory first touched: 4-7 s of system time in the
+step), trials put in order and per-algorithm statistics about 1 s. Glicko-2: the cells' integer
+sort and codes 1.5-2 s, the 25 rounds about 1.5 s on two threads (dimensions in parallel). Every
+step pays about 1.5 s of imports; pairwise and rank-auc also scipy.stats (pairwise imports it on a
+thread while it reads), and `Analysis.hits` again.
 """
 from __future__ import annotations
 

@@ -695,12 +695,13 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     gvals = {c: v.to_numpy() for c, v in gcols.items() if not v.has_nulls()}
     art = per["art"].to_numpy() if not per["art"].has_nulls() else None
     pa32 = pa.astype(np.uint32)
-    tested = {"ra": np.empty(total, np.int32), "rb": np.empty(total, np.int32), "u": np.empty(total),
+    tested = {"u": np.empty(total),
               "p": np.empty(total), "better": np.empty(total, np.int64), "consistent": np.empty(total, bool),
               "alg_a": np.empty(total, np.uint32), "alg_b": np.empty(total, np.uint32),
               "trials_a": np.empty(total, np.int64), "trials_b": np.empty(total, np.int64),
               **{c: np.empty(total, v.dtype) for c, v in gvals.items()},
-              **({"art_a": np.empty(total), "art_b": np.empty(total)} if art is not None else {})}
+              **({"art_a": np.empty(total), "art_b": np.empty(total)} if art is not None else
+                 {"ra": np.empty(total, np.int32), "rb": np.empty(total, np.int32)})}  # rows of per: art gathered after
 
     def tests(gi: int) -> None:
         """The tests of group gi in (a, b) name order: rows of `per` of a and b, U of a, p, the
@@ -730,13 +731,15 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
         best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
         sl = slice(offsets[gi], offsets[gi + 1])
-        tested["ra"][sl], tested["rb"][sl], tested["u"][sl], tested["p"][sl] = ra, rb, u, p
+        tested["u"][sl], tested["p"][sl] = u, p
         tested["better"][sl] = np.where(d == 0, -1, pa[best])
         tested["consistent"][sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
         tested["alg_a"][sl], tested["alg_b"][sl] = pa32[ra], pa32[rb]
         tested["trials_a"][sl], tested["trials_b"][sl] = ta, tb
         if art is not None:
             tested["art_a"][sl], tested["art_b"][sl] = art[ra], art[rb]
+        else:
+            tested["ra"][sl], tested["rb"][sl] = ra, rb
         for c, v in gvals.items():
             tested[c][sl] = v[gi]
 
@@ -753,7 +756,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
             pass
     G = np.repeat(np.arange(ngroups, dtype=np.uint32), sizes)
     names = pl.Series(order, dtype=pl.String)
-    ra, rb = tested["ra"], tested["rb"]
+    ra, rb = tested.get("ra"), tested.get("rb")
     better = pl.Series(tested["better"].astype(np.uint32)).set(pl.Series(tested["better"] < 0), None)  # null on a tie
     df = pl.DataFrame({
         "suite": gkeys["suite"].gather(G),

@@ -18,22 +18,22 @@ on 2 cores.
 Measured at N = 200 on the 2-core machine (23 Nov 2026, hits from the store's cache), shared the
 whole time with other helpers' benchmarks and test runs: one core was rarely free, so wall times
 swing by up to 2x between runs of the same code. Before = 76fdc2e, now = this session's code
-(998fb77; the 2.1-3.5 row a few commits earlier), run back to back (`--src`); wall s / CPU s (user +
-system, all threads):
+(4de8408; the 2.1-3.5 and 3.7-5.6 rows a few commits earlier), run back to back (`--src`);
+wall s / CPU s (user + system, all threads):
 
     load      run     auc        rank-auc   glicko2    pairwise     total        one-process
-    1.5-1.9   before  2.9/4.4    4.0/5.7    7.4/9.5    13.7/20.2    27.9/39.8    22.4/32.7
-              now     3.1/4.9    3.6/5.1    6.3/8.8    12.7/18.9    25.6/37.7    21.0/30.6
+    1.1-1.8   before  2.9/4.7    4.5/6.4    7.8/9.7    15.0/22.6    30.2/43.3    23.8/34.4
+              now     3.5/5.3    4.2/6.1    4.9/7.2    11.0/16.5    23.6/35.1    15.7/23.1
     2.1-3.5   before  3.3/5.1    4.9/6.9    9.5/11.6   17.4/26.0    35.1/49.5    24.9/36.1
               now     3.0/4.6    4.1/5.7    6.0/8.7    14.1/21.0    27.2/40.0    21.1/30.7
     3.7-5.6   before  5.4/4.1    6.1/5.7    9.7/9.3    24.9/21.4    46.2/40.6    40.6/34.6
     (1 core)  now     5.5/5.3    7.2/7.0    9.6/9.4    20.1/19.8    42.4/41.4    28.7/27.4
 
-The same functions alternated in one interpreter on the same hits (the steadiest comparison; load
-1.7-2.9): Glicko-2 6.0 s wall / 6.8 s CPU before, 3.4 / 5.0 now; pairwise_table(hits=) 14.2-15.9 /
-22.3-24.8 before, 9.3-10.9 / 14.4-17.0 now. At load 1.5-1.9 the steps took 25.6 s together and the
-one-process row 21.0 s: under both goals (26 and 24 s), the steps without the hoped-for margin; not
-measured on an idle machine.
+(one-process parts now at load 1.1-1.5: hits 1.3, auc 0.7, rank-auc 0.7, Glicko-2 3.1, pairwise
+8.6 s.) The same functions alternated in one interpreter on the same hits (load 1.7-2.9): Glicko-2
+6.0 s wall / 6.8 s CPU before, 3.4 / 5.0 now; pairwise_table(hits=) 14.2-15.9 / 22.3-24.8 before,
+9.3-10.9 / 14.4-17.0 now. In the quietest run both goals hold (steps 23.6 s < 26, one process
+15.7 s < 24); with one core taken by other work they do not.
 
 Where the time goes now: pairwise (one interpreter, about 10 s with the hits at hand): the tests of
 the 1008 (problem, target) groups about 4-5 s on two threads (counts `stats.pair_counts` per level

@@ -162,6 +162,19 @@ def test_measures_per_group_of_algorithms_equal_the_whole(shared4):
     assert whole.equals(parts)
 
 
+def test_art_dispersion_does_not_depend_on_the_selection_nor_its_grouping(shared4):
+    # one generator per (suite, algorithm, dimension): an algorithm's p10/p50/p90 are the same alone,
+    # among others, computed in one group or in groups of one (balanced over the workers)
+    key = ["algorithm", "function", "dimension", "target"]
+    whole = Analysis(shared4).art(dispersion=True, samples=30, chunk=None).collect().sort(key)
+    parts = Analysis(shared4).art(dispersion=True, samples=30, chunk=1).collect().sort(key)
+    assert whole.equals(parts)
+    alg = whole["algorithm"].unique().sort()[1]
+    alone = Analysis(shared4).select(algorithm=[alg]).art(dispersion=True, samples=30).collect().sort(key)
+    assert alone.equals(whole.filter(pl.col("algorithm") == alg))
+    assert whole["p90"].drop_nulls().len() > 0 and (whole["p10"] <= whole["p90"]).all()
+
+
 def test_info_lists_what_the_store_holds(shared4):
     r = cli("info", "--store", shared4.path, "--out", "-")
     assert r.returncode == 0

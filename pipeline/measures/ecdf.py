@@ -35,7 +35,6 @@ dimension) draws from its own generator seeded by `seed` and its name.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -215,7 +214,7 @@ def _blocks(data: _Data, samples: int, seed: int) -> Iterator[_Block]:
         n = np.bincount(gid, minlength=len(keys))
         key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
         yield _Block(keys, gid, repeat(cost_all[lo:hi], rep), repeat(success_all[lo:hi], rep), n,
-                     sample_size(n, samples), np.random.default_rng([seed, zlib.crc32(repr(key).encode())]))
+                     sample_size(n, samples), restarts.block_rng(seed, key))
 
 
 def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:

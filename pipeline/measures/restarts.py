@@ -9,6 +9,7 @@ with N samples and all trials successful the sample is exactly the trials' runti
 """
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,15 @@ import polars as pl
 from .runtime import PROBLEM
 
 GROUP = [*PROBLEM, "target"]
+#: the draws of simulated restarts come from one generator per (suite, algorithm, dimension)
+BLOCK = ["suite", "algorithm", "dimension"]
+
+
+def block_rng(seed: int, key: tuple) -> np.random.Generator:
+    """The generator of one (suite, algorithm, dimension) (`key`, Python values): seeded by the seed
+    and the key, so that a result does not depend on what else is selected nor on how the selection
+    is grouped for computing."""
+    return np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
 
 
 def sample_size(n: int, samples: int, first_deterministic: bool) -> int:
@@ -246,6 +256,34 @@ def restart_percentiles(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, 
     return out
 
 
+def block_percentiles(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.ndarray, samples: int,
+                      seed: int, percentiles: Sequence[float], first_deterministic: bool = True) -> np.ndarray:
+    """`restart_percentiles` of the groups (one row of `keys` each, with the `BLOCK` columns) drawn with
+    one generator per (suite, algorithm, dimension) (`block_rng`), over its groups in their order here."""
+    ng = keys.height
+    out = np.full((len(percentiles), ng), np.nan)
+    if not ng:
+        return out
+    blocks = keys.select(BLOCK)
+    names = blocks.unique(maintain_order=True)
+    code = blocks.join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"].to_numpy()
+    gorder = np.argsort(code, kind="stable")  # groups block by block, in their order within each
+    gcount = np.bincount(code, minlength=names.height)
+    gstart = np.cumsum(gcount) - gcount
+    local = np.empty(ng, np.int64)
+    local[gorder] = np.arange(ng) - gstart[code[gorder]]
+    tcode = code[gid]
+    torder = np.argsort(tcode, kind="stable")  # trials block by block, in their order within each
+    tcount = np.bincount(tcode, minlength=names.height)
+    tstart = np.cumsum(tcount) - tcount
+    for b, key in enumerate(names.iter_rows()):
+        rows = torder[tstart[b]:tstart[b] + tcount[b]]
+        out[:, gorder[gstart[b]:gstart[b] + gcount[b]]] = restart_percentiles(
+            local[gid[rows]], cost[rows], success[rows], int(gcount[b]), samples, block_rng(seed, key), percentiles,
+            first_deterministic)
+    return out
+
+
 def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
                        first_deterministic: bool = True) -> pl.LazyFrame:
     """Simulated restart runtimes: one row per (problem, target, sample) with `runtime`; problems
@@ -343,8 +381,8 @@ def art_table(hits: pl.DataFrame, dispersion: bool = False, percentiles: Sequenc
             gid_r, cost_r, success_r = np.repeat(gid, rep), np.repeat(cost, rep), np.repeat(success, rep)
         else:
             gid_r, cost_r, success_r = gid, cost, success
-        values = restart_percentiles(gid_r, cost_r, success_r, ng, samples, np.random.default_rng(seed), percentiles,
-                                     first_deterministic)
+        values = block_percentiles(problems.drop("_p")[p[first]], gid_r, cost_r, success_r, samples, seed,
+                                   percentiles, first_deterministic)
         cols.update(zip(_percentile_names(percentiles), values))
     gp = p[first]
     starts = np.flatnonzero(np.r_[True, gp[1:] != gp[:-1]])
@@ -383,13 +421,13 @@ def art_schema(hits_schema: pl.Schema, dispersion: bool = False, percentiles: Se
 def art_dispersion(hits: pl.LazyFrame, percentiles: tuple[float, ...] = (10, 50, 90), samples: int = 1000,
                    seed: int = 1, first_deterministic: bool = True) -> pl.LazyFrame:
     """Percentiles of simulated restart runtimes per (problem, target): the aRT dispersion of
-    cocopp's tables (`toolsstats.drawSP`), columns `p10`, `p50`, `p90` (null without success)."""
+    cocopp's tables (`toolsstats.drawSP`), columns `p10`, `p50`, `p90` (null without success); one
+    generator per (suite, algorithm, dimension) (`block_percentiles`)."""
     names = _percentile_names(percentiles)
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
         keys, gid, cost, success = _flat(df)
-        values = restart_percentiles(gid, cost, success, keys.height, samples, np.random.default_rng(seed),
-                                     percentiles, first_deterministic)
+        values = block_percentiles(keys, gid, cost, success, samples, seed, percentiles, first_deterministic)
         return keys.with_columns(pl.Series(name, v).fill_nan(None) for name, v in zip(names, values))
 
     sch = hits.collect_schema()

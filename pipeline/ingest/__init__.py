@@ -60,9 +60,9 @@ def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | No
     return src, parsed, None
 
 
-def _parse_all(src, name: str | None, threads: int | None = None) -> Parsed:
+def _parse_all(src, name: str | None) -> Parsed:
     """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`)."""
-    parsed = parse_source(src, algorithm=name, threads=threads)
+    parsed = parse_source(src, algorithm=name)
     parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
     return parsed
 
@@ -149,33 +149,28 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     return summary
 
 
-def _prepare(path: Path, store: Store, name: str | None, force: bool,
-             threads: int | None = None) -> tuple[SourceOutcome, Staged | None]:
-    """Read, parse and stage one source (on a worker thread, its data files on `threads` more); the
-    outcome, and what to commit."""
+def _prepare(path: Path, store: Store, name: str | None, force: bool) -> tuple[SourceOutcome, Staged | None]:
+    """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path)
     if isinstance(src, SourceError):
         return SourceOutcome(str(path), str(path), "failed",
                              problems=[Problem(str(path), None, str(src), "source skipped")]), None
     if not force and store.has(src.name, src.source_id):
         return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
-    parsed = _parse_all(src, name, threads)
+    parsed = _parse_all(src, name)
     out = _outcome(src, parsed)
     return out, (store.stage(_source_data(src, parsed)) if out.status == "ingested" else None)
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
-    waiting, so memory stays bounded), each committed here as its turn comes. The cores are shared
-    among the sources prepared at once: each reads its data files on its share of them (more
-    threads than cores only spin and switch)."""
-    threads = max(1, distributed.workers() // max(1, min(jobs, len(todo))))
+    waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         ahead: deque = deque()
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force, threads))
+                ahead.append(pool.submit(_prepare, path, store, name, force))
                 if len(ahead) > jobs:
                     yield _commit(ahead.popleft().result(), store)
             while ahead:

@@ -438,9 +438,8 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def parse_source(src: Source, algorithm: str | None = None, threads: int | None = None) -> Parsed:
-    """Parse one source into `runs` and `events` frames (store schema, partition keys included); its
-    data files on `threads` threads (default: the cores; see `_read_data`)."""
+def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
+    """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
     problems: list[Problem] = []
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
@@ -466,7 +465,7 @@ def parse_source(src: Source, algorithm: str | None = None, threads: int | None 
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    heads, recs = _read_data(src, paths, files, threads)
+    heads, recs = _read_data(src, paths, files)
     nbad = recs["bad"].sum()
     if nbad:
         for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():

@@ -296,12 +296,12 @@ def test_art_table_equals_the_aggregation_and_the_dispersion(rows, samples, dete
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.sampled_from([0.0, 1e-9, 1e-3, 0.5, 1.0, 2.0, math.inf]), min_size=1, max_size=9),
                 min_size=1, max_size=5), st.integers(1, 4))
-def test_best_so_far_is_the_running_minimum_of_each_run(runs, passes):
+def test_running_min_is_the_running_minimum_of_each_run(runs, passes):
     # records above the best so far (an old logger's last line, several in a row) take the run's best so far
     best = np.array([b for run in runs for b in run])
     new_run = np.array([i == 0 for run in runs for i in range(len(run))])
     want = np.concatenate([np.minimum.accumulate(run) for run in runs])
-    assert runtime._best_so_far(best, new_run, passes).tolist() == want.tolist()
+    assert runtime.running_min(best, new_run, passes).tolist() == want.tolist()
 
 
 def test_both_as_of_matches_give_the_cached_hits_of_every_shared_set(stores, monkeypatch):

@@ -120,7 +120,7 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
             order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
-    best = _best_so_far(best, new_run)
+    best = running_min(best, new_run)
     step = new_run | np.r_[False, best[1:] < best[:-1]]
     steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step]})
     if exact:
@@ -190,26 +190,28 @@ def _asof_ranked(sr: np.ndarray, key: np.ndarray, hit: np.ndarray, suites: np.nd
     return parts
 
 
-def _best_so_far(best: np.ndarray, new_run: np.ndarray, passes: int = 32) -> np.ndarray:
-    """The running minimum of `best` within each run (`new_run` marks a run's first record). Records
-    above the best so far (few: e.g. old loggers' last line) take their predecessor's value, pass after
-    pass (a pass can only make the next record worse than its predecessor); after `passes`, a running
-    minimum of order-preserving integer codes, later runs coded lower. Values are copied, never computed."""
-    worse = np.flatnonzero(~new_run[1:] & (best[1:] > best[:-1])) + 1
-    if not len(worse):
-        return best
-    best = best.copy()
+def running_min(x: np.ndarray, new: np.ndarray, passes: int = 64) -> np.ndarray:
+    """The running minimum of `x` within each run (`new` marks a run's first value). Values above
+    their predecessor (few: e.g. old loggers' last line) take its value, pass after pass over the
+    places that changed (a pass can only make the next value worse than its predecessor; values are
+    copied, never computed); a window in polars for what is left after `passes`, or with NaN
+    (unless the values only fall)."""
+    if np.isnan(x).any():
+        if (new[1:] | (np.diff(x) <= 0)).all():
+            return x
+        passes = 0
+    rise = np.flatnonzero(~new[1:] & (x[1:] > x[:-1])) + 1
+    if not len(rise) and passes:
+        return x
+    x = x.copy()
     for _ in range(passes):
-        best[worse] = best[worse - 1]
-        nxt = worse[worse + 1 < len(best)] + 1
-        nxt = nxt[~new_run[nxt]]
-        worse = nxt[best[nxt] > best[nxt - 1]]
-        if not len(worse):
-            return best
-    values, code = np.unique(best, return_inverse=True)
-    seg = np.cumsum(new_run)
-    shift = (seg[-1] + 1 - seg).astype(np.int64) * (len(values) + 1)
-    return values[np.minimum.accumulate(code.ravel() + shift) - shift]
+        x[rise] = x[rise - 1]
+        rise = rise[rise + 1 < len(x)] + 1
+        rise = rise[~new[rise]]
+        rise = rise[x[rise] > x[rise - 1]]
+        if not len(rise):
+            return x
+    return pl.DataFrame({"b": np.cumsum(new), "x": x}).select(pl.col("x").cum_min().over("b"))["x"].to_numpy()
 
 
 def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:

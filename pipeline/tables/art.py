@@ -408,32 +408,8 @@ def _record_table(events: pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
             runs, evals, best, block = runs[keep], evals[keep], best[keep], block[keep]
             new = np.r_[True, block[1:] != block[:-1]]
             starts = np.flatnonzero(new)
-        best = _running_min(best, new)
+        best = runtime.running_min(best, new)
     return runs[starts], starts, evals, best
-
-
-def _running_min(x: np.ndarray, new: np.ndarray, rounds: int = 64) -> np.ndarray:
-    """The running minimum of `x` within each block (`new` marks a block's first value): each value
-    above its predecessor replaced by it, a few times over the places that changed (each value
-    ends as one of the values before it, so the minimum is unchanged); a window in polars for
-    what is left after `rounds` passes, or with NaN (unless the values only fall)."""
-    if np.isnan(x).any():
-        if (new[1:] | (np.diff(x) <= 0)).all():
-            return x
-        rounds = 0
-    rise = np.flatnonzero(x[1:] > x[:-1]) + 1
-    rise = rise[~new[rise]]
-    if not len(rise) and rounds:
-        return x
-    x = x.copy()
-    for _ in range(rounds):
-        x[rise] = x[rise - 1]
-        rise = rise[rise + 1 < len(x)] + 1
-        rise = rise[~new[rise]]
-        rise = rise[x[rise] > x[rise - 1]]
-        if not len(rise):
-            return x
-    return pl.DataFrame({"b": np.cumsum(new), "x": x}).select(pl.col("x").cum_min().over("b"))["x"].to_numpy()
 
 
 def _events_of(analysis, algorithms: list[str]) -> pl.LazyFrame:

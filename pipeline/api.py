@@ -214,11 +214,11 @@ class Analysis:
             if targets is None or isinstance(targets, str) and targets != "runlength":
                 targets = self.target_frame(targets).collect()  # once, not per group
                 self._fill_cache(targets)
-            # balanced groups where the result does not depend on the grouping (dispersion: one
-            # generator per suite, algorithm and dimension; not so the bootstrap of `confidence`)
+            # balanced groups: the result does not depend on the grouping (the dispersion and the
+            # confidence intervals draw from one generator per suite, algorithm and dimension)
             return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
                                                       chunk=None), chunk, [*runtime.PROBLEM, "target"],
-                                      [False] * 4 + [True], balance=not confidence)
+                                      [False] * 4 + [True], balance=True)
         h = self.hits(targets)
         if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
             h = h.select([c for c in h.collect_schema().names() if c not in ("instance", "final_delta")])  # unread

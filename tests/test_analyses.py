@@ -173,6 +173,10 @@ def test_art_dispersion_does_not_depend_on_the_selection_nor_its_grouping(shared
     alone = Analysis(shared4).select(algorithm=[alg]).art(dispersion=True, samples=30).collect().sort(key)
     assert alone.equals(whole.filter(pl.col("algorithm") == alg))
     assert whole["p90"].drop_nulls().len() > 0 and (whole["p10"] <= whole["p90"]).all()
+    # so do the bootstrap intervals of aRT
+    conf = [Analysis(shared4).art(dispersion=False, confidence=0.9, samples=30, chunk=c).collect().sort(key)
+            for c in (None, 1)]
+    assert conf[0].equals(conf[1]) and conf[0]["art_high"].drop_nulls().len() > 0
 
 
 def test_info_lists_what_the_store_holds(shared4):

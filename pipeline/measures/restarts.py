@@ -10,7 +10,7 @@ with N samples and all trials successful the sample is exactly the trials' runti
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.ma  # noqa: F401 (Polars reads numpy arrays through it: loaded here, not at the first)
@@ -256,14 +256,14 @@ def restart_percentiles(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, 
     return out
 
 
-def block_percentiles(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.ndarray, samples: int,
-                      seed: int, percentiles: Sequence[float], first_deterministic: bool = True) -> np.ndarray:
-    """`restart_percentiles` of the groups (one row of `keys` each, with the `BLOCK` columns) drawn with
-    one generator per (suite, algorithm, dimension) (`block_rng`), over its groups in their order here."""
+def by_block(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.ndarray, seed: int,
+             fn: Callable[[np.ndarray, np.ndarray, np.ndarray, int, np.random.Generator], np.ndarray]) -> np.ndarray:
+    """`fn(gid, cost, success, ngroups, rng)` (rows of values, one column per group) for the groups of each
+    (suite, algorithm, dimension) of `keys` (one row per group, with the `BLOCK` columns) and their trials,
+    in their order here, with that block's generator (`block_rng`); the columns put back in the groups' order."""
     ng = keys.height
-    out = np.full((len(percentiles), ng), np.nan)
     if not ng:
-        return out
+        return fn(gid[:0], cost[:0], success[:0], 0, block_rng(seed, ()))
     blocks = keys.select(BLOCK)
     names = blocks.unique(maintain_order=True)
     code = blocks.join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"].to_numpy()
@@ -276,12 +276,22 @@ def block_percentiles(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, suc
     torder = np.argsort(tcode, kind="stable")  # trials block by block, in their order within each
     tcount = np.bincount(tcode, minlength=names.height)
     tstart = np.cumsum(tcount) - tcount
+    out = None
     for b, key in enumerate(names.iter_rows()):
         rows = torder[tstart[b]:tstart[b] + tcount[b]]
-        out[:, gorder[gstart[b]:gstart[b] + gcount[b]]] = restart_percentiles(
-            local[gid[rows]], cost[rows], success[rows], int(gcount[b]), samples, block_rng(seed, key), percentiles,
-            first_deterministic)
+        part = fn(local[gid[rows]], cost[rows], success[rows], int(gcount[b]), block_rng(seed, key))
+        if out is None:
+            out = np.full((len(part), ng), np.nan)
+        out[:, gorder[gstart[b]:gstart[b] + gcount[b]]] = part
     return out
+
+
+def block_percentiles(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.ndarray, samples: int,
+                      seed: int, percentiles: Sequence[float], first_deterministic: bool = True) -> np.ndarray:
+    """`restart_percentiles` of the groups (one row of `keys` each) drawn with one generator per (suite,
+    algorithm, dimension) (`by_block`)."""
+    return by_block(keys, gid, cost, success, seed, lambda g, c, s, n, rng: restart_percentiles(
+        g, c, s, n, samples, rng, percentiles, first_deterministic))
 
 
 def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,

@@ -5,22 +5,22 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .restarts import GROUP, _flat
+from .restarts import GROUP, _flat, by_block
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
     """Columns art_low / art_high: the percentile bootstrap interval of aRT per (problem, target).
 
     Each bootstrap sample draws the problem's N trials with replacement and recomputes aRT
-    (inf when the sample holds no success, so an upper bound may be inf)."""
+    (inf when the sample holds no success, so an upper bound may be inf); one generator per (suite,
+    algorithm, dimension) (`restarts.by_block`), so an interval does not depend on what else is selected."""
     lo_q, hi_q = (1 - level) / 2 * 100, (1 + level) / 2 * 100
 
-    def run(df: pl.DataFrame) -> pl.DataFrame:
-        keys, gid, cost, success = _flat(df)
-        rng = np.random.default_rng(seed)
-        n = np.bincount(gid, minlength=keys.height)
+    def intervals(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int,
+                  rng: np.random.Generator) -> np.ndarray:
+        n = np.bincount(gid, minlength=ngroups)
         start = np.concatenate([[0], np.cumsum(n)[:-1]])
-        low, high = np.full(keys.height, np.nan), np.full(keys.height, np.nan)
+        out = np.full((2, ngroups), np.nan)
         for size in np.unique(n):  # groups of equal trial counts at once
             g = np.flatnonzero(n == size)
             idx = start[g, None, None] + rng.integers(0, size, (len(g), samples, size))
@@ -28,7 +28,12 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
             succ = success[idx].sum(axis=2)
             with np.errstate(divide="ignore", invalid="ignore"):
                 art = np.where(succ > 0, total / succ, np.inf)
-            low[g], high[g] = np.percentile(art, [lo_q, hi_q], axis=1, method="inverted_cdf")
+            out[:, g] = np.percentile(art, [lo_q, hi_q], axis=1, method="inverted_cdf")
+        return out
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        keys, gid, cost, success = _flat(df)
+        low, high = by_block(keys, gid, cost, success, seed, intervals)
         return keys.with_columns(art_low=pl.Series(low), art_high=pl.Series(high))
 
     sch = hits.collect_schema()

@@ -177,6 +177,10 @@ def test_art_dispersion_does_not_depend_on_the_selection_nor_its_grouping(shared
     conf = [Analysis(shared4).art(dispersion=False, confidence=0.9, samples=30, chunk=c).collect().sort(key)
             for c in (None, 1)]
     assert conf[0].equals(conf[1]) and conf[0]["art_high"].drop_nulls().len() > 0
+    # and the bootstrap bands of the ECDF
+    band = Analysis(shared4).ecdf_band(replicates=20).collect()
+    alone = Analysis(shared4).select(algorithm=[alg]).ecdf_band(replicates=20).collect()
+    assert alone.equals(band.filter(pl.col("algorithm") == alg)) and alone.height > 0
 
 
 def test_info_lists_what_the_store_holds(shared4):

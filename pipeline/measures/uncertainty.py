@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .restarts import GROUP, _flat, by_block
+from .restarts import BLOCK, GROUP, _flat, block_rng, by_block
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -49,15 +49,23 @@ _TRIAL = ["suite", "algorithm", "function", "dimension"]
 def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFrame:
     """`replicates` bootstrap copies of the hitting times, each drawing the trials of every (suite,
     algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
-    algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn."""
+    algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn. The draws
+    come from one generator per (suite, algorithm, dimension) (`restarts.block_rng`)."""
     from .runtime import instance_weights
 
     trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")
     size = trials.group_by(_TRIAL, maintain_order=True).agg(n=pl.len())
     n = size["n"].to_numpy().astype(np.int64)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
-    rng = np.random.default_rng(seed)
-    per_copy = np.repeat(start, n) + (rng.random((replicates, len(trials))) * np.repeat(n, n)).astype(np.int64)
+    # one generator per (suite, algorithm, dimension): a band does not depend on what else is selected
+    u = np.empty((replicates, len(trials)))
+    names = trials.select(BLOCK).unique(maintain_order=True)
+    code = trials.select(BLOCK).join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"]
+    code = code.to_numpy()
+    for b, key in enumerate(names.iter_rows()):
+        cols = np.flatnonzero(code == b)
+        u[:, cols] = block_rng(seed, key).random((replicates, len(cols)))
+    per_copy = np.repeat(start, n) + (u * np.repeat(n, n)).astype(np.int64)
     drawn = trials[per_copy.ravel()].with_columns(
         copy=pl.Series(np.repeat(np.arange(replicates), len(trials)), dtype=pl.Int64),
         new_id=pl.int_range(pl.len(), dtype=pl.Int64),

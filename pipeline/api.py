@@ -13,8 +13,8 @@ import polars as pl
 
 from .conventions import interesting_instances
 from . import distributed
-from .measures import cache as _cache, ecdf as _ecdf, restarts, runtime, targets as tg  # noqa: F401 (loaded
-# with the API: not in the first measure)
+from .measures import cache as _cache, ecdf as ecdf_m, restarts, runtime, targets as tg  # noqa: F401 (cache:
+# loaded with the API, not in the first measure)
 from .store import Store
 from .store.store import MANIFEST
 
@@ -252,22 +252,19 @@ class Analysis:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
         dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
         range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
-        from .measures import ecdf as m
-
-        m.check(mode, self.max_budget, max_x)
-        return self._ecdf_parts(lambda d: m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
+        ecdf_m.check(mode, self.max_budget, max_x)
+        return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
                                                        max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group", "x"], independent=True, schema=m.STEP_SCHEMA)
+                                targets, reference, chunk, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
 
     def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
                      reference=None, chunk: int | None = 8) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `ecdf`: final_fraction, solvable_fraction, max_x,
         median_max_evaluations, problems, functions, trials."""
-        from .measures import ecdf as m
-
-        m.check(mode, self.max_budget, max_x)
-        return self._ecdf_parts(lambda d: m.summary_table(d, group, mode=mode, max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group"], independent=True, schema=m.SUMMARY_SCHEMA)
+        ecdf_m.check(mode, self.max_budget, max_x)
+        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=self.max_budget,
+                                                               max_x=max_x),
+                                targets, reference, chunk, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
 
     def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
                   seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
@@ -316,14 +313,12 @@ class Analysis:
         `tf`, kept on this Analysis (the latest, up to ECDF_KEEP_ROWS trial rows) for the next ECDF table of
         the same part, settings, targets and state of the store: `ecdf` then `ecdf_summary` (as the charts
         draw them) read and order the hits once."""
-        from .measures import ecdf as m
-
         try:
             stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
         except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
             stamp = None
         if stamp is None or part.indicator != "logged" or self.executor != "local":  # (Ray tasks keep nothing)
-            return m.prepare(part.hits(tf.lazy()).collect())
+            return ecdf_m.prepare(part.hits(tf.lazy()).collect())
         key = (stamp, tuple((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in part.filters.items()),
                part.max_budget, part.all_instances, part.exact, part.cache,
                tuple(tf.columns), tuple(map(str, tf.dtypes)), tuple(tf.iter_rows()))
@@ -331,7 +326,7 @@ class Analysis:
         with self._ecdf_lock:
             data = kept.get(key)
         if data is None:
-            data = m.prepare(part.hits(tf.lazy()).collect())
+            data = ecdf_m.prepare(part.hits(tf.lazy()).collect())
             rows = data.trials.height
             with self._ecdf_lock:
                 if rows <= self.ECDF_KEEP_ROWS:

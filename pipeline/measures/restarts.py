@@ -256,6 +256,15 @@ def restart_percentiles(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, 
     return out
 
 
+def block_codes(frame: pl.DataFrame) -> tuple[np.ndarray, list[tuple]]:
+    """Per row of `frame` (with the `BLOCK` columns), the index of its (suite, algorithm, dimension)
+    among those of the frame in the order met, and those keys (Python values, for `block_rng`)."""
+    blocks = frame.select(BLOCK)
+    names = blocks.unique(maintain_order=True)
+    code = blocks.join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"].to_numpy()
+    return code, names.rows()
+
+
 def by_block(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.ndarray, seed: int,
              fn: Callable[[np.ndarray, np.ndarray, np.ndarray, int, np.random.Generator], np.ndarray]) -> np.ndarray:
     """`fn(gid, cost, success, ngroups, rng)` (rows of values, one column per group) for the groups of each
@@ -264,20 +273,18 @@ def by_block(keys: pl.DataFrame, gid: np.ndarray, cost: np.ndarray, success: np.
     ng = keys.height
     if not ng:
         return fn(gid[:0], cost[:0], success[:0], 0, block_rng(seed, ()))
-    blocks = keys.select(BLOCK)
-    names = blocks.unique(maintain_order=True)
-    code = blocks.join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"].to_numpy()
+    code, names = block_codes(keys)
     gorder = np.argsort(code, kind="stable")  # groups block by block, in their order within each
-    gcount = np.bincount(code, minlength=names.height)
+    gcount = np.bincount(code, minlength=len(names))
     gstart = np.cumsum(gcount) - gcount
     local = np.empty(ng, np.int64)
     local[gorder] = np.arange(ng) - gstart[code[gorder]]
     tcode = code[gid]
     torder = np.argsort(tcode, kind="stable")  # trials block by block, in their order within each
-    tcount = np.bincount(tcode, minlength=names.height)
+    tcount = np.bincount(tcode, minlength=len(names))
     tstart = np.cumsum(tcount) - tcount
     out = None
-    for b, key in enumerate(names.iter_rows()):
+    for b, key in enumerate(names):
         rows = torder[tstart[b]:tstart[b] + tcount[b]]
         part = fn(local[gid[rows]], cost[rows], success[rows], int(gcount[b]), block_rng(seed, key))
         if out is None:

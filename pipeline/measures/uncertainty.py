@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .restarts import BLOCK, GROUP, _flat, block_rng, by_block
+from .restarts import GROUP, _flat, block_codes, block_rng, by_block
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -59,10 +59,8 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
     # one generator per (suite, algorithm, dimension): a band does not depend on what else is selected
     u = np.empty((replicates, len(trials)))
-    names = trials.select(BLOCK).unique(maintain_order=True)
-    code = trials.select(BLOCK).join(names.with_row_index("_b"), on=BLOCK, how="left", maintain_order="left")["_b"]
-    code = code.to_numpy()
-    for b, key in enumerate(names.iter_rows()):
+    code, names = block_codes(trials)
+    for b, key in enumerate(names):
         cols = np.flatnonzero(code == b)
         u[:, cols] = block_rng(seed, key).random((replicates, len(cols)))
     per_copy = np.repeat(start, n) + (u * np.repeat(n, n)).astype(np.int64)

@@ -60,8 +60,10 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     # one generator per (suite, algorithm, dimension): a band does not depend on what else is selected
     u = np.empty((replicates, len(trials)))
     code, names = block_codes(trials)
+    order = np.argsort(code, kind="stable")  # each block's trials in their order: one sort, not a scan per block
+    stops = np.cumsum(np.bincount(code, minlength=len(names)))
     for b, key in enumerate(names):
-        cols = np.flatnonzero(code == b)
+        cols = order[stops[b - 1] if b else 0:stops[b]]
         u[:, cols] = block_rng(seed, key).random((replicates, len(cols)))
     per_copy = np.repeat(start, n) + (u * np.repeat(n, n)).astype(np.int64)
     drawn = trials[per_copy.ravel()].with_columns(

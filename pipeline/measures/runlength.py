@@ -67,7 +67,9 @@ def reference_grid(reference) -> pl.LazyFrame:
         n = 10 if is_biobjective(s) else 5  # cocopp's testbed `number_of_points`
         low = round(math.log10(SMALLEST_TARGET) * n)
         k_top = min(math.ceil(math.log10(top) * n), math.ceil(math.log10(top - 1e-12 if top >= 2e-12 else top / 2) * n))
-        rows += [(s, f, d, i, float(np.power(10, k / n))) for i, k in enumerate(range(k_top, low - 1, -1))]
+        # Python's float power (the C library's pow), not np.power: numpy 2.4's vectorised power can differ
+        # in the last bit, and cocopp's published targets are the correctly rounded 10^(k/n)
+        rows += [(s, f, d, i, 10.0 ** (k / n)) for i, k in enumerate(range(k_top, low - 1, -1))]
     return pl.LazyFrame(rows, schema={"suite": pl.String, "function": pl.Int32, "dimension": pl.Int32,
                                       "row": pl.Int64, "target": pl.Float64}, orient="row")
 

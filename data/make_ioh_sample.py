@@ -9,7 +9,7 @@ Writes three archives, each an `ioh.logger.Analyzer` folder per algorithm:
   logged on improvements (ioh's default trigger).
 - pbo.tgz: RS and a (1+1)-EA on PBO OneMax (f1) and LeadingOnes (f2), maximisation, dimension 16,
   instance 1, 5 runs each, budget 300; every evaluation logged (`trigger.ALWAYS`).
-- modes.tgz: the ES on bbob f1 in dimension 2, logged at fixed budgets (`trigger.Each(10)` and
+- modes.tgz: the ES (as ES-budgets) on bbob f1 in dimension 2, logged at fixed budgets (`trigger.Each(10)` and
   `trigger.At`) with the positions stored (`store_positions=True`).
 Seeded: the same ioh version writes the same files.
 """
@@ -121,7 +121,7 @@ def main(out: Path) -> None:
                      ("ES", "(1+1)-ES, 1/5th success rule", OnePlusOneES(2), bbob(), {"watch": "sigma"})],
             "pbo": [("RS", "uniform random bit strings", RandomSearch(3), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]}),
                     ("EA", "(1+1)-EA, rate 1/n", OnePlusOneEA(4), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]})],
-            "modes": [("ES", "(1+1)-ES, fixed budgets", OnePlusOneES(5), ioh.suite.BBOB([1], [1], [2]),
+            "modes": [("ES-budgets", "(1+1)-ES, fixed budgets", OnePlusOneES(5), ioh.suite.BBOB([1], [1], [2]),
                        {"watch": "sigma", "positions": True,
                         "triggers": [ioh.logger.trigger.Each(10), ioh.logger.trigger.At({1, 5, 25})]})],
         }

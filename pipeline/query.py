@@ -127,10 +127,7 @@ class SchemaScanStore(Store):
         root = self.path / table
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
-        hive = {c: sch[c] for c in store_schema.partition_columns(table)}
-        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive,
-                             schema=store_schema.polars_schema(table, with_partitions=False))
-        return lf.select(list(sch))
+        return store_schema.scan(table, root)
 
 
 def _ecdf_function() -> Callable | None:

@@ -4,12 +4,12 @@ dependency: run it in a scratch virtualenv with `pip install ioh`).
 usage: python data/make_ioh_sample.py [OUT]   (default OUT: data/ioh beside this script)
 
 Writes three archives, each an `ioh.logger.Analyzer` folder per algorithm:
-- bbob.tgz: random search (RS) and a (1+1)-ES with the 1/5th success rule (ES, its step size `sigma`
-  tracked) on bbob f1-f3, dimensions 2 and 5, instances 1-3, 3 runs each, budget 200 x dimension;
+- bbob.tgz: random search (RandomSearch) and a (1+1)-ES with the 1/5th success rule (OnePlusOneES, its
+  step size `sigma` tracked) on bbob f1-f3, dimensions 2 and 5, instances 1-3, 3 runs each, budget 200 x dimension;
   logged on improvements (ioh's default trigger).
-- pbo.tgz: RS and a (1+1)-EA on PBO OneMax (f1) and LeadingOnes (f2), maximisation, dimension 16,
+- pbo.tgz: RandomSearch and a (1+1)-EA (OnePlusOneEA) on PBO OneMax (f1) and LeadingOnes (f2), maximisation, dimension 16,
   instance 1, 5 runs each, budget 300; every evaluation logged (`trigger.ALWAYS`).
-- modes.tgz: the ES (as ES-budgets) on bbob f1 in dimension 2, logged at fixed budgets (`trigger.Each(10)` and
+- modes.tgz: the ES (as OnePlusOneES-budgets) on bbob f1 in dimension 2, logged at fixed budgets (`trigger.Each(10)` and
   `trigger.At`) with the positions stored (`store_positions=True`).
 Seeded: the same ioh version writes the same files.
 """
@@ -117,11 +117,11 @@ def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         sets = {
-            "bbob": [("RS", "uniform random search", RandomSearch(1), bbob(), {}),
-                     ("ES", "(1+1)-ES, 1/5th success rule", OnePlusOneES(2), bbob(), {"watch": "sigma"})],
-            "pbo": [("RS", "uniform random bit strings", RandomSearch(3), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]}),
-                    ("EA", "(1+1)-EA, rate 1/n", OnePlusOneEA(4), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]})],
-            "modes": [("ES-budgets", "(1+1)-ES, fixed budgets", OnePlusOneES(5), ioh.suite.BBOB([1], [1], [2]),
+            "bbob": [("RandomSearch", "uniform random search", RandomSearch(1), bbob(), {}),
+                     ("OnePlusOneES", "(1+1)-ES, 1/5th success rule", OnePlusOneES(2), bbob(), {"watch": "sigma"})],
+            "pbo": [("RandomSearch", "uniform random bit strings", RandomSearch(3), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]}),
+                    ("OnePlusOneEA", "(1+1)-EA, rate 1/n", OnePlusOneEA(4), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]})],
+            "modes": [("OnePlusOneES-budgets", "(1+1)-ES, fixed budgets", OnePlusOneES(5), ioh.suite.BBOB([1], [1], [2]),
                        {"watch": "sigma", "positions": True,
                         "triggers": [ioh.logger.trigger.Each(10), ioh.logger.trigger.At({1, 5, 25})]})],
         }

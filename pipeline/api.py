@@ -74,8 +74,21 @@ class Analysis:
             raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
         return self.store.events()
 
-    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    def _selected_runs(self) -> pl.LazyFrame:
+        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum
+        have none: `precision_unknown` counts them)."""
         runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
+
+    def precision_unknown(self) -> pl.DataFrame:
+        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
+        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
+        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        return (runs.filter(pl.col("final_delta").is_null()).group_by("suite", "algorithm", "function", "dimension")
+                .agg(runs=pl.len()).sort("suite", "algorithm", "function", "dimension").collect())
+
+    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        runs = self._selected_runs()
         events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
         events = events.join(runs.select("run_id"), on="run_id", how="semi")
         return runtime.cut(runs, events, self.max_budget) if cut else (runs, events)
@@ -97,7 +110,7 @@ class Analysis:
             stamp = None
         known = self.__dict__.get("_keys_read")
         if known is None or stamp is None or known[0] != stamp:
-            runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+            runs = self._selected_runs()
             cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
             known = (stamp, runs.select(cols).unique().collect())
             self._keys_read = known

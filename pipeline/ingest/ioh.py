@@ -87,7 +87,7 @@ def _line_of(text: str, needle: str) -> int | None:
 
 _RUN_SCHEMA = {
     "seq": pl.Int64, "info_file": pl.String, "info_line": pl.Int64, "data_file": pl.String, "section": pl.Int64,
-    "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32, "instance": pl.Int32,
+    "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "function_name": pl.String, "dimension": pl.Int32, "instance": pl.Int32,
     "maximize": pl.Boolean, "info_evaluations": pl.Int64, "best_y": pl.Float64, "optimum": pl.Float64,
     "comment": pl.String,
 }
@@ -117,6 +117,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]) -> tu
             problems.append(Problem(jpath, _line_of(text, '"function_id"'), "function_id is not a number", "file skipped"))
             continue
         name = algorithm or str(alg.get("name") or src.name)
+        fname = str(meta["function_name"]) if meta.get("function_name") is not None else None
         info = alg.get("info")
         for scen in meta["scenarios"] if isinstance(meta["scenarios"], list) else []:
             path = str(scen.get("path", "")) if isinstance(scen, dict) else ""
@@ -146,7 +147,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]) -> tu
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
                     continue
                 opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
-                runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, dimension, instance,
+                runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
                              maximize, evals, best_y, opt, info))
     return runs, announced
 

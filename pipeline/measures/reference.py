@@ -200,6 +200,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
             last_evaluation=pl.col("evaluations"), g_evaluations=pl.lit(0, pl.Int64),
             info_evaluations=pl.col("evaluations"), info_final_delta=pl.col("final_delta"),
             finalized=pl.lit(True), reference_value=pl.lit(None, pl.Float64), maximize=pl.lit(False),
+            function_name=pl.lit(None, pl.String),
             coco_version=pl.lit(None, pl.String), comment=pl.lit(comment),
             info_file=pl.format("{}-bestalg.info", pl.col("suite")),
             data_file=pl.format("{}-bestalg_f{}_d{}.dat", pl.col("suite"), pl.col("function").cast(pl.String).str.zfill(2),

@@ -260,6 +260,36 @@ class Analysis:
         v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
         return runtime.fixed_budget_summary(v) if summary else v
 
+    def ert(self, targets=None, eval_max: float | None = None) -> pl.LazyFrame:
+        """IOHprofiler's ERT per (problem, target): unsuccessful runs charged `eval_max` (default: each
+        problem's largest run evaluations); see `pipeline.measures.ert`."""
+        from .measures.ert import ert
+
+        cap = pl.col("evaluations").max().over(runtime.PROBLEM) if eval_max is None else eval_max
+        return ert(self.hits(targets), cap)
+
+    def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
+                          upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+        """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
+        from .measures import aocc
+
+        runs, events = self._tables()
+        if not per_dimension:
+            return aocc.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
+        dims = runs.select("dimension").unique().collect()["dimension"].to_list()
+        return pl.concat([aocc.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                 [b * d for b in budgets], lower, upper, log) for d in dims])
+
+    def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+        """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
+        evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
+        from .measures import aocc, auc
+
+        runs, events = self._tables()
+        b = (auc.budgets(runs, self.max_budget) if self.max_budget else
+             runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
+        return aocc.aocc(runs, events, b, lower, upper, log)
+
     def ecdf(self, targets=None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /

@@ -380,5 +380,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
 
 #: the views in navigation order; append a view function to add pages
 from .interactive import explore, ranking_view  # noqa: E402 (they use this module's helpers)
+from .parameters import parameters  # noqa: E402
 
-VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, settings_page]
+VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, parameters,
+                     settings_page]

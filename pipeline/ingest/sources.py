@@ -234,7 +234,8 @@ def expand(paths: list[str | os.PathLike]) -> list[Path]:
         if not p.exists():
             out.append(p)  # reported when read
         elif p.is_dir():
-            if any(f.suffix.lower() in (".info", ".json") for f in p.rglob("*.*")):
+            if any(f.suffix.lower() == ".info" or f.name.lower().startswith("iohprofiler_") and f.suffix.lower() == ".json"
+                   for f in p.rglob("*.*")):
                 out.append(p)
             out.extend(sorted(f for f in p.rglob("*") if is_archive(f)))
             if not any(q == p or q.is_relative_to(p) for q in out):

@@ -202,7 +202,7 @@ class QueryTables:
     # all of them
     def available(self) -> list[str]:
         """Names of the tables and views a query can use."""
-        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive"]
+        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive", "params"]
 
     def frames(self) -> dict[str, pl.LazyFrame]:
         """Every table and view as a LazyFrame (nothing is read before a query collects)."""
@@ -215,6 +215,7 @@ class QueryTables:
                 out[t] = partitioned_view(t, self.parts, build, lambda t=t: self.store.scan(t).collect_schema(),
                                           self.log)
         out["archive"] = self.store.archive()  # bbob-biobj archived solutions (no budget cut)
+        out["params"] = self.store.scan("params")  # tracked parameters of IOHprofiler runs (no budget cut)
         views = {"hitting_times": self._hits, "art": self._art}
         if self._ecdf:
             views["ecdf"] = self._ecdf_view

@@ -103,6 +103,9 @@ def test_tracked_parameters_and_positions_go_to_the_params_table(tmp_path):
     q = pl.read_csv(out.stdout.encode())
     assert q["name"].unique().to_list() == ["sigma"]  # positions only on request
     assert q["median"].to_list() == [0.5, 0.5, 0.25]
+    sql = CliRunner().invoke(app, ["query", "--store", str(st.path), "--out", "-",
+                                   "SELECT name, SUM(value) AS s FROM params WHERE name = 'sigma' GROUP BY name"])
+    assert pl.read_csv(sql.stdout.encode()).rows() == [("sigma", 0.75)]
 
 
 def test_json_without_its_dat_is_named_and_the_rest_kept(tmp_path):

@@ -74,8 +74,21 @@ class Analysis:
             raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
         return self.store.events()
 
-    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    def _selected_runs(self) -> pl.LazyFrame:
+        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum
+        have none: `precision_unknown` counts them)."""
         runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
+
+    def precision_unknown(self) -> pl.DataFrame:
+        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
+        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
+        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        return (runs.filter(pl.col("final_delta").is_null()).group_by("suite", "algorithm", "function", "dimension")
+                .agg(runs=pl.len()).sort("suite", "algorithm", "function", "dimension").collect())
+
+    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+        runs = self._selected_runs()
         events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
         events = events.join(runs.select("run_id"), on="run_id", how="semi")
         return runtime.cut(runs, events, self.max_budget) if cut else (runs, events)
@@ -97,7 +110,7 @@ class Analysis:
             stamp = None
         known = self.__dict__.get("_keys_read")
         if known is None or stamp is None or known[0] != stamp:
-            runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+            runs = self._selected_runs()
             cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
             known = (stamp, runs.select(cols).unique().collect())
             self._keys_read = known
@@ -246,6 +259,36 @@ class Analysis:
         runs, events = self._tables()
         v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
         return runtime.fixed_budget_summary(v) if summary else v
+
+    def ert(self, targets=None, eval_max: float | None = None) -> pl.LazyFrame:
+        """IOHprofiler's ERT per (problem, target): unsuccessful runs charged `eval_max` (default: each
+        problem's largest run evaluations); see `pipeline.measures.ert`."""
+        from .measures.ert import ert
+
+        cap = pl.col("evaluations").max().over(runtime.PROBLEM) if eval_max is None else eval_max
+        return ert(self.hits(targets), cap)
+
+    def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
+                          upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+        """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
+        from .measures import aocc
+
+        runs, events = self._tables()
+        if not per_dimension:
+            return aocc.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
+        dims = runs.select("dimension").unique().collect()["dimension"].to_list()
+        return pl.concat([aocc.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                 [b * d for b in budgets], lower, upper, log) for d in dims])
+
+    def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+        """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
+        evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
+        from .measures import aocc, auc
+
+        runs, events = self._tables()
+        b = (auc.budgets(runs, self.max_budget) if self.max_budget else
+             runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
+        return aocc.aocc(runs, events, b, lower, upper, log)
 
     def ecdf(self, targets=None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:

@@ -127,10 +127,7 @@ class SchemaScanStore(Store):
         root = self.path / table
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
-        hive = {c: sch[c] for c in store_schema.partition_columns(table)}
-        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive,
-                             schema=store_schema.polars_schema(table, with_partitions=False))
-        return lf.select(list(sch))
+        return store_schema.scan(table, root)
 
 
 def _ecdf_function() -> Callable | None:
@@ -205,7 +202,7 @@ class QueryTables:
     # all of them
     def available(self) -> list[str]:
         """Names of the tables and views a query can use."""
-        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive"]
+        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive", "params"]
 
     def frames(self) -> dict[str, pl.LazyFrame]:
         """Every table and view as a LazyFrame (nothing is read before a query collects)."""
@@ -218,6 +215,7 @@ class QueryTables:
                 out[t] = partitioned_view(t, self.parts, build, lambda t=t: self.store.scan(t).collect_schema(),
                                           self.log)
         out["archive"] = self.store.archive()  # bbob-biobj archived solutions (no budget cut)
+        out["params"] = self.store.scan("params")  # tracked parameters of IOHprofiler runs (no budget cut)
         views = {"hitting_times": self._hits, "art": self._art}
         if self._ecdf:
             views["ecdf"] = self._ecdf_view

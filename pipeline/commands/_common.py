@@ -96,8 +96,14 @@ def analysis(store: str, suite=None, algorithm=None, function=None, dimension=No
 
     st = open_store(store)
     try:
-        return Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
-                        max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator,
-                        executor=executor)
+        a = Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
+                     max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator,
+                     executor=executor)
     except ValueError as exc:
         fail(str(exc))
+    unknown = a.precision_unknown()
+    if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
+        err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({', '.join(sorted(set(unknown['suite'])))}) have no "
+                  "known optimum, so no precision: measures of precisions leave them out (their raw values: "
+                  "`cocopipe params`, events.measured)", soft_wrap=True)
+    return a

@@ -83,14 +83,23 @@ def register(app: typer.Typer) -> None:
 
         a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,
                      all_instances, exact_hits, indicator)
-        if by == "auc":
-            if not 0 < alpha < 1:
-                fail(f"--alpha {alpha}: expected a level between 0 and 1")
-            df = ranking.rank_by_auc(auc_table(a, targets, max_budget).lazy(), by_dimension=not overall, alpha=alpha)
-        elif by == "glicko2":
-            df = ranking.glicko2(a.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
-        else:
+        if by == "auc" and not 0 < alpha < 1:
+            fail(f"--alpha {alpha}: expected a level between 0 and 1")
+        if by not in ("auc", "glicko2"):
             fail(f"--by {by!r}: expected auc or glicko2")
+
+        def ranked(part) -> pl.DataFrame:
+            if by == "auc":
+                return ranking.rank_by_auc(auc_table(part, targets, max_budget).lazy(), by_dimension=not overall,
+                                           alpha=alpha)
+            return ranking.glicko2(part.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
+
+        suites = a.suites()
+        if len(suites) > 1:  # suites are ranked apart (a suite column first)
+            parts = [p.select(pl.lit(s).alias("suite"), pl.all()) for s in suites if (p := ranked(a.select(suite=[s]))).height]
+            df = pl.concat(parts) if parts else pl.DataFrame()
+        else:
+            df = ranked(a)
         if df.height == 0:
             fail("no function where every algorithm has data")
         write_table(df, out)

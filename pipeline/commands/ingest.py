@@ -17,10 +17,16 @@ def ingest_sources(sources, store: str, on_source=None, **options):
     from ..ingest.sources import expand
     from ..store import Store, StoreError
 
+    from ..store import schema
+
     try:
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
+    if older := schema.older(st.manifest.get("schema_versions", {})):
+        err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its files are read as "
+                  f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
+                  "see schemas/); new files are written in the new schema", soft_wrap=True)
     todo = expand(sources)
     with progress(len(todo), "ingest") as advance:
         def done(o):
@@ -40,7 +46,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def ingest(
-        sources: Annotated[list[str], typer.Argument(help="COCO results folders or .tgz/.tar.gz/.zip archives.")],
+        sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives.")],
         store: Annotated[str, STORE] = "cocopipe-store",
         name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
@@ -49,7 +55,7 @@ def register(app: typer.Typer) -> None:
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
     ) -> None:
-        """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
+        """Read COCO logs and IOHprofiler logs (json + .dat) into the Parquet store (replacing earlier versions of the same sources)."""
         def report(o):
             if not quiet:
                 for p in o.problems:

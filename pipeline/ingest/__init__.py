@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import distributed
 from ..store import SourceData, Store
 from ..store.store import Staged
+from . import ioh
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .sources import Source, SourceError, expand, read_source
@@ -61,10 +62,13 @@ def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | No
 
 
 def _parse_all(src, name: str | None) -> Parsed:
-    """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`)."""
+    """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`);
+    IOHprofiler logs (json and .dat) are read by `ioh.parse_with`."""
+    if src.files and not src.info_files() and ioh.json_files(src):
+        return ioh.parse_with(None, src, name)
     parsed = parse_source(src, algorithm=name)
     parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
-    return parsed
+    return ioh.parse_with(parsed, src, name)
 
 
 def _source_data(src, parsed: Parsed) -> SourceData:
@@ -84,6 +88,10 @@ def _source_data(src, parsed: Parsed) -> SourceData:
     if archive is not None and archive.height:
         tables["archive"] = archive
         meta["archive"] = archive.height
+    params = getattr(parsed, "params", None)
+    if params is not None and params.height:
+        tables["params"] = params
+        meta["params"] = params.height
     return SourceData(src.name, src.source_id, src.path, tables, meta)
 
 

@@ -543,6 +543,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         reference_value=pl.coalesce("fopt", "fopt_t", "refval", "refval_t"),
         source=pl.lit(src.name),
         source_id=pl.lit(src.source_id),
+        maximize=pl.lit(False), function_name=pl.lit(None, pl.String),
         function=pl.col("function").cast(pl.Int32),
         dimension=pl.col("dimension").cast(pl.Int32),
         instance=pl.col("instance").cast(pl.Int32),

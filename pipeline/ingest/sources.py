@@ -17,6 +17,7 @@ from isal import igzip, isal_zlib
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
+IOH_SUFFIXES = (".json",)  # IOHprofiler metadata (pipeline.ingest.ioh); its data files are .dat
 
 
 class SourceError(RuntimeError):
@@ -87,7 +88,7 @@ class Source:
 
 def _keep(name: str) -> bool:
     """A COCO log file, not a macOS resource fork (`._name`)."""
-    return name.lower().endswith(LOG_SUFFIXES) and not name.rstrip("/").rpartition("/")[2].startswith("._")
+    return name.lower().endswith(LOG_SUFFIXES + IOH_SUFFIXES) and not name.rstrip("/").rpartition("/")[2].startswith("._")
 
 
 _ZERO_BLOCK = bytes(512)
@@ -225,7 +226,7 @@ def read_source(path: str | os.PathLike) -> Source:
 
 
 def expand(paths: list[str | os.PathLike]) -> list[Path]:
-    """Sources named by the arguments: archives, and folders holding .info files; archives
+    """Sources named by the arguments: archives, and folders holding .info (or IOHprofiler .json) files; archives
     found inside folders are sources of their own."""
     out: list[Path] = []
     for path in paths:
@@ -233,7 +234,8 @@ def expand(paths: list[str | os.PathLike]) -> list[Path]:
         if not p.exists():
             out.append(p)  # reported when read
         elif p.is_dir():
-            if any(f.suffix.lower() == ".info" for f in p.rglob("*.info")):
+            if any(f.suffix.lower() == ".info" or f.name.lower().startswith("iohprofiler_") and f.suffix.lower() == ".json"
+                   for f in p.rglob("*.*")):
                 out.append(p)
             out.extend(sorted(f for f in p.rglob("*") if is_archive(f)))
             if not any(q == p or q.is_relative_to(p) for q in out):

@@ -270,16 +270,17 @@ class Context:
         p = self.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(self.algorithms))
         return sorted(p["dimension"].unique().to_list())
 
-    def functions(self, suite: str) -> list[int]:
-        """Functions on which a compared algorithm has data."""
-        p = self.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(self.algorithms))
+    def functions(self, suite: str, algorithms: Sequence[str] | None = None) -> list[int]:
+        """Functions on which a compared algorithm (one of `algorithms`) has data."""
+        algs = self.algorithms if algorithms is None else list(algorithms)
+        p = self.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(algs))
         return sorted(p["function"].unique().to_list())
 
-    def groups(self, suite: str) -> list[tuple[str, str]]:
-        """(group, label) of the suite's function groups that hold a shown function."""
+    def groups(self, suite: str, algorithms: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(group, label) of the suite's function groups that hold a shown function (of `algorithms`)."""
         from ..measures.groups import groups_frame
 
-        g = groups_frame(suite).filter(pl.col("function").is_in(self.functions(suite))).collect()
+        g = groups_frame(suite).filter(pl.col("function").is_in(self.functions(suite, algorithms))).collect()
         return list(dict.fromkeys(zip(g["group"], g["group_label"])))
 
     def pairs(self) -> list[tuple[str, str]]:

@@ -291,7 +291,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 ctx.problems.filter((pl.col("algorithm") == alg) & (pl.col("suite") == suite))["dimension"])]
             if not dims:
                 continue
-            groups = [*ctx.groups(suite), ("all", "All functions")]
+            groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
                 ctx, f"scaling-{suite}-{alg}", f"Scaling, {alg}", "scaling", one,
                 caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
@@ -308,7 +308,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                             caption="ECDF of the best precision Δf the trials reached within budgets of k x "
                                     "dimension evaluations and at their end (cocopp's pprldistr, right)."),
             ]
-            if ref:
+            if ref and ctx.problems.filter((pl.col("suite") == suite) & (pl.col("algorithm") == ref[0])).height:
                 dist.append(kind_figure(
                     ctx, f"logloss-{suite}-{alg}", f"aRT loss, {alg}", "logloss",
                     ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ctx.reference, group=names,
@@ -380,5 +380,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
 
 #: the views in navigation order; append a view function to add pages
 from .interactive import explore, ranking_view  # noqa: E402 (they use this module's helpers)
+from .parameters import parameters  # noqa: E402
 
-VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, settings_page]
+VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, parameters,
+                     settings_page]

@@ -18,7 +18,7 @@ _TYPES = {
     "list<float64>": (pl.List(pl.Float64), pa.list_(pa.float64())),
 }
 
-TABLES = ("runs", "events", "archive")
+TABLES = ("runs", "events", "archive", "params")
 
 
 class SchemaError(ValueError):
@@ -64,6 +64,25 @@ def arrow_schema(table: str) -> pa.Schema:
     fields = [pa.field(c["name"], _TYPES[c["type"]][1], nullable=c["nullable"]) for c in cols]
     meta = {b"cocopipe.table": table.encode(), b"cocopipe.schema_version": version(table).encode()}
     return pa.schema(fields, metadata=meta)
+
+
+def scan(table: str, root) -> pl.LazyFrame:
+    """Lazy scan of a table's hive-partitioned files under `root`, with its schema: files of an older
+    schema version lacking a column added since are read with that column's `default`."""
+    sch = polars_schema(table)
+    hive = {c: sch[c] for c in partition_columns(table)}
+    lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive,
+                         schema=polars_schema(table, with_partitions=False), missing_columns="insert")
+    defaults = {c["name"]: c["default"] for c in spec(table)["columns"] if "default" in c}
+    return lf.select(list(sch)).with_columns(pl.col(c).fill_null(v) for c, v in defaults.items())
+
+
+def older(versions: dict[str, str]) -> list[str]:
+    """The tables whose version in `versions` (a store manifest's) is older than this schema's."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+    return [t for t, v in versions.items() if t in TABLES and key(v) < key(version(t))]
 
 
 def conform(table: str, df: pl.DataFrame) -> pa.Table:

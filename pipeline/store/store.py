@@ -103,9 +103,7 @@ class Store:
         root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
-        hive = {c: sch[c] for c in schema.partition_columns(table)}
-        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive)
-        return lf.select(list(sch))
+        return schema.scan(table, root)
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table."""

@@ -1,0 +1,48 @@
+"""`cocopipe export`: a selection of the store in another tool's format."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import AlgOpt, DimOpt, FuncOpt, StoreOpt, SuiteOpt, err, fail, open_store
+
+FORMATS = ("iohprofiler",)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def export(
+        out: Annotated[str, typer.Option("--out", "-o", help="Folder to write (new or empty).")],
+        format: Annotated[str, typer.Option("--format", help="iohprofiler: the json + .dat layout IOHinspector and IOHanalyzer read.")] = "iohprofiler",
+        store: StoreOpt = "cocopipe-store",
+        suite: SuiteOpt = None,
+        algorithm: AlgOpt = None,
+        function: FuncOpt = None,
+        dimension: DimOpt = None,
+    ) -> None:
+        """Write a selection of the store (COCO and IOHprofiler data alike) in another tool's format."""
+        import polars as pl
+
+        from ..api import filter_frame
+        from ..export import iohprofiler
+
+        if format not in FORMATS:
+            fail(f"format {format!r}: expected one of {', '.join(FORMATS)}")
+        target = Path(out)
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            fail(f"{out}: exists and is not an empty folder")
+        st = open_store(store)
+        runs = filter_frame(st.runs(), suite=suite, algorithm=algorithm, function=function, dimension=dimension).collect()
+        if not runs.height:
+            fail("the selection matches no runs")
+        ids = runs.select("run_id").lazy()
+        events = st.events().join(ids, on="run_id", how="semi").collect()
+        params = st.scan("params").join(ids, on="run_id", how="semi").collect()
+        files = iohprofiler.write(runs, events, params, target)
+        err.print(f"wrote {runs.height} runs of {runs['algorithm'].n_unique()} algorithm(s) in {len(files)} json "
+                  f"file(s) under {out}")
+        del pl

@@ -1,0 +1,1 @@
+"""Exports of the store into other tools' formats (`cocopipe export`)."""

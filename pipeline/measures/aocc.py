@@ -1,0 +1,88 @@
+"""IOHprofiler's fixed-budget measures on precisions: the normalised value, the fixed-budget ECDF and
+the area over the convergence curve (AOCC), as IOHinspector 0.0.8 defines them (`metrics/utils.py
+transform_fval`, `metrics/ecdf.py get_data_ecdf`, `metrics/aocc.py get_aocc`).
+
+Normalised value of a precision d (IOHinspector's `eaf` column, minimisation), bounds [lower, upper]:
+    v(d) = 1 - clip((log10 d - log10 lower) / (log10 upper - log10 lower), 0, 1)     (log=True)
+    v(d) = 1 - clip((d - lower) / (upper - lower), 0, 1)                              (log=False)
+with IOHinspector's defaults lower = 1e-8, upper = 1e8, log. It is the fraction of log-uniformly spread
+targets in [lower, upper] that d reaches. On a maximised problem IOHinspector normalises raw values y
+to clip((y - lb) / (ub - lb), 0, 1): with precisions d = y_opt - y that is v(d) with lower = y_opt - ub,
+upper = y_opt - lb, linear (e.g. OneMax, n = 16: lb = 0, ub = 16 is lower = 0, upper = 16).
+
+Fixed-budget ECDF at budget b: the mean over runs of v(best precision reached within b evaluations),
+0 before a run's first record (IOHinspector fills a run with no record yet with an infinite value).
+
+AOCC with budget B: the mean over runs of (1/B) * integral from 0 to B of v(best precision so far),
+the value before the first record being that of the first record (IOHinspector adds a point
+(0, the run's smallest value)). It equals the area under the fixed-budget ECDF over [0, B] / B,
+evaluations on a linear scale. Runs weigh the same (no instance balancing, as IOHinspector).
+
+cocopipe's `auc` (pipeline.measures.auc) differs: it is the area under the runtime ECDF of the
+first hitting times of the 51 bbob targets (1e2 .. 1e-8), over x = log10(evaluations / dimension)
+on a log scale, divided by its width; AOCC integrates over linear evaluations and counts a continuum
+of targets in [lower, upper]. Both lie in [0, 1] and grow with performance.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import polars as pl
+
+from .runtime import PROBLEM
+
+#: IOHinspector's default bounds of `transform_fval`
+LOWER, UPPER = 1e-8, 1e8
+
+
+def normalised(delta: pl.Expr, lower: float = LOWER, upper: float = UPPER, log: bool = True) -> pl.Expr:
+    """IOHinspector's normalised value of precisions (1 at or below `lower`, 0 at or above `upper`);
+    null precisions (before a run's first record) count as 0."""
+    if log:
+        lo = math.log10(lower if lower > 0 else LOWER)
+        frac = (delta.log10() - lo) / (math.log10(upper) - lo)
+    else:
+        frac = (delta - lower) / (upper - lower)
+    return (1.0 - frac.clip(0.0, 1.0)).fill_null(0.0)
+
+
+def _steps(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
+    """Each run's records with the best precision so far (run_id, evaluations, best), by evaluations."""
+    return (events.join(runs.select("run_id"), on="run_id", how="semi")
+            .select("run_id", "evaluations", "best_delta").sort("run_id", "evaluations")
+            .with_columns(best=pl.col("best_delta").cum_min().over("run_id")).drop("best_delta"))
+
+
+def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequence[float], lower: float = LOWER,
+                      upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
+    """Mean normalised best precision per (suite, algorithm, function, dimension, budget) at each budget
+    (evaluations), over the runs: IOHinspector's `get_data_ecdf` per problem."""
+    b = pl.LazyFrame({"budget": sorted(float(x) for x in budgets)})
+    pairs = runs.select("run_id", *PROBLEM).join(b, how="cross").sort("budget")
+    steps = _steps(runs, events).with_columns(ev=pl.col("evaluations").cast(pl.Float64)).sort("ev")
+    at = pairs.join_asof(steps.select("run_id", "ev", "best"), left_on="budget", right_on="ev", by="run_id",
+                         strategy="backward", check_sortedness=False)
+    return (at.group_by(*PROBLEM, "budget").agg(fraction=normalised(pl.col("best"), lower, upper, log).mean(),
+                                                runs=pl.len())
+            .sort(*PROBLEM, "budget"))
+
+
+def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: float = LOWER,
+         upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
+    """AOCC per (suite, algorithm, function, dimension): `budget` has suite, function, dimension and
+    budget (B, evaluations), as `auc.budgets` gives; the mean over runs of each run's area (see the
+    module's docstring), and the runs counted."""
+    key = ["suite", "function", "dimension"]
+    steps = (_steps(runs, events).join(runs.select("run_id", *key), on="run_id")
+             .join(budget, on=key).filter(pl.col("evaluations") <= pl.col("budget")))
+    v = normalised(pl.col("best"), lower, upper, log)
+    t = pl.col("evaluations").cast(pl.Float64)
+    nxt = t.shift(-1).over("run_id").fill_null(pl.col("budget"))
+    first = pl.int_range(pl.len()).over("run_id") == 0
+    area = steps.with_columns(v=v).select(
+        "run_id", a=pl.col("v") * (nxt - t) + pl.when(first).then(pl.col("v") * t).otherwise(0.0),
+        budget="budget").group_by("run_id").agg(area=(pl.col("a").sum() / pl.col("budget").first()))
+    return (runs.select("run_id", *PROBLEM).join(area, on="run_id")
+            .group_by(PROBLEM).agg(aocc=pl.col("area").mean(), runs=pl.len())
+            .join(budget, on=key).select(*PROBLEM, "budget", "aocc", "runs").sort(PROBLEM))

@@ -364,7 +364,6 @@ class Analysis:
             lambda a: table(profiles.checked_run_profiles(a.runs(), a.events(), settings, params), a.runs(), group),
             chunk, [*profiles.STEP_KEYS, "x"])
 
-
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
         data archive (`pipeline.archive`; fetched from `archive_url` into the cache); `options` of

@@ -464,7 +464,7 @@ def test_report_compares_with_an_archived_data_set(server, env, tmp_path):
     # acceptance: `cocopipe report data/sample/... archive:NAME` end to end, naming archive and hash
     out = tmp_path / "report"
     res = cli("report", str(ROOT / "data/sample/RS_on_bbob.tgz"), "archive:bbob/2009/DIRECT!", "--out", str(out),
-              "--renderer", "svg", "--archive-url", server.url, "--jobs", "1")
+              "--renderer", "svg", "--archive-url", server.url, "--jobs", "1", "-d", "2", "-d", "5")
     assert res.exit_code == 0, res.stderr
     sha = hashlib.sha256((server.root / DIRECT).read_bytes()).hexdigest()
     settings = json.loads((out / "settings.json").read_text())

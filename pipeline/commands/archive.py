@@ -53,9 +53,11 @@ def archived_sources(sources, store=None, archive_url=None, offline=False, force
 
 def fetch_errors(failed) -> int:
     """Print a one-line error per data set that could not be fetched (`Expanded.failed`); how many."""
+    from rich.markup import escape
+
     for o in failed:
         for p in o.problems:
-            err.print(f"[red]error:[/red] {p.file}: {p.message}", soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(f'{p.file}: {p.message}')}", soft_wrap=True)
     return len(failed)
 
 

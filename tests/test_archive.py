@@ -227,6 +227,8 @@ def test_official_bbob_definition_lists_and_resolves_every_entry(tmp_path, env):
     assert set(listed["suite"]) == {"bbob"}  # a per-suite archive: its folder names the suite
     assert listed.filter(pl.col("name") == "2015-GECCO/BrentSTEPqi_Posik.tgz")["year"].item() == 2015
     assert listed["year"].is_null().sum() == 0 and not listed["cached"].any()
+    bbob = Archive(str(OFFICIAL_BBOB))  # a suite's archive: names may start with the suite, as in the root's
+    assert [e.name for e in bbob.resolve("bbob/2009/BIPOP!")] == ["2009/BIPOP-CMA-ES_hansen_noiseless.tgz"]
     for e in entries:  # every name selects its entry, whole or with `!`, and as the one meant
         assert resolve(entries, e.name) == [e]
         assert resolve(entries, e.name + "!") == [e]

@@ -98,13 +98,15 @@ class Archive:
                                    f"`cocopipe archive create {self.url}`)")
             self._definition = parse(path.read_text(errors="replace"), str(path))
             return self._definition
-        if offline and (refresh or not path.is_file()):
+        if offline and refresh:
+            raise ArchiveError(f"{self.url}: --refresh downloads the definition file again, --offline forbids it")
+        if offline and not path.is_file():
             raise ArchiveError(f"{self.url}: its definition file is not in the cache ({path}); run once "
                                "without --offline")
         if refresh or not path.is_file():
             from .download import fetch_text
 
-            text = fetch_text(self.definition_url, f"archive {self.url}")
+            text = fetch_text(self.definition_url)
             definition = parse(text, self.definition_url)  # a bad file is not cached
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
@@ -121,7 +123,10 @@ class Archive:
 
     def resolve(self, pattern: str, one: bool = False, offline: bool = False) -> list[Entry]:
         """The data sets `pattern` names (`pipeline.archive.resolve`). A pattern that matches nothing in
-        a cached definition file is tried again on a fresh one (as cocopp does), unless offline."""
+        a cached definition file is tried again on a fresh one (as cocopp does), unless offline. In a
+        suite's archive, a pattern may start with the suite (`bbob/2009/` in `bbob` is `2009/`)."""
+        if self.suite and pattern.startswith(f"{self.suite}/"):
+            pattern = pattern[len(self.suite) + 1:]
         try:
             return resolve(self.entries(offline), pattern, one, where=self.url)
         except NoMatch as exc:

@@ -40,17 +40,17 @@ def _why(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def fetch_text(url: str, label: str) -> str:
-    """The text at `url` (a definition file); ArchiveError naming `label` and the URL otherwise."""
+def fetch_text(url: str) -> str:
+    """The text at `url` (a definition file); ArchiveError naming the URL and why otherwise."""
     import httpx
 
     try:
         with _client() as client:
             r = client.get(url)
     except httpx.HTTPError as exc:
-        raise ArchiveError(f"{label}: {url}: {_why(exc)}") from None
+        raise ArchiveError(f"{url}: {_why(exc)}") from None
     if r.status_code != 200:
-        raise ArchiveError(f"{label}: {url}: HTTP {r.status_code} {r.reason_phrase}")
+        raise ArchiveError(f"{url}: HTTP {r.status_code} {r.reason_phrase} (no archive definition file there)")
     return r.content.decode("utf-8", errors="replace")
 
 

@@ -407,6 +407,17 @@ class Analysis:
             lambda a: table(profiles.checked_run_profiles(a.runs(), a.events(), settings, params), a.runs(), group),
             chunk, [*profiles.STEP_KEYS, "x"])
 
+    def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
+        """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
+        data archive (`pipeline.archive`; fetched from `archive_url` into the cache); `options` of
+        `pipeline.ingest.ingest` (name, force, jobs, executor). Returns its `IngestSummary`."""
+        from .archive.sources import add_outcomes, expand
+        from .ingest import ingest
+
+        fetched = expand(list(sources), url=archive_url, offline=offline, store=self.store,
+                         force=options.get("force", False), one=options.get("name") is not None)
+        return add_outcomes(ingest(fetched.paths, self.store, meta=fetched.meta, **options), fetched)
+
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:
     """Open a store for analysis; keyword arguments select data and settings (see `Analysis`)."""

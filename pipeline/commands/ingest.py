@@ -6,18 +6,18 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import err, fail, open_store, progress, write_table
+from .archive import ArchiveUrlOpt, OfflineOpt
 
 STORE = typer.Option("--store", "-s", help="Store folder.")
 
 
-def ingest_sources(sources, store: str, on_source=None, **options):
+def ingest_sources(sources, store: str, on_source=None, archive_url=None, offline=False, **options):
     """Ingest `sources` into the store `store` (created when missing) with a progress bar on a terminal;
-    one-line errors. `on_source(outcome)` sees every source as it is done. Returns (store, summary)."""
+    one-line errors. `on_source(outcome)` sees every source as it is done. `archive:NAME` sources are
+    fetched from the archive at `archive_url` first (see `pipeline.archive`). Returns (store, summary)."""
     from ..ingest import ingest as run_ingest
     from ..ingest.sources import expand
-    from ..store import Store, StoreError
-
-    from ..store import schema
+    from ..store import Store, StoreError, schema
 
     try:
         st = Store(store, create=True)
@@ -27,17 +27,22 @@ def ingest_sources(sources, store: str, on_source=None, **options):
         err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its files are read as "
                   f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
                   "see schemas/); new files are written in the new schema", soft_wrap=True)
-    todo = expand(sources)
+    from ..archive.sources import add_outcomes
+    from .archive import archived_sources
+
+    fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),
+                               one=options.get("name") is not None)
+    todo = expand(fetched.paths)
     with progress(len(todo), "ingest") as advance:
         def done(o):
             advance(o.name)
             if on_source:
                 on_source(o)
         try:
-            summary = run_ingest(todo, st, on_source=done, **options)
+            summary = run_ingest(todo, st, on_source=done, meta=fetched.meta, **options)
         except (RuntimeError, ValueError) as exc:
             fail(str(exc))
-    return st, summary
+    return st, add_outcomes(summary, fetched, on_source)
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +51,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def ingest(
-        sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives.")],
+        sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives; archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).")],
         store: Annotated[str, STORE] = "cocopipe-store",
         name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
@@ -54,6 +59,8 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
+        archive_url: ArchiveUrlOpt = None,
+        offline: OfflineOpt = False,
     ) -> None:
         """Read COCO logs and IOHprofiler logs (json + .dat) into the Parquet store (replacing earlier versions of the same sources)."""
         def report(o):
@@ -65,7 +72,8 @@ def register(app: typer.Typer) -> None:
                 elif o.status == "ingested":
                     err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
 
-        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor)
+        st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
+                                     executor=executor)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

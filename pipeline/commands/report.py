@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, progress
+from .archive import ArchiveUrlOpt, OfflineOpt
 
 #: how settings.json names the sample data shipped with the package
 SAMPLE = "cocopipe:sample"
@@ -23,18 +24,24 @@ def sample_dir() -> Path:
     fail("the sample data (data/sample) is not installed with this copy of cocopipe")
 
 
-def _ingest(sources: list[str], store_path: str) -> None:
-    """Read the sources into the store (created when missing), with one-line problems."""
+def _ingest(sources: list[str], store_path: str, archive_url: str | None = None, offline: bool = False) -> None:
+    """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
+    sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
+    from ..archive import is_archive_source
+    from .archive import fetch_errors
     from .ingest import ingest_sources
 
-    paths = [sample_dir() if s == SAMPLE else Path(s) for s in sources]
+    paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
-        if not p.exists():
+        if isinstance(p, Path) and not p.exists():
             fail(f"{p}: no such file or folder")
-    _, summary = ingest_sources(paths, store_path)
+    _, summary = ingest_sources(paths, store_path, archive_url=archive_url, offline=offline)
+    failed = [s for s in summary.sources if s.status == "failed" and s.problems and is_archive_source(s.problems[0].file)]
     for s in summary.sources:
-        for p in s.problems:
+        for p in s.problems if s not in failed else []:
             err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+    if fetch_errors(failed):
+        raise typer.Exit(1)
     if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
         fail("no runs could be read from " + ", ".join(str(p) for p in paths))
 
@@ -53,7 +60,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def report(
-        sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data).", show_default=False)] = None,
+        sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data); archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).", show_default=False)] = None,
         store: Annotated[Optional[str], typer.Option("--store", "-s", help="Store to report on; with SOURCES, they are ingested into it (default: a temporary store).")] = None,
         out: Annotated[str, typer.Option("--out", "-o", help="Report folder (index.html, pages, settings.json, static/).")] = "cocopipe-report",
         settings_file: Annotated[Optional[str], typer.Option("--settings", help="settings.json of an earlier report: rebuild it exactly (options given here override it).")] = None,
@@ -68,10 +75,13 @@ def register(app: typer.Typer) -> None:
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
         background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, another cocopipe store (all its algorithms), or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
+        archive_url: ArchiveUrlOpt = None,
+        offline: OfflineOpt = False,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
+        from ..archive import is_archive_source
         from ..report import Settings, SettingsError, build, steps
         from ._common import open_store
 
@@ -92,7 +102,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--jobs {jobs}: expected 1 or more")
 
         if sources:
-            srcs = [s if s == SAMPLE else str(Path(s).resolve()) for s in sources]
+            srcs = [s if s == SAMPLE or is_archive_source(s) else str(Path(s).resolve()) for s in sources]
         else:
             srcs = None if store else (settings.sources or [SAMPLE])
         settings = dataclasses.replace(settings, sources=srcs)
@@ -102,7 +112,7 @@ def register(app: typer.Typer) -> None:
 
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             if srcs or back_srcs:
-                _ingest([*(srcs or []), *back_srcs], store_path)
+                _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline)
             st = open_store(store_path)
             try:
                 with progress(steps(), "report") as advance:

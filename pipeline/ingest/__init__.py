@@ -71,9 +71,9 @@ def _parse_all(src, name: str | None) -> Parsed:
     return ioh.parse_with(parsed, src, name)
 
 
-def _source_data(src, parsed: Parsed) -> SourceData:
-    """What a parsed source contributes to the store: its tables and manifest entry."""
-    meta = {
+def _source_data(src, parsed: Parsed, extra: dict | None = None) -> SourceData:
+    """What a parsed source contributes to the store: its tables and manifest entry (with `extra`)."""
+    meta = {**(extra or {}),
         "runs": parsed.runs.height,
         "runs_skipped": parsed.runs_skipped,
         "events": parsed.events.height,
@@ -100,10 +100,10 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
     return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
 
 
-def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
+def _store_parsed(src, parsed: Parsed, store: Store, extra: dict | None = None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
-        store.write_source(_source_data(src, parsed))
+        store.write_source(_source_data(src, parsed, extra))
     return out
 
 
@@ -117,13 +117,14 @@ def _read(path: str | os.PathLike) -> Source | SourceError:
 
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
-           executor: str = "local") -> IngestSummary:
+           executor: str = "local", meta: dict[str, dict] | None = None) -> IngestSummary:
     """Ingest every source the paths name (folders with .info files, archives).
 
     Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
     written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
     GIL), and committed one after the other in the order of `paths`, each atomically; with
-    executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped."""
+    executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped. `meta`: more fields
+    for the manifest entries of some sources, by their resolved path (e.g. the archive they come from)."""
     summary = IngestSummary()
     todo = expand(paths)
 
@@ -135,7 +136,7 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     if executor not in ("local", "ray"):
         raise ValueError(f"executor {executor!r}: expected local or ray")
     if executor == "local":
-        for outcome in _local(todo, store, name, force, jobs or distributed.workers()):
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), meta or {}):
             done(outcome)
         return summary
     pending = []
@@ -153,11 +154,12 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         if error:
             done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
         else:
-            done(_store_parsed(src, parsed, store))
+            done(_store_parsed(src, parsed, store, (meta or {}).get(src.path)))
     return summary
 
 
-def _prepare(path: Path, store: Store, name: str | None, force: bool) -> tuple[SourceOutcome, Staged | None]:
+def _prepare(path: Path, store: Store, name: str | None, force: bool,
+             meta: dict[str, dict]) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path)
     if isinstance(src, SourceError):
@@ -167,10 +169,11 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool) -> tuple[S
         return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
     parsed = _parse_all(src, name)
     out = _outcome(src, parsed)
-    return out, (store.stage(_source_data(src, parsed)) if out.status == "ingested" else None)
+    return out, (store.stage(_source_data(src, parsed, meta.get(src.path))) if out.status == "ingested" else None)
 
 
-def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int) -> Iterator[SourceOutcome]:
+def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
+           meta: dict[str, dict]) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -178,7 +181,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force))
+                ahead.append(pool.submit(_prepare, path, store, name, force, meta))
                 if len(ahead) > jobs:
                     yield _commit(ahead.popleft().result(), store)
             while ahead:

@@ -53,6 +53,13 @@ class _UnionStore:
         """Events of every store."""
         return pl.concat([s.events() for s in self.stores])
 
+    def sources(self) -> dict[str, dict]:
+        """The manifest entries of every store's sources, by name (the first store's on a clash)."""
+        out: dict[str, dict] = {}
+        for s in reversed(self.stores):
+            out.update(s.sources() if hasattr(s, "sources") else {})
+        return out
+
 
 def _store_algorithms(analysis: Analysis) -> list[str]:
     return analysis.select(algorithm=None).algorithms()
@@ -330,7 +337,7 @@ class Context:
             "ecdf_targets": {s: list(self.ecdf_targets(s)) for s in self.suites},
             "table_targets": {s: list(self.table_targets(s)) for s in self.suites},
             "pairs": [list(p) for p in self.pairs()],
-            "data_sets": data_sets(runs),
+            "data_sets": data_sets(runs, getattr(self.analysis, "store", None)),
             "versions": software_versions(),
             "notes": list(self.notes),
         }

@@ -363,7 +363,8 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
                                            frame_table("suites-table", "Per suite", per_suite)], columns=1),
         Section("instances", "Instances", [frame_table("instances-table", "Instances per data set", inst)], columns=1),
         Section("data-sets", "Data sets", [frame_table(
-            "data-sets-full", "Data sets", ds, "COCO log format and version, content hash of each source.")],
+            "data-sets-full", "Data sets", ds, "COCO log format and version, content hash of each source; for a "
+            "data set of a COCO data archive (archive:NAME), its name in the archive, URL and sha256.")],
             columns=1),
         Section("versions", "Versions", [frame_table("versions-table", "Software", vers)], columns=1),
     ]

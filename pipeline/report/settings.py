@@ -131,9 +131,11 @@ def software_versions() -> dict[str, str]:
     return out
 
 
-def data_sets(runs: pl.LazyFrame) -> list[dict]:
+def data_sets(runs: pl.LazyFrame, store=None) -> list[dict]:
     """One entry per data set (suite, algorithm, source) of the runs shown: its COCO log format and
-    COCO version, content hash, and what it covers."""
+    COCO version, content hash, and what it covers; where `store`'s sources came from a COCO data
+    archive (`cocopipe ingest archive:NAME`), every entry also names its archive data set (archive,
+    archive_url, sha256; None for the others)."""
     df = (
         runs.group_by("suite", "algorithm", "source")
         .agg(source_id=pl.col("source_id").first(),
@@ -144,4 +146,11 @@ def data_sets(runs: pl.LazyFrame) -> list[dict]:
              instances=pl.col("instance").unique().sort())
         .sort("suite", "algorithm", "source").collect()
     )
-    return df.to_dicts()
+    rows = df.to_dicts()
+    sources = store.sources() if hasattr(store, "sources") else {}
+    if any(e.get("archive_sha256") for e in sources.values()):
+        for r in rows:
+            e = sources.get(r["source"], {})
+            e = e if e.get("source_id") == r["source_id"] else {}
+            r.update(archive=e.get("archive_name"), archive_url=e.get("archive_url"), sha256=e.get("archive_sha256"))
+    return rows

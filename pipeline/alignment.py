@@ -140,8 +140,10 @@ def read_records(dataset: np.ndarray, run: np.ndarray, values: np.ndarray, point
     replaying the alignment: those of the data sets where some trial's value rises (elsewhere a
     record counts with its value).
 
-    The records come sorted by trial (`run`, a code), then as logged (by evaluations); `dataset`
-    (a code: one .info entry) and `points` (levels per decade) are given per record."""
+    The records come sorted by trial (`run`, a code), then as logged (by evaluations, the larger
+    precision first at one evaluation count, as the store has them); `dataset` (a code: one .info
+    entry) and `points` (levels per decade) are given per record. A data set cocopp cannot align
+    (it raises: a level that no trial reaches) is read as if its values never rose."""
     new = np.r_[True, run[1:] != run[:-1]] if len(run) else np.zeros(0, bool)
     rise = ~new[1:] & (values[1:] > values[:-1])
     replayed = np.zeros(len(values), bool)
@@ -155,6 +157,11 @@ def read_records(dataset: np.ndarray, run: np.ndarray, values: np.ndarray, point
     for part in np.split(rows, cuts):
         starts = np.flatnonzero(new[part] | np.r_[True, run[part][1:] != run[part][:-1]])
         trials = np.split(part, starts[1:])
-        for rows_of, counted in zip(trials, dat_values([values[t] for t in trials], int(points[part[0]]))):
-            out[rows_of] = counted
+        try:
+            counted = dat_values([values[t] for t in trials], int(points[part[0]]))
+        except ValueError:  # cocopp fails on this data set (a level no trial reaches): read as monotone
+            replayed[part] = False
+            continue
+        for rows_of, value in zip(trials, counted):
+            out[rows_of] = value
     return out, replayed

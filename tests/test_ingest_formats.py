@@ -197,7 +197,7 @@ def test_store_files_carry_schema_version_and_open_without_our_code(tmp_path):
     assert {f.parent.parent.parent.name for f in files} == {"runs", "events"}
     for f in files:
         meta = pq.read_schema(f).metadata
-        assert meta[b"cocopipe.schema_version"] == b"1.0.0"
+        assert meta[b"cocopipe.schema_version"] == {"runs": b"1.1.0", "events": b"1.0.0"}[f.parent.parent.parent.name]
         assert pq.ParquetFile(f).metadata.row_group(0).column(0).compression == "ZSTD"
     t = ds.dataset(tmp_path / "store" / "runs", format="parquet", partitioning="hive").to_table()
     assert t.num_rows == 1 and set(t.column("algorithm").to_pylist()) == {"ALG"}

@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import distributed
 from ..store import SourceData, Store
 from ..store.store import Staged
+from . import consistency
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .sources import Source, SourceError, expand, read_source
@@ -28,6 +29,8 @@ class SourceOutcome:
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
+    #: what the user should know of the runs read (e.g. logs that disagree with themselves)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -89,7 +92,8 @@ def _source_data(src, parsed: Parsed) -> SourceData:
 
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
     status = "ingested" if parsed.runs.height else "empty"
-    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
+    notes = [n for n in [consistency.note(parsed.runs)] if n]
+    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems, notes)
 
 
 def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:

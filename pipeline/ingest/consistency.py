@@ -72,3 +72,19 @@ def cocopp_reading(events: pl.DataFrame, trials: pl.DataFrame) -> tuple[pl.DataF
     facts = pl.DataFrame({"final_delta": final,
                           "inconsistent_records": inconsistent_records(seq, events["evaluations"].to_numpy(), best, n)})
     return facts, hit_delta
+
+
+def note(runs: pl.DataFrame) -> str | None:
+    """One line saying how many trials and data sets of a parsed source log records that disagree with
+    themselves (None where none do): what `cocopipe ingest` reports per source."""
+    if "inconsistent_records" not in runs.columns or not runs.height:
+        return None
+    bad = runs.filter(pl.col("inconsistent_records") > 0)
+    if not bad.height:
+        return None
+    problem = ["suite", "algorithm", "function", "dimension"]
+    sets, all_sets = bad.select(problem).n_unique(), runs.select(problem).n_unique()
+    return (f"{bad.height} of {runs.height} runs ({sets} of {all_sets} data sets) log records that disagree with "
+            f"themselves ({bad['inconsistent_records'].sum()} records: a best precision above an earlier one, or two "
+            "values at one evaluation count); numbers follow cocopp's reading of them (--exact-hits: seed 000's); "
+            "`cocopipe runs` shows the inconsistent_records of each run")

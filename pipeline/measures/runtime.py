@@ -125,8 +125,10 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
             order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
     aligned = np.zeros(len(r), bool)
-    if not exact and len(r) and (best[1:] > best[:-1])[r[1:] == r[:-1]].any():  # a .dat precision rises
-        codes = _dataset_codes(runs)
+    if not exact and len(r) and (best[1:] > best[:-1])[r[1:] == r[:-1]].any():  # a .dat precision may rise
+        order = np.lexsort((-best, evals, r))  # as the store has them: the larger precision first at one count
+        r, evals, best = r[order], evals[order], best[order]
+        codes = _run_keys(runs)
         best, aligned = alignment.read_records(codes["dataset"].to_numpy()[r], r, best, codes["points"].to_numpy()[r])
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
     best = running_min(best, new_run)
@@ -267,43 +269,38 @@ def dataset_columns(names: Sequence[str]) -> list[str]:
     return entry if all(c in names for c in entry) else [c for c in PROBLEM if c in names]
 
 
-def _dataset_codes(runs: pl.DataFrame) -> pl.DataFrame:
-    """Per run (in the order of `runs`): `dataset`, a code of its data set (`dataset_columns`), and
-    `points`, the levels per decade of cocopp's alignment (10 on the biobjective suites, else 5)."""
-    keys = dataset_columns(runs.columns)
-    sets = runs.select(keys).unique(maintain_order=True).with_row_index("dataset")
-    return runs.select(*dict.fromkeys([*keys, "suite"])).join(sets, on=keys, how="left", maintain_order="left", nulls_equal=True).select(
-        "dataset", points=pl.when(pl.col("suite").str.contains("biobj")).then(10).otherwise(5))
+def _run_keys(runs: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+    """Per run (in the order of `runs`): `dataset`, a code of its data set (`dataset_columns`); `points`,
+    the levels per decade of cocopp's alignment (10 on the biobjective suites, else 5); `candidate`,
+    whether its records may disagree (`inconsistent_records` not 0, or not counted)."""
+    names = runs.collect_schema().names()
+    counted = pl.col("inconsistent_records").fill_null(1) > 0 if "inconsistent_records" in names else pl.lit(True)
+    return runs.select("run_id", dataset=pl.struct(dataset_columns(names)).rank("dense"),
+                       points=pl.when(pl.col("suite").str.contains("biobj")).then(10).otherwise(5), candidate=counted)
 
 
 def _cocopp_dat(runs: pl.LazyFrame, dat: pl.LazyFrame) -> pl.LazyFrame:
-    """The .dat records `dat` (run_id, evaluations, best_delta, ...) with the values cocopp counts them
-    with (`alignment.read_records`) and `aligned`, true for the records of replayed data sets.
+    """The .dat records `dat` (run_id, evaluations, best_delta, trigger) with the values cocopp counts
+    them with (`alignment.read_records`) and `aligned`, true for the records of replayed data sets.
 
-    Only the trials of data sets with a trial whose records disagree (`inconsistent_records` > 0, or
-    every trial where the runs carry no count) are read here, once; the rest stays lazy."""
-    names = runs.collect_schema().names()
-    keys = dataset_columns(names)
-    counted = "inconsistent_records" in names
-    r = runs.select(*dict.fromkeys(["run_id", "suite", *keys]), *(["inconsistent_records"] if counted else [])).collect()
-    r = r.with_columns(_dataset_codes(r))
-    if counted:
-        sets = r.filter(pl.col("inconsistent_records").fill_null(1) > 0)["dataset"].unique()
-        r = r.filter(pl.col("dataset").is_in(sets))
-    plain = dat.with_columns(aligned=pl.lit(False))
-    if not r.height:
-        return plain
-    d = (dat.join(r.lazy().select("run_id", "dataset", "points"), on="run_id", how="inner")
-         .sort("run_id", "evaluations", "best_delta", descending=[False, False, True]).collect())
-    value, aligned = alignment.read_records(d["dataset"].to_numpy(), d["run_id"].to_numpy(), d["best_delta"].to_numpy(),
-                                            d["points"].to_numpy())
-    patch = d.select("run_id", "evaluations", "best_delta").with_columns(
-        value=pl.Series(value), aligned=pl.Series(aligned)).filter("aligned")
-    if not patch.height:
-        return plain
-    return (dat.join(patch.lazy(), on=["run_id", "evaluations", "best_delta"], how="left")
-            .with_columns(best_delta=pl.coalesce("value", "best_delta"), aligned=pl.col("aligned").fill_null(False))
-            .drop("value"))
+    Read when the frame is collected (nothing at planning): only the data sets holding a trial whose
+    records may disagree (`_run_keys`) are sorted and replayed."""
+    def replay(df: pl.DataFrame) -> pl.DataFrame:
+        sets = df.filter("candidate")["dataset"].unique()
+        out = df.select(*names, aligned=pl.lit(False))
+        if not len(sets):
+            return out
+        sub = (df.with_row_index("row").filter(pl.col("dataset").is_in(sets))
+               .sort("run_id", "evaluations", "best_delta", descending=[False, False, True]))
+        value, aligned = alignment.read_records(sub["dataset"].to_numpy(), sub["run_id"].to_numpy(),
+                                                sub["best_delta"].to_numpy(), sub["points"].to_numpy())
+        rows = sub["row"]
+        return out.with_columns(out["best_delta"].scatter(rows, value), out["aligned"].scatter(rows, aligned))
+
+    schema = dat.collect_schema()
+    names = schema.names()
+    keyed = dat.join(_run_keys(runs), on="run_id", how="left", maintain_order="left")
+    return keyed.map_batches(replay, schema=pl.Schema({**schema, "aligned": pl.Boolean}))
 
 
 def art(hits: pl.LazyFrame) -> pl.LazyFrame:

@@ -104,7 +104,9 @@ class Store:
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
         hive = {c: sch[c] for c in schema.partition_columns(table)}
-        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive)
+        # files of an older minor schema version lack the columns added since: read as nulls
+        lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive, missing_columns="insert",
+                             schema=schema.polars_schema(table, with_partitions=False))
         return lf.select(list(sch))
 
     def runs(self) -> pl.LazyFrame:

@@ -290,7 +290,7 @@ def _cocopp_dat(runs: pl.LazyFrame, dat: pl.LazyFrame) -> pl.LazyFrame:
         out = df.select(*names, aligned=pl.lit(False))
         if not len(sets):
             return out
-        sub = (df.with_row_index("row").filter(pl.col("dataset").is_in(sets))
+        sub = (df.with_row_index("row").filter(pl.col("dataset").is_in(sets.implode()))
                .sort("run_id", "evaluations", "best_delta", descending=[False, False, True]))
         value, aligned = alignment.read_records(sub["dataset"].to_numpy(), sub["run_id"].to_numpy(),
                                                 sub["best_delta"].to_numpy(), sub["points"].to_numpy())

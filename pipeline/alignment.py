@@ -1,16 +1,16 @@
 """cocopp's reading of the .dat records of one data set whose best precision rises (readalign).
 
 cocopp 2.9.1 reads first hitting times by aligning the .dat records of all trials of one .info
-entry at once on a grid of levels 10^(k/points) (`readalign.HMultiReader`, `align_data`): at each
-level it moves each trial's reader to its first record at or below the level, looking one record
-ahead (`isFinished`), and records one row (level, evaluations of each trial); `DataSet.detEvals`
-answers a target with the first row whose level is at or below it. Where a trial's best precision
-never rises, this is the first record that reaches the target (`pipeline.measures.runtime`). Where
-it rises (logs that disagree with themselves, e.g. from distributed runs), the look-ahead moves a
-reader past a record that reaches the level whenever the record after it does not, so that record
-stops counting at levels it reaches: `dat_values` finds, by replaying the alignment, the value each
-record counts with. A row's level is the grid level at or just above the largest precision it holds
-(`align`: that precision minus 1e-12), so a record can also count at a level up to 1e-12 below it.
+entry at once (`readalign.HMultiReader`, `align_data`): level after level of the grid 10^(k/points),
+it moves each trial's reader to its first record at or within 1e-9 of the level, looking one record
+ahead (`isFinished`), and writes one row: the level of the grid at or just above the largest
+precision held (less 1e-12), and the evaluations of the record each trial holds; `DataSet.detEvals`
+answers a target with the first row whose level is at or below it. Where no trial's precision
+rises, that is the first record that reaches the target (`pipeline.measures.runtime` reads it so).
+Where one rises (logs that disagree with themselves, e.g. from distributed runs), the look-ahead
+moves a reader past a record that reaches the level whenever the record after it does not, and the
+level at which all trials hold a record may jump (from 0 to the negative levels): `dat_values`
+replays the alignment and gives each record the lowest level of the rows that held it.
 """
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: cocopp's relative tolerance of `readalign.is_close`
-_RTOL = 1e-9
+from .conventions import HIT_RTOL
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= _RTOL * max(abs(a), abs(b))
+    """`readalign.is_close`."""
+    return abs(a - b) <= HIT_RTOL * max(abs(a), abs(b))
 
 
 def _reaches(value: float, level: float) -> bool:
@@ -38,8 +38,7 @@ class _Reader:
 
     def __init__(self, values: np.ndarray):
         self.v = values
-        self.held = np.full(len(values), math.nan)  # the lowest level of a row that held each record
-        self.lost = np.zeros(len(values), bool)  # left at a level it reaches
+        self.held = np.full(len(values), math.inf)  # the lowest level of a row that held each record
         self.cur, self.nxt = -1, 0
         self.nearly = self.finished = False
 
@@ -57,14 +56,14 @@ class _Reader:
 
 
 def dat_values(trials: Sequence[np.ndarray], points: int) -> list[np.ndarray]:
-    """The best precision each .dat record counts with when cocopp aligns the trials of one data set.
+    """The precision each .dat record counts with when cocopp aligns the trials of one data set: the
+    lowest level of the aligner's rows that held the record, +inf for a record no row held.
 
     `trials`: each trial's .dat best precisions in file order; `points`: levels per decade (5, 10 on
-    the biobjective suites). A record counts with the smaller of its value and the lowest level of
-    the rows that held it, except one that the reader left at a level it reaches (the record after
-    it did not): that one counts with the lowest level of the rows that held it, or not at all
-    (+inf) if no row did. Reading targets from these values as from
-    monotone logs gives the hits of `DataSet.detEvals` at the levels of the grid."""
+    the biobjective suites). A trial's first record whose value is at or below a target (compared as
+    they are: the rows hold cocopp's tolerance) is the hit `DataSet.detEvals` gives for that target.
+    ValueError where cocopp fails (a level that no trial reaches) or never ends (an infinite
+    precision)."""
     readers = [_Reader(np.asarray(v, float)) for v in trials]
     live = [r for r in readers if len(r.v)]
     if not live:
@@ -79,8 +78,6 @@ def dat_values(trials: Sequence[np.ndarray], points: int) -> list[np.ndarray]:
         lv = level()
         for r in live:
             while r.v[r.nxt] > lv and not r.finished:
-                if _reaches(r.v[r.cur], lv):
-                    r.lost[r.cur] = True
                 r.next()
         return not any(r.v[r.nxt] <= lv for r in live)
 
@@ -121,17 +118,16 @@ def dat_values(trials: Sequence[np.ndarray], points: int) -> list[np.ndarray]:
     top = max(r.v[r.cur] for r in live)
     state["idx"] = float(np.ceil(np.log10(top if top > 0 else 1e-19) * points))
     if not math.isfinite(state["idx"]):
-        return [r.v.copy() for r in readers]  # an infinite precision: cocopp never ends the alignment
+        raise ValueError("an infinite precision: cocopp never ends the alignment")
     lv = level()
     if finished():
         align(lv)
     while not finished():
         align(lv)
         if math.isnan(state["idx"]) or state["idx"] == math.inf:
-            break  # an infinite precision: cocopp never ends the alignment
+            raise ValueError("an infinite precision: cocopp never ends the alignment")
         lv = lower()
-    return [np.where(np.isnan(r.held), np.where(r.lost, math.inf, r.v), np.where(r.lost, r.held, np.fmin(r.v, r.held)))
-            for r in readers]
+    return [r.held for r in readers]
 
 
 def read_records(dataset: np.ndarray, run: np.ndarray, values: np.ndarray, points: np.ndarray
@@ -143,7 +139,7 @@ def read_records(dataset: np.ndarray, run: np.ndarray, values: np.ndarray, point
     The records come sorted by trial (`run`, a code), then as logged (by evaluations, the larger
     precision first at one evaluation count, as the store has them); `dataset` (a code: one .info
     entry) and `points` (levels per decade) are given per record. A data set cocopp cannot align
-    (it raises: a level that no trial reaches) is read as if its values never rose."""
+    (`dat_values` raises) is read as if its values never rose."""
     new = np.r_[True, run[1:] != run[:-1]] if len(run) else np.zeros(0, bool)
     rise = ~new[1:] & (values[1:] > values[:-1])
     replayed = np.zeros(len(values), bool)
@@ -159,7 +155,7 @@ def read_records(dataset: np.ndarray, run: np.ndarray, values: np.ndarray, point
         trials = np.split(part, starts[1:])
         try:
             counted = dat_values([values[t] for t in trials], int(points[part[0]]))
-        except ValueError:  # cocopp fails on this data set (a level no trial reaches): read as monotone
+        except ValueError:  # cocopp cannot read this data set: read as monotone
             replayed[part] = False
             continue
         for rows_of, value in zip(trials, counted):

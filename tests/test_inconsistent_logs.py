@@ -40,19 +40,21 @@ def hits(st: Store, instance: int, exact: bool, cache: bool, targets=T) -> list[
     return h.sort("target", descending=True).collect()["hit"].to_list()
 
 
-def test_the_aligner_drops_a_record_the_next_one_rises_above_while_another_trial_holds_the_level():
-    # levels (10^(k/5)) as cocopp's aligner visits them: 63.1 (A@1, B@1), then B moves to 5: the row is
-    # tagged 6.31; at 3.98 B moves to 0.5, the row is tagged 0.631 and still holds A's first record;
-    # at 0.398 A's next record (0.646) lies above the level: the reader leaves A's first record
+def test_the_aligner_leaves_a_record_the_next_one_rises_above_while_another_trial_holds_the_level():
+    """cocopp's rows (level of the grid 10^(k/5) at or above what they hold): 63.1 (A@1, B@1); at the
+    level 39.8 B moves to 5: row 6.31; at 3.98 B moves to 0.5: row 0.631, still holding A's first
+    record; at 0.398 A's next record (0.646) lies above the level: the reader leaves A's first record
+    for the first at or below 0.398 (0.189, rows 0.398 and 0.251), then 0.104 (row 0.158). Each record
+    counts with the lowest row that held it (0.646: none)."""
     from pipeline import alignment
 
     a, b, fast = (np.array([v for _, v in t]) for t in (A, B, FAST))
-    level = float(np.power(10.0, -1 / 5))  # as cocopp computes it
-    assert alignment.dat_values([a, b], 5)[0].tolist() == [level, 0.646, 0.189, 0.104]
-    assert alignment.dat_values([b, a], 5)[1].tolist() == [level, 0.646, 0.189, 0.104]
-    # with a trial that leaves the levels above 0.01 at once, the level drops below A's first value
-    # (A is then the worst trial) before A's next record is looked at: A's first record stays
-    assert alignment.dat_values([a, fast], 5)[0].tolist() == a.tolist()
+    level = {k: float(np.power(10.0, k / 5)) for k in range(-5, 3)}  # as cocopp computes them
+    assert alignment.dat_values([a, b], 5)[0].tolist() == [level[-1], np.inf, level[-3], level[-4]]
+    assert alignment.dat_values([b, a], 5)[1].tolist() == [level[-1], np.inf, level[-3], level[-4]]
+    # beside a trial that leaves every level above 0.01 at once, A is the worst trial: the level drops
+    # below A's first value (row 0.251) before A's next record is looked at
+    assert alignment.dat_values([a, fast], 5)[0].tolist() == [level[-3], np.inf, np.inf, level[-4]]
 
 
 @pytest.mark.parametrize("cache", [True, False])

@@ -59,7 +59,7 @@ def cocopp_reading(events: pl.DataFrame, trials: pl.DataFrame) -> tuple[pl.DataF
     the last .dat and the last .tdat record (`finalfunvals`: the smallest of all where the logs never
     rise), and `inconsistent_records`; and per record the precision cocopp reads a hit from: that of
     the .dat records (with the alignment replayed in a data set whose .dat precision rises, see
-    `pipeline.alignment`), NaN for .tdat-only records."""
+    `pipeline.alignment`), NaN for .tdat-only records and those cocopp never reads."""
     seq, best = events["seq"].to_numpy(), events["best_delta"].to_numpy()
     trigger, n = events["trigger"].to_numpy(), trials.height
     dat = (trigger & 1) == 1
@@ -69,6 +69,7 @@ def cocopp_reading(events: pl.DataFrame, trials: pl.DataFrame) -> tuple[pl.DataF
     s = seq[dat]
     hit_delta = np.full(len(best), np.nan)
     hit_delta[dat] = alignment.read_records(dataset[s], s, best[dat], points[s])[0]
+    hit_delta[hit_delta == np.inf] = np.nan  # a record cocopp never reads (reached() counts inf as close to all)
     facts = pl.DataFrame({"final_delta": final,
                           "inconsistent_records": inconsistent_records(seq, events["evaluations"].to_numpy(), best, n)})
     return facts, hit_delta

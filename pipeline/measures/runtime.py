@@ -240,9 +240,13 @@ def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:
     k_below = (pl.col("best").log10() * n + 1e-9).floor()  # grid index at or just below the value
     k_prev = ((pl.col("prev") - 1e-12).log10() * n - 1e-9).ceil()  # label of the previous record
     close_ok = ~pl.col("last") | pl.col("first") | (k_prev >= k_below + 2)
-    if "aligned" in steps.collect_schema().names():  # values from the replayed alignment hold the rule already
-        close_ok = close_ok | pl.col("aligned")
-    s = s.with_columns(key=pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best")))
+    key = pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
+    if "aligned" in steps.collect_schema().names():
+        # levels of the replayed aligner's rows, which detEvals compares with targets as they are (the
+        # tolerance is in the rows already): a negative one as negative targets' levels are moved
+        exact = pl.when(pl.col("best") < 0).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
+        key = pl.when(pl.col("aligned")).then(exact).otherwise(key)
+    s = s.with_columns(key=key)
     return s if isinstance(s, pl.LazyFrame) else s["key"]
 
 
@@ -255,8 +259,8 @@ def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
     on bbob-biobj) above it: `HMultiReader.isFinished` compares strictly there.
 
     `steps` come sorted by run and evaluations (one row per improvement of the best precision). Steps
-    marked `aligned` (their data set's alignment was replayed, see `_cocopp_dat`) count within the
-    tolerance everywhere: their values already are those the aligner counts.
+    marked `aligned` carry the levels of the aligner's rows (their data set's alignment was replayed,
+    see `_cocopp_dat`), which reach a target at or above them, as `DataSet.detEvals` reads them.
     """
     return _level_key(steps.join(runs.select("run_id", "suite"), on="run_id", maintain_order="left"))
 

@@ -161,3 +161,35 @@ def test_parity_with_cocopp_on_shared_logs_edited_to_disagree(name, cache, tmp_p
                              capture_output=True, text=True)
         assert "PARITY OK" in res.stdout, res.stdout
     assert a.runs().collect()["inconsistent_records"].sum() > 0
+
+
+@pytest.mark.parametrize("path", ["first_hits", "hitting_times"])
+def test_hits_equal_cocopps_on_random_data_sets_whose_precision_rises(path):
+    """tests/fixtures/make_alignment_fixture.py: cocopp's hits of small random bbob and bbob-biobj data
+    sets (values that rise, land on the levels of its grid or within 1e-9 of them, reach 0, go
+    negative), where they differ from the first record that reaches the target."""
+    import json
+
+    from pipeline.measures import runtime
+
+    sets = json.loads((ROOT / "tests" / "fixtures" / "alignment_cocopp.json").read_text())
+    assert {s["suite"] for s in sets} == {"bbob", "bbob-biobj"}
+    for s in sets:
+        n = len(s["trials"])
+        runs = pl.DataFrame({"run_id": range(n), "suite": s["suite"], "algorithm": "A", "function": 1, "dimension": 2,
+                             "instance": range(1, n + 1), "trial": range(n), "evaluations": 10_000,
+                             "final_delta": 0.0}, schema_overrides={"function": pl.Int32, "dimension": pl.Int32,
+                                                                    "instance": pl.Int32, "trial": pl.Int32})
+        events = pl.DataFrame([{"run_id": i, "evaluations": e, "best_delta": v, "trigger": 3}
+                               for i, t in enumerate(s["trials"]) for e, v in t],
+                              schema={"run_id": pl.Int64, "evaluations": pl.Int64, "best_delta": pl.Float64,
+                                      "trigger": pl.Int8})
+        ts = tg.default(s["suite"])
+        if path == "first_hits":
+            got = runtime.first_hits(runs, events, {s["suite"]: ts})
+        else:
+            got = runtime.hitting_times(runs.lazy(), events.lazy(), tg.frame(ts)).select(
+                "run_id", "target", "hit").collect()
+        by = {(r, t): h for r, t, h in got.rows()}
+        want = [[by[(i, t)] for i in range(n)] for t in ts]
+        assert want == [[None if h is None else int(h) for h in row] for row in s["hits"]], s

@@ -244,8 +244,8 @@ def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:
     if "aligned" in steps.collect_schema().names():
         # levels of the replayed aligner's rows, which detEvals compares with targets as they are (the
         # tolerance is in the rows already): a negative one as negative targets' levels are moved
-        exact = pl.when(pl.col("best") < 0).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
-        key = pl.when(pl.col("aligned")).then(exact).otherwise(key)
+        as_is = pl.when(pl.col("best") < 0).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
+        key = pl.when(pl.col("aligned")).then(as_is).otherwise(key)
     s = s.with_columns(key=key)
     return s if isinstance(s, pl.LazyFrame) else s["key"]
 
@@ -266,10 +266,11 @@ def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def dataset_columns(names: Sequence[str]) -> list[str]:
-    """The columns of a runs frame that group trials into cocopp's data sets (one .info entry each):
-    source_id, info_file and data_file, or where a frame lacks them (hand-built frames) those of
-    suite, algorithm, function and dimension it has."""
-    entry = ["source_id", "info_file", "data_file"]
+    """The columns of a runs frame that group trials into cocopp's data sets (the trials of one .info
+    entry, which share a data file): source_id and data_file (as the ingest groups them,
+    `ingest.consistency`), or where a frame lacks them (hand-built frames) those of suite, algorithm,
+    function and dimension it has."""
+    entry = ["source_id", "data_file"]
     return entry if all(c in names for c in entry) else [c for c in PROBLEM if c in names]
 
 

@@ -111,7 +111,7 @@ def test_ingest_reports_them_and_runs_lists_them(tmp_path):
     r = cli("ingest", root, "--store", tmp_path / "st")
     assert r.returncode == 0, r.stderr
     note = next(ln for ln in r.stderr.splitlines() if ln.startswith("note:"))
-    assert "logs: 1 of 3 runs (1 of 2 data sets) log records that disagree with themselves (2 records" in note
+    assert "logs: 1 of 3 runs (1 of 2 data sets: f1 2-D) log records that disagree with themselves (2 records" in note
     assert "--exact-hits" in note
     out = tmp_path / "runs.csv"
     assert cli("runs", "--store", tmp_path / "st", "--out", out).returncode == 0

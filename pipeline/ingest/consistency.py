@@ -84,8 +84,11 @@ def note(runs: pl.DataFrame) -> str | None:
     if not bad.height:
         return None
     problem = ["suite", "algorithm", "function", "dimension"]
-    sets, all_sets = bad.select(problem).n_unique(), runs.select(problem).n_unique()
-    return (f"{bad.height} of {runs.height} runs ({sets} of {all_sets} data sets) log records that disagree with "
+    sets = bad.select(problem).unique().sort(problem)
+    which = (": " + ", ".join(f"f{f} {d}-D" for f, d in sets.select("function", "dimension").rows())
+             if sets.height <= 6 else "")
+    return (f"{bad.height} of {runs.height} runs ({sets.height} of {runs.select(problem).n_unique()} data sets{which}) "
+            "log records that disagree with "
             f"themselves ({bad['inconsistent_records'].sum()} records: a best precision above an earlier one, or two "
-            "values at one evaluation count); numbers follow cocopp's reading of them (--exact-hits: seed 000's); "
+            "values at one evaluation count); numbers follow cocopp's reading of them (seed 000's definition of hitting times under --exact-hits); "
             "`cocopipe runs` shows the inconsistent_records of each run")

@@ -71,6 +71,8 @@ def register(app: typer.Typer) -> None:
                     err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
                     err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+            for n in o.notes:
+                err.print(f"[cyan]note:[/cyan] {o.name}: {n}", soft_wrap=True)
 
         st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
                                      executor=executor)

@@ -12,6 +12,7 @@ from .. import distributed
 from ..store import SourceData, Store
 from ..store.store import Staged
 from . import ioh
+from . import consistency
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .sources import Source, SourceError, expand, read_source
@@ -29,6 +30,8 @@ class SourceOutcome:
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
+    #: what the user should know of the runs read (e.g. logs that disagree with themselves)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -97,7 +100,8 @@ def _source_data(src, parsed: Parsed, extra: dict | None = None) -> SourceData:
 
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
     status = "ingested" if parsed.runs.height else "empty"
-    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
+    notes = [n for n in [consistency.note(parsed.runs)] if n]
+    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems, notes)
 
 
 def _store_parsed(src, parsed: Parsed, store: Store, extra: dict | None = None) -> SourceOutcome:

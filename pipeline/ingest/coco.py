@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
+from . import consistency
 from .sources import ArchiveFiles, Source
 
 _KV = re.compile(r"\s*([A-Za-z_][\w ]*?)\s*=\s*('[^']*'|\"[^\"]*\"|[^,]*)\s*(?:,|$)")
@@ -496,13 +497,15 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         .collect(engine=ENGINE)
     )
     events = _merged(events)
-    agg = events.lazy().group_by("run_id").agg(
+    # the final value, the hit of the final target and the records that disagree, as cocopp reads them
+    facts, hit_delta = consistency.cocopp_reading(events, tr)
+    tr = tr.with_columns(facts)
+    agg = events.lazy().with_columns(hit_delta=pl.Series(hit_delta, nan_to_null=True)).group_by("run_id").agg(
         last_evaluation=pl.col("evaluations").max().cast(pl.Int64),
-        final_delta=pl.col("best_delta").min(),
         g_evaluations=pl.col("g_evaluations").last().cast(pl.Int64),
         nrec=pl.len(),
         hit=pl.col("evaluations").filter(pl.col("precision").is_not_null()
-                                         & reached(pl.col("best_delta"), pl.col("precision"))).min(),
+                                         & reached(pl.col("hit_delta"), pl.col("precision"))).min(),
     )
     hd = heads_l.filter(pl.col("kind") == 1).select("key", "fopt", "refval", "data_instance")
     hd_t = heads_l.filter(pl.col("kind") == 2).select("key", fopt_t="fopt", refval_t="refval")

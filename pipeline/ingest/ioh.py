@@ -235,6 +235,7 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
         trial=pl.int_range(pl.len()).over("algorithm", "suite", "function", "dimension").cast(pl.Int32),
         evaluations=pl.coalesce("hit", last).cast(pl.Int64), last_evaluation=last.cast(pl.Int64),
         g_evaluations=pl.lit(0, pl.Int64), finalized=pl.lit(True),
+        inconsistent_records=pl.lit(0, pl.Int32),  # best_delta is the running minimum of raw_y: never rises
         info_final_delta=pl.when("maximize").then(pl.col("optimum") - pl.col("best_y"))
         .otherwise(pl.col("best_y") - pl.col("optimum")),
         precision=pl.when(known).then(pl.lit(PRECISION)), reference_value="optimum", indicator=pl.lit(None, pl.String),

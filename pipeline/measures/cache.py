@@ -148,7 +148,9 @@ def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, exact: bool) -> dict[s
     edf = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:  # cocopp's rule reads the target-triggered (.dat) records alone: the others never read
         edf = edf.filter((pl.col("trigger") & 1) == 1)
-    rdf, edf = pl.collect_all([runs.select("run_id", "suite", "source_id"), edf])  # the two scans at once
+    # the trials with the columns that group them as cocopp aligns them (`runtime.first_hits`)
+    cols = dict.fromkeys(["run_id", "suite", "source_id", *runtime.dataset_columns(runs.collect_schema().names())])
+    rdf, edf = pl.collect_all([runs.select(*cols), edf])  # the two scans at once
     rdf = rdf.sort("source_id", "run_id")
     suites = rdf["suite"].unique().sort().to_list()
     got = runtime.first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)

@@ -193,6 +193,10 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
                                          evaluations=pl.col("evaluations").max(),
                                          final_delta=pl.col("best_delta").min())
     comment = "Combination of " + ", ".join(members)
+    from ..ingest.consistency import inconsistent_records  # a harder target reached earlier: its record comes first
+
+    bad = inconsistent_records(records["seq"].to_numpy(), records["evaluations"].to_numpy(),
+                               records["best_delta"].to_numpy(), problems.height)
     runs = (
         last.join(info, on=["suite", "function", "dimension"], how="left")
         .with_columns(
@@ -201,6 +205,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
             info_evaluations=pl.col("evaluations"), info_final_delta=pl.col("final_delta"),
             finalized=pl.lit(True), reference_value=pl.lit(None, pl.Float64), maximize=pl.lit(False),
             function_name=pl.lit(None, pl.String),
+            inconsistent_records=pl.lit(pl.Series(bad)).gather(pl.col("run_id") - key * (1 << 24)),
             coco_version=pl.lit(None, pl.String), comment=pl.lit(comment),
             info_file=pl.format("{}-bestalg.info", pl.col("suite")),
             data_file=pl.format("{}-bestalg_f{}_d{}.dat", pl.col("suite"), pl.col("function").cast(pl.String).str.zfill(2),

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from .. import alignment
 from ..conventions import HIT_RTOL
 
 PROBLEM = ["suite", "algorithm", "function", "dimension"]
@@ -55,10 +56,13 @@ def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFram
 
     By default hits are read as cocopp reads them (`readalign.HMultiReader`): from the
     target-triggered (.dat) records only, a precision within 1e-9 relative above the target counts
-    as reaching it, except on the last .dat record of a run, which must reach it exactly.
+    as reaching it, except on the last .dat record of a run, which must reach it exactly; in a data
+    set where some trial's .dat precision rises, with the values cocopp's alignment counts the
+    records with (`alignment`, `_cocopp_dat`).
     `exact=True` applies seed 000's definition to every record (.dat and .tdat): the first
     evaluation at which the best-so-far precision is <= the target. The two differ where an old
-    logger's .dat missed a record whose value equals a target (see tests/test_measures_hits.py).
+    logger's .dat missed a record whose value equals a target (see tests/test_measures_hand.py), and
+    on logs that disagree with themselves (tests/test_inconsistent_logs.py).
     """
     keys = [c for c in targets.collect_schema().names() if c != "target"]
     base = instance_weights(runs.select(RUN_COLS))
@@ -72,12 +76,12 @@ def hitting_times(runs: pl.LazyFrame, events: pl.LazyFrame, targets: pl.LazyFram
     pairs = pairs.select(*base.collect_schema().names(), *[c for c in tl.collect_schema().names() if c not in keys])
     ev = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:
-        ev = ev.filter((pl.col("trigger") & 1) == 1)
+        ev = _cocopp_dat(runs, ev.filter((pl.col("trigger") & 1) == 1))
     # one step per distinct best-so-far value: the first evaluation it was reached at
     ev = ev.sort("run_id", "evaluations").with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
     new_run = pl.col("run_id") != pl.col("run_id").shift(1)
     steps = ev.filter(new_run.fill_null(True) | (pl.col("best") < pl.col("best").shift(1))).select(
-        "run_id", "best", hit=pl.col("evaluations"))
+        "run_id", "best", *(["aligned"] if not exact else []), hit=pl.col("evaluations"))
     if not exact:
         steps = _cocopp_levels(steps, runs)
     else:
@@ -96,8 +100,9 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
     The same rule and the same as-of match as `hitting_times` (the step with the largest key at or
     below the target's level), in numpy sorts and binary searches instead of a join: the store's cache
     (`cache.fill`) computes all trials against the standard targets this way. `runs` has run_id and
-    suite, `events` run_id, evaluations, best_delta, trigger (records of other runs are ignored); None
-    where a value is null or NaN (then `hitting_times` applies)."""
+    suite (and the columns of `dataset_columns`, which group the trials as cocopp aligns them), `events`
+    run_id, evaluations, best_delta, trigger (records of other runs are ignored); None where a value is
+    null or NaN (then `hitting_times` applies)."""
     cols = ["run_id", "evaluations", "best_delta", "trigger"]
     if any(events[c].null_count() for c in cols) or runs["run_id"].null_count() or runs["suite"].null_count():
         return None
@@ -119,10 +124,16 @@ def first_hits(runs: pl.DataFrame, events: pl.DataFrame, targets: dict[str, Sequ
         if not in_order(r[order], evals[order]):
             order = np.lexsort((evals, r))
         r, evals, best = r[order], evals[order], best[order]
+    aligned = np.zeros(len(r), bool)
+    if not exact and len(r) and (best[1:] > best[:-1])[r[1:] == r[:-1]].any():  # a .dat precision may rise
+        order = np.lexsort((-best, evals, r))  # as the store has them: the larger precision first at one count
+        r, evals, best = r[order], evals[order], best[order]
+        codes = _run_keys(runs)
+        best, aligned = alignment.read_records(codes["dataset"].to_numpy()[r], r, best, codes["points"].to_numpy()[r])
     new_run = np.r_[True, r[1:] != r[:-1]] if len(r) else np.zeros(0, bool)
     best = running_min(best, new_run)
     step = new_run | np.r_[False, best[1:] < best[:-1]]
-    steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step]})
+    steps = pl.DataFrame({"r": r[step], "best": best[step], "hit": evals[step], "aligned": aligned[step]})
     if exact:
         key = steps["best"].to_numpy()
     else:
@@ -216,7 +227,7 @@ def running_min(x: np.ndarray, new: np.ndarray, passes: int = 64) -> np.ndarray:
 
 def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:
     """`_cocopp_levels` of steps that carry their suite (run_id, suite, best, hit, sorted by run and
-    evaluations): a frame's `key` column, or for a LazyFrame the frame with it."""
+    evaluations, and optionally `aligned`): a frame's `key` column, or for a LazyFrame the frame with it."""
     n = pl.when(pl.col("suite").str.contains("biobj")).then(10.0).otherwise(5.0)
     starts = pl.col("run_id") != pl.col("run_id").shift(1)
     ends = pl.col("run_id") != pl.col("run_id").shift(-1)
@@ -229,7 +240,13 @@ def _level_key(steps: pl.DataFrame | pl.LazyFrame) -> pl.Series | pl.LazyFrame:
     k_below = (pl.col("best").log10() * n + 1e-9).floor()  # grid index at or just below the value
     k_prev = ((pl.col("prev") - 1e-12).log10() * n - 1e-9).ceil()  # label of the previous record
     close_ok = ~pl.col("last") | pl.col("first") | (k_prev >= k_below + 2)
-    s = s.with_columns(key=pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best")))
+    key = pl.when(pos & close_ok).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
+    if "aligned" in steps.collect_schema().names():
+        # levels of the replayed aligner's rows, which detEvals compares with targets as they are (the
+        # tolerance is in the rows already): a negative one as negative targets' levels are moved
+        as_is = pl.when(pl.col("best") < 0).then(pl.col("best") * (1 - HIT_RTOL)).otherwise(pl.col("best"))
+        key = pl.when(pl.col("aligned")).then(as_is).otherwise(key)
+    s = s.with_columns(key=key)
     return s if isinstance(s, pl.LazyFrame) else s["key"]
 
 
@@ -241,9 +258,54 @@ def _cocopp_levels(steps: pl.LazyFrame, runs: pl.LazyFrame) -> pl.LazyFrame:
     happens when the previous record's level is less than two grid steps (10^(1/5), or 10^(1/10)
     on bbob-biobj) above it: `HMultiReader.isFinished` compares strictly there.
 
-    `steps` come sorted by run and evaluations (one row per improvement of the best precision).
+    `steps` come sorted by run and evaluations (one row per improvement of the best precision). Steps
+    marked `aligned` carry the levels of the aligner's rows (their data set's alignment was replayed,
+    see `_cocopp_dat`), which reach a target at or above them, as `DataSet.detEvals` reads them.
     """
     return _level_key(steps.join(runs.select("run_id", "suite"), on="run_id", maintain_order="left"))
+
+
+def dataset_columns(names: Sequence[str]) -> list[str]:
+    """The columns of a runs frame that group trials into cocopp's data sets (the trials of one .info
+    entry, which share a data file): source_id and data_file (as the ingest groups them,
+    `ingest.consistency`), or where a frame lacks them (hand-built frames) those of suite, algorithm,
+    function and dimension it has."""
+    entry = ["source_id", "data_file"]
+    return entry if all(c in names for c in entry) else [c for c in PROBLEM if c in names]
+
+
+def _run_keys(runs: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+    """Per run (in the order of `runs`): `dataset`, a code of its data set (`dataset_columns`); `points`,
+    the levels per decade of cocopp's alignment (10 on the biobjective suites, else 5); `candidate`,
+    whether its records may disagree (`inconsistent_records` not 0, or not counted)."""
+    names = runs.collect_schema().names()
+    counted = pl.col("inconsistent_records").fill_null(1) > 0 if "inconsistent_records" in names else pl.lit(True)
+    return runs.select("run_id", dataset=pl.struct(dataset_columns(names)).rank("dense"),
+                       points=pl.when(pl.col("suite").str.contains("biobj")).then(10).otherwise(5), candidate=counted)
+
+
+def _cocopp_dat(runs: pl.LazyFrame, dat: pl.LazyFrame) -> pl.LazyFrame:
+    """The .dat records `dat` (run_id, evaluations, best_delta, trigger) with the values cocopp counts
+    them with (`alignment.read_records`) and `aligned`, true for the records of replayed data sets.
+
+    Read when the frame is collected (nothing at planning): only the data sets holding a trial whose
+    records may disagree (`_run_keys`) are sorted and replayed."""
+    def replay(df: pl.DataFrame) -> pl.DataFrame:
+        sets = df.filter("candidate")["dataset"].unique()
+        out = df.select(*names, aligned=pl.lit(False))
+        if not len(sets):
+            return out
+        sub = (df.with_row_index("row").filter(pl.col("dataset").is_in(sets.implode()))
+               .sort("run_id", "evaluations", "best_delta", descending=[False, False, True]))
+        value, aligned = alignment.read_records(sub["dataset"].to_numpy(), sub["run_id"].to_numpy(),
+                                                sub["best_delta"].to_numpy(), sub["points"].to_numpy())
+        rows = sub["row"]
+        return out.with_columns(out["best_delta"].scatter(rows, value), out["aligned"].scatter(rows, aligned))
+
+    schema = dat.collect_schema()
+    names = schema.names()
+    keyed = dat.join(_run_keys(runs), on="run_id", how="left", maintain_order="left")
+    return keyed.map_batches(replay, schema=pl.Schema({**schema, "aligned": pl.Boolean}))
 
 
 def art(hits: pl.LazyFrame) -> pl.LazyFrame:

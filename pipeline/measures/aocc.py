@@ -75,7 +75,8 @@ def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: 
     module's docstring), and the runs counted."""
     key = ["suite", "function", "dimension"]
     steps = (_steps(runs, events).join(runs.select("run_id", *key), on="run_id")
-             .join(budget, on=key).filter(pl.col("evaluations") <= pl.col("budget")))
+             .join(budget, on=key).filter(pl.col("evaluations") <= pl.col("budget"))
+             .sort("run_id", "evaluations"))  # joins keep no order; the areas below read each run in order
     v = normalised(pl.col("best"), lower, upper, log)
     t = pl.col("evaluations").cast(pl.Float64)
     nxt = t.shift(-1).over("run_id").fill_null(pl.col("budget"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
-import polars as pl
 import typer
 
 from ._common import AlgOpt, DimOpt, FuncOpt, OutOpt, SuiteOpt, err, fail, open_store, write_table
@@ -111,6 +110,8 @@ def register(app: typer.Typer) -> None:
     @ref_app.command("list")
     def list_(out: OutOpt = None) -> None:
         """The packaged reference sets: name, suite, algorithm, functions, dimensions."""
+        import polars as pl
+
         from ..measures import reference as ref
 
         rows = []

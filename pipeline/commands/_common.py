@@ -106,12 +106,12 @@ def print_table(df: pl.DataFrame, console: Console | None = None) -> None:
     shown = df.head(TERMINAL_ROWS)
     cells = {c: [_cell(v) for v in shown[c].to_list()] for c in df.columns}
     widths = {c: max([len(c), *map(len, cells[c])]) for c in df.columns}
-    keep, used = [], 0
-    for c in df.columns:
-        if keep and used + widths[c] + 2 > console.width:
+    keep, used = [], -3
+    for c in df.columns:  # columns are 3 characters apart (padding and rule), none at the edges
+        if keep and used + 3 + widths[c] > console.width:
             break
         keep.append(c)
-        used += widths[c] + 2
+        used += 3 + widths[c]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
     for c in keep:
         numeric = df.schema[c].is_numeric()

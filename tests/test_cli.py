@@ -155,11 +155,15 @@ def test_a_table_on_a_terminal_is_readable_and_says_what_it_left_out(tiny_store)
     assert "--out FILE" in text and "pipe" in text
 
 
-def test_a_table_into_a_pipe_is_csv(tiny_store):
+def test_a_table_into_a_pipe_is_csv(tiny_store, tmp_path):
+    import duckdb
+
     r = cli("art", "--store", tiny_store)
     assert r.returncode == 0, r.stderr
     df = pl.read_csv(io.StringIO(r.stdout))
     assert df.height == 204 and df.columns[:4] == ["suite", "algorithm", "function", "dimension"]
+    (tmp_path / "art.csv").write_text(r.stdout)  # `| duckdb`
+    assert duckdb.sql(f"SELECT COUNT(*) FROM read_csv('{tmp_path / 'art.csv'}')").fetchone() == (204,)
     # `| head`: the reader stops early, quietly
     proc = subprocess.Popen(f"{sys.executable} -m pipeline.cli art --store {tiny_store} | head -3", shell=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -168,7 +168,8 @@ def test_a_table_into_a_pipe_is_csv(tiny_store, tmp_path):
     proc = subprocess.Popen(f"{sys.executable} -m pipeline.cli art --store {tiny_store} | head -3", shell=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.communicate(timeout=120)
-    assert out.splitlines()[0].startswith("suite,algorithm,function,dimension,target,art") and len(out.splitlines()) == 3
+    lines = out.splitlines()
+    assert lines[0].startswith("suite,algorithm,function,dimension,target,art") and len(lines) == 3
     assert "Traceback" not in err
 
 

@@ -296,9 +296,10 @@ class Context:
             from ..selection import closest
 
             present = base.algorithms()
+            held = ", ".join(closest(name, present)[:8])
             raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "
-                                f"suite(s) {', '.join(suites)} (the store holds {', '.join(closest(name, present)[:8])}; "
-                                f"packaged sets: {', '.join(known_references())})")
+                                f"suite(s) {', '.join(suites)} (the store holds {held}; packaged sets: "
+                                f"{', '.join(known_references())})")
         elif unfit:
             self.notes.append(f"The reference {name} applies to suite(s) {', '.join(self.references)} only; "
                               f"{', '.join(unfit)} (no such algorithm or packaged set there) show no reference.")

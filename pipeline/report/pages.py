@@ -52,8 +52,8 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
         return None
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
-    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite), title=title,
-                             settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
+    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
+                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
@@ -157,7 +157,8 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
             funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
-                                    [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f], columns=3,
+                                    [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f],
+                                    columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
                                           "line to highlight an algorithm, double-click to clear)."))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]

@@ -163,7 +163,7 @@ def test_a_table_into_a_pipe_is_csv(tiny_store, tmp_path):
     df = pl.read_csv(io.StringIO(r.stdout))
     assert df.height == 204 and df.columns[:4] == ["suite", "algorithm", "function", "dimension"]
     (tmp_path / "art.csv").write_text(r.stdout)  # `| duckdb`
-    assert duckdb.sql(f"SELECT COUNT(*) FROM read_csv('{tmp_path / 'art.csv'}')").fetchone() == (204,)
+    assert duckdb.sql(f"SELECT COUNT(*) FROM read_csv('{tmp_path / 'art.csv'}')").fetchall() == [(204,)]
     # `| head`: the reader stops early, quietly
     proc = subprocess.Popen(f"{sys.executable} -m pipeline.cli art --store {tiny_store} | head -3", shell=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -285,6 +285,8 @@ class Context:
                 if len(ref_algs) != 1:
                     raise SettingsError(f"reference {asked!r}: the packaged set holds {len(ref_algs)} algorithms, "
                                         "expected one")
+                if ref_algs[0] in here:
+                    raise SettingsError(f"reference {asked!r}: its algorithm name {ref_algs[0]!r} is also in the store")
                 alg, packaged = ref_algs[0], ref.store
             self.references[suite], self.reference_labels[suite] = alg, asked
         if name is None:

@@ -11,7 +11,7 @@ import sys
 
 #: the commands in the order of a user's work, in panels of the help; commands not named here come last
 PANELS: dict[str, tuple[str, ...]] = {
-    "Read the logs": ("ingest", "info", "runs", "biobj"),
+    "Read the logs": ("ingest", "info", "runs", "check", "biobj"),
     "Measures": ("art", "budget", "ecdf", "profile", "auc", "rank", "targets", "reference"),
     "Tables, charts and reports": ("table", "chart", "report"),
     "SQL": ("query",),

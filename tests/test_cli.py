@@ -53,10 +53,10 @@ def test_help_orders_the_commands_as_the_work_goes():
     r = cli("--help", env={**TERMINAL_ENV, "COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     names = re.findall(r"^│ (\w[\w-]*) ", r.stdout, flags=re.M)
-    assert names[:3] == ["ingest", "info", "runs"] and names[-2:] == ["report", "query"], names
-    assert names.index("art") < names.index("ecdf") < names.index("auc") < names.index("table"), names
+    work = ["ingest", "info", "runs", "art", "ecdf", "auc", "rank", "table", "chart", "report", "query"]
+    assert [n for n in names if n in work] == work and names[0] == "ingest", names
     panels = re.findall(r"╭─ (.+?) ─", r.stdout)
-    assert panels == ["Options", *PANELS], panels
+    assert panels[:1 + len(PANELS)] == ["Options", *PANELS], panels  # (commands not placed come last)
 
 
 def test_every_command_help_lists_all_its_options():

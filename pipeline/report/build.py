@@ -61,12 +61,13 @@ def _make_pages(ctx: Context, m: Measures, tick: Progress, skipped: list[str]) -
     made: dict = {}
     order = sorted(VIEWS, key=lambda v: v.__name__ not in EARLY_VIEWS)
     for i, view in enumerate(order):
-        tick("pages", i, len(order), view.__name__)
+        name = view.__name__.removesuffix("_view").removesuffix("_page").replace("_", " ")
+        tick("pages", i, len(order), name)
         try:
             made[view] = view(ctx, m)
         except Exception as exc:  # noqa: BLE001 - one view's failure must not throw away the others
             made[view] = []
-            skipped.append(f"The {view.__name__.replace('_', ' ')} page(s) failed and are left out: {_reason(exc)}")
+            skipped.append(f"The {name} page(s) failed and are left out: {_reason(exc)}")
     tick("pages", len(order), len(order), "")
     return [p for view in VIEWS for p in made[view]]
 

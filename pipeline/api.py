@@ -57,8 +57,16 @@ class Analysis:
         elif indicator != "logged":
             raise ValueError(f"indicator {indicator!r}: expected 'logged' or 'recomputed'")
 
+    def check(self) -> Analysis:
+        """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
+        names what was asked and what the store holds (`pipeline.selection.check`)."""
+        from .selection import check
+
+        check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
+        return self
+
     def select(self, **changes) -> Analysis:
-        """A copy with other filters or settings."""
+        """A copy with other filters or settings (not checked against the store: see `check`)."""
         kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
                   indicator=self.indicator, executor=self.executor, cache=self.cache)
         kw.update(changes)
@@ -134,7 +142,12 @@ class Analysis:
             return targets.drop("budget_per_dimension", strict=False)
         if isinstance(targets, str) and targets == "runlength":
             return self.runlength_targets(reference, budgets).drop("budget_per_dimension").unique(maintain_order=True)
-        return tg.frame(tg.parse(targets), self.suites())
+        try:
+            values = tg.parse(targets)
+        except ValueError:
+            raise ValueError(f"targets {targets!r}: expected one of {', '.join(tg.NAMED)}, runlength, or numbers "
+                             "separated by commas") from None
+        return tg.frame(values, self.suites())
 
     def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:
         """Runlength-based targets for the suites of the selection: suite, function, dimension,
@@ -420,5 +433,10 @@ class Analysis:
 
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:
-    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`)."""
-    return Analysis(Store(path), **selection)
+    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`). A
+    selection of suites, algorithms, functions or dimensions that matches no trial raises
+    `pipeline.selection.SelectionError`, naming what was asked and what the store holds."""
+    a = Analysis(Store(path), **selection)
+    if any(a.filters.get(k) not in (None, []) for k in a.filters):
+        a.check()
+    return a

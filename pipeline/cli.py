@@ -1,36 +1,103 @@
-"""The `cocopipe` command line: every module in `pipeline.commands` adds its commands."""
+"""The `cocopipe` command line: every module in `pipeline.commands` adds its commands.
+
+The command modules import only typer and `commands._common` when they load; each command imports
+what it computes with (polars, scipy, altair, ...) when it runs, so that `cocopipe --help` and small
+commands start fast (tests/test_cli.py checks that loading the command line imports none of them).
+`app` is built on first use: `from pipeline.cli import app`.
+"""
 from __future__ import annotations
 
-import importlib
-import os
-import pkgutil
 import sys
 
-import typer
+#: the commands in the order of a user's work, in panels of the help; commands not named here come last
+PANELS: dict[str, tuple[str, ...]] = {
+    "Read the logs": ("ingest", "info", "runs", "check", "biobj"),
+    "Measures": ("art", "budget", "ecdf", "profile", "auc", "rank", "targets", "reference"),
+    "Tables, charts and reports": ("table", "chart", "report"),
+    "SQL": ("query",),
+}
+OTHER_PANEL = "More commands"
+INTERRUPTED = "cocopipe: interrupted"
 
-from . import commands
 
-app = typer.Typer(
-    name="cocopipe",
-    help="COCO/BBOB benchmarking logs into a Parquet store; COCO measures, tables, charts and reports.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+def build_app():
+    """The typer application with every command of `pipeline.commands`, in the order of `PANELS`."""
+    import importlib
+    import os
 
-for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")):
-    importlib.import_module(f"{commands.__name__}.{mod}").register(app)
+    import typer
+
+    from . import commands
+
+    app = typer.Typer(
+        name="cocopipe",
+        help="COCO/BBOB benchmarking logs into a Parquet store; COCO measures, tables, charts and reports.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    folder = commands.__path__[0]
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py") and not name.startswith("_"):
+            importlib.import_module(f"{commands.__name__}.{name[:-3]}").register(app)
+    order = [c for names in PANELS.values() for c in names]
+    panel = {c: p for p, names in PANELS.items() for c in names}
+
+    def rank(name: str | None) -> int:
+        return order.index(name) if name in order else len(order)
+
+    for info in app.registered_commands:
+        name = info.name or info.callback.__name__.rstrip("_").replace("_", "-")
+        info.rich_help_panel = info.rich_help_panel or panel.get(name, OTHER_PANEL)
+    for info in app.registered_groups:
+        info.rich_help_panel = info.rich_help_panel or panel.get(info.name, OTHER_PANEL)
+    app.registered_commands.sort(key=lambda i: rank(i.name or i.callback.__name__.rstrip("_").replace("_", "-")))
+    app.registered_groups.sort(key=lambda i: rank(i.name))
+    return app
+
+
+def __getattr__(name: str):
+    """`app`, built when first asked for (importing this module stays cheap)."""
+    if name == "app":
+        globals()["app"] = app = build_app()
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _interrupted(exc: BaseException | None) -> bool:
+    """Whether an exception was caused by Ctrl-C (typer turns KeyboardInterrupt into Exit(130))."""
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def main() -> None:
-    """Console-script entry point; output piped into a reader that stops early (`| head`) ends quietly."""
+    """Console-script entry point. Ctrl-C at any moment (while loading or in a command) ends with one line
+    and exit code 130; output piped into a reader that stops early (`| head`) ends quietly."""
     try:
-        app()
-    except (BrokenPipeError, OSError) as exc:
-        if not isinstance(exc, BrokenPipeError) and "Broken pipe" not in str(exc):
+        try:
+            app = __getattr__("app") if "app" not in globals() else globals()["app"]
+            app()
+        except SystemExit as exc:
+            if exc.code == 130 and _interrupted(exc):
+                raise KeyboardInterrupt from None
             raise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
-        sys.exit(141)
+        except (BrokenPipeError, OSError) as exc:
+            if not isinstance(exc, BrokenPipeError) and "Broken pipe" not in str(exc):
+                raise
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
+            sys.exit(141)
+    except KeyboardInterrupt:
+        try:
+            sys.stderr.write(("\n" if sys.stderr.isatty() else "") + INTERRUPTED + "\n")  # after the terminal's ^C
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -43,3 +43,17 @@ def stores(tmp_path_factory):
         assert not summary.problems, summary.problems
         out[name] = st
     return out
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end naming what was skipped and why (what to install to run every test)."""
+    from collections import Counter
+
+    reasons: Counter = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    if reasons:
+        text = "; ".join(f"{r} ({n} tests)" if n > 1 else r for r, n in reasons.items())
+        terminalreporter.write_line(f"not run: {sum(reasons.values())} skipped test(s): {text}", yellow=True, bold=True)

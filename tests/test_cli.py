@@ -1,12 +1,24 @@
 """The command line as a whole: behaviour shared by every command."""
 from __future__ import annotations
 
+import io
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
 
 from conftest import ROOT
+from logs import write_new2
+from pipeline.cli import PANELS
 from pipeline.ingest import ingest
 from pipeline.store import Store
+from terminal import TERMINAL_ENV, cli, on_terminal, plain
 
 
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
@@ -22,3 +34,147 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     assert first.startswith(b"suite,algorithm,")
     assert "Traceback" not in err and "Broken pipe" not in err, err
     assert proc.returncode in (0, 141)
+
+
+# -- start-up, help and Ctrl-C ------------------------------------------------------------------------
+HEAVY = ("polars", "pyarrow", "numpy", "scipy", "altair", "vl_convert", "jinja2")
+
+
+def test_loading_the_command_line_imports_no_heavy_library():
+    # the commands import what they compute with when they run: `cocopipe --help` starts fast
+    code = ("import sys, pipeline.cli as c; c.app; from typer.main import get_command; get_command(c.app); "
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_help_orders_the_commands_as_the_work_goes():
+    r = cli("--help", env={**TERMINAL_ENV, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    names = re.findall(r"^│ (\w[\w-]*) ", r.stdout, flags=re.M)
+    work = ["ingest", "info", "runs", "art", "ecdf", "auc", "rank", "table", "chart", "report", "query"]
+    assert [n for n in names if n in work] == work and names[0] == "ingest", names
+    panels = re.findall(r"╭─ (.+?) ─", r.stdout)
+    assert panels[:1 + len(PANELS)] == ["Options", *PANELS], panels  # (commands not placed come last)
+
+
+def test_every_command_help_lists_all_its_options():
+    from typer.main import get_command
+
+    from pipeline.cli import app
+
+    group = get_command(app)
+    todo = [([name], cmd) for name, cmd in group.commands.items()]
+    checked = 0
+    while todo:
+        path, cmd = todo.pop()
+        if hasattr(cmd, "commands"):
+            todo += [([*path, n], c) for n, c in cmd.commands.items()]
+            continue
+        r = cli(*path, "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+        assert r.returncode == 0, (path, r.stderr)
+        for p in cmd.params:
+            for opt in p.opts if p.param_type_name == "option" else []:
+                assert opt in r.stdout, (path, opt)
+        checked += 1
+    assert checked >= 17
+
+
+def test_help_shows_the_ray_extra_and_runlength_targets():
+    for command in ("ingest", "art", "ecdf"):
+        r = cli(command, "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+        assert "pip install 'cocopipe[ray]'" in r.stdout, (command, r.stdout)
+    r = cli("art", "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    assert re.search(r"--targets .*runlength", r.stdout), r.stdout
+
+
+def test_unknown_targets_name_every_accepted_kind(tiny_store):
+    r = cli("art", "--store", tiny_store, "--targets", "runlenght")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "targets 'runlenght': expected one of bbob, biobj, table, table-biobj, scaling, runlength" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory) -> Path:
+    """Algorithms A and B on f1 in 2-D and 3-D, three trials each."""
+    root = tmp_path_factory.mktemp("tiny")
+    for alg, evals in (("A", 10), ("B", 40)):
+        for d in (2, 3):
+            write_new2(root / alg, alg=alg, function=1, dim=d,
+                       runs=[dict(instance=i, dat=[(1, 50.0), (evals, 1e-9)]) for i in (1, 2, 3)])
+    st = Store(root / "store", create=True)
+    assert ingest([root / "A", root / "B"], st).runs == 12
+    return st.path
+
+
+def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
+    # the child says when Python has started (as the console script, it imports `main` then calls it);
+    # SIGINT (as a terminal's Ctrl-C, to the process group) arrives while modules import, while the
+    # commands register, or while the command runs. (Before `main` is imported, in the interpreter's own
+    # start-up, Python prints its traceback: no code of the project runs yet.)
+    code = "import sys; sys.stderr.write('ready\\n'); sys.stderr.flush(); from pipeline.cli import main; main()"
+    commands = [["--help"], ["art", "--store", tiny_store, "--out", tmp_path / "a.csv"],
+                ["report", "--store", tiny_store, "--out", tmp_path / "r", "--jobs", "2", "--samples", "10"]]
+    interrupted = 0
+    for args in commands:
+        for delay in (0.05, 0.1, 0.25, 0.5, 1.0, 2.0):
+            proc = subprocess.Popen([sys.executable, "-c", code, *map(str, args)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+            assert proc.stderr.readline() == b"ready\n"
+            time.sleep(delay)
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except ProcessLookupError:  # already done
+                pass
+            _, err = proc.communicate(timeout=120)
+            err = err.decode()
+            assert "Traceback" not in err and "KeyboardInterrupt" not in err, (args, delay, err)
+            if proc.returncode == 0 or "cocopipe: interrupted" not in err:  # done before the signal (or while
+                assert proc.returncode in (0, -signal.SIGINT), (args, delay, err)  # Python shut down: no output)
+                continue
+            assert proc.returncode == 130, (args, delay, proc.returncode, err)
+            assert err.splitlines()[-1] == "cocopipe: interrupted" and err.count("\n") == 1, (args, delay, err)
+            interrupted += 1
+    assert interrupted >= 8
+
+
+# -- tables on a terminal, CSV into a pipe ----------------------------------------------------------------
+def test_a_table_on_a_terminal_is_readable_and_says_what_it_left_out(tiny_store):
+    text, code = on_terminal("art", "--store", tiny_store, columns=100)
+    assert code == 0, text
+    text = plain(text)
+    lines = text.splitlines()
+    header = next(ln for ln in lines if ln.split()[:3] == ["suite", "algorithm", "function"])
+    assert "shape:" not in text and "┌" not in text  # not a Polars preview
+    first = lines.index(header)
+    rows = [ln for ln in lines[first + 2:] if ln.startswith("bbob ")]
+    assert len(rows) == 40 and all(len(ln) <= 100 for ln in lines[first:first + 42])
+    # 2 algorithms x 2 dimensions x 51 targets; the columns that do not fit are named
+    assert re.search(r"164 of 204 rows and \d+ column\(s\) \(\w+", text), text
+    assert "--out FILE" in text and "pipe" in text
+
+
+def test_a_table_into_a_pipe_is_csv(tiny_store, tmp_path):
+    import duckdb
+
+    r = cli("art", "--store", tiny_store)
+    assert r.returncode == 0, r.stderr
+    df = pl.read_csv(io.StringIO(r.stdout))
+    assert df.height == 204 and df.columns[:4] == ["suite", "algorithm", "function", "dimension"]
+    (tmp_path / "art.csv").write_text(r.stdout)  # `| duckdb`
+    assert duckdb.sql(f"SELECT COUNT(*) FROM read_csv('{tmp_path / 'art.csv'}')").fetchall() == [(204,)]
+    # `| head`: the reader stops early, quietly
+    proc = subprocess.Popen(f"{sys.executable} -m pipeline.cli art --store {tiny_store} | head -3", shell=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=120)
+    lines = out.splitlines()
+    assert lines[0].startswith("suite,algorithm,function,dimension,target,art") and len(lines) == 3
+    assert "Traceback" not in err
+
+
+def test_messages_are_not_wrapped_in_a_pipe(tiny_store, tmp_path):
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "art.csv"
+    r = cli("art", "--store", tiny_store, "--out", deep)
+    assert r.returncode == 0, r.stderr
+    assert f"wrote 204 rows to {deep}\n" in r.stderr

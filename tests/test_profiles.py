@@ -249,7 +249,7 @@ def test_cli_hand_made(hand, tmp_path):
 @pytest.mark.parametrize("args, message", [(["--group", "separable"], "group separable"),
                                            (["--f0", "high"], "f0 'high'"),
                                            (["--transform", "log"], "transform 'log'"),
-                                           (["--dimension", 7], "no trials")])
+                                           (["--dimension", 7], "no dimension 7 in the store")])
 def test_cli_bad_input_is_one_line(hand, args, message):
     r = cli("profile", "--store", hand.path, *args)
     assert r.returncode == 1 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1

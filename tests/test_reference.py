@@ -169,7 +169,7 @@ def test_cli_build_and_choices(two, tmp_path):
     r = CliRunner().invoke(app, ["reference", "choices", "--store", str(two.store.path), "--reference", "best", "--out", "-"])
     assert r.exit_code == 0 and "A" in r.output
     r = CliRunner().invoke(app, ["reference", "build", "--store", str(two.store.path), "--name", "x", "-a", "C"])
-    assert r.exit_code == 1 and "no algorithm C" in r.output
+    assert r.exit_code == 1 and "no algorithm 'C' in the store" in r.output
     r = CliRunner().invoke(app, ["targets", "--runlength", "--store", str(two.store.path), "--reference", "best",
                                  "--budgets", "1,100"])
     assert r.exit_code == 0, r.output

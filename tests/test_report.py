@@ -217,8 +217,10 @@ def test_static_svg_renderer(store, tmp_path):
 
 
 def test_selection_errors(store, tmp_path):
-    with pytest.raises(SettingsError, match="algorithm\\(s\\) C not in the store"):
+    with pytest.raises(SettingsError, match="no algorithm 'C' in the store .*: it holds A, B"):
         build(open_store(store), tmp_path / "x", Settings(algorithms=["A", "C"]))
+    with pytest.raises(SettingsError, match="no dimension 3 in the store .*: it holds dimensions 2, 5"):
+        build(open_store(store), tmp_path / "x", Settings(dimensions=[3]))
     with pytest.raises(SettingsError, match="reference 'Z'"):
         build(open_store(store), tmp_path / "x", Settings(reference="Z"))
     with pytest.raises(SettingsError, match="mode 'fast'"):
@@ -299,7 +301,7 @@ def test_cli_errors_are_one_line(store, tmp_path):
         (["report", "--store", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a cocopipe store"),
         (["report", str(tmp_path / "missing.tgz"), "--out", str(tmp_path / "o")], "no such file or folder"),
         (["report", "--store", str(store), "--mode", "fast", "--out", str(tmp_path / "o")], "mode 'fast'"),
-        (["report", "--store", str(store), "-a", "Q", "--out", str(tmp_path / "o")], "Q not in the store"),
+        (["report", "--store", str(store), "-a", "Q", "--out", str(tmp_path / "o")], "no algorithm 'Q' in the store"),
         (["report", "--settings", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")], "no such settings file"),
     ]
     for args, message in cases:

@@ -1,16 +1,28 @@
-"""Helpers shared by the CLI commands: consoles, progress, errors, writing tables."""
+"""Helpers shared by the CLI commands: consoles, progress, errors, writing tables.
+
+Loaded by `pipeline.cli` for every command, even `--help`: it imports typer and rich only (polars
+and the measures are imported by the functions that use them)."""
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 import typer
 from rich.console import Console
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+if TYPE_CHECKING:
+    import polars as pl
+
+# soft_wrap: no line is wrapped at the console's width (in a pipe rich assumes 80 columns)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
+#: rows of a table printed on a terminal (the whole table: --out FILE, or stdout into a pipe as CSV)
+TERMINAL_ROWS = 40
+#: characters of a cell printed on a terminal before it is cut with an ellipsis
+TERMINAL_CELL = 40
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -19,34 +31,123 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def is_terminal(stream) -> bool:
+    """Whether `stream` is an interactive terminal: not a pipe or a file, and not in CI (environment CI set)."""
+    try:
+        return stream.isatty() and not os.environ.get("CI")
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+def _bar():
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn)
+
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("{task.fields[label]}"), console=err, transient=True)
+
+
 @contextmanager
 def progress(total: int, description: str):
     """A progress bar on a terminal; nothing in pipes and CI. Yields an `advance(label)` function."""
-    if not err.is_terminal:
+    if not is_terminal(sys.stderr):
         yield lambda label="": None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[label]}"), console=err, transient=True) as bar:
+    with _bar() as bar:
         task = bar.add_task(description, total=total, label="")
         yield lambda label="": bar.update(task, advance=1, label=label)
 
 
+@contextmanager
+def stages(description: str):
+    """Progress through the stages of long work on a terminal (a bar per stage, each stage's name and the
+    item at hand); nothing in pipes and CI. Yields `update(stage, done, total, label="")`."""
+    if not is_terminal(sys.stderr):
+        yield lambda stage, done, total, label="": None
+        return
+    with _bar() as bar:
+        task = bar.add_task(description, total=None, label="")
+
+        def update(stage: str, done: int, total: int | None, label: str = "") -> None:
+            bar.update(task, description=f"{description}: {stage}", completed=done, total=total, label=label)
+
+        yield update
+
+
+def flat(df: pl.DataFrame) -> pl.DataFrame:
+    """The frame with nested columns (lists, structs) as text, as CSV can hold them."""
+    import polars as pl
+
+    nested = {c: t for c, t in df.schema.items() if t.is_nested()}
+    if not nested:
+        return df
+    return df.with_columns(
+        pl.col(c).cast(pl.List(pl.String)).list.join(",") if isinstance(t, (pl.List, pl.Array))
+        else pl.col(c).struct.json_encode() for c, t in nested.items())
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    text = ", ".join(map(_cell, v)) if isinstance(v, (list, tuple)) else str(v)
+    return text if len(text) <= TERMINAL_CELL else text[:TERMINAL_CELL - 1] + "…"
+
+
+def print_table(df: pl.DataFrame, console: Console | None = None) -> None:
+    """A readable table on a terminal: the first `TERMINAL_ROWS` rows, the columns that fit the width, each
+    row on one line; a line below says what was left out and how to get everything."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = console or out
+    shown = df.head(TERMINAL_ROWS)
+    cells = {c: [_cell(v) for v in shown[c].to_list()] for c in df.columns}
+    widths = {c: max([len(c), *map(len, cells[c])]) for c in df.columns}
+    keep, used = [], -3
+    for c in df.columns:  # columns are 3 characters apart (padding and rule), none at the edges
+        if keep and used + 3 + widths[c] > console.width:
+            break
+        keep.append(c)
+        used += 3 + widths[c]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for c in keep:
+        numeric = df.schema[c].is_numeric()
+        table.add_column(escape(c), justify="right" if numeric else "left", no_wrap=True, overflow="ellipsis")
+    for i in range(shown.height):
+        table.add_row(*(escape(cells[c][i]) for c in keep))
+    console.print(table, soft_wrap=False)
+    left = []
+    if shown.height < df.height:
+        left.append(f"{df.height - shown.height} of {df.height} rows")
+    if len(keep) < len(df.columns):
+        rest = df.columns[len(keep):]
+        left.append(f"{len(rest)} column(s) ({', '.join(rest[:4])}{', ...' if len(rest) > 4 else ''})")
+    if left:
+        err.print(f"[dim]{escape(' and '.join(left))} left out; all of them: --out FILE (.csv, .parquet, .json, .md), "
+                  "or stdout into a pipe (CSV)[/dim]")
+    elif df.height == 0:
+        err.print("[dim](no rows)[/dim]")
+
+
 def write_table(df: pl.DataFrame, path: str | None) -> None:
-    """Write a frame by the file's extension (.csv, .parquet, .json, .md), or print it."""
+    """Write a frame by the file's extension (.csv, .parquet, .json, .md); without a file, print it: a
+    readable table on a terminal, CSV into a pipe or with '-'."""
+    import polars as pl
+
     if path is None or path == "-":
-        if path == "-":
-            df.write_csv(sys.stdout)
-            return
-        with pl.Config(tbl_rows=40, tbl_cols=20, tbl_width_chars=160, fmt_str_lengths=40):
-            out.print(str(df), soft_wrap=True)
+        if path == "-" or not is_terminal(sys.stdout):
+            flat(df).write_csv(sys.stdout)
+        else:
+            print_table(df)
         return
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     ext = p.suffix.lower()
     if ext == ".csv":
-        df.write_csv(p)
+        flat(df).write_csv(p)
     elif ext == ".parquet":
         df.write_parquet(p, compression="zstd")
     elif ext == ".json":
@@ -83,22 +184,22 @@ BudgetOpt = Annotated[Optional[str], typer.Option("--max-budget", help="Cut ever
 AllInstOpt = Annotated[bool, typer.Option("--all-instances", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")]
 ExactOpt = Annotated[bool, typer.Option("--exact-hits", help="Hitting times from every record by seed 000's definition, not cocopp's .dat-only reading.")]
 IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
-TargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, scaling, or v1,v2,... (default: the suite's standard set).")]
-
-
-ExecutorOpt = Annotated[str, typer.Option("--executor", help="local, or ray: groups of algorithms as Ray tasks (pip install 'cocopipe[ray]').")]
+TargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, scaling, runlength (runlength-based targets of each suite's reference algorithm), or v1,v2,... (default: the suite's standard set).")]
+#: `pip install` of an extra in help text (typer reads help as rich markup, where [ray] would be a tag)
+RAY_EXTRA = "pip install 'cocopipe\\[ray]'"
+ExecutorOpt = Annotated[str, typer.Option("--executor", help=f"local, or ray: groups of algorithms as Ray tasks ({RAY_EXTRA}).")]
 
 
 def analysis(store: str, suite=None, algorithm=None, function=None, dimension=None, max_budget=None,
              all_instances=False, exact=False, indicator="logged", executor="local"):
-    """An `Analysis` of a store from the shared options, with one-line errors."""
+    """An `Analysis` of a store from the shared options, checked to match trials, with one-line errors."""
     from ..api import Analysis
 
     st = open_store(store)
     try:
         a = Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
                      max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator,
-                     executor=executor)
+                     executor=executor).check()
     except ValueError as exc:
         fail(str(exc))
     unknown = a.precision_unknown()

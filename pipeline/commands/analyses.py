@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import polars as pl
 import typer
 
 from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
                       SuiteOpt, TargetsOpt, analysis, fail, write_table)
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def auc_table(a, targets, max_budget) -> pl.DataFrame:
@@ -24,6 +26,8 @@ def auc_table(a, targets, max_budget) -> pl.DataFrame:
 
 def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
     """Mean auc per function group and over all functions (per suite, algorithm, dimension)."""
+    import polars as pl
+
     try:
         from ..measures.groups import groups_frame
     except ImportError:  # groups not available: only the mean over all functions
@@ -79,6 +83,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rank algorithms: `--by auc` (mean ranks, Friedman test, Nemenyi critical difference) or `--by glicko2`;
         per dimension unless --overall."""
+        import polars as pl
+
         from ..measures import ranking
 
         a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,

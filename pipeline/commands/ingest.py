@@ -1,24 +1,48 @@
 """`cocopipe ingest` and `cocopipe runs`."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store, progress, write_table
+from ._common import RAY_EXTRA, err, fail, open_store, progress, write_table
 from .archive import ArchiveUrlOpt, OfflineOpt
 
 STORE = typer.Option("--store", "-s", help="Store folder.")
 
 
+def _discard(path: Path, before: set[str] | None) -> None:
+    """Remove what creating a store at `path` added (the folder itself when it did not exist: `before` None)."""
+    import shutil
+
+    if before is None:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    for name in set(os.listdir(path)) - before:
+        p = path / name
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
+
+
+def read_nothing(summary) -> bool:
+    """Whether an ingest read no run and kept none unchanged."""
+    return summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources)
+
+
 def ingest_sources(sources, store: str, on_source=None, archive_url=None, offline=False, **options):
     """Ingest `sources` into the store `store` (created when missing) with a progress bar on a terminal;
     one-line errors. `on_source(outcome)` sees every source as it is done. `archive:NAME` sources are
-    fetched from the archive at `archive_url` first (see `pipeline.archive`). Returns (store, summary)."""
+    fetched from the archive at `archive_url` first (see `pipeline.archive`). Returns (store, summary); the
+    store is None when this ingest would have created it and read nothing (no empty store is left behind)."""
     from ..ingest import ingest as run_ingest
     from ..ingest.sources import expand
     from ..store import Store, StoreError, schema
+    from ..store.store import MANIFEST
 
+    path = Path(store)
+    before = set(os.listdir(path)) if path.is_dir() else None
+    new = before is None or MANIFEST not in before
     try:
         st = Store(store, create=True)
     except StoreError as exc:
@@ -30,8 +54,13 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
     from ..archive.sources import add_outcomes
     from .archive import archived_sources
 
-    fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),
-                               one=options.get("name") is not None)
+    try:
+        fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),
+                                   one=options.get("name") is not None)
+    except typer.Exit:  # a name that resolves to nothing: no new store left behind
+        if new:
+            _discard(path, before)
+        raise
     todo = expand(fetched.paths)
     with progress(len(todo), "ingest") as advance:
         def done(o):
@@ -41,8 +70,14 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         try:
             summary = run_ingest(todo, st, on_source=done, meta=fetched.meta, **options)
         except (RuntimeError, ValueError) as exc:
+            if new:
+                _discard(path, before)
             fail(str(exc))
-    return st, add_outcomes(summary, fetched, on_source)
+    summary = add_outcomes(summary, fetched, on_source)
+    if new and read_nothing(summary):
+        _discard(path, before)
+        return None, summary
+    return st, summary
 
 
 def register(app: typer.Typer) -> None:
@@ -58,7 +93,7 @@ def register(app: typer.Typer) -> None:
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
-        executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
+        executor: Annotated[str, typer.Option(help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")] = "local",
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
     ) -> None:
@@ -81,17 +116,20 @@ def register(app: typer.Typer) -> None:
             if quiet:
                 for p in s.problems:
                     err.print(f"[red]error:[/red] {p}", soft_wrap=True)
-        runs = st.runs()
-        import polars as pl
+        if st is None:
+            held = f"no store created at {store}"
+        else:
+            import polars as pl
 
-        total = runs.select(pl.len()).collect().item()
-        algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
+            runs = st.runs()
+            total = runs.select(pl.len()).collect().item()
+            algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
+            held = f"store {store} holds {total} runs of {algs} algorithm(s)"
         err.print(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
-            f"{summary.runs} runs read, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
-            f"store {store} holds {total} runs of {algs} algorithm(s)"
+            f"{summary.runs} runs read, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; {held}"
         )
-        if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
+        if read_nothing(summary):
             raise typer.Exit(1)
         if strict and summary.problems:
             raise typer.Exit(1)
@@ -108,7 +146,13 @@ def register(app: typer.Typer) -> None:
         from ..api import filter_frame
         from ..conventions import interesting_instances
 
+        from ..selection import check
+
         st = open_store(store)
+        try:
+            check(st.runs(), dict(suite=suite, algorithm=algorithm), all_instances, what=f"the store {store}")
+        except ValueError as exc:
+            fail(str(exc))
         lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
 

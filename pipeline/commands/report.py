@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, progress
+from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, stages
 from .archive import ArchiveUrlOpt, OfflineOpt
 
 #: how settings.json names the sample data shipped with the package
@@ -29,7 +29,7 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
     from ..archive import is_archive_source
     from .archive import fetch_errors
-    from .ingest import ingest_sources
+    from .ingest import ingest_sources, read_nothing
 
     paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
@@ -42,7 +42,7 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
             err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
     if fetch_errors(failed):
         raise typer.Exit(1)
-    if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
+    if read_nothing(summary):
         fail("no runs could be read from " + ", ".join(str(p) for p in paths))
 
 
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         settings_file: Annotated[Optional[str], typer.Option("--settings", help="settings.json of an earlier report: rebuild it exactly (options given here override it).")] = None,
         algorithm: AlgOpt = None, suite: SuiteOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         max_budget: BudgetOpt = None,
-        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: one of the store, or a packaged set (best2009, best09-16, best2016, best2019); 'none' for none (default: best2009 on bbob).")] = None,
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: one of the store, or a packaged set (best2009, best09-16, best2016, best2019), for the suites it fits; 'none' for none (default: each suite's packaged set as cocopp: best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on bbob-largescale).")] = None,
         mode: Annotated[Optional[str], typer.Option("--mode", help="ECDF of simulated restarts: simulated (seeded, as cocopp) or exact (its expectation).")] = None,
         seed: Annotated[Optional[int], typer.Option(help="Seed of the simulated restarts (ECDFs and aRT dispersion).")] = None,
         samples: Annotated[Optional[int], typer.Option(help="Simulated restarts: per trial for the ECDFs and per problem for the aRT dispersion (default 100 and 1000).")] = None,
@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
         from ..archive import is_archive_source
-        from ..report import Settings, SettingsError, build, steps
+        from ..report import Settings, SettingsError, build
         from ._common import open_store
 
         try:
@@ -115,13 +115,21 @@ def register(app: typer.Typer) -> None:
                 _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline)
             st = open_store(store_path)
             try:
-                with progress(steps(), "report") as advance:
-                    index = build(Analysis(st), out, settings, progress=advance, jobs=jobs)
+                with stages("report") as update:
+                    index = build(Analysis(st), out, settings, progress=update, jobs=jobs)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
-        if old_record:
-            import json
+        import json
+        from rich.markup import escape
 
-            _compare_data(old_record, json.loads((index.parent / "settings.json").read_text())["record"])
+        record = json.loads((index.parent / "settings.json").read_text())["record"]
+        if old_record:
+            _compare_data(old_record, record)
+        for note in record.get("notes", []):
+            err.print(f"note: {escape(note)}")
+        for part in record.get("skipped", []):
+            err.print(f"[yellow]warning:[/yellow] {escape(part)}")
         pages = sorted(index.parent.glob("*.html"))
         err.print(f"wrote the report to {index} ({len(pages)} pages; settings in {index.parent / 'settings.json'})")
+        if record.get("skipped"):
+            fail(f"{len(record['skipped'])} part(s) of the report failed and were left out (listed above)")

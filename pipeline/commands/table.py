@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
-                      TargetsOpt, analysis, err, fail)
+                      analysis, err, fail)
 
+TableTargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, table-biobj, scaling, or v1,v2,... (default: cocopp's table targets of each suite).")]
 FORMATS = ("md", "html", "tex", "csv", "parquet")
 _EXT = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".csv": "csv",
         ".parquet": "parquet"}
@@ -39,7 +40,7 @@ def register(app: typer.Typer) -> None:
         absolute: Annotated[bool, typer.Option("--absolute", help="Absolute aRT, no reference (the default without --reference).")] = False,
         correction: Annotated[str, typer.Option("--correction", help="Multiple-testing correction: bonferroni or holm.")] = "bonferroni",
         pairwise: Annotated[bool, typer.Option("--pairwise", help="Rank-sum tests for every pair of algorithms instead of the aRT table.")] = False,
-        targets: TargetsOpt = None,
+        targets: TableTargetsOpt = None,
         suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
         indicator: IndicatorOpt = "logged",

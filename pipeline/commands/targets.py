@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
-import polars as pl
 import typer
 
 from ._common import AlgOpt, DimOpt, FuncOpt, OutOpt, SuiteOpt, err, fail, open_store, write_table
@@ -90,12 +89,11 @@ def register(app: typer.Typer) -> None:
         from ..measures import reference as ref, targets as tg
         from ..store import Store, StoreError
 
-        a = Analysis(open_store(store), suite=suite, algorithm=algorithm, function=function, dimension=dimension)
-        members = a.algorithms()
-        if algorithm and len(members) < len(set(algorithm)):
-            fail(f"{store}: no algorithm {', '.join(sorted(set(algorithm) - set(members)))}")
-        if not members:
-            fail(f"{store}: no algorithm in the selection")
+        try:
+            a = Analysis(open_store(store), suite=suite, algorithm=algorithm, function=function,
+                         dimension=dimension).check()
+        except ValueError as exc:
+            fail(str(exc))
         try:
             dest = Store(into, create=True) if into else a.store
             values = tg.parse(targets_) if targets_ else None
@@ -111,6 +109,8 @@ def register(app: typer.Typer) -> None:
     @ref_app.command("list")
     def list_(out: OutOpt = None) -> None:
         """The packaged reference sets: name, suite, algorithm, functions, dimensions."""
+        import polars as pl
+
         from ..measures import reference as ref
 
         rows = []

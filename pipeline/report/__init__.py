@@ -6,8 +6,8 @@ settings) with a navigation bar, interactive Vega-Lite charts rendered by the sh
 >>> from pipeline.report import Settings, build
 >>> build(open_store("cocopipe-store"), "report")
 """
-from .build import build, steps
+from .build import Progress, build
 from .pages import VIEWS
 from .settings import Settings, SettingsError
 
-__all__ = ["build", "steps", "Settings", "SettingsError", "VIEWS"]
+__all__ = ["build", "Progress", "Settings", "SettingsError", "VIEWS"]

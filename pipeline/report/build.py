@@ -18,10 +18,11 @@ import jinja2
 
 from ..api import Analysis
 from ..charts import theme
+from ..selection import ranges
 from .context import Context
-from .figures import DATA_DIR, Page, shared_tables, table_script
+from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table_script
 from .measures import Measures
-from .pages import VIEWS
+from .pages import VIEWS, reference_text
 from .runner import Runner, default_jobs
 from .settings import Settings, SettingsError
 from .vendor import BUNDLE, STATIC, versions as js_versions
@@ -38,29 +39,75 @@ BANNER_NAMES = 8
 EARLY_VIEWS = ("scaling",)
 
 
-def steps() -> int:
-    """How many times `build` calls its `progress` callback (one per view, one for writing)."""
-    return len(VIEWS) + 1
+#: `progress(stage, done, total, label)`: how far a report is (stage "selection", "pages", "measures",
+#: "charts" or "writing"; `done` of `total` items, total None when unknown; `label` the item at hand)
+Progress = Callable[[str, int, "int | None", str], None]
 
 
-def ranges(values: Sequence[int]) -> str:
-    """Integers as compact ranges: 1-5, 7, 9-10."""
-    v = sorted(set(int(x) for x in values))
-    out, i = [], 0
-    while i < len(v):
-        j = i
-        while j + 1 < len(v) and v[j + 1] == v[j] + 1:
-            j += 1
-        out.append(str(v[i]) if i == j else f"{v[i]}-{v[j]}")
-        i = j + 1
-    return ", ".join(out)
+def _no_progress(stage: str, done: int, total: int | None, label: str = "") -> None:
+    pass
+
+
+def _reason(exc: Exception) -> str:
+    """An exception in one line, for the list of parts left out."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _make_pages(ctx: Context, m: Measures, tick: Progress, skipped: list[str]) -> list[Page]:
+    """The pages of every view, in navigation order. A view that fails is left out and named in `skipped`
+    (the others are kept). Every view's work is started before any is waited for (the workers stay busy);
+    views that need no ECDF table start first."""
+    made: dict = {}
+    order = sorted(VIEWS, key=lambda v: v.__name__ not in EARLY_VIEWS)
+    for i, view in enumerate(order):
+        name = view.__name__.removesuffix("_view").removesuffix("_page").replace("_", " ")
+        tick("pages", i, len(order), name)
+        try:
+            made[view] = view(ctx, m)
+        except Exception as exc:  # noqa: BLE001 - one view's failure must not throw away the others
+            made[view] = []
+            skipped.append(f"The {name} page(s) failed and are left out: {_reason(exc)}")
+    tick("pages", len(order), len(order), "")
+    return [p for view in VIEWS for p in made[view]]
+
+
+def _wait_for_charts(pages: list[Page], tick: Progress, skipped: list[str]) -> None:
+    """Wait for every chart (while the workers are there); a chart that fails is replaced by a note
+    saying so, and named in `skipped`."""
+    total, done = sum(len(p.figures) for p in pages), 0
+    for p in pages:
+        for sec in p.sections:
+            for i, block in enumerate(sec.blocks):
+                if not isinstance(block, Figure):
+                    continue
+                tick("charts", done, total, p.title)
+                try:
+                    block.spec  # noqa: B018
+                except Exception as exc:  # noqa: BLE001 - one chart's failure must not throw away the others
+                    sec.blocks[i] = Note(f"The chart \"{block.title}\" failed and is left out: {_reason(exc)}")
+                    skipped.append(f"The chart \"{block.title}\" on the page {p.title} failed and is left out: "
+                                   f"{_reason(exc)}")
+                done += 1
+    tick("charts", done, total, "")
+
+
+def _state_skipped(pages: list[Page], skipped: list[str]) -> list[Page]:
+    """The pages with the parts left out listed first on the overview (made when its view failed)."""
+    if not skipped:
+        return pages
+    section = Section("left-out", "Parts left out", [Note(x) for x in skipped], columns=1)
+    for p in pages:
+        if p.slug == "index":
+            p.sections.insert(0, section)
+            return pages
+    return [Page("index", "Overview", [section], nav="Overview"), *pages]
 
 
 def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
     """The settings stated on every page, as (label, value)."""
     s = settings
-    ref = record["reference"]
-    refs = f"{record['reference_label']} ({ref})" if ref and record["reference_label"] != ref else (ref or "none")
+    refs = reference_text(record)
     ecdf_t = "; ".join(f"{su}: {theme.fmt_targets(t)}" for su, t in record["ecdf_targets"].items())
     table_t = "; ".join(f"{su}: {theme.fmt_targets(t)}" for su, t in record["table_targets"].items())
     inst = {}
@@ -92,6 +139,12 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
         ("data formats", ", ".join(formats)),
         ("cocopipe", record["versions"].get("cocopipe", "?")),
     ]
+
+
+def reference_names(record: dict) -> list[str]:
+    """The reference algorithms a record names (one per suite at most), each once."""
+    ref = record.get("reference")
+    return [ref] if isinstance(ref, str) else list(ref or [])
 
 
 def _nav(pages: list[Page], current: Page) -> list[dict]:
@@ -126,7 +179,7 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
     common = dict(report_title=TITLE, renderer=settings.renderer, banner=banner(settings, record),
                   version=record["versions"].get("cocopipe", "?"), vegalite=js["vega-lite"], vega=js["vega"],
                   embed=js["vega-embed"],
-                  algorithm_names=[*record["algorithms"], *([record["reference"]] if record["reference"] else []),
+                  algorithm_names=[*record["algorithms"], *reference_names(record),
                                    *record.get("background", [])],
                   datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
     shared = shared_tables(pages) if settings.renderer == "vega" else {}
@@ -134,12 +187,17 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
     return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 
+def check_out_dir(out: Path) -> None:
+    """Raise `SettingsError` when `out` cannot take a report (checked before the work and when writing)."""
+    if out.exists() and (not out.is_dir() or (not (out / "settings.json").is_file() and any(out.iterdir()))):
+        raise SettingsError(f"{out}: folder is not empty and holds no report (settings.json); "
+                            "give an empty or new folder")
+
+
 def _replace_dir(tmp: Path, out: Path) -> None:
     """Move a finished report folder into place (an earlier report there is replaced)."""
     if out.exists():
-        if not (out / "settings.json").is_file() and any(out.iterdir()):
-            raise SettingsError(f"{out}: folder is not empty and holds no report (settings.json); "
-                                "give an empty or new folder")
+        check_out_dir(out)
         old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
         os.replace(out, old)
         os.replace(tmp, out)
@@ -149,33 +207,35 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
-          progress: Callable[[str], None] | None = None, jobs: int | None = 1) -> Path:
+          progress: Progress | None = None, jobs: int | None = 1) -> Path:
     """Write the report of `analysis` under `settings` into `out_dir`; returns the path of its
     index.html. `settings.json` beside it records the settings, the resolved selection, the
     instances, every data set's COCO format and version, and the software versions; a report
-    built from the same data with `Settings.load(that file)` is identical. `progress(label)` is
-    called after each view (see `steps()`). `jobs` worker processes make the tables and charts
-    (None: `default_jobs()`; 1: all in this process); the report is the same for any number."""
+    built from the same data with `Settings.load(that file)` is identical. `progress(stage, done,
+    total, label)` follows the work (`Progress`). `jobs` worker processes make the tables and charts
+    (None: `default_jobs()`; 1: all in this process); the report is the same for any number.
+
+    What can fail is checked before the long work (the output folder, the selection, the references);
+    a page or chart that fails later is left out, and the others are written: the overview lists what
+    was left out, as does the record's `skipped` (its `notes` say what was left out by design)."""
     settings = (settings or Settings()).check()
-    tick = progress or (lambda label: None)
+    tick = progress or _no_progress
+    out = Path(out_dir)
+    check_out_dir(out)
+    skipped: list[str] = []
+    tick("selection", 0, None, "")
     with Runner(default_jobs() if jobs is None else jobs) as runner:
         ctx = Context(analysis, settings, runner)
+        ctx.progress = tick
         m = Measures(ctx)
         record = ctx.record
-        # every view's work is started before any is waited for (the workers stay busy); views that need
-        # no ECDF table start first, the pages keep the navigation order
-        made: dict = {}
-        for view in sorted(VIEWS, key=lambda v: v.__name__ not in EARLY_VIEWS):
-            made[view] = view(ctx, m)
-            tick(view.__name__)
-        pages = [p for view in VIEWS for p in made[view]]
-        for p in pages:
-            for f in p.figures:
-                f.spec  # noqa: B018 - wait for the charts while the workers are there
+        pages = _make_pages(ctx, m, tick, skipped)
+        _wait_for_charts(pages, tick, skipped)
+    pages = _state_skipped(pages, skipped)
     record["pairs"] = [list(p) for p in ctx.pairs()]  # with many algorithms, known once they are ranked
+    record["skipped"] = skipped
     final = settings.replace(record=record)
     files = render_pages(pages, settings, record)
-    out = Path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
@@ -193,5 +253,5 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    tick("write")
+    tick("writing", 1, 1, "")
     return out / "index.html"

@@ -1,5 +1,9 @@
-"""What every page of a report shares: the analysis (the compared algorithms and the reference),
-the settings, the algorithms' colours and markers, and the measures computed once for all pages.
+"""What every page of a report shares: the analysis (the compared algorithms and each suite's
+reference), the settings, the algorithms' colours and markers, and the measures computed once for all pages.
+
+A report may hold several suites: each has its own reference algorithm (by default cocopp's, the
+packaged set of that suite, or none where there is none; `--reference` applies to the suites it
+fits), and every page has a section per suite.
 """
 from __future__ import annotations
 
@@ -15,8 +19,6 @@ from ..measures import targets as tg
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
-#: the reference algorithm cocopp shows by default, per suite (`--reference` overrides; "none": none)
-DEFAULT_REFERENCE = {"bbob": "best2009"}
 NO_REFERENCE = ("none", "")
 #: with many algorithms, the pairs of the best ranked compared on the Pairwise page (3: the three best)
 MANY_PAIRS = 3
@@ -74,18 +76,21 @@ def _match(name: str, present: Sequence[str]) -> str | None:
     return cands[0] if len(cands) == 1 else None
 
 
-def _packaged_reference(name: str, suites: Sequence[str]) -> Analysis | None:
-    """The packaged reference set `name` for the first suite that has it, or None."""
+def default_reference(suite: str) -> str | None:
+    """The reference algorithm cocopp shows by default on a suite: the packaged set of that suite, or None."""
+    from ..measures.reference import DEFAULT_FOR_SUITE
+
+    return DEFAULT_FOR_SUITE.get(suite)
+
+
+def _packaged_reference(name: str, suite: str) -> Analysis | None:
+    """The packaged reference set `name` of `suite`, or None when it has none for that suite."""
+    from ..measures.reference import open_reference
+
     try:
-        from ..measures.reference import open_reference
-    except ImportError:
+        return open_reference(name, suite)
+    except (ValueError, KeyError, FileNotFoundError):
         return None
-    for s in suites:
-        try:
-            return open_reference(name, s)
-        except (ValueError, KeyError, FileNotFoundError):
-            continue
-    return None
 
 
 def is_store(path: str) -> bool:
@@ -153,26 +158,32 @@ class Context:
         self.settings = settings.check()
         #: where charts and tables are made (in-process by default)
         self.runner = runner or Runner(1)
+        #: follows the long work: progress(stage, done, total, label) (`build.Progress`; set by `build`)
+        self.progress = lambda stage, done, total, label="": None
         s = self.settings
         base = analysis.select(suite=s.suites, function=s.functions, dimension=s.dimensions,
                                max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact_hits,
                                algorithm=None)
+        from ..selection import check
+
+        try:  # every suite, algorithm, function and dimension asked has trials
+            check(base.store.runs(), dict(suite=s.suites, algorithm=s.algorithms, function=s.functions,
+                                          dimension=s.dimensions), s.all_instances, what=f"the store {base.store.path}")
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
         present = _store_algorithms(base)
-        if not present:
-            raise SettingsError("no data in the selection")
-        if s.algorithms:
-            missing = [a for a in s.algorithms if a not in present]
-            if missing:
-                raise SettingsError(f"algorithm(s) {', '.join(missing)} not in the store (it holds "
-                                    f"{', '.join(present)})")
         suites = base.suites()
         self.notes: list[str] = []
-        self.reference, self.reference_label, store = self._resolve_reference(s.reference, base, present, suites)
+        #: per suite, the reference algorithm (its name in the data) and the name it was asked by
+        self.references: dict[str, str] = {}
+        self.reference_labels: dict[str, str] = {}
+        store = self._resolve_references(s.reference, base, suites)
+        refs = self.reference_names
         #: algorithms drawn thin and grey behind the compared ones in the ECDF and scaling charts
         others = background_stores(s.background)
         self.background: list[str] = background_algorithms(s.background, base, present, others)
         if others:  # another store's algorithms, read through a union (the report's store wins a name clash)
-            mine = sorted(set(present) | ({self.reference} if self.reference else set()))
+            mine = sorted(set(present) | set(refs))
             clash = sorted({a for o in others for a in o.runs().select("algorithm").unique().collect()["algorithm"]}
                            & set(mine))
             if clash:
@@ -181,12 +192,12 @@ class Context:
             union = store.stores if isinstance(store, _UnionStore) else [store]
             store = _UnionStore([*union, *(_Excluding(o, mine) for o in others)])
         bg = set(self.background) - set(s.algorithms or [])
-        algs = list(s.algorithms) if s.algorithms else [a for a in present if a != self.reference]
-        self.algorithms: list[str] = [a for a in algs if a != self.reference and a not in bg]
-        self.background = [a for a in self.background if a not in set(self.algorithms) | {self.reference}]
+        algs = list(s.algorithms) if s.algorithms else [a for a in present if a not in refs]
+        self.algorithms: list[str] = [a for a in algs if a not in refs and a not in bg]
+        self.background = [a for a in self.background if a not in set(self.algorithms) | set(refs)]
         if not self.algorithms:
             raise SettingsError("no algorithm to show besides the reference")
-        shown = self.algorithms + ([self.reference] if self.reference else [])
+        shown = self.algorithms + refs
         self.analysis: Analysis = Analysis(store, **{**base.filters, "algorithm": shown}, max_budget=s.max_budget,
                                            all_instances=s.all_instances, exact=s.exact_hits)
         #: the compared algorithms without the reference
@@ -195,6 +206,13 @@ class Context:
         self.with_background: Analysis = (self.analysis.select(algorithm=shown + self.background) if self.background
                                           else self.analysis)
         self.suites: list[str] = self.analysis.suites()
+        if len(self.algorithms) > 1 and not self.has_pairs:
+            self.notes.append("No two compared algorithms have trials on a common problem (suite, function and "
+                              "dimension): the pairwise tests, the Pairwise page and the Ranking page are left out.")
+        for suite in self.suites:
+            if not self.algorithms_of(suite):
+                self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
+                                  "sections show the reference alone.")
         self.palette = self._palette()
         #: the compared algorithms best first (mean rank of auc over all dimensions), once the measures know it
         self.ranked: list[str] | None = None
@@ -228,42 +246,79 @@ class Context:
 
     @property
     def all_shown(self) -> list[str]:
-        """The compared algorithms, the reference and the background ones."""
-        return [*self.algorithms, *([self.reference] if self.reference else []), *self.background]
+        """The compared algorithms, the references and the background ones."""
+        return [*self.algorithms, *self.reference_names, *self.background]
 
-    # -- reference -----------------------------------------------------------------------------
-    def _resolve_reference(self, name: str | None, base: Analysis, present: list[str], suites: list[str]):
-        """(algorithm name in the data, label, store) of the reference; (None, None, store) without."""
-        auto = name is None
-        if auto:
-            names = {DEFAULT_REFERENCE[x] for x in suites if x in DEFAULT_REFERENCE}
-            if len(names) != 1:
-                return None, None, base.store
-            name = names.pop()
-        if name.lower() in NO_REFERENCE:
-            return None, None, base.store
-        alg = _match(name, present)
-        if alg:
-            return alg, name, base.store
-        ref = _packaged_reference(name, suites)
-        if ref is None:
-            if auto:
-                self.notes.append(f"The reference algorithm {name} is not in the data and no packaged reference set "
-                                  f"of that name could be opened; the report shows no reference.")
-                return None, None, base.store
-            raise SettingsError(f"reference {name!r}: not an algorithm of the store ({', '.join(present)}) nor a "
-                                "packaged reference set")
-        ref_algs = ref.algorithms()
-        if len(ref_algs) != 1:
-            raise SettingsError(f"reference {name!r}: the packaged set holds {len(ref_algs)} algorithms, expected one")
-        if ref_algs[0] in present:
-            raise SettingsError(f"reference {name!r}: its algorithm name {ref_algs[0]!r} is also in the store")
-        return ref_algs[0], name, _UnionStore([base.store, ref.store])
+    # -- references ----------------------------------------------------------------------------
+    @property
+    def reference_names(self) -> list[str]:
+        """The reference algorithms of the suites (each once, in the order of the suites)."""
+        return list(dict.fromkeys(self.references.values()))
+
+    def reference_of(self, suite: str) -> str | None:
+        """The reference algorithm of a suite (its name in the data), or None."""
+        return self.references.get(suite)
+
+    def reference_label_of(self, suite: str) -> str | None:
+        """The name the reference of a suite was asked by (e.g. best2009 for best2009-bbob), or None."""
+        return self.reference_labels.get(suite)
+
+    def algorithms_of(self, suite: str) -> list[str]:
+        """The compared algorithms with data on a suite."""
+        have = set(self.problems.filter(pl.col("suite") == suite)["algorithm"])
+        return [a for a in self.algorithms if a in have]
+
+    def _resolve_references(self, name: str | None, base: Analysis, suites: list[str]):
+        """Set `references` and `reference_labels` of every suite, and return the store to read (the data,
+        with the packaged reference sets when one is used). `name` None: each suite's default (cocopp's,
+        where a packaged set exists); else an algorithm of the store or a packaged set, for the suites it
+        fits; none fitting is an error, and the suites it does not fit are named in the notes."""
+        if name is not None and name.lower() in NO_REFERENCE:
+            return base.store
+        packaged = None
+        unfit = []
+        for suite in suites:
+            asked = name if name is not None else default_reference(suite)
+            if asked is None:
+                continue
+            here = base.select(suite=suite).algorithms()
+            alg = _match(asked, here)
+            if alg is None:
+                ref = _packaged_reference(asked, suite)
+                if ref is None:
+                    unfit.append(suite)
+                    continue
+                ref_algs = ref.algorithms()
+                if len(ref_algs) != 1:
+                    raise SettingsError(f"reference {asked!r}: the packaged set holds {len(ref_algs)} algorithms, "
+                                        "expected one")
+                if ref_algs[0] in here:
+                    raise SettingsError(f"reference {asked!r}: its algorithm name {ref_algs[0]!r} is also in the store")
+                alg, packaged = ref_algs[0], ref.store
+            self.references[suite], self.reference_labels[suite] = alg, asked
+        if name is None:
+            for suite in unfit:
+                self.notes.append(f"The reference algorithm {default_reference(suite)} of suite {suite} is not in the "
+                                  "data and its packaged set could not be opened: that suite shows no reference.")
+        elif not self.references:
+            from ..measures.reference import known_references
+            from ..selection import closest
+
+            present = base.algorithms()
+            held = ", ".join(closest(name, present)[:8])
+            raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "
+                                f"suite(s) {', '.join(suites)} (the store holds {held}; packaged sets: "
+                                f"{', '.join(known_references())})")
+        elif unfit:
+            self.notes.append(f"The reference {name} applies to suite(s) {', '.join(self.references)} only; "
+                              f"{', '.join(unfit)} (no such algorithm or packaged set there) show no reference.")
+        return _UnionStore([base.store, packaged]) if packaged is not None else base.store
 
     def _palette(self) -> dict[str, tuple[str, str]]:
         from ..charts import theme
 
-        return theme.palette(self.algorithms + ([self.reference] if self.reference else []), self.reference)
+        refs = self.reference_names
+        return theme.palette(self.algorithms + refs, refs)
 
     # -- facts shared by the pages ----------------------------------------------------------
     @functools.cached_property
@@ -290,13 +345,33 @@ class Context:
         g = groups_frame(suite).filter(pl.col("function").is_in(self.functions(suite, algorithms))).collect()
         return list(dict.fromkeys(zip(g["group"], g["group_label"])))
 
-    def pairs(self) -> list[tuple[str, str]]:
-        """Pairs of compared algorithms for the two-algorithm views: every pair when there are at
-        most `max_pairs`; with many algorithms (`many`) and their ranking known (`ranked`), every pair
-        of the k best ranked, k the largest with k (k - 1) / 2 <= min(max_pairs, MANY_PAIRS) (a page
-        of pairs opens in a few seconds); else each algorithm with the first one."""
+    @functools.cached_property
+    def _problems_of(self) -> dict[str, set[tuple]]:
+        """The (suite, dimension, function) problems of each compared algorithm."""
+        p = self.problems.filter(pl.col("algorithm").is_in(self.algorithms))
+        out: dict[str, set[tuple]] = {a: set() for a in self.algorithms}
+        for su, d, f, a in p.select("suite", "dimension", "function", "algorithm").iter_rows():
+            out[a].add((su, d, f))
+        return out
+
+    def comparable(self, x: str, y: str) -> bool:
+        """Whether two compared algorithms have trials on a common problem."""
+        return bool(self._problems_of.get(x, set()) & self._problems_of.get(y, set()))
+
+    @functools.cached_property
+    def has_pairs(self) -> bool:
+        """Whether two compared algorithms have trials on a common problem (else there is nothing to compare)."""
         a = self.algorithms
-        every = [(x, y) for i, x in enumerate(a) for y in a[i + 1:]]
+        return any(self.comparable(x, y) for i, x in enumerate(a) for y in a[i + 1:])
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Pairs of compared algorithms for the two-algorithm views, each pair with trials on a common
+        problem: every pair when there are at most `max_pairs`; with many algorithms (`many`) and their
+        ranking known (`ranked`), every pair of the k best ranked, k the largest with k (k - 1) / 2 <=
+        min(max_pairs, MANY_PAIRS) (a page of pairs opens in a few seconds); else each algorithm with the
+        first one."""
+        a = self.algorithms
+        every = [(x, y) for i, x in enumerate(a) for y in a[i + 1:] if self.comparable(x, y)]
         if len(every) <= self.settings.max_pairs:
             return every
         if self.many and self.ranked:
@@ -305,8 +380,8 @@ class Context:
                 k += 1
             top = set(self.ranked[:k])
             best = [x for x in a if x in top]
-            return [(x, y) for i, x in enumerate(best) for y in best[i + 1:]]
-        return [(a[0], y) for y in a[1:]][: self.settings.max_pairs]
+            return [(x, y) for i, x in enumerate(best) for y in best[i + 1:] if self.comparable(x, y)]
+        return [(a[0], y) for y in a[1:] if self.comparable(a[0], y)][: self.settings.max_pairs]
 
     def ecdf_targets(self, suite: str) -> tuple[float, ...]:
         """The ECDF targets of a suite."""
@@ -327,8 +402,11 @@ class Context:
                 .sort("suite", "algorithm").collect())
         return {
             "algorithms": self.algorithms,
-            "reference": self.reference,
-            "reference_label": self.reference_label,
+            "reference": refs[0] if len(refs := self.reference_names) == 1 else (refs or None),
+            "reference_label": (labels[0] if len(labels := list(dict.fromkeys(self.reference_labels.values()))) == 1
+                                else (labels or None)),
+            "references": {s: self.reference_of(s) for s in self.suites},
+            "reference_labels": {s: self.reference_label_of(s) for s in self.suites},
             "background": self.background,
             "suites": self.suites,
             "dimensions": {s: self.dimensions(s) for s in self.suites},

@@ -37,7 +37,8 @@ def explorer_spec(ctx: Context, m: Measures, suite: str):
             cache[suite] = None
         else:
             back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
-            cache[suite] = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette, reference=ctx.reference,
+            cache[suite] = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette,
+                                            reference=ctx.reference_of(suite),
                                             background=ctx.background or None, group_labels=dict(ctx.groups(suite)),
                                             title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
                                             **(COARSE if many else {}))
@@ -115,25 +116,49 @@ def explore(ctx: Context, m: Measures) -> list[Page]:
 
 
 def ranking_view(ctx: Context, m: Measures) -> list[Page]:
-    """The compared algorithms ranked: mean rank of auc per dimension and over all (Friedman test,
-    Nemenyi critical difference, cliques)."""
-    from .pages import frame_table
+    """The compared algorithms of each suite ranked: mean rank of auc per dimension and over all
+    (Friedman test, Nemenyi critical difference, cliques), and the Glicko-2 ratings."""
+    from .figures import slug
 
-    if len(ctx.algorithms) < 2:
+    if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
     from ..measures import ranking
 
     s = ctx.settings
     glicko = m.glicko
     ranks = m.ranks
-    cl = ranking.cliques(ranks) if ranks.height else None
-    if ranks.height == 0:
-        return [Page("ranking", "Ranking", [Section("ranking", "Ranking", [Note(
-            "No problem has data of every compared algorithm: no ranking.")])], nav="Ranking")]
-    chart = ctx.runner.chart(critical_difference_chart, ranks, palette=ctx.palette, title="Mean rank of auc (1 = best)",
+    several = len(ctx.suites) > 1
+    sections, notes = [], []
+    for suite in ctx.suites:
+        tag, name = (f"-{slug(suite)}", f", {suite}") if several else ("", "")
+        if len(ctx.algorithms_of(suite)) < 2:
+            notes.append(f"{suite}: one compared algorithm, nothing to rank.")
+            continue
+        r = ranks.filter(pl.col("suite") == suite).drop("suite")
+        if r.height == 0:
+            notes.append(f"No problem{f' of {suite}' if several else ''} has data of every compared algorithm: "
+                         "no ranking.")
+            continue
+        sections += _ranking_sections(ctx, r, None if glicko is None else glicko.filter(pl.col("suite") == suite),
+                                      tag, name, ranking.cliques(r))
+    if notes:
+        sections.insert(0, Section("ranking", "Not ranked" if sections else "Ranking", [Note(n) for n in notes],
+                                   columns=1))
+    return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]
+
+
+def _ranking_sections(ctx: Context, ranks: pl.DataFrame, glicko: pl.DataFrame | None, tag: str, name: str,
+                      cl: pl.DataFrame) -> list[Section]:
+    """The critical-difference chart and the tables of ranks, cliques and Glicko-2 ratings of one suite's
+    ranking (`tag` and `name` tell the suite's ids and titles apart)."""
+    from .pages import frame_table
+
+    s = ctx.settings
+    chart = ctx.runner.chart(critical_difference_chart, ranks, palette=ctx.palette,
+                             title=f"Mean rank of auc (1 = best){name}",
                              settings="per dimension (0: over all dimensions); intervals of half the Nemenyi "
                                       f"critical difference at α = {s.alpha:g}")
-    fig = Figure.later("ranking-cd", "Critical difference", chart,
+    fig = Figure.later(f"ranking-cd{tag}", f"Critical difference{name}", chart,
                        "Mean rank of each algorithm's area under the ECDF per problem, best at the top; two "
                        "algorithms differ significantly (Nemenyi) when their bars do not overlap. Choose the "
                        "dimension in the drop-down.", kind="ranking")
@@ -147,19 +172,18 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
                         "order them all.")
     if glicko is not None:
         g = glicko.select("dimension", "rank", "algorithm", pl.col("score").round(1).alias("rating"),
-                                   pl.col("deviation").round(1), pl.col("volatility").round(4))
+                          pl.col("deviation").round(1), pl.col("volatility").round(4))
         glicko_block = frame_table(
-            "ranks-glicko2", "Glicko-2 ratings", g,
+            f"ranks-glicko2{tag}", f"Glicko-2 ratings{name}", g,
             "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, target) and "
             "every pair plays a game won by the faster trial; the games of a round are one rating period (as "
             f"IOHanalyzer ranks algorithms; seed {s.seed}).")
-    sections = [
-        Section("ranking-cd", "Critical difference", [fig], columns=1),
-        Section("ranking-tables", "Ranks and cliques", [
-            frame_table("ranks-auc", "Mean ranks of auc", show, "Dimension 0: over all dimensions."),
-            frame_table("cliques", "Cliques", cliques, "Runs of algorithms, ordered by mean rank, within the critical "
-                                                       "difference of each other: the bars of a critical-difference "
-                                                       "diagram."),
+    return [
+        Section(f"ranking-cd{tag}", f"Critical difference{name}", [fig], columns=1),
+        Section(f"ranking-tables{tag}", f"Ranks and cliques{name}", [
+            frame_table(f"ranks-auc{tag}", f"Mean ranks of auc{name}", show, "Dimension 0: over all dimensions."),
+            frame_table(f"cliques{tag}", f"Cliques{name}", cliques,
+                        "Runs of algorithms, ordered by mean rank, within the critical difference of each other: "
+                        "the bars of a critical-difference diagram."),
             glicko_block], columns=1),
     ]
-    return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]

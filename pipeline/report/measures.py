@@ -71,9 +71,11 @@ class Measures:
         # best ranked algorithms are to be chosen first (many algorithms); then the ECDF chunks
         if not ctx.many:
             self.start_tables(ctx.algorithms)
-        # Glicko-2 plays every pair of algorithms: only up to max_detail of them
-        self._glicko = (ctx.runner.submit(glicko, self.one_store(ctx.algorithms), ctx.settings.targets, ctx.settings.seed)
-                        if 1 < len(ctx.algorithms) and not ctx.many else None)
+        # Glicko-2 plays every pair of algorithms: only up to max_detail of them; within each suite
+        self._glicko = {} if ctx.many else {
+            suite: ctx.runner.submit(glicko, self.one_store(algs).select(suite=suite), ctx.settings.targets,
+                                     ctx.settings.seed)
+            for suite in ctx.suites if len(algs := ctx.algorithms_of(suite)) > 1 and ctx.has_pairs}
         self._chunks = self._start_chunks()
 
     def one_store(self, algorithms: list[str]):
@@ -99,7 +101,11 @@ class Measures:
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:
-        parts = [f.result() for f in self._chunks]
+        parts, n = [], len(self._chunks)
+        for i, f in enumerate(self._chunks):
+            self.ctx.progress("measures", i, n, f"ECDFs and auc, {n} group(s) of algorithms")
+            parts.append(f.result())
+        self.ctx.progress("measures", n, n, "")
         self._chunks = []
         return {k: pl.concat([p[k] for p in parts], how="vertical_relaxed") for k in parts[0]}
 
@@ -146,30 +152,46 @@ class Measures:
         all compared ones, or the best ranked when there are many: `table_algorithms`, `pair_algorithms`)."""
         pairs = algorithms if pairs is None else pairs
         c, s = self.ctx, self.ctx.settings
-        shown = c.analysis.select(algorithm=[*algorithms, *([c.reference] if c.reference else [])])
-        self._art = c.runner.submit(art_table, shown, c.reference, targets=s.table_targets,
-                                    correction=s.correction, samples=s.table_samples, seed=s.seed, alpha=s.alpha)
+        self._art = []
+        for suite in c.suites:  # a table per suite, with its reference (the tests correct within a suite)
+            algs = [a for a in algorithms if a in set(c.algorithms_of(suite))]
+            if algs:
+                ref = c.reference_of(suite)
+                shown = c.analysis.select(suite=suite, algorithm=[*algs, *([ref] if ref else [])])
+                self._art.append(c.runner.submit(art_table, shown, ref, targets=s.table_targets,
+                                                 correction=s.correction, samples=s.table_samples, seed=s.seed,
+                                                 alpha=s.alpha))
+        comparable = any(c.comparable(x, y) for i, x in enumerate(pairs) for y in pairs[i + 1:])
         self._pairwise = (c.runner.submit(pairwise_table, self.one_store(pairs), s.table_targets,
-                                          s.correction, alpha=s.alpha) if len(pairs) > 1 else None)
+                                          s.correction, alpha=s.alpha) if comparable else None)
 
     @functools.cached_property
     def ranks(self) -> pl.DataFrame:
         """Mean rank of auc per dimension and over all dimensions (dimension 0) of the compared
-        algorithms, with the Friedman test and the Nemenyi critical difference (`measures.ranking`)."""
+        algorithms of each suite (column suite), with the Friedman test and the Nemenyi critical
+        difference (`measures.ranking`)."""
         from ..measures import ranking
 
-        a, alpha = self.aucs.lazy(), self.ctx.settings.alpha
-        ranks = pl.concat([ranking.rank_by_auc(a, by_dimension=True, alpha=alpha),
-                           ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
-                           .with_columns(dimension=pl.lit(0, pl.Int64))], how="diagonal_relaxed")
+        alpha, parts = self.ctx.settings.alpha, []
+        for suite in self.ctx.suites:
+            a = self.aucs.filter(pl.col("suite") == suite).lazy()
+            parts += [ranking.rank_by_auc(a, by_dimension=True, alpha=alpha).with_columns(suite=pl.lit(suite)),
+                      ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
+                      .with_columns(dimension=pl.lit(0, pl.Int64), suite=pl.lit(suite))]
+        ranks = pl.concat(parts, how="diagonal_relaxed")
         if ranks.height:
-            self.ctx.ranked = ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")["algorithm"].to_list()
+            best = ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")["algorithm"]
+            self.ctx.ranked = best.unique(maintain_order=True).to_list()
         return ranks
 
     @functools.cached_property
     def glicko(self) -> pl.DataFrame | None:
-        """Glicko-2 ratings per dimension of the compared algorithms (None with one, or more than max_detail)."""
-        return None if self._glicko is None else self._glicko.result()
+        """Glicko-2 ratings per dimension of the compared algorithms of each suite (column suite; None with
+        one algorithm in every suite, or more than max_detail)."""
+        if not self._glicko:
+            return None
+        return pl.concat([f.result().with_columns(suite=pl.lit(s)) for s, f in self._glicko.items()],
+                         how="diagonal_relaxed")
 
     @functools.cached_property
     def table_algorithms(self) -> list[str]:
@@ -203,7 +225,7 @@ class Measures:
         """The aRT table (pptables) of `table_algorithms`: ratios to the reference and tests against it
         when there is one, the best algorithm of each column tested against the others."""
         self._tables_started()
-        return self._art.result()
+        return pl.concat([f.result() for f in self._art], how="diagonal_relaxed")
 
     def algorithm_table(self, algorithm: str) -> pl.DataFrame:
         """One algorithm's rows of the aRT table (pptable), with the reference's rows; the marks of

@@ -52,8 +52,8 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
         return None
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
-    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
-                             settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
+    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
+                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
@@ -81,9 +81,11 @@ def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption:
     return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
 
 
-def legend(ctx: Context) -> Legend:
-    """The report's colours of the algorithms (the reference last)."""
-    return Legend([(a, c, m, a == ctx.reference) for a, (c, m) in ctx.palette.items()])
+def legend(ctx: Context, suite: str | None = None) -> Legend:
+    """The report's colours of the algorithms (the references last), of one suite's algorithms when given."""
+    refs = ctx.reference_names if suite is None else [ctx.reference_of(suite)]
+    shown = None if suite is None else {*ctx.algorithms_of(suite), *refs}
+    return Legend([(a, c, m, a in refs) for a, (c, m) in ctx.palette.items() if shown is None or a in shown])
 
 
 def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
@@ -111,7 +113,7 @@ def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]
 def overview(ctx: Context, m: Measures) -> list[Page]:
     """Data sets, and the ECDFs over all functions per dimension."""
     rec = ctx.record
-    from .build import ranges
+    from ..selection import ranges
 
     ds = pl.DataFrame(rec["data_sets"]).select(
         "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
@@ -137,7 +139,8 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
         else:
             figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
         intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
-                 + (f"; the reference {ctx.reference_label} thick and grey." if ctx.reference else "."))
+                 + (f"; the reference {ctx.reference_label_of(suite)} thick and grey." if ctx.reference_of(suite)
+                    else "."))
         sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
                                 [f for f in figs if f], intro=intro, columns=1 if ctx.many else 2))
     return [Page("index", "Overview", sections, nav="Overview")]
@@ -154,7 +157,8 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
             funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
-                                    [f for f in groups if f] + [legend(ctx)] + [f for f in funcs if f], columns=3,
+                                    [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f],
+                                    columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
                                           "line to highlight an algorithm, double-click to clear)."))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
@@ -198,7 +202,7 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
     sections = []
     for suite in ctx.suites:
         a = ctx.analysis.select(suite=suite)
-        fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference,
+        fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference_of(suite),
                           palette=ctx.palette, target=SCALING_TARGET, background=ctx.background or None,
                           caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
                                   "dimension, per function, log-log; k/n beside a point: k of n trials succeeded; "
@@ -234,7 +238,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
     from ..charts import pairs
     from ..charts.kinds import settings_lines
 
-    if len(ctx.algorithms) < 2:
+    if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
     sections = []
     for a, b in ctx.pairs():
@@ -282,10 +286,10 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
     precision ECDFs (pprldistr), aRT loss against the reference (pplogloss), convergence, aRT table
     (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
     pages = []
-    ref = [ctx.reference] if ctx.reference else []
     for alg in ctx.algorithms if len(ctx.algorithms) <= ctx.settings.max_detail else []:
         sections = []
         for suite in ctx.suites:
+            ref = [ctx.reference_of(suite)] if ctx.reference_of(suite) else []
             one = ctx.compared.select(suite=suite, algorithm=[alg])
             dims = [d for d in single_dimensions(ctx.dimensions(suite)) if d in set(
                 ctx.problems.filter((pl.col("algorithm") == alg) & (pl.col("suite") == suite))["dimension"])]
@@ -311,9 +315,10 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             if ref and ctx.problems.filter((pl.col("suite") == suite) & (pl.col("algorithm") == ref[0])).height:
                 dist.append(kind_figure(
                     ctx, f"logloss-{suite}-{alg}", f"aRT loss, {alg}", "logloss",
-                    ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ctx.reference, group=names,
+                    ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ref[0], group=names,
                     dimension=dims, palette=ctx.palette,
-                    caption=f"aRT loss ratio against {ctx.reference_label} versus budget (cocopp's pplogloss)."))
+                    caption=f"aRT loss ratio against {ctx.reference_label_of(suite)} versus budget (cocopp's "
+                            "pplogloss)."))
             sections.append(Section(f"distributions-{suite}", f"Runtime and precision distributions, {suite}",
                                     dist, columns=1))
             sections.append(Section(f"convergence-{suite}", f"Convergence, {suite}", [
@@ -330,6 +335,19 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
     return pages
 
 
+def reference_text(record: dict) -> str:
+    """The reference of a report in words: its name (and the name it was asked by), per suite when the
+    suites have different ones, "none" without."""
+    def one(alg, label):
+        return f"{label} ({alg})" if alg and label and label != alg else (alg or "none")
+
+    refs, labels = record.get("references"), record.get("reference_labels") or {}
+    if not refs or len(set(refs.values())) <= 1:
+        ref, label = record.get("reference"), record.get("reference_label")
+        return one(ref, label) if isinstance(ref, str) or ref is None else ", ".join(ref)
+    return "; ".join(f"{su}: {one(alg, labels.get(su))}" for su, alg in refs.items())
+
+
 def settings_page(ctx: Context, m: Measures) -> list[Page]:
     """The settings, the versions and the data sets, in full."""
     import dataclasses
@@ -337,7 +355,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
     s, rec = ctx.settings, ctx.record
     values = [(f.name, s.__dict__[f.name]) for f in dataclasses.fields(s) if f.name != "record"]
     unset = {"algorithms": "all but the reference", "suites": "all", "functions": "all", "dimensions": "all",
-             "reference": "the suite's default (best2009 on bbob)", "max_budget": "none",
+             "reference": "each suite's default (its packaged set, e.g. best2009 on bbob)", "max_budget": "none",
              "targets": "each suite's standard set", "table_targets": "cocopp's table targets",
              "sources": "none (a store)"}
     kv = pl.DataFrame({"setting": [k for k, _ in values],
@@ -345,7 +363,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
                                  else str(v) for k, v in values]})
     resolved = pl.DataFrame({
         "item": ["algorithms", "reference", "suites", "pairs compared"],
-        "value": [", ".join(rec["algorithms"]), rec["reference"] or "none", ", ".join(rec["suites"]),
+        "value": [", ".join(rec["algorithms"]), reference_text(rec), ", ".join(rec["suites"]),
                   "; ".join(f"{a} / {b}" for a, b in rec["pairs"]) or "none"]})
     per_suite = pl.DataFrame([
         {"suite": su, "dimensions": ", ".join(map(str, rec["dimensions"][su])),
@@ -370,12 +388,15 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
     ]
     from .provenance import provenance_table, reference_choices
 
-    made_of = provenance_table(reference_choices(ctx.reference, rec["suites"], getattr(ctx.analysis, "store", None)))
-    if made_of.height:
-        sections.append(Section("reference-made-of", f"Reference algorithm {ctx.reference}", [frame_table(
-            "reference-choices", "The algorithms it is made of",
-            made_of, "Per function and dimension, the algorithm whose data the reference takes, in the order of "
-            "the targets, each up to the hardest target it provides (seed 000, \"best 2009\").")], columns=1))
+    for i, ref in enumerate(ctx.reference_names):
+        suites = [su for su in rec["suites"] if ctx.reference_of(su) == ref]
+        made_of = provenance_table(reference_choices(ref, suites, getattr(ctx.analysis, "store", None)))
+        if made_of.height:
+            sections.append(Section("reference-made-of" + (f"-{i}" if i else ""), f"Reference algorithm {ref}", [
+                frame_table("reference-choices" + (f"-{i}" if i else ""), "The algorithms it is made of", made_of,
+                            "Per function and dimension, the algorithm whose data the reference takes, in the order "
+                            "of the targets, each up to the hardest target it provides (seed 000, \"best 2009\").")],
+                columns=1))
     return [Page("settings", "Settings", sections, nav="Settings")]
 
 

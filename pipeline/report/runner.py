@@ -10,6 +10,7 @@ import json
 import re
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -105,7 +106,8 @@ def default_jobs() -> int:
 
 class Runner:
     """Runs tasks in `jobs` worker processes (spawned: Polars' threads and fork do not mix), or
-    in this process on demand when jobs is 1."""
+    in this process on demand when jobs is 1. The workers are spawned with Ctrl-C (SIGINT) blocked:
+    this process takes it and stops them (`close`), so that they print no traceback."""
 
     def __init__(self, jobs: int = 1):
         self.jobs = max(1, int(jobs))
@@ -117,20 +119,28 @@ class Runner:
         """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""
         if self._pool is None:
             return Deferred(fn, args, kwargs)
-        return self._pool.submit(fn, *args, **kwargs)
+        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return self._pool.submit(fn, *args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def chart(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
         """Start making the spec of a chart function's chart."""
         return self.submit(chart_spec, fn, args, kwargs)
 
-    def close(self) -> None:
-        """Stop the workers (pending work is cancelled)."""
+    def close(self, stop: bool = False) -> None:
+        """Stop the workers (pending work is cancelled; with `stop`, running work too, e.g. after Ctrl-C)."""
         if self._pool is not None:
+            if stop:
+                for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    p.terminate()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, *exc) -> None:
+        self.close(stop=kind is not None and issubclass(kind, KeyboardInterrupt))

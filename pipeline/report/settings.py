@@ -34,7 +34,7 @@ class Settings:
     suites: list[str] | None = None
     functions: list[int] | None = None
     dimensions: list[int] | None = None
-    reference: str | None = None  #: algorithm of the store or packaged reference set; None: the suite's default (best2009 for bbob); "none": none
+    reference: str | None = None  #: algorithm of the store or packaged reference set; None: each suite's default (its packaged set, as cocopp); "none": none
     background: list[str] | None = None  #: drawn thin and grey behind the compared algorithms in every ECDF and scaling chart: algorithm names of the store, other cocopipe stores (all their algorithms), or sources (folders, archives) ingested with the data
     # how it is measured
     max_budget: str | None = None  #: budget cut: B evaluations or "Nx" (N x dimension); None: none

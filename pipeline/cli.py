@@ -11,10 +11,11 @@ import sys
 
 #: the commands in the order of a user's work, in panels of the help; commands not named here come last
 PANELS: dict[str, tuple[str, ...]] = {
-    "Read the logs": ("ingest", "info", "runs", "check", "biobj"),
+    "Read the logs": ("ingest", "archive", "info", "runs", "check", "biobj"),
     "Measures": ("art", "budget", "ecdf", "profile", "auc", "rank", "targets", "reference"),
+    "IOHprofiler's measures": ("ert", "aocc", "fixed-budget-ecdf", "params"),
     "Tables, charts and reports": ("table", "chart", "report"),
-    "SQL": ("query",),
+    "SQL and other tools": ("query", "export"),
 }
 OTHER_PANEL = "More commands"
 INTERRUPTED = "cocopipe: interrupted"

@@ -187,3 +187,18 @@ def test_a_trial_run_into_the_previous_one_is_cut_where_its_evaluations_fall(tmp
     assert any("bbobexp_f1_DIM2.dat:5" in m and "evaluations decrease (1 after 7)" in m for m in msgs), msgs
     assert any("bbobexp_f1_DIM2.dat:6" in m and "evaluations decrease (5 after 7)" in m for m in msgs), msgs
     assert first_run(res)["evaluations"].to_list() == [1, 3, 7]
+
+
+def test_the_ingest_summary_counts_the_runs_kept_without_bad_records(tmp_path):
+    import subprocess
+    import sys
+
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    p = root / "data_f1" / "bbobexp_f1_DIM2.dat"
+    p.write_text(p.read_text().replace("+5.000000000e-01", "-inf", 1))
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "ingest", str(root), "--store", str(tmp_path / "st")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stderr.split())
+    assert "bbobexp_f1_DIM2.dat:4: precision -inf (non-finite) (line skipped)" in text
+    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problems" in text

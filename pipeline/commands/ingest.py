@@ -57,7 +57,8 @@ def register(app: typer.Typer) -> None:
                 if o.status == "unchanged":
                     err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
-                    err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+                    err.print(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
+                              + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
 
         st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
@@ -72,7 +73,7 @@ def register(app: typer.Typer) -> None:
         algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
         err.print(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
-            f"{summary.runs} runs read, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
+            f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
             f"store {store} holds {total} runs of {algs} algorithm(s)"
         )
         if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
@@ -95,6 +96,11 @@ def register(app: typer.Typer) -> None:
         st = open_store(store)
         lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+
+
+def _partial(n: int) -> str:
+    """How many of the runs read were kept without their bad records."""
+    return f" ({n} with bad records left out)" if n else ""
 
 
 def _register_info(app: typer.Typer) -> None:

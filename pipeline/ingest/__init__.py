@@ -28,6 +28,7 @@ class SourceOutcome:
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
+    runs_partial: int = 0  # of `runs`, those kept without their bad records
 
 
 @dataclass
@@ -43,6 +44,10 @@ class IngestSummary:
     @property
     def runs_skipped(self) -> int:
         return sum(s.runs_skipped for s in self.sources)
+
+    @property
+    def runs_partial(self) -> int:
+        return sum(s.runs_partial for s in self.sources)
 
     @property
     def problems(self) -> list[Problem]:
@@ -89,7 +94,8 @@ def _source_data(src, parsed: Parsed) -> SourceData:
 
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
     status = "ingested" if parsed.runs.height else "empty"
-    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
+    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems,
+                         parsed.runs_partial)
 
 
 def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:

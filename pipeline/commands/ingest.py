@@ -48,6 +48,8 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
+        max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
+        max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
     ) -> None:
         """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
         def report(o):
@@ -60,7 +62,11 @@ def register(app: typer.Typer) -> None:
                     err.print(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
                               + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
 
-        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor)
+        from ..ingest.sources import Limits
+
+        limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
+        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor,
+                                     limits=limits)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:
@@ -96,6 +102,16 @@ def register(app: typer.Typer) -> None:
         st = open_store(store)
         lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+
+
+def _size(text: str, option: str) -> int:
+    """Bytes from '123', '64K', '512M' or '2G' (powers of 1024), with a one-line error."""
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        return int(float(t[:-1] if t[-1:] in units else t) * units[t[-1:] if t[-1:] in units else ""])
+    except (ValueError, IndexError):
+        fail(f"{option} {text}: expected a size such as 1000000, 500M or 2G")
 
 
 def _partial(n: int) -> str:

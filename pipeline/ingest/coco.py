@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
-from . import validity
+from . import duplicates, validity
 from .sources import ArchiveFiles, Source
 from .validity import MAX_EVALUATIONS
 
@@ -59,6 +59,7 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
     runs_skipped: int = 0
     runs_partial: int = 0  # runs kept without their bad records
+    fingerprints: pl.DataFrame | None = None  # of the runs' records (see `duplicates`)
 
 
 def _fits32(k: int) -> bool:
@@ -491,7 +492,7 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
 
 def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
-    problems: list[Problem] = []
+    problems: list[Problem] = [Problem(*p) for p in src.problems]  # met while reading it
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
         return Parsed(_empty("runs"), _empty("events"), problems)
@@ -604,7 +605,9 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         trigger="trigger",
     )
     runs, events = pl.collect_all([runs, events], engine=ENGINE)
-    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial)
+    prints = duplicates.fingerprints(runs, events, tr.select("run_id", "info_line"))
+    problems += [Problem(*p) for p in duplicates.within(prints)]
+    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial, fingerprints=prints)
 
 
 def _empty(table: str) -> pl.DataFrame:

@@ -235,3 +235,22 @@ def test_paths_are_named_once_in_messages(tmp_path):
     (tmp_path / "broken.tgz").write_bytes(b"\x1f\x8b\x08\x00garbage")
     r = cli("ingest", tmp_path / "broken.tgz", "--store", tmp_path / "st")
     assert one_line(r.stderr).count("broken.tgz") == 1, r.stderr
+
+
+# -- data printed as text ----------------------------------------------------------------------
+def test_markup_and_emoji_codes_in_data_are_printed_as_they_are(tmp_path):
+    # a name with Rich markup, a closing tag without an opening one, and a problem on line 100
+    # (`file:100:` is Rich's emoji code for 💯)
+    a = write_new2(tmp_path / "A", alg="[/red] a[x] [bold]", runs=TWO_RUNS)
+    info = a / "bbobexp_f1.info"
+    info.write_text("\n" * 99 + "garbage line\n" + info.read_text())
+    b = write_new2(tmp_path / "[red]B", alg="B", runs=TWO_RUNS)
+    r = cli("ingest", a, b, "--store", tmp_path / "st")
+    assert r.returncode == 0 and "MarkupError" not in r.stderr, r.stderr
+    text = one_line(r.stderr)
+    assert "bbobexp_f1.info:100: unreadable .info line" in text and "💯" not in text, text
+    assert "[red]B: 2 runs" in text and "2 of 2 sources read: 4 runs read" in text
+    r = cli("query", "SELECT DISTINCT algorithm FROM runs ORDER BY 1", "--store", tmp_path / "st")
+    assert r.returncode == 0 and "[/red] a[x] [bold]" in r.stdout, r.stdout + r.stderr
+    r = cli("ingest", a, "--store", tmp_path / "st2", "--name", "[/red]")
+    assert r.returncode == 0 and "MarkupError" not in r.stderr and "info:100:" in r.stderr, r.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import typer
 from rich.console import Console
+from rich.text import Text
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -15,7 +16,7 @@ out = Console(highlight=False)
 
 def fail(message: str, code: int = 1) -> None:
     """Print a one-line error and exit."""
-    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
+    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)  # data as text, never markup
     raise typer.Exit(code)
 
 
@@ -40,7 +41,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             df.write_csv(sys.stdout)
             return
         with pl.Config(tbl_rows=40, tbl_cols=20, tbl_width_chars=160, fmt_str_lengths=40):
-            out.print(str(df), soft_wrap=True)
+            out.print(Text(str(df)), soft_wrap=True)
         return
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +58,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             p.write_text(str(df) + "\n")
     else:
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
-    err.print(f"wrote {df.height} rows to {p}")
+    err.print(Text(f"wrote {df.height} rows to {p}"))
 
 
 def open_store(path: str):

@@ -55,12 +55,12 @@ def register(app: typer.Typer) -> None:
         def report(o):
             if not quiet:
                 for p in o.problems:
-                    err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+                    _say(str(p), "warning:", "yellow")
                 if o.status == "unchanged":
-                    err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
+                    _say(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
-                    err.print(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
-                              + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+                    _say(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
+                         + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
 
         from ..ingest.sources import Limits
 
@@ -71,13 +71,13 @@ def register(app: typer.Typer) -> None:
         for s in failed:
             if quiet:
                 for p in s.problems:
-                    err.print(f"[red]error:[/red] {p}", soft_wrap=True)
+                    _say(str(p), "error:", "red")
         runs = st.runs()
         import polars as pl
 
         total = runs.select(pl.len()).collect().item()
         algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
-        err.print(
+        _say(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
             f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
             f"store {store} holds {total} runs of {algs} algorithm(s)"
@@ -102,6 +102,14 @@ def register(app: typer.Typer) -> None:
         st = open_store(store)
         lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+
+
+def _say(text: str, label: str = "", style: str = "") -> None:
+    """Print a line of data-derived text as it is (no Rich markup, no emoji codes such as `:100:`),
+    after a styled label."""
+    from rich.text import Text
+
+    err.print(Text.assemble((label, style), " ", text) if label else Text(text), soft_wrap=True)
 
 
 def _size(text: str, option: str) -> int:
@@ -137,5 +145,5 @@ def _register_info(app: typer.Typer) -> None:
             .sort("suite", "algorithm").collect()
         )
         m = st.manifest
-        err.print(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
+        _say(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
         write_table(df, out)

@@ -25,6 +25,8 @@ def sample_dir() -> Path:
 
 def _ingest(sources: list[str], store_path: str) -> None:
     """Read the sources into the store (created when missing), with one-line problems."""
+    from rich.text import Text
+
     from .ingest import ingest_sources
 
     paths = [sample_dir() if s == SAMPLE else Path(s) for s in sources]
@@ -34,7 +36,7 @@ def _ingest(sources: list[str], store_path: str) -> None:
     _, summary = ingest_sources(paths, store_path)
     for s in summary.sources:
         for p in s.problems:
-            err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+            err.print(Text.assemble(("warning:", "yellow"), " ", str(p)), soft_wrap=True)
     if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):
         fail("no runs could be read from " + ", ".join(str(p) for p in paths))
 

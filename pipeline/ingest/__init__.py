@@ -30,7 +30,7 @@ class SourceOutcome:
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
     runs_partial: int = 0  # of `runs`, those kept without their bad records
-    fingerprints: object = field(default=None, repr=False, compare=False)  # of its runs' records, to find duplicates
+    trials: object = field(default=None, repr=False, compare=False)  # `duplicates.Trials`, until committed
 
 
 @dataclass
@@ -97,7 +97,7 @@ def _source_data(src, parsed: Parsed) -> SourceData:
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
     status = "ingested" if parsed.runs.height else "empty"
     return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems,
-                         parsed.runs_partial, parsed.fingerprints)
+                         parsed.runs_partial, parsed.trials)
 
 
 def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
@@ -110,9 +110,9 @@ def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
 
 def _duplicates(outcome: SourceOutcome, store: Store) -> None:
     """Add to the outcome's problems the trials the store already holds from another source."""
-    if outcome.fingerprints is not None:
-        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.fingerprints, outcome.name)]
-        outcome.fingerprints = None
+    if outcome.trials is not None:
+        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, outcome.name)]
+        outcome.trials = None
 
 
 def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | SourceError:

@@ -59,7 +59,7 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
     runs_skipped: int = 0
     runs_partial: int = 0  # runs kept without their bad records
-    fingerprints: pl.DataFrame | None = None  # of the runs' records (see `duplicates`)
+    trials: duplicates.Trials | None = None  # to find duplicates in other sources
 
 
 def _fits32(k: int) -> bool:
@@ -605,9 +605,9 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         trigger="trigger",
     )
     runs, events = pl.collect_all([runs, events], engine=ENGINE)
-    prints = duplicates.fingerprints(runs, events, tr.select("run_id", "info_line"))
-    problems += [Problem(*p) for p in duplicates.within(prints)]
-    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial, fingerprints=prints)
+    found = duplicates.trials(runs, events, tr.select("run_id", "info_line"))
+    problems += [Problem(*p) for p in duplicates.within(found)]
+    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial, trials=found)
 
 
 def _empty(table: str) -> pl.DataFrame:

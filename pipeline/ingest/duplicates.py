@@ -5,6 +5,8 @@ another source (of the same ingest call, or one the store holds). They are repor
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 KEY = ("suite", "algorithm", "function", "dimension", "instance")
@@ -14,52 +16,67 @@ RECORD = ("evaluations", "g_evaluations", "best_delta", "measured", "trigger")
 FACTS = ("evaluations", "last_evaluation", "final_delta")
 
 
-def _hashes(events: pl.LazyFrame) -> pl.LazyFrame:
-    """Per run_id, a hash of its records in any order (`records`) and their count (`n`)."""
-    return events.group_by("run_id").agg(records=pl.struct(*RECORD).hash().sum(), n=pl.len())
+@dataclass
+class Trials:
+    """The runs of a parsed source as duplicates are looked for: key, facts, where each is
+    (`info_file`, `info_line`, `data_file`); and the source's events, whose records are hashed only
+    for the runs whose key and facts another run shares."""
+
+    runs: pl.DataFrame
+    events: pl.DataFrame
 
 
-def fingerprints(runs: pl.DataFrame, events: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame:
-    """One row per run of a parsed source: key, facts, where it is (`info_file`, `info_line` from
-    `lines`, `data_file`) and the hash of its records."""
-    return (runs.lazy().select("run_id", *KEY, *FACTS, "info_file", "data_file")
-            .join(lines.lazy().select("run_id", "info_line"), on="run_id", how="left")
-            .join(_hashes(events.lazy()), on="run_id", how="left")
-            .sort("run_id").collect())
+def trials(runs: pl.DataFrame, events: pl.DataFrame, lines: pl.DataFrame) -> Trials:
+    """The `Trials` of a parsed source (`lines`: run_id and info_line)."""
+    return Trials(runs.select("run_id", *KEY, *FACTS, "info_file", "data_file")
+                  .join(lines.select("run_id", "info_line"), on="run_id", how="left", maintain_order="left"), events)
+
+
+def _hashed(runs: pl.DataFrame, events: pl.LazyFrame) -> pl.DataFrame:
+    """`runs` with a hash of each one's records in any order (`records`) and their count (`n`)."""
+    ids = runs["run_id"].implode()
+    hashes = (events.filter(pl.col("run_id").is_in(ids)).group_by("run_id")
+              .agg(records=pl.struct(*RECORD).hash().sum(), n=pl.len()).collect())
+    return runs.join(hashes, on="run_id", how="inner", maintain_order="left")
 
 
 def _trial(r: dict) -> str:
     return f"trial of f{r['function']} {r['dimension']}-D instance {r['instance']}"
 
 
-def within(prints: pl.DataFrame) -> list[tuple]:
+def within(found: Trials) -> list[tuple]:
     """(file, line, what, action) of the trials of one source whose records another data file of
     it already holds for the same problem instance."""
-    same = [*KEY, "records", "n"]
-    firsts = prints.group_by(same, maintain_order=True).agg(
+    runs = found.runs
+    shared = runs.filter(pl.col("data_file").n_unique().over(*KEY, *FACTS) > 1)
+    if not shared.height:  # the usual case: each problem's trials in one data file
+        return []
+    hashed = _hashed(shared, found.events.lazy()).sort("run_id")
+    same = [*KEY, *FACTS, "records", "n"]
+    firsts = hashed.group_by(same, maintain_order=True).agg(
         pl.col("data_file", "info_file", "info_line").first().name.prefix("first_"))
-    dups = prints.join(firsts, on=same).filter(pl.col("data_file") != pl.col("first_data_file"))
+    dups = hashed.join(firsts, on=same).filter(pl.col("data_file") != pl.col("first_data_file")).sort("run_id")
     return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as "
              f"{r['first_info_file']}:{r['first_info_line']}", "kept") for r in dups.iter_rows(named=True)]
 
 
-def against(store, prints: pl.DataFrame, source: str) -> list[tuple]:
-    """(file, line, what, action) of the trials of a source (`prints`) whose records the store holds
-    from another source: first matched on the runs table, then on the records of the few matches."""
-    if not prints.height:
+def against(store, found: Trials, source: str) -> list[tuple]:
+    """(file, line, what, action) of the trials of a source whose records the store holds from
+    another source: first matched on the runs table, then on the records of the few matches."""
+    runs = found.runs
+    if not runs.height:
         return []
     # partition filters, so that only the partitions of the source's suites and algorithms are read
-    parts = pl.col("suite").is_in(prints["suite"].unique().implode()) \
-        & pl.col("algorithm").is_in(prints["algorithm"].unique().implode())
-    runs = (store.runs().filter(parts & (pl.col("source") != source))
-            .select("run_id", *KEY, *FACTS, other="source", other_file="info_file"))
-    candidates = runs.join(prints.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect()
-    if not candidates.height:
+    parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
+        & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
+    stored = (store.runs().filter(parts & (pl.col("source") != source))
+              .select("run_id", *KEY, *FACTS, other="source", other_file="info_file")
+              .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
+    if not stored.height:
         return []
-    ids = candidates["run_id"].implode()
-    stored = candidates.join(_hashes(store.events().filter(parts & pl.col("run_id").is_in(ids))).collect(),
-                             on="run_id")
-    dups = prints.join(stored.drop("run_id"), on=[*KEY, *FACTS, "records", "n"]).unique("run_id", keep="first",
-                                                                                          maintain_order=True)
+    mine = _hashed(runs.join(stored.select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi"), found.events.lazy())
+    theirs = _hashed(stored, store.events().filter(parts))
+    dups = (mine.join(theirs.drop("run_id"), on=[*KEY, *FACTS, "records", "n"])
+            .unique("run_id", keep="first", maintain_order=True).sort("run_id"))
     return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as a trial of source "
              f"{r['other']} ({r['other_file']})", "kept") for r in dups.iter_rows(named=True)]

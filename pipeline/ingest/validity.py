@@ -25,18 +25,31 @@ MAX_NAMED = 200
 
 def bad(section: pl.Expr, few: pl.Expr, raw_n: pl.Expr, usual_n: pl.Expr, f_ev: pl.Expr, g_ev: pl.Expr,
         best_delta: pl.Expr) -> pl.Expr:
-    """True for the records that are skipped whatever the other records hold (`few`: fewer fields
-    than the format needs); `flag` adds the checks against other records."""
-    return (few | (raw_n != usual_n) | (section < 0)
-            | ~f_ev.is_between(0, MAX_EVALUATIONS, closed="left") | ~g_ev.is_between(0, MAX_EVALUATIONS, closed="left")
-            | best_delta.is_null() | best_delta.is_nan() | (best_delta == float("-inf"))).fill_null(True)
+    """True for the records that are skipped for what they hold alone (`few`: fewer fields than
+    the format needs); `flag` adds the checks of values that real logs (almost) never hold."""
+    return (few | (raw_n != usual_n) | (section < 0) | f_ev.is_null() | g_ev.is_null()
+            | best_delta.is_null() | best_delta.is_nan()).fill_null(True)
 
 
 def flag(recs: pl.DataFrame, heads: pl.DataFrame, checked: pl.Series) -> pl.DataFrame:
-    """`recs` (in file order) with `bad` also set on the records whose evaluations fall below an
-    earlier record's of the same section (trial), and on negative precisions beyond rounding in the
-    files `checked` (a Boolean per file index), the tolerance scaled by the section's f_opt."""
-    return _negative(_decreasing(recs), heads, checked)
+    """`recs` (in file order) with `bad` also set on the records whose evaluations are negative, too
+    large or fall below an earlier record's of the same section (trial), whose precision is -inf,
+    and on negative precisions beyond rounding in the files `checked` (a Boolean per file index),
+    the tolerance scaled by the section's f_opt. Each check runs on every record only when the
+    column's extremes call for it."""
+    return _negative(_decreasing(_out_of_range(recs)), heads, checked)
+
+
+def _out_of_range(recs: pl.DataFrame) -> pl.DataFrame:
+    f_ev, g_ev, best_delta = pl.col("f_ev"), pl.col("g_ev"), pl.col("best_delta")
+    lo, hi, low = recs.select(lo=pl.min_horizontal(f_ev.min(), g_ev.min()), hi=pl.max_horizontal(f_ev.max(), g_ev.max()),
+                              low=best_delta.min()).row(0)
+    if (lo is None or lo >= 0) and (hi is None or hi < MAX_EVALUATIONS) and (low is None or low > float("-inf")):
+        return recs
+    # -inf would reach every target; +inf is what real logs write before any finite value
+    out = ~f_ev.is_between(0, MAX_EVALUATIONS, closed="left") | ~g_ev.is_between(0, MAX_EVALUATIONS, closed="left") \
+        | (best_delta == float("-inf"))
+    return recs.with_columns(bad=pl.col("bad") | out.fill_null(True))
 
 
 def _decreasing(recs: pl.DataFrame) -> pl.DataFrame:

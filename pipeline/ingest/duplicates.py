@@ -60,11 +60,25 @@ def within(found: Trials) -> list[tuple]:
              f"{r['first_info_file']}:{r['first_info_line']}", "kept") for r in dups.iter_rows(named=True)]
 
 
+def _may_share(store, runs: pl.DataFrame, source: str) -> bool:
+    """Whether another source of the store may hold runs of the same suite and algorithm, by what
+    the manifest says of each source (no table is read)."""
+    suites, algorithms = set(runs["suite"].unique()), set(runs["algorithm"].unique())
+    for name, meta in store.sources().items():
+        if name == source:
+            continue
+        if "suites" not in meta or "algorithms" not in meta:  # a manifest that does not say: look
+            return True
+        if suites & set(meta["suites"]) and algorithms & set(meta["algorithms"]):
+            return True
+    return False
+
+
 def against(store, found: Trials, source: str) -> list[tuple]:
     """(file, line, what, action) of the trials of a source whose records the store holds from
     another source: first matched on the runs table, then on the records of the few matches."""
     runs = found.runs
-    if not runs.height:
+    if not runs.height or not _may_share(store, runs, source):
         return []
     # partition filters, so that only the partitions of the source's suites and algorithms are read
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \

@@ -224,11 +224,14 @@ def test_non_utf8_member_names_are_read(tmp_path):
     with tarfile.open(archive, "w:gz", format=tarfile.GNU_FORMAT, encoding="latin-1") as tf:
         for f in sorted(root.rglob("*")):
             tf.add(f, arcname="Ergebnisse_\xe9/" + f.relative_to(root).as_posix(), recursive=False)
-    src = read_source(archive)
-    assert "Ergebnisse_\ufffd/bbobexp_f1.info" in src.files
-    r = cli("ingest", archive, write_new2(tmp_path / "B", alg="B", runs=TWO_RUNS), "--store", tmp_path / "st")
+    folder = tmp_path / os.fsdecode(b"C_\xe9")  # the same bytes in a file name on disk
+    write_new2(folder / os.fsdecode(b"Ergebnisse_\xe9"), runs=TWO_RUNS)
+    r = cli("ingest", archive, folder, write_new2(tmp_path / "B", alg="B", runs=TWO_RUNS), "--store", tmp_path / "st")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-    assert "2 of 2 sources read: 4 runs read" in one_line(r.stderr)
+    assert "3 of 3 sources read: 6 runs read" in one_line(r.stderr)
+    # the names read as the .info files naming them are decoded: bytes that are not UTF-8 as U+FFFD
+    assert "Ergebnisse_\ufffd/bbobexp_f1.info" in read_source(archive).files
+    assert "Ergebnisse_\ufffd/bbobexp_f1.info" in read_source(folder).files
 
 
 def test_paths_are_named_once_in_messages(tmp_path):

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from logs import write_new2
-from pipeline.ingest import coco, parse_source, read_source, sources
+from pipeline.ingest import coco, parse_source, read_source
 
 RUNS = [{"instance": 1, "dat": [(1, 5.0), (3, 2.0), (7, 0.5)], "tdat": [(1, 5.0), (4, 2.0), (8, 0.5)]},
         {"instance": 2, "dat": [(1, 4.0), (5, 1.0)]}]

@@ -10,10 +10,7 @@ import pytest
 
 from logs import write_new2
 from pipeline.ingest import parse_source, read_source
-from pipeline.ingest import coco
-from pipeline.ingest.coco import parse_header
-
-MAX_INFO_LINE = getattr(coco, "MAX_INFO_LINE", 1 << 20)
+from pipeline.ingest.coco import MAX_INFO_LINE, parse_header
 from test_ingest_formats import BIOBJ_DAT, BIOBJ_INFO, BIOBJ_TDAT, write
 
 # run 1: records at 1, 3, 7 evaluations (best 5, 2, 0.5); run 2: at 1 and 5 (best 4, 1)

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tarfile
 import zipfile
-import zlib
 from pathlib import Path
 
 import pytest

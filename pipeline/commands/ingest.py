@@ -79,7 +79,8 @@ def register(app: typer.Typer) -> None:
         algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
         _say(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
-            f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; "
+            f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, "
+            f"{len(summary.problems)} problems; "
             f"store {store} holds {total} runs of {algs} algorithm(s)"
         )
         if summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources):

@@ -152,7 +152,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         try:
             src = read_source(p, limits)
         except SourceError as exc:
-            done(SourceOutcome(str(p), str(p), "failed", problems=[Problem(str(p), None, exc.reason, "source skipped")]))
+            done(SourceOutcome(str(p), str(p), "failed",
+                               problems=[Problem(str(p), None, exc.reason, "source skipped")]))
             continue
         if not force and store.has(src.name, src.source_id):
             done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))

@@ -206,8 +206,8 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
                 problems.append(Problem(info, lineno, "entry without function or dimension", "entry skipped"))
                 continue
             if not (_fits32(function) and _fits32(dimension)):
-                problems.append(Problem(info, lineno, f"function {function} or dimension {dimension} out of range (32-bit integers)",
-                                        "entry skipped"))
+                problems.append(Problem(info, lineno, f"function {function} or dimension {dimension} out of range "
+                                        "(32-bit integers)", "entry skipped"))
                 continue
             algorithm = entry.get("algId") or entry.get("algorithm") or src.name
             suite = _infer_suite(entry, function)
@@ -231,7 +231,8 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
                     continue
                 instance, ev = int(m.group(1)), _num(m.group(2))
                 if not _fits32(instance):
-                    problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)", "run skipped"))
+                    problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)",
+                                            "run skipped"))
                     continue
                 runs.append((k, instance, m.group(2) is not None,
                              int(ev) if ev is not None and abs(ev) < MAX_EVALUATIONS else None, _num(m.group(3))))

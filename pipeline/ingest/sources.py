@@ -299,13 +299,20 @@ def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, 
     return files, problems
 
 
+def _bytes(n: int) -> str:
+    return f"{n} bytes" if n < 1 << 20 else f"{n / (1 << 20):.0f} MiB"
+
+
 def _bomb(path: Path, member: str, cap: int, limits: Limits) -> SourceError:
-    return SourceError(path, f"{member or 'the member after the last one read'}: the archive expands beyond {cap} bytes ({limits.ratio:g} "
-                             "times its size: a decompression bomb?); raise the cap with --max-ratio")
+    """The error of an archive that expands beyond `cap` bytes, naming the member expanding then."""
+    return SourceError(path, f"{member or 'the member after the last one read'}: the archive expands beyond "
+                             f"{_bytes(cap)} ({limits.ratio:g} times its size, at least {_bytes(limits.floor)}: "
+                             "a decompression bomb?); raise the cap with --max-ratio")
 
 
 def _too_big(member: str, size: int, limits: Limits) -> tuple:
-    return (member, None, f"{size} bytes, above the cap of {limits.member} bytes per log file (raise it with "
+    """The problem of a log file above the cap on one file."""
+    return (member, None, f"{size} bytes, above the cap of {_bytes(limits.member)} per log file (raise it with "
                           "--max-member)", "file skipped")
 
 

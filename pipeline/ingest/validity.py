@@ -42,8 +42,8 @@ def flag(recs: pl.DataFrame, heads: pl.DataFrame, checked: pl.Series) -> pl.Data
 
 def _out_of_range(recs: pl.DataFrame) -> pl.DataFrame:
     f_ev, g_ev, best_delta = pl.col("f_ev"), pl.col("g_ev"), pl.col("best_delta")
-    lo, hi, low = recs.select(lo=pl.min_horizontal(f_ev.min(), g_ev.min()), hi=pl.max_horizontal(f_ev.max(), g_ev.max()),
-                              low=best_delta.min()).row(0)
+    lo, hi, low = recs.select(lo=pl.min_horizontal(f_ev.min(), g_ev.min()),
+                              hi=pl.max_horizontal(f_ev.max(), g_ev.max()), low=best_delta.min()).row(0)
     if (lo is None or lo >= 0) and (hi is None or hi < MAX_EVALUATIONS) and (low is None or low > float("-inf")):
         return recs
     # -inf would reach every target; +inf is what real logs write before any finite value
@@ -73,7 +73,7 @@ def _negative(recs: pl.DataFrame, heads: pl.DataFrame, checked: pl.Series) -> pl
     neg = (recs[rows].with_columns(row=rows)
            .filter(pl.lit(checked).gather(pl.col("file")))
            .join(heads.select("file", "section", "fopt"), on=["file", "section"], how="left")
-           .filter(pl.col("best_delta") < -ROUNDING * pl.max_horizontal(pl.lit(1.0), pl.col("fopt").abs().fill_null(1.0))))
+           .filter(pl.col("best_delta") < -ROUNDING * pl.max_horizontal(1.0, pl.col("fopt").abs().fill_null(1.0))))
     return recs.with_columns(recs["bad"].scatter(neg["row"], True)) if neg.height else recs
 
 

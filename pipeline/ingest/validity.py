@@ -97,7 +97,7 @@ def problems(recs: pl.DataFrame, paths: list[str], source: str) -> list[tuple[st
 
 
 def _why(r: dict) -> str:
-    """What is wrong with one bad record (the checks of `bad`, in order)."""
+    """What is wrong with one bad record (the checks of `bad` and `flag`, in order)."""
     f, g, best = r["f_ev"], r["g_ev"], r["best_delta"]
     if r["section"] < 0:
         return "data before any header"

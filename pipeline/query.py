@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
+from .sql_calls import calls
 from .store import Store, schema as store_schema
 
 PARTITION_KEYS = ("suite", "algorithm")
@@ -279,16 +280,34 @@ def _strip_final_semicolon(sql: str) -> str:
     return sql
 
 
+#: Polars SQL's table functions read files (read_csv, read_parquet, read_json, read_ipc, ...): every
+#: function named so is refused unless files are allowed
+FILE_FUNCTIONS = ("read_", "scan_")
+
+
+def file_reads(sql: str) -> list[str]:
+    """The functions of a query that would read files (see `FILE_FUNCTIONS`)."""
+    return [f for f in calls(sql) if f.lower().startswith(FILE_FUNCTIONS)]
+
+
 def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
-            all_instances: bool = False, exact: bool = False, tables: QueryTables | None = None) -> pl.LazyFrame:
-    """The result of a SQL query as a LazyFrame; `QueryError` (one line) for a malformed one."""
+            all_instances: bool = False, exact: bool = False, tables: QueryTables | None = None,
+            allow_files: bool = False) -> pl.LazyFrame:
+    """The result of a SQL query as a LazyFrame; `QueryError` (one line) for a malformed one, and
+    for one that reads files (table functions such as read_csv) unless `allow_files`: by default
+    a query sees the store's tables and views only."""
     if not isinstance(store, Store):
         store = Store(store)
+    text = _strip_final_semicolon(read_sql(sql))
+    reads = [] if allow_files else file_reads(text)
+    if reads:
+        raise QueryError(f"{reads[0]}() reads files: a query sees the store's tables and views only "
+                         "(--allow-files to lift this)")
     tables = tables or QueryTables(store, max_budget=max_budget, all_instances=all_instances, exact=exact)
     try:
-        lf = tables.context().execute(_strip_final_semicolon(read_sql(sql)), eager=False)
+        lf = tables.context().execute(text, eager=False)
         lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
-    except pl.exceptions.PolarsError as exc:
+    except (pl.exceptions.PolarsError, OSError) as exc:
         raise QueryError(_explain_missing(_one_line(exc), tables)) from None
     return lf
 
@@ -297,6 +316,6 @@ def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame
     """Collect a query's result, turning Polars errors into a one-line `QueryError`."""
     try:
         return lf.collect()
-    except pl.exceptions.PolarsError as exc:
+    except (pl.exceptions.PolarsError, OSError) as exc:
         msg = _one_line(exc)
         raise QueryError(_explain_missing(msg, tables) if tables else msg) from None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 if TYPE_CHECKING:
     import polars as pl
@@ -27,7 +28,7 @@ TERMINAL_CELL = 40
 
 def fail(message: str, code: int = 1) -> None:
     """Print a one-line error and exit."""
-    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
+    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)  # data as text, never markup
     raise typer.Exit(code)
 
 
@@ -158,7 +159,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             p.write_text(str(df) + "\n")
     else:
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
-    err.print(f"wrote {df.height} rows to {p}")
+    err.print(Text(f"wrote {df.height} rows to {p}"))
 
 
 def open_store(path: str):

@@ -33,8 +33,10 @@ def register(app: typer.Typer) -> None:
             summary = run(st, reference_values)
         except BiobjError as exc:
             fail(str(exc))
+        from rich.text import Text
+
         for line in summary.skipped:
-            err.print(f"[yellow]warning:[/yellow] {line}", soft_wrap=True)
+            err.print(Text.assemble(("warning:", "yellow"), " ", str(line)), soft_wrap=True)
         if summary.missing_references:
             err.print(f"[yellow]warning:[/yellow] {summary.missing_references} problem(s) are not in "
                       f"{reference_values} and keep their logged reference value", soft_wrap=True)

@@ -96,26 +96,32 @@ def register(app: typer.Typer) -> None:
         executor: Annotated[str, typer.Option(help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")] = "local",
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
+        max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
+        max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
     ) -> None:
         """Read COCO logs and IOHprofiler logs (json + .dat) into the Parquet store (replacing earlier versions of the same sources)."""
         def report(o):
             if not quiet:
                 for p in o.problems:
-                    err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+                    _say(str(p), "warning:", "yellow")
                 if o.status == "unchanged":
-                    err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
+                    _say(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
-                    err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+                    _say(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
+                         + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
             for n in o.notes:
-                err.print(f"[cyan]note:[/cyan] {o.name}: {n}", soft_wrap=True)
+                _say(f"{o.name}: {n}", "note:", "cyan")
 
+        from ..ingest.sources import Limits
+
+        limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
         st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
-                                     executor=executor)
+                                     executor=executor, limits=limits)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:
                 for p in s.problems:
-                    err.print(f"[red]error:[/red] {p}", soft_wrap=True)
+                    _say(str(p), "error:", "red")
         if st is None:
             held = f"no store created at {store}"
         else:
@@ -125,9 +131,10 @@ def register(app: typer.Typer) -> None:
             total = runs.select(pl.len()).collect().item()
             algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
             held = f"store {store} holds {total} runs of {algs} algorithm(s)"
-        err.print(
+        _say(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
-            f"{summary.runs} runs read, {summary.runs_skipped} runs skipped, {len(summary.problems)} problems; {held}"
+            f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, "
+            f"{len(summary.problems)} problems; {held}"
         )
         if read_nothing(summary):
             raise typer.Exit(1)
@@ -157,6 +164,29 @@ def register(app: typer.Typer) -> None:
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
 
 
+def _say(text: str, label: str = "", style: str = "") -> None:
+    """Print a line of data-derived text as it is (no Rich markup, no emoji codes such as `:100:`),
+    after a styled label."""
+    from rich.text import Text
+
+    err.print(Text.assemble((label, style), " ", text) if label else Text(text), soft_wrap=True)
+
+
+def _size(text: str, option: str) -> int:
+    """Bytes from '123', '64K', '512M' or '2G' (powers of 1024), with a one-line error."""
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        return int(float(t[:-1] if t[-1:] in units else t) * units[t[-1:] if t[-1:] in units else ""])
+    except (ValueError, IndexError):
+        fail(f"{option} {text}: expected a size such as 1000000, 500M or 2G")
+
+
+def _partial(n: int) -> str:
+    """How many of the runs read were kept without their bad records."""
+    return f" ({n} with bad records left out)" if n else ""
+
+
 def _register_info(app: typer.Typer) -> None:
     @app.command()
     def info(store: Annotated[str, STORE] = "cocopipe-store",
@@ -175,5 +205,5 @@ def _register_info(app: typer.Typer) -> None:
             .sort("suite", "algorithm").collect()
         )
         m = st.manifest
-        err.print(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
+        _say(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
         write_table(df, out)

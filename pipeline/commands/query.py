@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
         all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
         tables: Annotated[bool, typer.Option("--tables", help="List the tables and views with their columns, and exit.")] = False,
         explain: Annotated[bool, typer.Option("--explain", help="Print the optimized query plan (which partitions and columns are read) instead of running it.")] = False,
+        allow_files: Annotated[bool, typer.Option("--allow-files", help="Let the query read files too (read_csv, read_parquet, read_json, read_ipc); by default it sees the store's tables and views only.")] = False,
     ) -> None:
         """Run SQL (Polars' SQL dialect) over the tables runs and events and the views hitting_times and art
         (default targets per suite; ecdf when available). Only the partitions and columns the query needs are
@@ -37,7 +38,7 @@ def register(app: typer.Typer) -> None:
         if not sql:
             fail("give a query: a .sql file or the SQL text (see --tables for what to query)", 2)
         try:
-            lf = run_sql(st, sql, tables=qt)
+            lf = run_sql(st, sql, tables=qt, allow_files=allow_files)
             if explain:
                 out.print(lf.explain(), soft_wrap=True, markup=False)
                 return

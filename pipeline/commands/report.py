@@ -27,6 +27,8 @@ def sample_dir() -> Path:
 def _ingest(sources: list[str], store_path: str, archive_url: str | None = None, offline: bool = False) -> None:
     """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
     sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
+    from rich.text import Text
+
     from ..archive import is_archive_source
     from .archive import fetch_errors
     from .ingest import ingest_sources, read_nothing
@@ -39,7 +41,7 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     failed = [s for s in summary.sources if s.status == "failed" and s.problems and is_archive_source(s.problems[0].file)]
     for s in summary.sources:
         for p in s.problems if s not in failed else []:
-            err.print(f"[yellow]warning:[/yellow] {p}", soft_wrap=True)
+            err.print(Text.assemble(("warning:", "yellow"), " ", str(p)), soft_wrap=True)
     if fetch_errors(failed):
         raise typer.Exit(1)
     if read_nothing(summary):

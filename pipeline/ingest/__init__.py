@@ -11,13 +11,12 @@ from pathlib import Path
 from .. import distributed
 from ..store import SourceData, Store
 from ..store.store import Staged
-from . import ioh
-from . import consistency
+from . import consistency, duplicates, ioh
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
-from .sources import Source, SourceError, expand, read_source
+from .sources import Limits, Source, SourceError, expand, read_source
 
-__all__ = ["IngestSummary", "Problem", "ingest", "parse_source", "read_source"]
+__all__ = ["IngestSummary", "Limits", "Problem", "ingest", "parse_source", "read_source"]
 
 
 @dataclass
@@ -32,6 +31,8 @@ class SourceOutcome:
     problems: list[Problem] = field(default_factory=list)
     #: what the user should know of the runs read (e.g. logs that disagree with themselves)
     notes: list[str] = field(default_factory=list)
+    runs_partial: int = 0  # of `runs`, those kept without their bad records
+    trials: object = field(default=None, repr=False, compare=False)  # `duplicates.Trials`, until committed
 
 
 @dataclass
@@ -49,16 +50,20 @@ class IngestSummary:
         return sum(s.runs_skipped for s in self.sources)
 
     @property
+    def runs_partial(self) -> int:
+        return sum(s.runs_partial for s in self.sources)
+
+    @property
     def problems(self) -> list[Problem]:
         return [p for s in self.sources for p in s.problems]
 
 
-def _parse(path: str, name: str | None) -> tuple[object, Parsed | None, str | None]:
+def _parse(path: str, name: str | None, limits: Limits | None = None) -> tuple[object, Parsed | None, str | None]:
     """Read and parse one source (runs in a worker process or a Ray task)."""
     try:
-        src = read_source(path)
+        src = read_source(path, limits)
     except SourceError as exc:
-        return None, None, str(exc)
+        return None, None, exc.reason
     parsed = _parse_all(src, name)
     src.files = {}  # the parent needs the name and hash only, not the file contents
     return src, parsed, None
@@ -101,34 +106,45 @@ def _source_data(src, parsed: Parsed, extra: dict | None = None) -> SourceData:
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
     status = "ingested" if parsed.runs.height else "empty"
     notes = [n for n in [consistency.note(parsed.runs)] if n]
-    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems, notes)
+    return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems,
+                         notes=notes, runs_partial=parsed.runs_partial, trials=parsed.trials)
 
 
 def _store_parsed(src, parsed: Parsed, store: Store, extra: dict | None = None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
+        _duplicates(out, store)
         store.write_source(_source_data(src, parsed, extra))
     return out
 
 
-def _read(path: str | os.PathLike) -> Source | SourceError:
+def _duplicates(outcome: SourceOutcome, store: Store) -> None:
+    """Add to the outcome's problems the trials the store already holds from another source."""
+    if outcome.trials is not None:
+        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, outcome.name)]
+        outcome.trials = None
+
+
+def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | SourceError:
     """The source, or why it cannot be read."""
     try:
-        return read_source(path)
+        return read_source(path, limits)
     except SourceError as exc:
         return exc
 
 
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
-           executor: str = "local", meta: dict[str, dict] | None = None) -> IngestSummary:
+           executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None
+           ) -> IngestSummary:
     """Ingest every source the paths name (folders with .info files, archives).
 
     Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
     written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
     GIL), and committed one after the other in the order of `paths`, each atomically; with
     executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped. `meta`: more fields
-    for the manifest entries of some sources, by their resolved path (e.g. the archive they come from)."""
+    for the manifest entries of some sources, by their resolved path (e.g. the archive they come from). `limits` cap what an
+    archive may expand to (see `Limits`)."""
     summary = IngestSummary()
     todo = expand(paths)
 
@@ -140,21 +156,22 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     if executor not in ("local", "ray"):
         raise ValueError(f"executor {executor!r}: expected local or ray")
     if executor == "local":
-        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), meta or {}):
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), meta or {}, limits):
             done(outcome)
         return summary
     pending = []
     for p in todo:  # the content hash decides what needs parsing
         try:
-            src = read_source(p)
+            src = read_source(p, limits)
         except SourceError as exc:
-            done(SourceOutcome(str(p), str(p), "failed", problems=[Problem(str(p), None, str(exc), "source skipped")]))
+            done(SourceOutcome(str(p), str(p), "failed",
+                               problems=[Problem(str(p), None, exc.reason, "source skipped")]))
             continue
         if not force and store.has(src.name, src.source_id):
             done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))
         else:
             pending.append(str(p))
-    for src, parsed, error in _ray_map(pending, name, jobs or 1):
+    for src, parsed, error in _ray_map(pending, name, jobs or 1, limits):
         if error:
             done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
         else:
@@ -163,12 +180,12 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
 
 
 def _prepare(path: Path, store: Store, name: str | None, force: bool,
-             meta: dict[str, dict]) -> tuple[SourceOutcome, Staged | None]:
+             meta: dict[str, dict], limits: Limits | None = None) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
-    src = _read(path)
+    src = _read(path, limits)
     if isinstance(src, SourceError):
         return SourceOutcome(str(path), str(path), "failed",
-                             problems=[Problem(str(path), None, str(src), "source skipped")]), None
+                             problems=[Problem(str(path), None, src.reason, "source skipped")]), None
     if not force and store.has(src.name, src.source_id):
         return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
     parsed = _parse_all(src, name)
@@ -177,7 +194,7 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool,
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
-           meta: dict[str, dict]) -> Iterator[SourceOutcome]:
+           meta: dict[str, dict], limits: Limits | None = None) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -185,7 +202,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force, meta))
+                ahead.append(pool.submit(_prepare, path, store, name, force, meta, limits))
                 if len(ahead) > jobs:
                     yield _commit(ahead.popleft().result(), store)
             while ahead:
@@ -201,17 +218,18 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
+        _duplicates(outcome, store)
         store.commit(staged)
     return outcome
 
 
-def _ray_map(paths: list[str], name: str | None, jobs: int):
+def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None):
     """Parse sources as Ray tasks, yielding results as they complete."""
     from ..distributed import ray as ray_instance
 
     ray = ray_instance(jobs if jobs > 1 else None)
     task = ray.remote(_parse)
-    refs = {task.remote(p, name): p for p in paths}
+    refs = {task.remote(p, name, limits): p for p in paths}
     while refs:
         ready, _ = ray.wait(list(refs), num_returns=1)
         p = refs.pop(ready[0])

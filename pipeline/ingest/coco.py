@@ -19,12 +19,18 @@ import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
-from . import consistency
+from . import consistency, duplicates, validity
 from .sources import ArchiveFiles, Source
+from .validity import MAX_EVALUATIONS
 
-_KV = re.compile(r"\s*([A-Za-z_][\w ]*?)\s*=\s*('[^']*'|\"[^\"]*\"|[^,]*)\s*(?:,|$)")
+#: an .info key read backwards from its `=`: white space, then letters, digits, `_` and blanks
+_KEY_BACK = re.compile(r"\s*[\w ]*")
+_KEY_START = re.compile(r"[A-Za-z_]")
 _RUN = re.compile(r"^(-?\d+)(?::\s*([-+.\deEinfINFaN]+)\s*\|\s*([-+.\deEinfINFaN]+))?$")
 NEW_FORMATS = ("bbob-new", "bbob-new2")
+#: longest .info line read (the longest in the shared data sets has 4520 characters)
+MAX_INFO_LINE = 1 << 20
+
 #: Polars engine of the ingest's queries: in memory, as the data are (the default streaming engine
 #: took twice as long on the sorts, shifts and fills of the events)
 ENGINE = "in-memory"
@@ -52,6 +58,13 @@ class Parsed:
     events: pl.DataFrame
     problems: list[Problem] = field(default_factory=list)
     runs_skipped: int = 0
+    runs_partial: int = 0  # runs kept without their bad records
+    trials: duplicates.Trials | None = None  # to find duplicates in other sources
+
+
+def _fits32(k: int) -> bool:
+    """Whether a function, dimension or instance number fits the store's 32-bit integers."""
+    return -(2**31) <= k < 2**31
 
 
 def _decode(b: bytes | memoryview) -> str:
@@ -59,13 +72,44 @@ def _decode(b: bytes | memoryview) -> str:
 
 
 def parse_header(line: str) -> dict[str, str]:
-    """Key/value pairs of an .info header line (quotes stripped)."""
-    out = {}
-    for m in _KV.finditer(line):
-        v = m.group(2).strip()
-        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-            v = v[1:-1]
-        out[m.group(1).strip()] = v
+    """Key/value pairs of an .info header line (quotes stripped), in one pass over the line.
+
+    `key = value` pairs are separated by commas; a key is the run of letters, digits, `_` and blanks
+    before an `=` (from its first letter or `_`); a value is a quoted string followed by a comma or
+    the end of the line, else everything up to the next comma."""
+    out: dict[str, str] = {}
+    pos, n = 0, len(line)
+    while pos < n:
+        eq = line.find("=", pos)
+        if eq < 0:
+            break
+        # the key: the [\w ] run before the `=` (white space just before it aside), from its first letter
+        back = _KEY_BACK.match(line[pos:eq][::-1])
+        run = line[eq - back.end():eq]
+        first = _KEY_START.search(run) if back.end() else None
+        if first is None:
+            pos = eq + 1
+            continue
+        v = eq + 1
+        while v < n and line[v].isspace():
+            v += 1
+        stop = -1
+        if v < n and line[v] in "'\"":  # a quoted value, when a comma or the end follows its closing quote
+            close = line.find(line[v], v + 1)
+            if close >= 0:
+                after = close + 1
+                while after < n and line[after].isspace():
+                    after += 1
+                if after == n or line[after] == ",":
+                    stop, pos = close + 1, after + 1
+        if stop < 0:
+            comma = line.find(",", v)
+            stop = pos = n if comma < 0 else comma
+            pos += 1
+        value = line[v:stop].strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out[run[first.start():].strip()] = value
     return out
 
 
@@ -131,6 +175,10 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
         header_line = 0
         comment = None
         for lineno, raw in enumerate(lines, 1):
+            if len(raw) > MAX_INFO_LINE:
+                problems.append(Problem(info, lineno, f"line longer than {MAX_INFO_LINE} characters ({len(raw)})",
+                                        "line skipped"))
+                continue
             line = raw.strip()
             if not line:
                 continue
@@ -157,6 +205,10 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
             except ValueError:
                 problems.append(Problem(info, lineno, "entry without function or dimension", "entry skipped"))
                 continue
+            if not (_fits32(function) and _fits32(dimension)):
+                problems.append(Problem(info, lineno, f"function {function} or dimension {dimension} out of range "
+                                        "(32-bit integers)", "entry skipped"))
+                continue
             algorithm = entry.get("algId") or entry.get("algorithm") or src.name
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
@@ -177,10 +229,13 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
                 if not m:
                     problems.append(Problem(info, lineno, f"unreadable run entry {r!r}", "run skipped"))
                     continue
-                ev = _num(m.group(2))
-                runs.append((k, int(m.group(1)), m.group(2) is not None,
-                             int(ev) if ev is not None and ev == ev and abs(ev) != float("inf") else None,
-                             _num(m.group(3))))
+                instance, ev = int(m.group(1)), _num(m.group(2))
+                if not _fits32(instance):
+                    problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)",
+                                            "run skipped"))
+                    continue
+                runs.append((k, instance, m.group(2) is not None,
+                             int(ev) if ev is not None and abs(ev) < MAX_EVALUATIONS else None, _num(m.group(3))))
     entry_df = pl.DataFrame(entries, schema=_ENTRY_SCHEMA, orient="row")
     run_df = pl.DataFrame(runs, schema=_RUN_SCHEMA, orient="row")
     return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal")
@@ -317,8 +372,8 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
     `files` has one row per file index: `best_col` (column of the best precision, 1 for bbob-biobj
     else 2) and `g_col` (a g-evaluations column, bbob-new formats). A section starts at each run of
     `%` lines; records before the first header get section -1. Fields are separated by blanks
-    (tabs and runs of blanks count as one). Each record keeps its field count so that truncated
-    records (fewer fields than the file's usual count) are found."""
+    (tabs and runs of blanks count as one). Each record keeps its field count and the file's usual
+    one, and `bad` marks the records `validity.bad` rejects (see also `validity.flag`)."""
     text = pl.col("text")
     head, first = pl.col("head"), pl.col("lineno") == 1
     # section: the number of runs of `%` lines opened in the file up to the line, minus one
@@ -370,14 +425,11 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
         g_ev=pl.when(g_col).then(num(1)).otherwise(0.0),
         best_delta=pl.when(best_col == 1).then(num(1)).otherwise(num(2)),
         measured=pl.when((best_col == 2) & (n >= 4) & ~is_best).then(num(3)).otherwise(None),
-        ntok=n,
-        need=pl.when(best_col == 1).then(2).otherwise(3),
-        # a record with fewer fields than the file's usual count was cut (a truncated file)
-        short=pl.col("raw_n") < pl.col("usual_n"),
+        few=n < pl.when(best_col == 1).then(2).otherwise(3),
+        raw_n="raw_n", usual_n="usual_n",
     )
-    bad = (pl.col("ntok") < pl.col("need")) | pl.col("short") | pl.col("f_ev").is_null() | pl.col("best_delta").is_null() \
-        | pl.col("g_ev").is_null() | pl.col("best_delta").is_nan() | (pl.col("section") < 0)
-    return heads, recs.with_columns(bad=bad).collect(engine=ENGINE)
+    bad = validity.bad(*map(pl.col, ("section", "few", "raw_n", "usual_n", "f_ev", "g_ev", "best_delta")))
+    return heads, recs.with_columns(bad=bad).drop("few").collect(engine=ENGINE)
 
 
 #: data files are read in parallel chunks of at least this many bytes (one chunk below)
@@ -441,7 +493,7 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
 
 def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
-    problems: list[Problem] = []
+    problems: list[Problem] = [Problem(*p) for p in src.problems]  # met while reading it
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
         return Parsed(_empty("runs"), _empty("events"), problems)
@@ -454,6 +506,8 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
 
     # the data files to read: each .dat (pair p) and the .tdat beside it
     dats = tr.select("data_file", "data_format").unique("data_file", keep="first", maintain_order=True).rows()
+    nonneg = tr.group_by("data_file", maintain_order=True).agg(
+        pl.col("suite").is_in(list(validity.NONNEGATIVE_SUITES)).all())["suite"].to_list()
     paths, kinds = [], []
     for pair, (dat, fmt) in enumerate(dats):
         stem = dat.rsplit(".", 1)[0]
@@ -467,13 +521,8 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
     heads, recs = _read_data(src, paths, files)
-    nbad = recs["bad"].sum()
-    if nbad:
-        for f, ln, sec in recs.filter("bad").select("file", "lineno", "section").head(200).rows():
-            problems.append(Problem(paths[f], ln, "data before any header" if sec < 0 else "malformed or truncated record",
-                                    "line skipped"))
-        if nbad > 200:
-            problems.append(Problem(src.path, None, f"{nbad - 200} more malformed records", "lines skipped"))
+    recs = validity.flag(recs, heads, pl.Series([nonneg[pair] for _, pair, *_ in kinds], dtype=pl.Boolean))
+    problems += [Problem(*p) for p in validity.problems(recs, paths, src.path)]
 
     # a section is known by its data file pair and its index: one Int64 key
     def keyed(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -530,6 +579,8 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         problems.append(Problem(dfile, None, f"{nn} runs in the data file but {m} in the .info file",
                                 f"{nn - m} unannounced run(s) ignored"))
     runs = runs.filter(pl.col("nrec").is_not_null())
+    damaged = keyed(recs.lazy().filter(pl.col("bad") & (pl.col("section") >= 0))).select("key").collect(engine=ENGINE)
+    partial = runs["key"].is_in(damaged["key"].implode()).sum() if damaged.height else 0
     inst_mismatch = runs.filter(pl.col("data_instance").is_not_null() & (pl.col("data_instance") != pl.col("instance"))
                                 & (pl.col("instance") != 0))
     for dfile, sec, a, b in inst_mismatch.select("data_file", "section", "instance", "data_instance").head(20).rows():
@@ -558,7 +609,9 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         trigger="trigger",
     )
     runs, events = pl.collect_all([runs, events], engine=ENGINE)
-    return Parsed(runs, events, problems, runs_skipped=missing.height)
+    found = duplicates.trials(runs, events, tr.select("run_id", "info_line"))
+    problems += [Problem(*p) for p in duplicates.within(found)]
+    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial, trials=found)
 
 
 def _empty(table: str) -> pl.DataFrame:

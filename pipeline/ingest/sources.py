@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from isal import igzip, isal_zlib
+from isal import igzip_lib, isal_zlib
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
@@ -21,7 +21,27 @@ IOH_SUFFIXES = (".json",)  # IOHprofiler metadata (pipeline.ingest.ioh); its dat
 
 
 class SourceError(RuntimeError):
-    """A source cannot be read at all."""
+    """A source cannot be read at all: its `path` and what is wrong (`reason`); str() joins them."""
+
+    def __init__(self, path: str | os.PathLike, reason: str = ""):
+        super().__init__(f"{path}: {reason}" if reason else str(path))
+        self.path, self.reason = str(path), reason
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what an archive may expand to in memory: `ratio` times the archive's size (at least
+    `floor` bytes), beyond which the archive is refused as a decompression bomb, and `member` bytes
+    per log file, beyond which the file is left out; both are named. Real COCO archives expand 4 to
+    10 times, small ones of many short files up to about 30 times."""
+
+    ratio: float = 50.0
+    member: int = 1 << 30
+    floor: int = 256 << 20
+
+    def expanded(self, size: int) -> int:
+        """The most bytes an archive of `size` bytes may expand to."""
+        return max(int(self.ratio * size), self.floor)
 
 
 def is_archive(path: Path) -> bool:
@@ -75,6 +95,7 @@ class Source:
     path: str
     files: Mapping[str, bytes] = field(default_factory=dict)
     source_id: str = ""
+    problems: list[tuple] = field(default_factory=list)  # (file, line, what, action) met while reading
 
     def info_files(self) -> list[str]:
         """The .info files, sorted."""
@@ -86,45 +107,97 @@ class Source:
         return files.view(name) if isinstance(files, ArchiveFiles) else files[name]
 
 
+def _hidden(name: str) -> bool:
+    """Whether a relative path lies in a hidden folder or names a hidden file (`.name`, macOS
+    resource forks `._name` among them), which are not read, as cocopp's folder walk skips them."""
+    return any(part[:1] == "." and part not in (".", "..") for part in name.replace("\\", "/").split("/"))
+
+
 def _keep(name: str) -> bool:
-    """A COCO log file, not a macOS resource fork (`._name`)."""
-    return name.lower().endswith(LOG_SUFFIXES + IOH_SUFFIXES) and not name.rstrip("/").rpartition("/")[2].startswith("._")
+    """A COCO or IOHprofiler log file, neither hidden nor in a hidden folder."""
+    return name.lower().endswith(LOG_SUFFIXES + IOH_SUFFIXES) and not _hidden(name)
+
+
+def _text(name: str) -> str:
+    """A file name as valid text: bytes that are not UTF-8 (kept as surrogates) become U+FFFD, as the
+    .info files naming them are decoded."""
+    return name if name.isascii() else name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def visible_files(root: Path) -> list[Path]:
+    """The files under a folder, sorted, hidden files and folders left out (see `_hidden`)."""
+    out = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        out.extend(Path(folder, n) for n in names if not n.startswith("."))
+    return sorted(out)
 
 
 _ZERO_BLOCK = bytes(512)
 _FILE_TYPES = (b"0", b"\0", b"7")  # what tarfile counts as regular files, sparse files aside
 
 
-def _decompress(raw: bytes) -> bytes:
-    """The tar stream of a .tgz/.tar.gz/.tar.bz2/.tar.xz archive (or of a plain .tar), by its first bytes."""
-    if raw[:2] == b"\x1f\x8b":
-        return igzip.decompress(raw)  # ISA-L: twice zlib's speed; every member of the stream
+def _decompressor(raw: bytes):
+    """A factory of decompressors of one stream of the archive's kind, and the stream's magic bytes
+    (None for a plain .tar)."""
+    if raw[:2] == b"\x1f\x8b":  # ISA-L: twice zlib's speed
+        return (lambda: igzip_lib.IgzipDecompressor(flag=igzip_lib.DECOMP_GZIP)), b"\x1f\x8b"
     if raw[:3] == b"BZh":
-        return bz2.decompress(raw)
+        return bz2.BZ2Decompressor, b"BZh"
     if raw[:6] == b"\xfd7zXZ\x00":
-        return lzma.decompress(raw)
-    return raw
+        return lzma.LZMADecompressor, b"\xfd7zXZ\x00"
+    return None, b""
+
+
+def _decompress(raw: bytes, cap: int) -> tuple[bytes | bytearray, str]:
+    """The tar stream of a .tgz/.tar.gz/.tar.bz2/.tar.xz archive (or of a plain .tar), by its first
+    bytes, every compressed stream of it one after the other, but never more than `cap` + 1 bytes;
+    and how it ended: "whole", "cut" (the compressed data stop early) or "capped" (beyond `cap`)."""
+    make, magic = _decompressor(raw)
+    if make is None:
+        return raw, "whole"
+    out: bytes | bytearray = b""
+    data = raw
+    while True:
+        d = make()
+        part = d.decompress(data, cap + 1 - len(out))
+        if out:
+            out += part
+        else:
+            out = part  # one stream, the usual case: no copy
+        if len(out) > cap:
+            return out, "capped"
+        if not d.eof:
+            return out, "cut"
+        data = d.unused_data
+        if not data.startswith(magic):  # the end, or trailing bytes that are no stream
+            return out, "whole"
+        if isinstance(out, bytes):
+            out = bytearray(out)
 
 
 def _octal(field: bytes) -> int:
     return int(field.strip(b" \0") or b"0", 8)
 
 
-def _tar_members(tar: bytes) -> ArchiveFiles | None:
+def _tar_members(tar: bytes | bytearray, max_member: int) -> tuple[ArchiveFiles, str | None, list] | None:
     """The regular files of a tar stream held in memory, by name, in archive order, as views into
-    it (no copy): one pass over the 512-byte headers (ustar, GNU long names, pax paths). None when
-    the stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256, truncated data, no
-    end-of-archive block)."""
+    it (no copy): one pass over the 512-byte headers (ustar, GNU long names, pax paths). Also where
+    the stream stops short (None: at its end-of-archive block; "": at a member's end; else the member
+    it cuts) and the log files above `max_member` bytes, left out, as (name, size). None when the
+    stream needs `tarfile` (a bad checksum, sparse files, sizes in base 256)."""
     files: dict[str, tuple[int, int]] = {}
+    big: list[tuple[str, int]] = []
     pos, end = 0, len(tar)
     long_name: bytes | None = None
     pax: dict[str, str] = {}
-    ended = False
+    cut: str | None = ""
+    last = ""  # the last member met
     try:
         while pos + 512 <= end:
             h = tar[pos:pos + 512]
             if h == _ZERO_BLOCK:
-                ended = True
+                cut = None
                 break
             if h[124] & 0x80 or sum(h) - sum(h[148:156]) + 256 != _octal(h[148:156]):
                 return None
@@ -132,13 +205,14 @@ def _tar_members(tar: bytes) -> ArchiveFiles | None:
             kind = h[156:157]
             start = pos + 512
             pos = start + ((size + 511) & ~511)
-            if start + size > end:
-                return None
+            if kind in (b"L", b"x") and start + size > end:
+                cut = _after(last)
+                break
             if kind == b"L":  # GNU long name of the next member
                 long_name = tar[start:start + size].split(b"\0", 1)[0]
                 continue
             if kind == b"x":  # pax extended header of the next member
-                for rec in tar[start:start + size].decode("utf-8", "surrogateescape").split("\n"):
+                for rec in tar[start:start + size].decode("utf-8", "replace").split("\n"):
                     key, _, value = rec.partition(" ")[2].partition("=")
                     if key:
                         pax[key] = value
@@ -150,39 +224,123 @@ def _tar_members(tar: bytes) -> ArchiveFiles | None:
             name = h[:100].split(b"\0", 1)[0]
             if h[257:265] == b"ustar\x0000" and h[345]:
                 name = h[345:500].split(b"\0", 1)[0] + b"/" + name
-            path = pax.get("path") or (long_name or name).decode("utf-8", "surrogateescape")
+            path = pax.get("path") or (long_name or name).decode("utf-8", "replace")
             long_name, pax = None, {}
+            last = path
+            if start + size > end:
+                cut = path
+                break
             if kind in _FILE_TYPES and not path.endswith("/") and _keep(path):
-                files[path.replace("\\", "/").removeprefix("./")] = (start, start + size)
+                path = path.replace("\\", "/").removeprefix("./")
+                if size > max_member:
+                    big.append((path, size))
+                else:
+                    files[path] = (start, start + size)
+        else:  # no end-of-archive block: a cut inside a header, or after the header of a pax path or long name
+            if pos < end or long_name is not None or pax:
+                cut = _after(last)
     except ValueError:
         return None
-    return ArchiveFiles(tar, files) if ended else None
+    return ArchiveFiles(tar, files), cut, big
 
 
-def _read_archive(path: Path, raw: bytes | None = None) -> Mapping[str, bytes]:
-    """The COCO log files of an archive, by POSIX path; `raw` are the archive's bytes when read."""
+def _after(member: str) -> str:
+    """The member after `member` (whose header is cut), or the first."""
+    return f"the member after {member}" if member else "the first member"
+
+
+def _tarfile_members(tar: bytes | bytearray, max_member: int) -> tuple[dict[str, bytes], str | None, list]:
+    """As `_tar_members`, read by `tarfile` (for the tar streams it needs), the files as copies."""
     files: dict[str, bytes] = {}
-    try:
-        if path.name.lower().endswith(".zip"):
-            with zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path) as zf:
-                for info in zf.infolist():
-                    if not info.is_dir() and _keep(info.filename):
-                        files[info.filename.replace("\\", "/")] = zf.read(info)
-            return files
-        raw = raw if raw is not None else path.read_bytes()
-        tar = _decompress(raw)
-        fast = _tar_members(tar)
-        if fast is not None:
-            return fast
-        with tarfile.open(fileobj=io.BytesIO(tar), mode="r:") as tf:
+    big: list[tuple[str, int]] = []
+    with tarfile.open(fileobj=io.BytesIO(tar), mode="r:", errors="replace") as tf:
+        name = _after("")
+        try:
             for m in tf:
+                name = m.name
                 if m.isfile() and _keep(m.name):
+                    path = m.name.replace("\\", "/").removeprefix("./")
+                    if m.size > max_member:
+                        big.append((path, m.size))
+                        continue
                     fh = tf.extractfile(m)
                     if fh is not None:
-                        files[m.name.replace("\\", "/").removeprefix("./")] = fh.read()
+                        data = fh.read()
+                        if len(data) < m.size:
+                            return files, path, big
+                        files[path] = data
+                name = _after(m.name)
+        except (tarfile.ReadError, EOFError):
+            return files, name, big
+    return files, None, big
+
+
+def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, bytes], list[tuple]]:
+    """The COCO log files of a .zip archive and the problems met, each member read to its cap at
+    most (the sizes a zip states may lie)."""
+    files: dict[str, bytes] = {}
+    problems: list[tuple] = []
+    cap = limits.expanded(len(raw) if raw is not None else path.stat().st_size)
+    total = 0
+    with zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path) as zf:
+        for info in zf.infolist():
+            name = info.filename.replace("\\", "/")
+            if info.is_dir() or not _keep(name):
+                continue
+            if info.file_size <= limits.member:
+                with zf.open(info) as fh:
+                    data = fh.read(min(limits.member, cap - total) + 1)
+                if len(data) <= limits.member:
+                    total += len(data)
+                    if total > cap:
+                        raise _bomb(path, name, cap, limits)
+                    files[name] = data
+                    continue
+            problems.append(_too_big(name, max(info.file_size, limits.member + 1), limits))
+    return files, problems
+
+
+def _bytes(n: int) -> str:
+    return f"{n} bytes" if n < 1 << 20 else f"{n / (1 << 20):.0f} MiB"
+
+
+def _bomb(path: Path, member: str, cap: int, limits: Limits) -> SourceError:
+    """The error of an archive that expands beyond `cap` bytes, naming the member expanding then."""
+    return SourceError(path, f"{member or 'the member after the last one read'}: the archive expands beyond "
+                             f"{_bytes(cap)} ({limits.ratio:g} times its size, at least {_bytes(limits.floor)}: "
+                             "a decompression bomb?); raise the cap with --max-ratio")
+
+
+def _too_big(member: str, size: int, limits: Limits) -> tuple:
+    """The problem of a log file above the cap on one file."""
+    return (member, None, f"{size} bytes, above the cap of {_bytes(limits.member)} per log file (raise it with "
+                          "--max-member)", "file skipped")
+
+
+def _read_archive(path: Path, raw: bytes | None = None, limits: Limits | None = None
+                  ) -> tuple[Mapping[str, bytes], list[tuple]]:
+    """The COCO log files of an archive, by POSIX path (`raw`: the archive's bytes when read), and
+    the problems met as (file, line, what, action): log files above the cap, the archive cut short."""
+    limits = limits or Limits()
+    try:
+        if path.name.lower().endswith(".zip"):
+            return _read_zip(path, raw, limits)
+        raw = raw if raw is not None else path.read_bytes()
+        cap = limits.expanded(len(raw))
+        tar, ending = _decompress(raw, cap)
+        found = _tar_members(tar, limits.member)
+        files, cut, big = found if found is not None else _tarfile_members(tar, limits.member)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, isal_zlib.error, lzma.LZMAError) as exc:
-        raise SourceError(f"{path}: corrupt or unreadable archive ({exc})") from exc
-    return files
+        raise SourceError(path, f"corrupt or unreadable archive ({exc})") from exc
+    if ending == "capped":
+        raise _bomb(path, cut, cap, limits)
+    if ending == "cut" and not files and not big:
+        raise SourceError(path, "corrupt or unreadable archive (it ends before any whole log file)")
+    problems = [_too_big(name, size, limits) for name, size in big]
+    if cut is not None and (cut or ending == "cut"):
+        where = f"in {cut}" if cut else "after its last whole member"
+        problems.append((str(path), None, f"archive cut short {where}", "the whole members before the cut read"))
+    return files, problems
 
 
 #: bytes left after each file of a folder read into one buffer (readers may look a few bytes past a file's end)
@@ -190,9 +348,10 @@ _PAD = 16
 
 
 def _read_folder(root: Path) -> ArchiveFiles:
-    """The COCO log files of a folder (archives inside excluded), read one after the other into one
-    buffer, as an archive's are held: no per-file bytes to join again for parsing."""
-    found = [(f.relative_to(root).as_posix(), f) for f in sorted(root.rglob("*")) if f.is_file() and _keep(f.name)]
+    """The COCO log files of a folder (archives inside, hidden files and folders excluded), read one
+    after the other into one buffer, as an archive's are held: no per-file bytes to join again for
+    parsing."""
+    found = [(_text(f.relative_to(root).as_posix()), f) for f in visible_files(root) if _keep(f.name)]
     sizes = [f.stat().st_size for _, f in found]
     buf = bytearray(sum(sizes) + _PAD * len(sizes))
     view, spans, pos = memoryview(buf), {}, 0
@@ -204,11 +363,13 @@ def _read_folder(root: Path) -> ArchiveFiles:
     return ArchiveFiles(buf, spans)
 
 
-def read_source(path: str | os.PathLike) -> Source:
-    """Read every COCO log file of a folder (archives inside excluded) or an archive."""
+def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source:
+    """Read every COCO log file of a folder (archives inside excluded) or an archive (within
+    `limits`); the problems met on the way are the source's `problems`."""
     p = Path(path)
     if not p.exists():
-        raise SourceError(f"{p}: no such file or folder")
+        raise SourceError(p, "no such file or folder")
+    problems: list[tuple] = []
     if p.is_dir():
         files = _read_folder(p)
         h = hashlib.sha256()
@@ -218,28 +379,41 @@ def read_source(path: str | os.PathLike) -> Source:
             h.update(hashlib.sha256(files.view(name)).digest())
     elif is_archive(p):
         raw = p.read_bytes()
-        files = _read_archive(p, raw)
+        files, problems = _read_archive(p, raw, limits)
         h = hashlib.sha256(raw)  # the archive's bytes identify its content
     else:
-        raise SourceError(f"{p}: unknown format (expected a folder or a .tgz, .tar.gz, .zip archive)")
-    return Source(name=source_name(p), path=str(p.resolve()), files=files, source_id=h.hexdigest()[:16])
+        raise SourceError(p, "unknown format (expected a folder or a .tgz, .tar.gz, .zip archive)")
+    return Source(name=source_name(p), path=str(p.resolve()), files=files, source_id=h.hexdigest()[:16],
+                  problems=problems)
 
 
 def expand(paths: list[str | os.PathLike]) -> list[Path]:
-    """Sources named by the arguments: archives, and folders holding .info (or IOHprofiler .json) files; archives
-    found inside folders are sources of their own."""
+    """Sources named by the arguments, each once (the same resolved path named again, or found again
+    in a folder named, is left out): archives, and folders holding .info (or IOHprofiler .json) files; archives found
+    inside folders are sources of their own. Hidden files and folders are not searched."""
     out: list[Path] = []
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
     for path in paths:
         p = Path(path)
         if not p.exists():
-            out.append(p)  # reported when read
+            add(p)  # reported when read
         elif p.is_dir():
+            found = visible_files(p)
             if any(f.suffix.lower() == ".info" or f.name.lower().startswith("iohprofiler_") and f.suffix.lower() == ".json"
-                   for f in p.rglob("*.*")):
-                out.append(p)
-            out.extend(sorted(f for f in p.rglob("*") if is_archive(f)))
+                   for f in found):
+                add(p)
+            for f in found:
+                if is_archive(f):
+                    add(f)
             if not any(q == p or q.is_relative_to(p) for q in out):
-                out.append(p)  # an empty folder: reported when parsed
+                add(p)  # an empty folder: reported when parsed
         else:
-            out.append(p)
+            add(p)
     return out

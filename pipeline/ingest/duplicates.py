@@ -1,0 +1,96 @@
+"""Trials that arrive twice: the same problem instance (suite, algorithm, function, dimension,
+instance) with identical records, within a source in another data file (the repetitions of an
+instance in one data file are trials of their own, as a deterministic algorithm logs them), or in
+another source (of the same ingest call, or one the store holds). They are reported and kept.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+KEY = ("suite", "algorithm", "function", "dimension", "instance")
+#: what the records of a trial are compared by
+RECORD = ("evaluations", "g_evaluations", "best_delta", "measured", "trigger")
+#: run facts equal for identical records: a cheap first match on the runs table of the store
+FACTS = ("evaluations", "last_evaluation", "final_delta")
+
+
+@dataclass
+class Trials:
+    """The runs of a parsed source as duplicates are looked for: key, facts, where each is
+    (`info_file`, `info_line`, `data_file`); and the source's events, whose records are hashed only
+    for the runs whose key and facts another run shares."""
+
+    runs: pl.DataFrame
+    events: pl.DataFrame
+
+
+def trials(runs: pl.DataFrame, events: pl.DataFrame, lines: pl.DataFrame) -> Trials:
+    """The `Trials` of a parsed source (`lines`: run_id and info_line)."""
+    return Trials(runs.select("run_id", *KEY, *FACTS, "info_file", "data_file")
+                  .join(lines.select("run_id", "info_line"), on="run_id", how="left", maintain_order="left"), events)
+
+
+def _hashed(runs: pl.DataFrame, events: pl.LazyFrame) -> pl.DataFrame:
+    """`runs` with a hash of each one's records in any order (`records`) and their count (`n`)."""
+    ids = runs["run_id"].implode()
+    hashes = (events.filter(pl.col("run_id").is_in(ids)).group_by("run_id")
+              .agg(records=pl.struct(*RECORD).hash().sum(), n=pl.len()).collect())
+    return runs.join(hashes, on="run_id", how="inner", maintain_order="left")
+
+
+def _trial(r: dict) -> str:
+    return f"trial of f{r['function']} {r['dimension']}-D instance {r['instance']}"
+
+
+def within(found: Trials) -> list[tuple]:
+    """(file, line, what, action) of the trials of one source whose records another data file of
+    it already holds for the same problem instance."""
+    runs = found.runs
+    shared = runs.filter(pl.col("data_file").n_unique().over(*KEY, *FACTS) > 1)
+    if not shared.height:  # the usual case: each problem's trials in one data file
+        return []
+    hashed = _hashed(shared, found.events.lazy()).sort("run_id")
+    same = [*KEY, *FACTS, "records", "n"]
+    firsts = hashed.group_by(same, maintain_order=True).agg(
+        pl.col("data_file", "info_file", "info_line").first().name.prefix("first_"))
+    dups = hashed.join(firsts, on=same).filter(pl.col("data_file") != pl.col("first_data_file")).sort("run_id")
+    return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as "
+             f"{r['first_info_file']}:{r['first_info_line']}", "kept") for r in dups.iter_rows(named=True)]
+
+
+def _may_share(store, runs: pl.DataFrame, source: str) -> bool:
+    """Whether another source of the store may hold runs of the same suite and algorithm, by what
+    the manifest says of each source (no table is read)."""
+    suites, algorithms = set(runs["suite"].unique()), set(runs["algorithm"].unique())
+    for name, meta in store.sources().items():
+        if name == source:
+            continue
+        if "suites" not in meta or "algorithms" not in meta:  # a manifest that does not say: look
+            return True
+        if suites & set(meta["suites"]) and algorithms & set(meta["algorithms"]):
+            return True
+    return False
+
+
+def against(store, found: Trials, source: str) -> list[tuple]:
+    """(file, line, what, action) of the trials of a source whose records the store holds from
+    another source: first matched on the runs table, then on the records of the few matches."""
+    runs = found.runs
+    if not runs.height or not _may_share(store, runs, source):
+        return []
+    # partition filters, so that only the partitions of the source's suites and algorithms are read
+    parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
+        & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
+    stored = (store.runs().filter(parts & (pl.col("source") != source))
+              .select("run_id", *KEY, *FACTS, other="source", other_file="info_file")
+              .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
+    if not stored.height:
+        return []
+    mine = _hashed(runs.join(stored.select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi"), found.events.lazy())
+    theirs = _hashed(stored, store.events().filter(parts))
+    dups = (mine.join(theirs.drop("run_id"), on=[*KEY, *FACTS, "records", "n"])
+            .unique("run_id", keep="first", maintain_order=True).sort("run_id"))
+    return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as a trial of source "
+             f"{r['other']} ({r['other_file']})", "kept") for r in dups.iter_rows(named=True)]

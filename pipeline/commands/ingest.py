@@ -5,9 +5,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store, progress, write_table
+from ._common import OPENED, err, fail, open_store, progress, write_table
 
 STORE = typer.Option("--store", "-s", help="Store folder.")
+WAIT = typer.Option("--wait", help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")
 
 
 def ingest_sources(sources, store: str, on_source=None, **options):
@@ -21,6 +22,8 @@ def ingest_sources(sources, store: str, on_source=None, **options):
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
+    st.on_wait = lambda message: err.print(message, markup=False, soft_wrap=True)
+    OPENED.append(st.path)
     todo = expand(sources)
     with progress(len(todo), "ingest") as advance:
         def done(o):
@@ -31,6 +34,8 @@ def ingest_sources(sources, store: str, on_source=None, **options):
             summary = run_ingest(todo, st, on_source=done, **options)
         except (RuntimeError, ValueError) as exc:
             fail(str(exc))
+    for notice in st.notices:
+        err.print(notice, markup=False, soft_wrap=True)
     return st, summary
 
 
@@ -48,8 +53,12 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (tasks on a Ray cluster; pip install 'cocopipe[ray]').")] = "local",
+        wait: Annotated[float, WAIT] = 0,
+        source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
+        replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
     ) -> None:
-        """Read COCO logs into the Parquet store (replacing earlier versions of the same sources)."""
+        """Read COCO logs into the Parquet store. A source is known by its full path (or --source-name):
+        ingesting it again replaces it; sources of one base name from other folders are kept side by side."""
         def report(o):
             if not quiet:
                 for p in o.problems:
@@ -58,8 +67,11 @@ def register(app: typer.Typer) -> None:
                     err.print(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
                     err.print(f"{o.name}: {o.runs} runs" + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+            for note in o.notes:  # replacing or sharing with another source is said even with --quiet
+                err.print(f"{o.name}: {note}", markup=False, soft_wrap=True)
 
-        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor)
+        st, summary = ingest_sources(sources, store, report, name=name, force=force, jobs=jobs, executor=executor,
+                                     wait=wait, source_name=source_name, replace=replace)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

@@ -68,11 +68,13 @@ def register(app: typer.Typer) -> None:
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
         background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, another cocopipe store (all its algorithms), or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Replace the --out folder even when cocopipe did not write it (all it holds is deleted).")] = False,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
         from ..report import Settings, SettingsError, build, steps
+        from ..report.output import check_replaceable
         from ._common import open_store
 
         try:
@@ -86,6 +88,7 @@ def register(app: typer.Typer) -> None:
             if samples is not None:
                 changes.update(ecdf_samples=samples, table_samples=samples)
             settings = settings.replace(**changes, record={}).check()
+            check_replaceable(Path(out), force)  # before any work
         except SettingsError as exc:
             fail(str(exc))
         if jobs is not None and jobs < 1:
@@ -106,7 +109,7 @@ def register(app: typer.Typer) -> None:
             st = open_store(store_path)
             try:
                 with progress(steps(), "report") as advance:
-                    index = build(Analysis(st), out, settings, progress=advance, jobs=jobs)
+                    index = build(Analysis(st), out, settings, progress=advance, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
         if old_record:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import distributed
-from ..store import SourceData, Store
+from ..store import SourceData, Store, StoreError
 from ..store.store import Staged
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
@@ -28,6 +28,8 @@ class SourceOutcome:
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
+    #: what storing it did besides (replaced another source, shares files with one of identical content)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -67,8 +69,9 @@ def _parse_all(src, name: str | None) -> Parsed:
     return parsed
 
 
-def _source_data(src, parsed: Parsed) -> SourceData:
-    """What a parsed source contributes to the store: its tables and manifest entry."""
+def _source_data(src, parsed: Parsed, key: str | None = None, name: str | None = None) -> SourceData:
+    """What a parsed source contributes to the store under `key` (default: its path): its tables and
+    manifest entry (`name`: the algorithm name given to it)."""
     meta = {
         "runs": parsed.runs.height,
         "runs_skipped": parsed.runs_skipped,
@@ -84,7 +87,9 @@ def _source_data(src, parsed: Parsed) -> SourceData:
     if archive is not None and archive.height:
         tables["archive"] = archive
         meta["archive"] = archive.height
-    return SourceData(src.name, src.source_id, src.path, tables, meta)
+    if name is not None:
+        meta["algorithm_name"] = name
+    return SourceData(src.name, src.source_id, src.path, tables, meta, key=key or src.path)
 
 
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
@@ -92,11 +97,69 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
     return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
 
 
-def _store_parsed(src, parsed: Parsed, store: Store) -> SourceOutcome:
+def _store_parsed(src, parsed: Parsed, store: Store, ident: "_Identity", name: str | None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
-        store.write_source(_source_data(src, parsed))
+        out.notes = ident.notes(store.sources(), src)
+        try:
+            store.write_source(_source_data(src, parsed, ident.key(src), name), ident.replaced())
+        except StoreError as exc:
+            return _failed(src.path, str(exc))
     return out
+
+
+def _failed(path, message: str) -> SourceOutcome:
+    return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, message, "source skipped")])
+
+
+@dataclass
+class _Identity:
+    """How the sources of one ingest are known in the store: by their full path, or by the name
+    given to the one source (`source_name`); `replace`: the key of a source it replaces."""
+
+    source_name: str | None = None
+    replace: str | None = None
+
+    def key(self, src: Source) -> str:
+        return self.source_name or src.path
+
+    def replaced(self) -> list[str]:
+        return [self.replace] if self.replace else []
+
+    def notes(self, sources: dict[str, dict], src: Source) -> list[str]:
+        """What storing `src` does to the other sources, said before it is done."""
+        key, out = self.key(src), []
+        old = sources.get(key)
+        if old and old.get("source_id") != src.source_id:
+            out.append(f"replaces its earlier version in the store ({old.get('runs', '?')} runs)")
+        if self.replace and self.replace != key:
+            out.append(f"replaces {self.replace} ({sources[self.replace].get('runs', '?')} runs)")
+        for k, e in sources.items():
+            if k in (key, self.replace):
+                continue
+            if e.get("name", k) == src.name:
+                out.append(f"another source named {src.name} is in the store ({k}): both are kept "
+                           f"(`--replace {k}` replaces it)")
+            if e.get("source_id") == src.source_id:
+                out.append(f"same content as {k}: its files are stored once, for both")
+        return out
+
+
+def resolve_source(store: Store, name: str) -> str:
+    """The key of the stored source `name` names: its key, its path, or its base name when only one
+    source has it; ValueError otherwise."""
+    sources = store.sources()
+    if name in sources:
+        return name
+    path = str(Path(name).resolve())
+    if path in sources:
+        return path
+    named = [k for k, e in sources.items() if e.get("name") == name]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise ValueError(f"{name}: {len(named)} sources have this name ({', '.join(named)}); give the one meant")
+    raise ValueError(f"{name}: no such source in {store.path}")
 
 
 def _read(path: str | os.PathLike) -> Source | SourceError:
@@ -109,15 +172,33 @@ def _read(path: str | os.PathLike) -> Source | SourceError:
 
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
-           executor: str = "local") -> IngestSummary:
+           executor: str = "local", *, wait: float = 0, source_name: str | None = None,
+           replace: str | None = None) -> IngestSummary:
     """Ingest every source the paths name (folders with .info files, archives).
+
+    Each source is known in the store by its full resolved path (or by `source_name`, for a single
+    source): ingesting it again replaces it, and `replace` names a stored source (key, path or
+    unambiguous base name) that the single source ingested replaces. The store's writer lock is
+    held throughout (waiting up to `wait` seconds for another writer, then `StoreBusy`).
 
     Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
     written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
     GIL), and committed one after the other in the order of `paths`, each atomically; with
     executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped."""
-    summary = IngestSummary()
     todo = expand(paths)
+    if (source_name is not None or replace is not None) and len(todo) != 1:
+        raise ValueError(f"--source-name and --replace name one source; the paths hold {len(todo)}")
+    if source_name is not None and not source_name.strip():
+        raise ValueError("--source-name: give a non-empty name")
+    with store.writing(wait):
+        ident = _Identity(source_name, resolve_source(store, replace) if replace is not None else None)
+        return _ingest(todo, store, name, force, on_source, jobs, executor, ident)
+
+
+def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
+            on_source: Callable[[SourceOutcome], None] | None, jobs: int | None, executor: str,
+            ident: _Identity) -> IngestSummary:
+    summary = IngestSummary()
 
     def done(outcome: SourceOutcome) -> None:
         summary.sources.append(outcome)
@@ -127,7 +208,7 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     if executor not in ("local", "ray"):
         raise ValueError(f"executor {executor!r}: expected local or ray")
     if executor == "local":
-        for outcome in _local(todo, store, name, force, jobs or distributed.workers()):
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), ident):
             done(outcome)
         return summary
     pending = []
@@ -135,34 +216,42 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         try:
             src = read_source(p)
         except SourceError as exc:
-            done(SourceOutcome(str(p), str(p), "failed", problems=[Problem(str(p), None, str(exc), "source skipped")]))
+            done(_failed(p, str(exc)))
             continue
-        if not force and store.has(src.name, src.source_id):
-            done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))
+        if not force and store.has(ident.key(src), src.source_id, name):
+            done(_unchanged(src, store, ident))
         else:
             pending.append(str(p))
     for src, parsed, error in _ray_map(pending, name, jobs or 1):
-        if error:
-            done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
-        else:
-            done(_store_parsed(src, parsed, store))
+        done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name))
     return summary
 
 
-def _prepare(path: Path, store: Store, name: str | None, force: bool) -> tuple[SourceOutcome, Staged | None]:
+def _unchanged(src: Source, store: Store, ident: _Identity) -> SourceOutcome:
+    return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[ident.key(src)].get("runs", 0))
+
+
+def _prepare(path: Path, store: Store, name: str | None, force: bool,
+             ident: _Identity) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path)
     if isinstance(src, SourceError):
-        return SourceOutcome(str(path), str(path), "failed",
-                             problems=[Problem(str(path), None, str(src), "source skipped")]), None
-    if not force and store.has(src.name, src.source_id):
-        return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
+        return _failed(path, str(src)), None
+    if not force and store.has(ident.key(src), src.source_id, name):
+        return _unchanged(src, store, ident), None
     parsed = _parse_all(src, name)
     out = _outcome(src, parsed)
-    return out, (store.stage(_source_data(src, parsed)) if out.status == "ingested" else None)
+    if out.status != "ingested":
+        return out, None
+    out.notes = ident.notes(store.sources(), src)
+    try:
+        return out, store.stage(_source_data(src, parsed, ident.key(src), name))
+    except StoreError as exc:
+        return _failed(src.path, str(exc)), None
 
 
-def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int) -> Iterator[SourceOutcome]:
+def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
+           ident: _Identity) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -170,11 +259,11 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force))
+                ahead.append(pool.submit(_prepare, path, store, name, force, ident))
                 if len(ahead) > jobs:
-                    yield _commit(ahead.popleft().result(), store)
+                    yield _commit(ahead.popleft().result(), store, ident)
             while ahead:
-                yield _commit(ahead.popleft().result(), store)
+                yield _commit(ahead.popleft().result(), store, ident)
         finally:  # interrupted: let the running ones finish, drop what they staged
             for fut in ahead:
                 fut.cancel()
@@ -183,10 +272,10 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
                     store.discard(fut.result()[1])
 
 
-def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store) -> SourceOutcome:
+def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: _Identity) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
-        store.commit(staged)
+        store.commit(staged, ident.replaced())
     return outcome
 
 

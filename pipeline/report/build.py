@@ -19,6 +19,7 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from .context import Context
+from . import output
 from .figures import DATA_DIR, Page, shared_tables, table_script
 from .measures import Measures
 from .pages import VIEWS
@@ -134,12 +135,12 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
     return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 
-def _replace_dir(tmp: Path, out: Path) -> None:
-    """Move a finished report folder into place (an earlier report there is replaced)."""
+def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
+    """Move a finished report folder into place (replacing a report folder cocopipe wrote there, see
+    `output`; any other folder only when `force`)."""
+    output.mark(tmp)
     if out.exists():
-        if not (out / "settings.json").is_file() and any(out.iterdir()):
-            raise SettingsError(f"{out}: folder is not empty and holds no report (settings.json); "
-                                "give an empty or new folder")
+        output.check_replaceable(out, force)
         old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
         os.replace(out, old)
         os.replace(tmp, out)
@@ -149,14 +150,16 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
-          progress: Callable[[str], None] | None = None, jobs: int | None = 1) -> Path:
+          progress: Callable[[str], None] | None = None, jobs: int | None = 1, force: bool = False) -> Path:
     """Write the report of `analysis` under `settings` into `out_dir`; returns the path of its
     index.html. `settings.json` beside it records the settings, the resolved selection, the
     instances, every data set's COCO format and version, and the software versions; a report
     built from the same data with `Settings.load(that file)` is identical. `progress(label)` is
     called after each view (see `steps()`). `jobs` worker processes make the tables and charts
-    (None: `default_jobs()`; 1: all in this process); the report is the same for any number."""
+    (None: `default_jobs()`; 1: all in this process); the report is the same for any number. An
+    existing `out_dir` is replaced only when cocopipe wrote it (`output`), or with `force`."""
     settings = (settings or Settings()).check()
+    output.check_replaceable(Path(out_dir), force)  # before the work, and again before replacing
     tick = progress or (lambda label: None)
     with Runner(default_jobs() if jobs is None else jobs) as runner:
         ctx = Context(analysis, settings, runner)
@@ -189,7 +192,7 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
         for name, text in files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
-        _replace_dir(tmp, out)
+        _replace_dir(tmp, out, force)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -100,11 +100,12 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
 def _store_parsed(src, parsed: Parsed, store: Store, ident: "_Identity", name: str | None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
-        out.notes = ident.notes(store.sources(), src)
+        data = _source_data(src, parsed, ident.key(src), name)
+        out.notes = ident.notes(store.sources(), data)
         try:
-            store.write_source(_source_data(src, parsed, ident.key(src), name), ident.replaced())
+            store.write_source(data, ident.replaced())
         except StoreError as exc:
-            return _failed(src.path, str(exc))
+            return _failed(src.path, str(exc).removeprefix(f"{src.path}: "))
     return out
 
 
@@ -126,9 +127,9 @@ class _Identity:
     def replaced(self) -> list[str]:
         return [self.replace] if self.replace else []
 
-    def notes(self, sources: dict[str, dict], src: Source) -> list[str]:
+    def notes(self, sources: dict[str, dict], src: SourceData) -> list[str]:
         """What storing `src` does to the other sources, said before it is done."""
-        key, out = self.key(src), []
+        key, out = src.key, []
         old = sources.get(key)
         if old and old.get("source_id") != src.source_id:
             out.append(f"replaces its earlier version in the store ({old.get('runs', '?')} runs)")
@@ -243,11 +244,10 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool,
     out = _outcome(src, parsed)
     if out.status != "ingested":
         return out, None
-    out.notes = ident.notes(store.sources(), src)
     try:
         return out, store.stage(_source_data(src, parsed, ident.key(src), name))
-    except StoreError as exc:
-        return _failed(src.path, str(exc)), None
+    except StoreError as exc:  # a name no partition folder can hold
+        return _failed(src.path, str(exc).removeprefix(f"{src.path}: ")), None
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
@@ -275,6 +275,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: _Identity) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
+        outcome.notes = ident.notes(store.sources(), staged.data)
         store.commit(staged, ident.replaced())
     return outcome
 

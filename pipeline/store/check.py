@@ -231,8 +231,10 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         broken = {_partition(f) for f in files if f not in usable}
         return [f for f in files if _partition(f) not in broken]
 
+    dropped: set[str] = set()
     for key, e in list(sources.items()):
         keep = whole_partitions(e["files"])
+        dropped.update(set(e["files"]) - set(keep))
         runs = [f for f in keep if f.startswith("runs/")]
         held = sum(pq.ParquetFile(root / f).metadata.num_rows for f in runs)
         if keep == e["files"] and held == e.get("runs", held):
@@ -249,16 +251,16 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
                 done.append(f"source {key}: counts recomputed from its files ({e.get('runs')} -> {held} runs)")
     listed = {f for e in sources.values() for f in e["files"]}
     ids = {e.get("source_id") for e in sources.values()}
-    for f in sorted(set(data) - listed - usable):
-        _unlink(root, f, "unreadable", done)
+    for f in sorted(dropped - listed):
+        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done)
     orphans: dict[str, list[str]] = {}
-    for f in sorted(usable - listed):
+    for f in sorted(set(data) - listed - dropped):
         orphans.setdefault(Path(f).stem, []).append(f)
     for sid, files in orphans.items():
         keep = whole_partitions(files)
         if sid in ids or not any(f.startswith("runs/") for f in keep):
             for f in files:
-                _unlink(root, f, "no source lists it", done)
+                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done)
             continue
         entry = _meta(root, keep, {"source_id": sid, "path": None})
         key = f"recovered:{entry['name']}:{sid}"

@@ -202,11 +202,10 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
             m = st.manifest
         else:  # no manifest to tell an interrupted commit by: the files on disk decide
             (root / JOURNAL).unlink(missing_ok=True)
+            for p in [*root.glob(".stage-*"), *root.glob(".trash-*")]:
+                shutil.rmtree(p, ignore_errors=True)
             m = mf.empty({t: schema.version(t) for t in schema.TABLES})
             done.append(f"{MANIFEST}: rebuilt from the files ({bad.detail})")
-        for p in [*root.glob(".stage-*"), *root.glob(".trash-*")]:
-            shutil.rmtree(p, ignore_errors=True)
-            done.append(f"{p.name}: removed (left by a write that did not finish)")
         _repair_sources(root, m, done)
         _repair_derived(root, m, done)
         write_manifest(root, dict(m, manifest_version=mf.VERSION))

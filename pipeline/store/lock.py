@@ -29,6 +29,7 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
+_SH, _EX, _NB, _UN = (getattr(fcntl, n, 0) for n in ("LOCK_SH", "LOCK_EX", "LOCK_NB", "LOCK_UN"))
 
 WRITE_LOCK = ".cocopipe-write.lock"
 READ_LOCK = ".cocopipe-read.lock"
@@ -75,7 +76,9 @@ def holder(folder: Path) -> str:
         return "another process"
 
 
-def _take_writer(folder: Path, wait: float, on_wait: Callable[[str], None] | None) -> int:
+def _take_writer(folder: Path, wait: float, on_wait: Callable[[str], None] | None, h: _Holds) -> int:
+    """The writer lock, taken. While it waits, this process's read hold is let go (the writer at work
+    may have to commit), and taken again after."""
     if not os.access(folder, os.W_OK):
         raise StoreError(f"{folder}: the store is read-only here (no permission to write to it); "
                          "it can be read, not written")
@@ -83,24 +86,32 @@ def _take_writer(folder: Path, wait: float, on_wait: Callable[[str], None] | Non
         fd = os.open(folder / WRITE_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as exc:
         raise StoreError(f"{folder / WRITE_LOCK}: cannot open the store's writer lock ({exc.strerror})") from None
-    deadline, told = time.monotonic() + max(0.0, wait), False
-    while fcntl is not None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                hint = (f"waited {wait:g} s" if wait > 0 else
-                        "try again when it is done, or wait for it with --wait SECONDS")
-                raise StoreBusy(f"{folder}: the store is busy: {holder(folder)} is writing to it; {hint}") from None
-            if on_wait and not told:
-                on_wait(f"{folder}: waiting for {holder(folder)} to finish writing to the store")
-                told = True
-            time.sleep(POLL)
+    deadline, released = time.monotonic() + max(0.0, wait), False
+    try:
+        while fcntl is not None:
+            try:
+                fcntl.flock(fd, _EX | _NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    hint = (f"waited {wait:g} s" if wait > 0 else
+                            "try again when it is done, or wait for it with --wait SECONDS")
+                    raise StoreBusy(f"{folder}: the store is busy: {holder(folder)} is writing to it; {hint}") from None
+                if not released:
+                    if h.shared and not h.exclusive:
+                        _flock(h.read_fd, _UN)
+                    if on_wait:
+                        on_wait(f"{folder}: waiting for {holder(folder)} to finish writing to the store")
+                    released = True
+                time.sleep(POLL)
+    finally:
+        if released and h.shared and not h.exclusive:
+            _flock(h.read_fd, _SH)
+    argv = sys.argv or ["python"]
+    program = "cocopipe" if argv[0].endswith(("cocopipe", "cli.py")) else os.path.basename(argv[0])
     info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "command": " ".join(["cocopipe", *sys.argv[1:]] if sys.argv and sys.argv[0].endswith(("cocopipe", "cli.py"))
-                                else [os.path.basename(sys.argv[0] if sys.argv else "python"), *sys.argv[1:]])[:200]}
+            "command": " ".join([program, *argv[1:]])[:200]}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode(), 0)
     return fd
@@ -114,7 +125,7 @@ def writer(folder: Path, wait: float = 0, on_wait: Callable[[str], None] | None 
         h = _of(folder)
         first = h.writes == 0
         if first:
-            h.write_fd = _take_writer(Path(folder), wait, on_wait)
+            h.write_fd = _take_writer(Path(folder), wait, on_wait, h)
         h.writes += 1
     try:
         yield first
@@ -145,7 +156,7 @@ def reading(folder: Path) -> Iterator[None]:
         h = _of(folder)
         if h.shared == 0 and h.exclusive == 0:
             h.read_fd = _open_read_lock(Path(folder))
-            _flock(h.read_fd, getattr(fcntl, "LOCK_SH", 0))
+            _flock(h.read_fd, _SH)
         h.shared += 1
     try:
         yield
@@ -168,11 +179,11 @@ def committing(folder: Path, on_wait: Callable[[str], None] | None = None) -> It
                 h.read_fd = _open_read_lock(Path(folder))
             if h.read_fd is not None:
                 try:
-                    fcntl.flock(h.read_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(h.read_fd, _EX | _NB)
                 except BlockingIOError:
                     if on_wait:
                         on_wait(f"{folder}: waiting for the commands reading the store to finish")
-                    fcntl.flock(h.read_fd, fcntl.LOCK_EX)
+                    fcntl.flock(h.read_fd, _EX)
         h.exclusive += 1
     try:
         yield
@@ -181,7 +192,7 @@ def committing(folder: Path, on_wait: Callable[[str], None] | None = None) -> It
             h.exclusive -= 1
             if h.exclusive == 0 and h.read_fd is not None:
                 if h.shared:
-                    _flock(h.read_fd, fcntl.LOCK_SH)
+                    _flock(h.read_fd, _SH)
                 else:
                     os.close(h.read_fd)
                     h.read_fd = None
@@ -197,7 +208,7 @@ def try_writer(folder: Path) -> bool:
         return True  # no lock file: nobody ever took it
     try:
         if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, _EX | _NB)
         return True
     except BlockingIOError:
         return False

@@ -108,7 +108,7 @@ class Store:
                 if not (self.path / MANIFEST).exists():
                     raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
                 return
-            tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex}"
+            tmp = self.path / f".new-store-{uuid.uuid4().hex}"  # not a writer's: no writer cleans it up
             tmp.write_text(json.dumps(mf.empty(self._versions()), indent=1, sort_keys=True))
             try:
                 os.link(tmp, self.path / MANIFEST)  # fails where another process made it meanwhile
@@ -170,11 +170,14 @@ class Store:
         return self
 
     def _prepare_write(self) -> None:
-        with lock.committing(self.path, self.on_wait):
-            if (self.path / JOURNAL).exists():
+        if (self.path / JOURNAL).exists():
+            with lock.committing(self.path, self.on_wait):
                 self._recover()
-        for p in [*self.path.glob(".stage-*"), *self.path.glob(".trash-*")]:  # no writer is left to own them
+        left = [*self.path.glob(".stage-*"), *self.path.glob(".trash-*")]  # no writer is left to own them
+        for p in left:
             shutil.rmtree(p, ignore_errors=True)
+        if left:
+            self.notices.append(f"{self.path}: removed {len(left)} staging folder(s) left by a write that did not finish")
         for p in self.path.glob(f".{MANIFEST}.*"):
             p.unlink(missing_ok=True)
         data, message = mf.upgrade(self.manifest)

@@ -47,12 +47,21 @@ def read_problem(path: Path, table: str | None = None, whole: bool = True) -> st
         return None
     want = schema.arrow_schema(table)
     got = f.schema_arrow
-    if [(x.name, x.type) for x in got] != [(x.name, x.type) for x in want]:
+    if [(x.name, _plain(x.type)) for x in got] != [(x.name, _plain(x.type)) for x in want]:
         return f"not a {table} file of this schema (columns {', '.join(got.names)})"
     found = (got.metadata or {}).get(b"cocopipe.schema_version", b"").decode()
     if found.split(".")[0] != schema.version(table).split(".")[0]:
         return f"schema version {found or 'unknown'}; this cocopipe reads {schema.version(table)}"
     return None
+
+
+def _plain(t: pa.DataType) -> pa.DataType:
+    """A type with large strings and lists as their plain kinds (readers take either)."""
+    if pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_large_list(t) or pa.types.is_list(t):
+        return pa.list_(_plain(t.value_type))
+    return t
 
 
 def _table_of(rel: str, derived: dict) -> str | None:

@@ -137,15 +137,13 @@ def writer(folder: Path, wait: float = 0, on_wait: Callable[[str], None] | None 
                 h.write_fd = None
 
 
-def _open_read_lock(folder: Path) -> int | None:
-    """The read lock file, opened (created where we may); None where it cannot be (a read-only store)."""
-    path = folder / READ_LOCK
-    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
-        try:
-            return os.open(path, flags, 0o666)
-        except OSError:
-            continue
-    return None
+def _open_read_lock(folder: Path, create: bool) -> int | None:
+    """The read lock file, opened (created by writers); None where there is none (a store no writer
+    of this version has written to yet) or it cannot be made (a read-only store)."""
+    try:
+        return os.open(folder / READ_LOCK, (os.O_RDWR | os.O_CREAT) if create else os.O_RDONLY, 0o666)
+    except OSError:
+        return None
 
 
 @contextmanager
@@ -155,7 +153,7 @@ def reading(folder: Path) -> Iterator[None]:
     with _guard:
         h = _of(folder)
         if h.shared == 0 and h.exclusive == 0:
-            h.read_fd = _open_read_lock(Path(folder))
+            h.read_fd = _open_read_lock(Path(folder), create=False)  # reading writes nothing
             _flock(h.read_fd, _SH)
         h.shared += 1
     try:
@@ -176,7 +174,7 @@ def committing(folder: Path, on_wait: Callable[[str], None] | None = None) -> It
         h = _of(folder)
         if h.exclusive == 0 and fcntl is not None:
             if h.read_fd is None:
-                h.read_fd = _open_read_lock(Path(folder))
+                h.read_fd = _open_read_lock(Path(folder), create=True)
             if h.read_fd is not None:
                 try:
                     fcntl.flock(h.read_fd, _EX | _NB)

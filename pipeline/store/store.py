@@ -118,6 +118,7 @@ class Store:
                 if not (self.path / MANIFEST).exists():
                     os.replace(tmp, self.path / MANIFEST)
             tmp.unlink(missing_ok=True)
+            (self.path / lock.READ_LOCK).touch()  # readers take it from the start
         except OSError as exc:
             raise StoreError(f"{self.path}: cannot create the store ({exc.strerror})") from None
 
@@ -348,7 +349,9 @@ class Store:
         listed = {f for e in after.values() for f in e["files"]}
         old = [before[k] for k in changes if k in before]
         removed = sorted({f for e in old for f in e["files"]} - listed)
-        uncache = sorted({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()} - {None, ""})
+        rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
+        uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
+                          | rewritten) - {None, ""})  # cached hits of files gone or written anew
         journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
                    "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
                    "uncache": uncache}

@@ -13,6 +13,7 @@ from ..store import SourceData, Store, StoreError
 from ..store.store import Staged
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
+from .identity import Identity, resolve_source
 from .sources import Source, SourceError, expand, read_source
 
 __all__ = ["IngestSummary", "Problem", "ingest", "parse_source", "read_source"]
@@ -97,7 +98,7 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
     return SourceOutcome(src.name, src.path, status, parsed.runs.height, parsed.runs_skipped, parsed.problems)
 
 
-def _store_parsed(src, parsed: Parsed, store: Store, ident: "_Identity", name: str | None) -> SourceOutcome:
+def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str | None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
         data = _source_data(src, parsed, ident.key(src), name)
@@ -111,56 +112,6 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: "_Identity", name: s
 
 def _failed(path, message: str) -> SourceOutcome:
     return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, message, "source skipped")])
-
-
-@dataclass
-class _Identity:
-    """How the sources of one ingest are known in the store: by their full path, or by the name
-    given to the one source (`source_name`); `replace`: the key of a source it replaces."""
-
-    source_name: str | None = None
-    replace: str | None = None
-
-    def key(self, src: Source) -> str:
-        return self.source_name or src.path
-
-    def replaced(self) -> list[str]:
-        return [self.replace] if self.replace else []
-
-    def notes(self, sources: dict[str, dict], src: SourceData) -> list[str]:
-        """What storing `src` does to the other sources, said before it is done."""
-        key, out = src.key, []
-        old = sources.get(key)
-        if old and old.get("source_id") != src.source_id:
-            out.append(f"replaces its earlier version in the store ({old.get('runs', '?')} runs)")
-        if self.replace and self.replace != key:
-            out.append(f"replaces {self.replace} ({sources[self.replace].get('runs', '?')} runs)")
-        for k, e in sources.items():
-            if k in (key, self.replace):
-                continue
-            if e.get("name", k) == src.name:
-                out.append(f"another source named {src.name} is in the store ({k}): both are kept "
-                           f"(`--replace {k}` replaces it)")
-            if e.get("source_id") == src.source_id:
-                out.append(f"same content as {k}: its files are stored once, for both")
-        return out
-
-
-def resolve_source(store: Store, name: str) -> str:
-    """The key of the stored source `name` names: its key, its path, or its base name when only one
-    source has it; ValueError otherwise."""
-    sources = store.sources()
-    if name in sources:
-        return name
-    path = str(Path(name).resolve())
-    if path in sources:
-        return path
-    named = [k for k, e in sources.items() if e.get("name") == name]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        raise ValueError(f"{name}: {len(named)} sources have this name ({', '.join(named)}); give the one meant")
-    raise ValueError(f"{name}: no such source in {store.path}")
 
 
 def _read(path: str | os.PathLike) -> Source | SourceError:
@@ -192,13 +143,13 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     if source_name is not None and not source_name.strip():
         raise ValueError("--source-name: give a non-empty name")
     with store.writing(wait):
-        ident = _Identity(source_name, resolve_source(store, replace) if replace is not None else None)
+        ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
         return _ingest(todo, store, name, force, on_source, jobs, executor, ident)
 
 
 def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
             on_source: Callable[[SourceOutcome], None] | None, jobs: int | None, executor: str,
-            ident: _Identity) -> IngestSummary:
+            ident: Identity) -> IngestSummary:
     summary = IngestSummary()
 
     def done(outcome: SourceOutcome) -> None:
@@ -228,12 +179,12 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
     return summary
 
 
-def _unchanged(src: Source, store: Store, ident: _Identity) -> SourceOutcome:
+def _unchanged(src: Source, store: Store, ident: Identity) -> SourceOutcome:
     return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[ident.key(src)].get("runs", 0))
 
 
 def _prepare(path: Path, store: Store, name: str | None, force: bool,
-             ident: _Identity) -> tuple[SourceOutcome, Staged | None]:
+             ident: Identity) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path)
     if isinstance(src, SourceError):
@@ -251,7 +202,7 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool,
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
-           ident: _Identity) -> Iterator[SourceOutcome]:
+           ident: Identity) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -272,7 +223,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
                     store.discard(fut.result()[1])
 
 
-def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: _Identity) -> SourceOutcome:
+def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
         outcome.notes = ident.notes(store.sources(), staged.data)

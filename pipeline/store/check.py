@@ -118,9 +118,6 @@ def _check(root: Path) -> list[Finding]:
     out = [bad] if bad else []
     if (root / JOURNAL).exists():
         out.append(Finding("journal", JOURNAL, "an interrupted write is not finished"))
-    if lock.try_writer(root):  # no writer at work: what writers staged is left over
-        out += [Finding("leftover", p.name, "left by a write that did not finish")
-                for p in sorted([*root.glob(".stage-*"), *root.glob(".trash-*")])]
     sources = (m or {}).get("sources", {})
     derived = (m or {}).get("derived", {})
     listed: dict[str, str] = {}

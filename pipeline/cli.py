@@ -9,7 +9,6 @@ import sys
 import typer
 
 from . import commands
-from .commands import _common  # noqa: F401 - commands._common for main()
 
 app = typer.Typer(
     name="cocopipe",
@@ -26,7 +25,7 @@ for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not
 def main() -> None:
     """Console-script entry point; output piped into a reader that stops early (`| head`) ends quietly;
     a store that cannot be used, or an unreadable file in it, is a one-line error."""
-    from .store.errors import StoreError
+    import polars as pl
 
     try:
         app()
@@ -35,23 +34,25 @@ def main() -> None:
             _store_failure(exc)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
         sys.exit(141)
-    except StoreError as exc:
-        commands._common.fail(str(exc))
-    except Exception as exc:  # noqa: BLE001 - a Polars error reading a damaged store names no file
+    except (Exception, pl.exceptions.PanicException) as exc:  # noqa: BLE001 - Polars names no file of a damaged store
         _store_failure(exc)
 
 
 def _store_failure(exc: BaseException) -> None:
-    """Exit with one line naming the unreadable store file behind `exc`; re-raise when there is none."""
+    """Exit with one line: the store error, or the unreadable store file behind a failed read;
+    re-raise anything else."""
     import polars as pl
+    from rich.markup import escape
 
+    from .commands._common import err, unreadable_store_file
+    from .store.errors import StoreError
+
+    line = str(exc) if isinstance(exc, StoreError) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
-        line = commands._common.unreadable_store_file()
-        if line:
-            from rich.markup import escape
-
-            commands._common.err.print(f"[red]error:[/red] {escape(line)}", soft_wrap=True)
-            sys.exit(1)
+        line = unreadable_store_file()
+    if line:
+        err.print(f"[red]error:[/red] {escape(line)}", soft_wrap=True)
+        sys.exit(1)
     raise exc
 
 

@@ -2,7 +2,6 @@
 run counts), and the repair that keeps what is readable."""
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass

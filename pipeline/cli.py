@@ -76,7 +76,8 @@ def _interrupted(exc: BaseException | None) -> bool:
 
 def main() -> None:
     """Console-script entry point. Ctrl-C at any moment (while loading or in a command) ends with one line
-    and exit code 130; output piped into a reader that stops early (`| head`) ends quietly."""
+    and exit code 130; output piped into a reader that stops early (`| head`) ends quietly; a store that
+    cannot be used, or an unreadable file in it, is a one-line error."""
     try:
         try:
             app = __getattr__("app") if "app" not in globals() else globals()["app"]
@@ -85,13 +86,21 @@ def main() -> None:
             if exc.code == 130 and _interrupted(exc):
                 raise KeyboardInterrupt from None
             raise
+        except KeyboardInterrupt:
+            raise
         except (BrokenPipeError, OSError) as exc:
             if not isinstance(exc, BrokenPipeError) and "Broken pipe" not in str(exc):
-                raise
+                _store_failure(exc)
             import os
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
             sys.exit(141)
+        except Exception as exc:  # noqa: BLE001 - Polars names no file of a damaged store
+            _store_failure(exc)
+        except BaseException as exc:  # Polars' PanicException derives from BaseException
+            if type(exc).__name__ != "PanicException":
+                raise
+            _store_failure(exc)
     except KeyboardInterrupt:
         try:
             sys.stderr.write(("\n" if sys.stderr.isatty() else "") + INTERRUPTED + "\n")  # after the terminal's ^C
@@ -99,6 +108,24 @@ def main() -> None:
         except (OSError, ValueError):
             pass
         sys.exit(130)
+
+
+def _store_failure(exc: BaseException) -> None:
+    """Exit with one line: the store error, or the unreadable store file behind a failed read;
+    re-raise anything else."""
+    import polars as pl
+    from rich.text import Text
+
+    from .commands._common import err, unreadable_store_file
+    from .store.errors import StoreError
+
+    line = str(exc) if isinstance(exc, StoreError) else None
+    if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
+        line = unreadable_store_file()
+    if line:
+        err.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+        sys.exit(1)
+    raise exc
 
 
 if __name__ == "__main__":

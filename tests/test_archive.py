@@ -414,7 +414,7 @@ def test_ingest_a_whole_suite_twice_downloads_nothing_the_second_time(server, en
     assert res.exit_code == 0, res.stderr
     assert "2 of 2 sources read" in res.stderr
     manifest = json.loads((store / "cocopipe-store.json").read_text())["sources"]
-    direct = manifest["DIRECT_posik_noiseless"]
+    direct = next(e for e in manifest.values() if e["name"] == "DIRECT_posik_noiseless")
     assert direct["archive_name"] == DIRECT and direct["archive_url"] == f"{server.url}/{DIRECT}"
     assert direct["archive_root"] == server.url
     assert direct["archive_sha256"] == hashlib.sha256((server.root / DIRECT).read_bytes()).hexdigest()
@@ -433,14 +433,16 @@ def test_ingest_keeps_what_it_can_read_when_a_download_fails(server, env, tmp_pa
     assert "1 of 2 sources read" in res.stderr
     assert re.search(r"archive:bbob/2023/RS_on_bbob\.tgz: http://\S+: hash mismatch .*nothing cached", res.stderr)
     assert "Traceback" not in res.stderr
-    assert list(json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"]) == ["DIRECT_posik_noiseless"]
+    kept = json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"].values()
+    assert [e["name"] for e in kept] == ["DIRECT_posik_noiseless"]
 
 
 def test_archive_url_from_the_environment_and_a_local_folder(archive_root, env, tmp_path, monkeypatch):
     monkeypatch.setenv("COCOPIPE_ARCHIVE_URL", str(archive_root))
     res = cli("ingest", "archive:mixint", "--store", str(tmp_path / "s"))
     assert res.exit_code == 0, res.stderr
-    entry = json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"]["RS_on_bbob-mixint"]
+    entry = next(e for e in json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"].values()
+                 if e["name"] == "RS_on_bbob-mixint")
     assert entry["path"] == str(archive_root / "bbob-mixint/2023/RS_on_bbob-mixint.tgz")  # used in place
     assert entry["archive_root"] == str(archive_root)
     assert not cached_files(env)

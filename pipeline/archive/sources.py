@@ -25,8 +25,8 @@ class Expanded:
 
 
 def stored_hashes(store) -> dict[str, str]:
-    """sha256 of the archived data sets in a store, to the name of the source holding each."""
-    return {e["archive_sha256"]: name for name, e in store.sources().items() if e.get("archive_sha256")}
+    """sha256 of the archived data sets in a store, to the key of the source holding each."""
+    return {e["archive_sha256"]: key for key, e in store.sources().items() if e.get("archive_sha256")}
 
 
 def expand(args, *, url: str | None = None, offline: bool = False, store=None, force: bool = False,
@@ -54,9 +54,9 @@ def expand(args, *, url: str | None = None, offline: bool = False, store=None, f
         if not isinstance(item, Entry):
             out.paths.append(item)
         elif item.sha256 in held:
-            name = held[item.sha256]
-            out.unchanged.append(SourceOutcome(name, sources[name].get("path", ""), "unchanged",
-                                               runs=sources[name].get("runs", 0)))
+            entry = sources[held[item.sha256]]
+            out.unchanged.append(SourceOutcome(entry.get("name", held[item.sha256]), entry.get("path", ""), "unchanged",
+                                               runs=entry.get("runs", 0)))
         else:
             try:
                 path = archive.fetch(item, offline, progress)

@@ -162,14 +162,36 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     err.print(Text(f"wrote {df.height} rows to {p}"))
 
 
+#: the stores this command opened (where a failed read is looked for an unreadable file)
+OPENED: list = []
+
+
 def open_store(path: str):
-    """Open an existing store, with a one-line error when it is not one."""
+    """Open an existing store for the rest of the command (its read lock held: no commit of another
+    process happens meanwhile), with a one-line error when it is not one."""
     from ..store import Store, StoreError
 
     try:
-        return Store(path)
+        st = Store(path).hold_reading()
     except StoreError as exc:
         fail(str(exc))
+    OPENED.append(st.path)
+    for notice in st.notices:
+        err.print(notice, markup=False, soft_wrap=True)
+    return st
+
+
+def unreadable_store_file() -> str | None:
+    """One line naming an unreadable file of a store this command opened, if there is one."""
+    from ..store.check import unreadable
+
+    for path in dict.fromkeys(OPENED):
+        bad = unreadable(path)
+        if bad:
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            return (f"{path / bad[0].path}: {bad[0].detail}{more}; `cocopipe check --store {path} --repair` "
+                    "drops what cannot be read")
+    return None
 
 
 # -- options shared by the analysis commands -------------------------------------------------

@@ -22,16 +22,19 @@ def register(app: typer.Typer) -> None:
             "--reference-values", "-r",
             help="File of reference indicator values (lines `bbob-biobj_f01_i01_d02 VALUE`, or a CSV with "
                  "function, dimension, instance, reference_value); default: the values in the logs' headers.")] = None,
+        wait: Annotated[float, typer.Option("--wait", help="Seconds to wait while another process writes to the store.")] = 0,
     ) -> None:
         """Recompute the hypervolume indicator of every biobjective run from its archive (.adat) and
         store it beside the logged one; measures read it with --indicator recomputed."""
         from ..biobj import BiobjError, recompute as run
+        from ..store import StoreError
 
         st = open_store(store)
         started = time.perf_counter()
         try:
-            summary = run(st, reference_values)
-        except BiobjError as exc:
+            with st.writing(wait):
+                summary = run(st, reference_values)
+        except (BiobjError, StoreError) as exc:
             fail(str(exc))
         from rich.text import Text
 

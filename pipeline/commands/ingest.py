@@ -7,10 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import RAY_EXTRA, err, fail, open_store, progress, write_table
+from ._common import OPENED, RAY_EXTRA, err, fail, open_store, progress, write_table
 from .archive import ArchiveUrlOpt, OfflineOpt
 
 STORE = typer.Option("--store", "-s", help="Store folder.")
+WAIT = typer.Option("--wait", help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")
 
 
 def _discard(path: Path, before: set[str] | None) -> None:
@@ -47,6 +48,8 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
+    st.on_wait = lambda message: err.print(message, markup=False, soft_wrap=True)
+    OPENED.append(st.path)
     if older := schema.older(st.manifest.get("schema_versions", {})):
         err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its files are read as "
                   f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
@@ -73,6 +76,8 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
             if new:
                 _discard(path, before)
             fail(str(exc))
+    for notice in st.notices:
+        err.print(notice, markup=False, soft_wrap=True)
     summary = add_outcomes(summary, fetched, on_source)
     if new and read_nothing(summary):
         _discard(path, before)
@@ -98,8 +103,13 @@ def register(app: typer.Typer) -> None:
         offline: OfflineOpt = False,
         max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
         max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
+        wait: Annotated[float, WAIT] = 0,
+        source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
+        replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
     ) -> None:
-        """Read COCO logs and IOHprofiler logs (json + .dat) into the Parquet store (replacing earlier versions of the same sources)."""
+        """Read COCO and IOHprofiler logs into the Parquet store. A source is known by its full path (or
+        --source-name): ingesting it again replaces it; sources of one base name from other folders are kept
+        side by side."""
         def report(o):
             if not quiet:
                 for p in o.problems:
@@ -109,14 +119,15 @@ def register(app: typer.Typer) -> None:
                 elif o.status == "ingested":
                     _say(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
                          + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
-            for n in o.notes:
+            for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
                 _say(f"{o.name}: {n}", "note:", "cyan")
 
         from ..ingest.sources import Limits
 
         limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
         st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
-                                     executor=executor, limits=limits)
+                                     executor=executor, limits=limits, wait=wait, source_name=source_name,
+                                     replace=replace)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

@@ -79,12 +79,14 @@ def register(app: typer.Typer) -> None:
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
+        force: Annotated[bool, typer.Option("--force", help="Replace the --out folder even when cocopipe did not write it (all it holds is deleted).")] = False,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
         from ..archive import is_archive_source
         from ..report import Settings, SettingsError, build
+        from ..report.output import check_replaceable
         from ._common import open_store
 
         try:
@@ -98,6 +100,7 @@ def register(app: typer.Typer) -> None:
             if samples is not None:
                 changes.update(ecdf_samples=samples, table_samples=samples)
             settings = settings.replace(**changes, record={}).check()
+            check_replaceable(Path(out), force)  # before any work
         except SettingsError as exc:
             fail(str(exc))
         if jobs is not None and jobs < 1:
@@ -118,7 +121,7 @@ def register(app: typer.Typer) -> None:
             st = open_store(store_path)
             try:
                 with stages("report") as update:
-                    index = build(Analysis(st), out, settings, progress=update, jobs=jobs)
+                    index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
         import json

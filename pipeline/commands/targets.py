@@ -83,6 +83,7 @@ def register(app: typer.Typer) -> None:
         into: Annotated[Optional[str], typer.Option("--into", help="Write the reference into this store instead (created if missing).")] = None,
         targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Targets to build on (default: the suite's standard set, extended upwards to the first records).")] = None,
         out: OutOpt = None,
+        wait: Annotated[float, typer.Option("--wait", help="Seconds to wait while another process writes to the store.")] = 0,
     ) -> None:
         """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
         from ..api import Analysis
@@ -97,7 +98,8 @@ def register(app: typer.Typer) -> None:
         try:
             dest = Store(into, create=True) if into else a.store
             values = tg.parse(targets_) if targets_ else None
-            ch = ref.build_reference(a, name, dest, values)
+            with dest.writing(wait):
+                ch = ref.build_reference(a, name, dest, values)
         except (ValueError, StoreError) as exc:
             fail(str(exc))
         counts = ch.group_by("chosen").len().sort("len", descending=True)

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import distributed
-from ..store import SourceData, Store
+from ..store import SourceData, Store, StoreError
 from ..store.store import Staged
 from . import consistency, duplicates, ioh
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
+from .identity import Identity, resolve_source
 from .sources import Limits, Source, SourceError, expand, read_source
 
 __all__ = ["IngestSummary", "Limits", "Problem", "ingest", "parse_source", "read_source"]
@@ -29,7 +30,8 @@ class SourceOutcome:
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
-    #: what the user should know of the runs read (e.g. logs that disagree with themselves)
+    #: what the user should know of the source read (logs that disagree with themselves) and what storing it
+    #: did besides (replaced another source, shares files with one of identical content)
     notes: list[str] = field(default_factory=list)
     runs_partial: int = 0  # of `runs`, those kept without their bad records
     trials: object = field(default=None, repr=False, compare=False)  # `duplicates.Trials`, until committed
@@ -79,8 +81,11 @@ def _parse_all(src, name: str | None) -> Parsed:
     return ioh.parse_with(parsed, src, name)
 
 
-def _source_data(src, parsed: Parsed, extra: dict | None = None) -> SourceData:
-    """What a parsed source contributes to the store: its tables and manifest entry (with `extra`)."""
+def _source_data(src, parsed: Parsed, key: str | None = None, name: str | None = None,
+                 extra: dict | None = None) -> SourceData:
+    """What a parsed source contributes to the store under `key` (default: its path): its tables and
+    manifest entry (`name`: the algorithm name given to it; `extra`: more fields, e.g. the archive it
+    comes from)."""
     meta = {**(extra or {}),
         "runs": parsed.runs.height,
         "runs_skipped": parsed.runs_skipped,
@@ -100,7 +105,9 @@ def _source_data(src, parsed: Parsed, extra: dict | None = None) -> SourceData:
     if params is not None and params.height:
         tables["params"] = params
         meta["params"] = params.height
-    return SourceData(src.name, src.source_id, src.path, tables, meta)
+    if name is not None:
+        meta["algorithm_name"] = name
+    return SourceData(src.name, src.source_id, src.path, tables, meta, key=key or src.path)
 
 
 def _outcome(src, parsed: Parsed) -> SourceOutcome:
@@ -110,11 +117,17 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
                          notes=notes, runs_partial=parsed.runs_partial, trials=parsed.trials)
 
 
-def _store_parsed(src, parsed: Parsed, store: Store, extra: dict | None = None) -> SourceOutcome:
+def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str | None,
+                  extra: dict | None = None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
+        data = _source_data(src, parsed, ident.key(src), name, extra)
         _duplicates(out, store)
-        store.write_source(_source_data(src, parsed, extra))
+        out.notes += ident.notes(store.sources(), data)
+        try:
+            store.write_source(data, ident.replaced())
+        except StoreError as exc:
+            return _failed(src.path, str(exc).removeprefix(f"{src.path}: "))
     return out
 
 
@@ -123,6 +136,10 @@ def _duplicates(outcome: SourceOutcome, store: Store) -> None:
     if outcome.trials is not None:
         outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, outcome.name)]
         outcome.trials = None
+
+
+def _failed(path, message: str) -> SourceOutcome:
+    return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, message, "source skipped")])
 
 
 def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | SourceError:
@@ -135,18 +152,35 @@ def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | Sou
 
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
-           executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None
-           ) -> IngestSummary:
+           executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None, *,
+           wait: float = 0, source_name: str | None = None, replace: str | None = None) -> IngestSummary:
     """Ingest every source the paths name (folders with .info files, archives).
+
+    Each source is known in the store by its full resolved path (or by `source_name`, for a single
+    source): ingesting it again replaces it, and `replace` names a stored source (key, path or
+    unambiguous base name) that the single source ingested replaces. The store's writer lock is
+    held throughout (waiting up to `wait` seconds for another writer, then `StoreBusy`).
 
     Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
     written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
     GIL), and committed one after the other in the order of `paths`, each atomically; with
     executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped. `meta`: more fields
-    for the manifest entries of some sources, by their resolved path (e.g. the archive they come from). `limits` cap what an
-    archive may expand to (see `Limits`)."""
-    summary = IngestSummary()
+    for the manifest entries of some sources, by their resolved path (e.g. the archive they come
+    from). `limits` cap what an archive may expand to (see `Limits`)."""
     todo = expand(paths)
+    if (source_name is not None or replace is not None) and len(todo) != 1:
+        raise ValueError(f"--source-name and --replace name one source; the paths hold {len(todo)}")
+    if source_name is not None and not source_name.strip():
+        raise ValueError("--source-name: give a non-empty name")
+    with store.writing(wait):
+        ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
+        return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits)
+
+
+def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
+            on_source: Callable[[SourceOutcome], None] | None, jobs: int | None, executor: str,
+            ident: Identity, meta: dict[str, dict], limits: Limits | None) -> IngestSummary:
+    summary = IngestSummary()
 
     def done(outcome: SourceOutcome) -> None:
         summary.sources.append(outcome)
@@ -156,7 +190,7 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     if executor not in ("local", "ray"):
         raise ValueError(f"executor {executor!r}: expected local or ray")
     if executor == "local":
-        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), meta or {}, limits):
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), ident, meta, limits):
             done(outcome)
         return summary
     pending = []
@@ -164,36 +198,40 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         try:
             src = read_source(p, limits)
         except SourceError as exc:
-            done(SourceOutcome(str(p), str(p), "failed",
-                               problems=[Problem(str(p), None, exc.reason, "source skipped")]))
+            done(_failed(p, exc.reason))
             continue
-        if not force and store.has(src.name, src.source_id):
-            done(SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)))
+        if not force and store.has(ident.key(src), src.source_id, name):
+            done(_unchanged(src, store, ident))
         else:
             pending.append(str(p))
     for src, parsed, error in _ray_map(pending, name, jobs or 1, limits):
-        if error:
-            done(SourceOutcome(str(src), str(src), "failed", problems=[Problem(str(src), None, error, "source skipped")]))
-        else:
-            done(_store_parsed(src, parsed, store, (meta or {}).get(src.path)))
+        done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
     return summary
 
 
-def _prepare(path: Path, store: Store, name: str | None, force: bool,
+def _unchanged(src: Source, store: Store, ident: Identity) -> SourceOutcome:
+    return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[ident.key(src)].get("runs", 0))
+
+
+def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Identity,
              meta: dict[str, dict], limits: Limits | None = None) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path, limits)
     if isinstance(src, SourceError):
-        return SourceOutcome(str(path), str(path), "failed",
-                             problems=[Problem(str(path), None, src.reason, "source skipped")]), None
-    if not force and store.has(src.name, src.source_id):
-        return SourceOutcome(src.name, src.path, "unchanged", runs=store.sources()[src.name].get("runs", 0)), None
+        return _failed(path, src.reason), None
+    if not force and store.has(ident.key(src), src.source_id, name):
+        return _unchanged(src, store, ident), None
     parsed = _parse_all(src, name)
     out = _outcome(src, parsed)
-    return out, (store.stage(_source_data(src, parsed, meta.get(src.path))) if out.status == "ingested" else None)
+    if out.status != "ingested":
+        return out, None
+    try:
+        return out, store.stage(_source_data(src, parsed, ident.key(src), name, meta.get(src.path)))
+    except StoreError as exc:  # a name no partition folder can hold
+        return _failed(src.path, str(exc).removeprefix(f"{src.path}: ")), None
 
 
-def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int,
+def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int, ident: Identity,
            meta: dict[str, dict], limits: Limits | None = None) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
@@ -202,11 +240,11 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force, meta, limits))
+                ahead.append(pool.submit(_prepare, path, store, name, force, ident, meta, limits))
                 if len(ahead) > jobs:
-                    yield _commit(ahead.popleft().result(), store)
+                    yield _commit(ahead.popleft().result(), store, ident)
             while ahead:
-                yield _commit(ahead.popleft().result(), store)
+                yield _commit(ahead.popleft().result(), store, ident)
         finally:  # interrupted: let the running ones finish, drop what they staged
             for fut in ahead:
                 fut.cancel()
@@ -215,11 +253,12 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
                     store.discard(fut.result()[1])
 
 
-def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store) -> SourceOutcome:
+def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
         _duplicates(outcome, store)
-        store.commit(staged)
+        outcome.notes += ident.notes(store.sources(), staged.data)
+        store.commit(staged, ident.replaced())
     return outcome
 
 

@@ -64,8 +64,8 @@ def _may_share(store, runs: pl.DataFrame, source: str) -> bool:
     """Whether another source of the store may hold runs of the same suite and algorithm, by what
     the manifest says of each source (no table is read)."""
     suites, algorithms = set(runs["suite"].unique()), set(runs["algorithm"].unique())
-    for name, meta in store.sources().items():
-        if name == source:
+    for key, meta in store.sources().items():
+        if meta.get("name", key) == source:  # the source itself (sources are keyed by path, named by base name)
             continue
         if "suites" not in meta or "algorithms" not in meta:  # a manifest that does not say: look
             return True

@@ -315,7 +315,7 @@ def package_references(archives: Sequence[str | os.PathLike], out: str | os.Path
         store = Store(stage, create=True)
         for path in sorted(archives, key=lambda p: Path(p).name):
             name = names[Path(path).name]
-            summary = ingest([path], store, name=name, force=True)
+            summary = ingest([path], store, name=name, force=True, source_name=name)
             if not summary.runs or summary.problems:
                 raise ReferenceError(f"{path}: could not be read cleanly ({summary.problems[:1]})")
             suite = resolve(name)[0]

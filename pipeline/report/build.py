@@ -20,6 +20,7 @@ from ..api import Analysis
 from ..charts import theme
 from ..selection import ranges
 from .context import Context
+from . import output
 from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table_script
 from .measures import Measures
 from .pages import VIEWS, reference_text
@@ -187,17 +188,12 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
     return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 
-def check_out_dir(out: Path) -> None:
-    """Raise `SettingsError` when `out` cannot take a report (checked before the work and when writing)."""
-    if out.exists() and (not out.is_dir() or (not (out / "settings.json").is_file() and any(out.iterdir()))):
-        raise SettingsError(f"{out}: folder is not empty and holds no report (settings.json); "
-                            "give an empty or new folder")
-
-
-def _replace_dir(tmp: Path, out: Path) -> None:
-    """Move a finished report folder into place (an earlier report there is replaced)."""
+def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
+    """Move a finished report folder into place (replacing a report folder cocopipe wrote there, see
+    `output`; any other folder only when `force`)."""
+    output.mark(tmp)
     if out.exists():
-        check_out_dir(out)
+        output.check_replaceable(out, force)
         old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
         os.replace(out, old)
         os.replace(tmp, out)
@@ -207,7 +203,7 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
-          progress: Progress | None = None, jobs: int | None = 1) -> Path:
+          progress: Progress | None = None, jobs: int | None = 1, force: bool = False) -> Path:
     """Write the report of `analysis` under `settings` into `out_dir`; returns the path of its
     index.html. `settings.json` beside it records the settings, the resolved selection, the
     instances, every data set's COCO format and version, and the software versions; a report
@@ -217,11 +213,12 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
 
     What can fail is checked before the long work (the output folder, the selection, the references);
     a page or chart that fails later is left out, and the others are written: the overview lists what
-    was left out, as does the record's `skipped` (its `notes` say what was left out by design)."""
+    was left out, as does the record's `skipped` (its `notes` say what was left out by design). An
+    existing `out_dir` is replaced only when cocopipe wrote it (`output`), or with `force`."""
     settings = (settings or Settings()).check()
     tick = progress or _no_progress
     out = Path(out_dir)
-    check_out_dir(out)
+    output.check_replaceable(out, force)  # before the work, and again before replacing
     skipped: list[str] = []
     tick("selection", 0, None, "")
     with Runner(default_jobs() if jobs is None else jobs) as runner:
@@ -249,7 +246,7 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
         for name, text in files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
-        _replace_dir(tmp, out)
+        _replace_dir(tmp, out, force)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -149,8 +149,8 @@ def data_sets(runs: pl.LazyFrame, store=None) -> list[dict]:
     rows = df.to_dicts()
     sources = store.sources() if hasattr(store, "sources") else {}
     if any(e.get("archive_sha256") for e in sources.values()):
+        by_name = {(e.get("name", key), e.get("source_id")): e for key, e in sources.items()}  # keys are paths
         for r in rows:
-            e = sources.get(r["source"], {})
-            e = e if e.get("source_id") == r["source_id"] else {}
+            e = by_name.get((r["source"], r["source_id"]), {})
             r.update(archive=e.get("archive_name"), archive_url=e.get("archive_url"), sha256=e.get("archive_sha256"))
     return rows

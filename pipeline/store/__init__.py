@@ -1,5 +1,6 @@
 """The Parquet store and its fixed schemas."""
+from .errors import StoreBusy, StoreError
 from .schema import SchemaError
-from .store import SourceData, Store, StoreError
+from .store import SourceData, Store
 
-__all__ = ["SchemaError", "SourceData", "Store", "StoreError"]
+__all__ = ["SchemaError", "SourceData", "Store", "StoreBusy", "StoreError"]

@@ -1,4 +1,12 @@
-"""The Parquet store: hive-partitioned tables, a manifest of sources, atomic source replacement."""
+"""The Parquet store: hive-partitioned tables, a manifest of sources, atomic source replacement.
+
+Writers hold the store's writer lock (`Store.writing`, see `lock`); each commit moves a staged
+source's files into place and replaces the manifest (the commit point) under a journal, so that a
+crash at any moment leaves the store as before or after it: the next writer (or any process that
+finds the writer lock free) finishes or rolls back the interrupted commit. Files are named by the
+content hash of their source (`<source_id>.parquet`): two sources of identical content list the
+same files, and a file goes only when no source lists it any more (likewise the cached hits).
+"""
 from __future__ import annotations
 
 import json
@@ -6,24 +14,22 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import schema
+from . import hive, lock, manifest as mf, schema
+from .errors import StoreBusy, StoreError
 
-MANIFEST = "cocopipe-store.json"
+MANIFEST = mf.FILE
 JOURNAL = ".journal.json"
 DERIVED = "derived"
-FORMAT = "cocopipe-store"
-
-
-class StoreError(RuntimeError):
-    """The store folder cannot be used."""
+FORMAT = mf.FORMAT
 
 
 def _write_parquet(tbl: pa.Table, out: Path) -> None:
@@ -33,20 +39,32 @@ def _write_parquet(tbl: pa.Table, out: Path) -> None:
     pq.write_table(tbl, out, compression="zstd", row_group_size=1 << 20, use_dictionary=strings)
 
 
-def _part_value(value: str) -> str:
-    """Hive partition value, percent-encoded so that any algorithm name is a safe folder name."""
-    return quote(str(value), safe=" -_.+()[]{},;=@~!'")
+def write_manifest(folder: Path, data: dict) -> None:
+    """Replace the manifest of the store in `folder` atomically."""
+    tmp = folder / f".{MANIFEST}.{uuid.uuid4().hex}"
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    os.replace(tmp, folder / MANIFEST)
+
+
+def partition_path(table_parts: Sequence[str], keys: Sequence) -> Path:
+    """The partition folders of one group of rows (`suite=.../algorithm=...`), values percent-encoded."""
+    return Path(*(hive.folder(k, str(v)) for k, v in zip(table_parts, keys)))
 
 
 @dataclass
 class SourceData:
-    """Everything one source contributes to the store."""
+    """Everything one source contributes to the store; `key` is its identity in the manifest
+    (default: its path)."""
 
     name: str
     source_id: str
     path: str
     tables: dict[str, pl.DataFrame]
     meta: dict = field(default_factory=dict)
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        self.key = self.key or self.path
 
 
 @dataclass
@@ -63,15 +81,46 @@ class Store:
 
     def __init__(self, path: str | os.PathLike, *, create: bool = False):
         self.path = Path(path)
+        #: what opening or writing changed on its own (an upgraded manifest, a finished interrupted write)
+        self.notices: list[str] = []
+        #: told when a lock makes this process wait
+        self.on_wait: Callable[[str], None] | None = None
+        self._read_hold = None
         if create:
-            self.path.mkdir(parents=True, exist_ok=True)
-            if not (self.path / MANIFEST).exists():
-                if any(p for p in self.path.iterdir() if not p.name.startswith(".")):
-                    raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
-                self._write_manifest({"format": FORMAT, "schema_versions": self._versions(), "sources": {}})
+            self._create()
         if not (self.path / MANIFEST).is_file():
             raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
-        self._recover()
+        self.manifest  # noqa: B018 - a corrupt manifest is a one-line error here, not at its first use
+        if (self.path / JOURNAL).exists():
+            self._recover_if_free()
+
+    def __getstate__(self) -> dict:
+        """What a worker process gets: the folder, not this process's lock hold or callbacks."""
+        return dict(self.__dict__, _read_hold=None, on_wait=None)
+
+    def _create(self) -> None:
+        """Make the folder a new store (safe when another process does the same at once)."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            if (self.path / MANIFEST).exists():
+                return
+            if any(p for p in self.path.iterdir() if not p.name.startswith(".") and p.name != MANIFEST):
+                if not (self.path / MANIFEST).exists():
+                    raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
+                return
+            tmp = self.path / f".new-store-{uuid.uuid4().hex}"  # not a writer's: no writer cleans it up
+            tmp.write_text(json.dumps(mf.empty(self._versions()), indent=1, sort_keys=True))
+            try:
+                os.link(tmp, self.path / MANIFEST)  # fails where another process made it meanwhile
+            except FileExistsError:
+                pass
+            except OSError:  # no hard links on this file system
+                if not (self.path / MANIFEST).exists():
+                    os.replace(tmp, self.path / MANIFEST)
+            tmp.unlink(missing_ok=True)
+            (self.path / lock.READ_LOCK).touch()  # readers take it from the start
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create the store ({exc.strerror})") from None
 
     # -- manifest --------------------------------------------------------------------------
     @staticmethod
@@ -80,20 +129,75 @@ class Store:
 
     @property
     def manifest(self) -> dict:
-        """The store manifest (sources, schema versions)."""
+        """The store manifest (sources, schema versions), as the file holds it now."""
+        p = self.path / MANIFEST
         try:
-            return json.loads((self.path / MANIFEST).read_text())
-        except json.JSONDecodeError as exc:
-            raise StoreError(f"{self.path / MANIFEST}: corrupt manifest ({exc})") from exc
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{p}: cannot read the manifest ({exc})") from None
+        return mf.parse(text, p)
 
     def _write_manifest(self, data: dict) -> None:
-        tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex}"
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        os.replace(tmp, self.path / MANIFEST)
+        write_manifest(self.path, data)
 
     def sources(self) -> dict[str, dict]:
-        """Sources in the store, by name."""
+        """Sources in the store, by key (their full path, or the name given to them)."""
         return self.manifest["sources"]
+
+    # -- locks -----------------------------------------------------------------------------
+    @contextmanager
+    def writing(self, wait: float = 0) -> Iterator["Store"]:
+        """Hold the store's writer lock (waiting up to `wait` seconds for another writer, then
+        `StoreBusy`); the first hold of a process finishes an interrupted write, removes what
+        crashed writers staged and upgrades an older manifest."""
+        with lock.writer(self.path, wait, self.on_wait) as first:
+            if first:
+                self._prepare_write()
+            yield self
+
+    @contextmanager
+    def reading(self) -> Iterator["Store"]:
+        """Hold the store's read lock: no commit of another process happens meanwhile."""
+        with lock.reading(self.path):
+            yield self
+
+    def hold_reading(self) -> "Store":
+        """Hold the read lock until the process ends (a command's consistent view of the store)."""
+        if self._read_hold is None:
+            self._read_hold = lock.reading(self.path)
+            self._read_hold.__enter__()
+        return self
+
+    def _prepare_write(self) -> None:
+        if (self.path / JOURNAL).exists():
+            with lock.committing(self.path, self.on_wait):
+                self._recover()
+        left = [*self.path.glob(".stage-*"), *self.path.glob(".trash-*")]  # no writer is left to own them
+        for p in left:
+            shutil.rmtree(p, ignore_errors=True)
+        if left:
+            self.notices.append(f"{self.path}: removed {len(left)} staging folder(s) left by a write that did not finish")
+        for p in self.path.glob(f".{MANIFEST}.*"):
+            p.unlink(missing_ok=True)
+        data, message = mf.upgrade(self.manifest)
+        if message:
+            self._write_manifest(data)
+            self.notices.append(f"{self.path}: {message}")
+
+    def _recover_if_free(self) -> None:
+        """Finish or roll back an interrupted write, when no writer is at work (else it will)."""
+        if not lock.try_writer(self.path):
+            return
+        try:
+            with self.writing():
+                pass
+        except StoreBusy:
+            pass  # a writer came first: it does the same
+        except (StoreError, OSError):
+            self.notices.append(f"{self.path}: an interrupted write was not finished (the store cannot be "
+                                "written here); it is read as it is: run `cocopipe check --repair` with write access")
 
     # -- reading ---------------------------------------------------------------------------
     def scan(self, table: str, root: Path | None = None) -> pl.LazyFrame:
@@ -132,48 +236,53 @@ class Store:
     def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
         """Write (or replace) a derived table atomically: the files go under `derived/NAME/`,
         partitioned and validated like `table`; `meta` is recorded in the manifest."""
-        txn = uuid.uuid4().hex
-        stage = self._stage(txn)
-        parts = schema.partition_columns(table)
-        added: list[str] = []
-        try:
-            stage.mkdir()
-            for keys, part in df.group_by(parts, maintain_order=True):
-                rel = Path(*(f"{k}={_part_value(v)}" for k, v in zip(parts, keys)), "part.parquet")
-                (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
-                               row_group_size=1 << 20)
-                added.append((Path(DERIVED) / name / rel).as_posix())
-        except BaseException:
-            shutil.rmtree(stage, ignore_errors=True)
-            raise
-        final = self.path / DERIVED / name
-        trash = self.path / f".stage-{txn}-old"
-        final.parent.mkdir(exist_ok=True)
-        if final.exists():
-            os.replace(final, trash)
-        os.replace(stage, final)
-        manifest = self.manifest
-        manifest.setdefault("derived", {})[name] = dict(meta or {}, table=table, files=added,
-                                                        created=time.strftime("%Y-%m-%dT%H:%M:%S"))
-        self._write_manifest(manifest)
-        shutil.rmtree(trash, ignore_errors=True)
-        return added
+        with self.writing():
+            txn = uuid.uuid4().hex
+            stage = self._stage(txn)
+            parts = schema.partition_columns(table)
+            added: list[str] = []
+            try:
+                stage.mkdir()
+                for keys, part in df.group_by(parts, maintain_order=True):
+                    rel = partition_path(parts, keys) / "part.parquet"
+                    (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+                    pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
+                                   row_group_size=1 << 20)
+                    added.append((Path(DERIVED) / name / rel).as_posix())
+            except BaseException:
+                shutil.rmtree(stage, ignore_errors=True)
+                raise
+            final = self.path / DERIVED / name
+            trash = self.path / f".stage-{txn}-old"
+            final.parent.mkdir(exist_ok=True)
+            with lock.committing(self.path, self.on_wait):
+                if final.exists():
+                    os.replace(final, trash)
+                os.replace(stage, final)
+                data = self.manifest
+                data.setdefault("derived", {})[name] = dict(meta or {}, table=table, files=added,
+                                                            created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+                self._write_manifest(data)
+            shutil.rmtree(trash, ignore_errors=True)
+            return added
 
     # -- writing ---------------------------------------------------------------------------
-    def has(self, name: str, source_id: str) -> bool:
-        """True when the source with this name and content is already stored."""
-        s = self.sources().get(name)
-        return bool(s) and s["source_id"] == source_id
+    def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
+        """True when the source `key` is stored with this content (and algorithm name given to it)."""
+        s = self.sources().get(key)
+        return bool(s) and s["source_id"] == source_id and s.get("algorithm_name") == algorithm_name
 
-    def write_source(self, data: SourceData) -> list[str]:
+    def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
         """Add or replace one source atomically; returns the files written (relative paths)."""
-        return self.commit(self.stage(data))
+        with self.writing():
+            return self.commit(self.stage(data), replace)
 
     def stage(self, data: SourceData) -> Staged:
         """Write a source's files into a staging folder of their own, not yet part of the store
         (safe from several threads at once; `commit` makes them part of it). The folder is flat:
-        the k-th file of `added` is `k.parquet` there."""
+        the k-th file of `added` is `k.parquet` there. Needs the writer lock (`writing`)."""
+        if not lock.holds_writer(self.path):
+            raise StoreError(f"{self.path}: stage() outside `with store.writing():`")
         txn = uuid.uuid4().hex
         stage = self._stage(txn)
         added: list[str] = []
@@ -184,9 +293,11 @@ class Store:
                 if df.height == 0:
                     continue
                 for keys, part in df.group_by(parts, maintain_order=True):
-                    rel = Path(table).joinpath(
-                        *(f"{k}={_part_value(v)}" for k, v in zip(parts, keys)), f"{data.source_id}.parquet"
-                    )
+                    try:
+                        folder = partition_path(parts, keys)
+                    except ValueError as exc:
+                        raise StoreError(f"{data.path}: {exc}") from None
+                    rel = Path(table) / folder / f"{data.source_id}.parquet"
                     _write_parquet(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet")
                     added.append(rel.as_posix())
         except BaseException:
@@ -202,97 +313,137 @@ class Store:
         """Delete a staged source that will not be committed."""
         shutil.rmtree(self._stage(staged.txn), ignore_errors=True)
 
-    def commit(self, staged: Staged) -> list[str]:
-        """Make a staged source part of the store, replacing an earlier version of it atomically
-        (one commit at a time: call from one thread)."""
-        data, txn, added = staged.data, staged.txn, staged.added
-        stage = self._stage(txn)
-        trash = self.path / f".trash-{txn}"
-        manifest = self.manifest
-        old = manifest["sources"].get(data.name)
-        removed = [f for f in (old or {}).get("files", []) if f not in added]
-        replaced = [f for f in (old or {}).get("files", []) if f in added]
-        journal = {"txn": txn, "stage": stage.name, "trash": trash.name, "added": added,
-                   "trashed": removed + replaced}
-        (self.path / JOURNAL).write_text(json.dumps(journal))
-        for rel in journal["trashed"]:
-            src = self.path / rel
-            if src.exists():
-                dst = trash / rel
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(src, dst)
-        for k, rel in enumerate(added):
-            dst = self.path / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(stage / f"{k}.parquet", dst)
-        entry = dict(data.meta, source_id=data.source_id, path=data.path, files=added,
-                     ingested=time.strftime("%Y-%m-%dT%H:%M:%S"))
-        manifest["sources"][data.name] = entry
-        manifest["schema_versions"] = self._versions()
-        manifest["txn"] = txn
-        self._write_manifest(manifest)  # the commit point
-        self._cleanup(journal)
-        if old and old.get("source_id") != data.source_id:
-            self._drop_cached(old["source_id"])
-        return added
+    def commit(self, staged: Staged, replace: Sequence[str] = ()) -> list[str]:
+        """Make a staged source part of the store under its key, replacing the earlier version of
+        that key and the sources keyed `replace`, atomically (one commit at a time: call from one
+        thread). A file another source lists too (identical content) is left as it is."""
+        data = staged.data
+        with self.writing():
+            m = self.manifest
+            gone = [k for k in dict.fromkeys([data.key, *replace]) if k in m["sources"]]
+            others = {f for k, e in m["sources"].items() if k not in gone for f in e["files"]}
+            moves = {rel: k for k, rel in enumerate(staged.added)
+                     if not (rel in others and (self.path / rel).is_file())}
+            entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id, files=staged.added,
+                         ingested=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            self._apply(m, {**dict.fromkeys(gone), data.key: entry}, staged.txn, moves)
+        return staged.added
 
-    def remove_source(self, name: str) -> None:
-        """Delete a source and its files."""
-        manifest = self.manifest
-        entry = manifest["sources"].pop(name, None)
-        if entry is None:
-            raise StoreError(f"{self.path}: no source named {name!r}")
-        self._write_manifest(manifest)
-        for rel in entry.get("files", []):
+    def remove_source(self, key: str) -> None:
+        """Delete a source, and the files no other source lists."""
+        with self.writing():
+            m = self.manifest
+            if key not in m["sources"]:
+                raise StoreError(f"{self.path}: no source {key!r}")
+            self._apply(m, {key: None}, uuid.uuid4().hex, {})
+
+    def _apply(self, m: dict, changes: dict[str, dict | None], txn: str, moves: dict[str, int]) -> None:
+        """Commit `changes` (source key -> new entry, or None to remove it), moving the staged files
+        `moves` (store path -> number in the staging folder of `txn`) into place: journaled, so that
+        a crash at any point is rolled back (before the manifest is replaced) or finished (after)."""
+        before = m["sources"]
+        after = {k: e for k, e in before.items() if k not in changes}
+        after.update((k, e) for k, e in changes.items() if e is not None)
+        listed = {f for e in after.values() for f in e["files"]}
+        old = [before[k] for k in changes if k in before]
+        removed = sorted({f for e in old for f in e["files"]} - listed)
+        rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
+        uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
+                          | rewritten) - {None, ""})  # cached hits of files gone or written anew
+        journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
+                   "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
+                   "uncache": uncache}
+        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
+        with lock.committing(self.path, self.on_wait):
+            self._write_journal(journal)
+            try:
+                trash = self.path / journal["trash"]
+                for rel in journal["existed"]:  # kept for a roll-back; readers never miss the file
+                    dst = trash / rel
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    try:
+                        os.link(self.path / rel, dst)
+                    except OSError:
+                        shutil.copy2(self.path / rel, dst)
+                stage = self._stage(txn)
+                for rel, k in moves.items():
+                    dst = self.path / rel
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(stage / f"{k}.parquet", dst)
+                self._write_manifest(new)  # the commit point
+            except BaseException:
+                try:
+                    self._recover()
+                except Exception:  # noqa: BLE001 - the journal stays: the next writer finishes it
+                    pass
+                raise
+            self._finish(journal)
+
+    def _write_journal(self, journal: dict) -> None:
+        tmp = self.path / f"{JOURNAL}.{journal['txn']}"
+        tmp.write_text(json.dumps(journal))
+        os.replace(tmp, self.path / JOURNAL)
+
+    def _finish(self, journal: dict) -> None:
+        """The end of a commit: files no source lists are deleted, with the cached hits of their
+        sources (`derived/hits-*/<source_id>.parquet`, see pipeline.measures.cache)."""
+        for rel in journal["removed"]:
             (self.path / rel).unlink(missing_ok=True)
-        self._drop_cached(entry.get("source_id", ""))
-        self._prune_empty_dirs()
-
-    def _drop_cached(self, source_id: str) -> None:
-        """Delete what caches hold of a source (`derived/hits-*/<source_id>.parquet`, see
-        pipeline.measures.cache): a replaced or removed source leaves nothing behind."""
-        if source_id:
+        for source_id in journal["uncache"]:
             for d in (self.path / DERIVED).glob("hits-*"):
                 (d / f"{source_id}.parquet").unlink(missing_ok=True)
+        self._cleanup(journal)
 
     # -- crash recovery --------------------------------------------------------------------
     def _cleanup(self, journal: dict) -> None:
         shutil.rmtree(self.path / journal["stage"], ignore_errors=True)
         shutil.rmtree(self.path / journal["trash"], ignore_errors=True)
         (self.path / JOURNAL).unlink(missing_ok=True)
-        self._prune_empty_dirs(journal["added"] + journal["trashed"])
+        self._prune_empty_dirs(journal["added"] + journal.get("removed", []) + journal.get("trashed", []))
 
-    def _prune_empty_dirs(self, files: list[str] | None = None) -> None:
-        """Remove partition folders left empty: those that held `files`, or all when None."""
-        if files is not None:
-            for d in sorted({p for rel in files for p in Path(rel).parents if len(p.parts) > 1}, key=lambda p: -len(p.parts)):
-                full = self.path / d
-                if full.is_dir() and not any(full.iterdir()):
-                    full.rmdir()
-            return
-        for table in schema.TABLES:
-            root = self.path / table
-            if not root.is_dir():
-                continue
+    def _prune_empty_dirs(self, files: list[str]) -> None:
+        """Remove the partition folders that held `files` and are left empty."""
+        for d in sorted({p for rel in files for p in Path(rel).parents if len(p.parts) > 1}, key=lambda p: -len(p.parts)):
+            full = self.path / d
+            if full.is_dir() and not any(full.iterdir()):
+                full.rmdir()
+
+    @staticmethod
+    def prune(folder: Path, table: str) -> None:
+        """Remove every empty partition folder of a table."""
+        root = folder / table
+        if root.is_dir():
             for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
                 if not any(d.iterdir()):
                     d.rmdir()
 
     def _recover(self) -> None:
-        """Finish or roll back a write interrupted by a crash, so the store is as before or after it."""
-        jpath = self.path / JOURNAL
-        if not jpath.exists():
-            for p in self.path.glob(".stage-*"):
-                shutil.rmtree(p, ignore_errors=True)
+        """Finish or roll back a commit interrupted by a crash, so the store is as before or after
+        it (call under the writer lock, in `lock.committing`)."""
+        try:
+            journal = json.loads((self.path / JOURNAL).read_text())
+        except ValueError:  # written atomically: damaged from outside, nothing to go by
+            (self.path / JOURNAL).unlink(missing_ok=True)
+            self.notices.append(f"{self.path / JOURNAL}: unreadable journal removed; run `cocopipe check`")
             return
-        journal = json.loads(jpath.read_text())
-        if self.manifest.get("txn") != journal["txn"]:  # not committed: roll back
-            for rel in journal["added"]:
-                (self.path / rel).unlink(missing_ok=True)
-            trash = self.path / journal["trash"]
-            for rel in journal["trashed"]:
-                src = trash / rel
-                if src.exists():
+        trash = self.path / journal["trash"]
+        committed = self.manifest.get("txn") == journal["txn"]
+        if not committed:  # roll back
+            if "trashed" in journal:  # a journal of the earlier layout: files were moved away first
+                for rel in journal["added"]:
+                    (self.path / rel).unlink(missing_ok=True)
+                restore = journal["trashed"]
+            else:
+                for rel in set(journal["added"]) - set(journal["existed"]):
+                    (self.path / rel).unlink(missing_ok=True)
+                restore = journal["existed"]
+            for rel in restore:
+                if (trash / rel).exists():
                     (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(src, self.path / rel)
-        self._cleanup(journal)
+                    os.replace(trash / rel, self.path / rel)
+            self._cleanup(journal)
+        elif "removed" in journal:
+            self._finish(journal)
+        else:
+            self._cleanup(journal)
+        self.notices.append(f"{self.path}: an interrupted write was {'finished' if committed else 'rolled back'}")

@@ -1,0 +1,40 @@
+"""`cocopipe check`: the manifest of a store against its files, and `--repair`."""
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ._common import StoreOpt, err, fail, out
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands of this module."""
+
+    @app.command()
+    def check(
+        store: StoreOpt = "cocopipe-store",
+        repair: Annotated[bool, typer.Option("--repair", help="Keep what is readable, drop the rest, and say what was dropped.")] = False,
+        wait: Annotated[float, typer.Option("--wait", help="With --repair: seconds to wait while another process writes to the store.")] = 0,
+    ) -> None:
+        """Check that the manifest and the files of a store agree: files missing, orphaned, unreadable or
+        of another schema version, and every source's run count. Exits non-zero while problems remain."""
+        from ..store import StoreError
+        from ..store.check import check as run_check, repair as run_repair
+
+        try:
+            if repair:
+                done, left = run_repair(store, wait, on_wait=lambda m: err.print(m, markup=False, soft_wrap=True))
+                for line in done:
+                    out.print(f"repaired: {line}", markup=False, soft_wrap=True)
+            else:
+                left = run_check(store)
+        except StoreError as exc:
+            fail(str(exc))
+        for f in left:
+            out.print(f"{f.kind}: {store}/{f}", markup=False, soft_wrap=True)
+        if left:
+            hint = "" if repair else f"; `cocopipe check --store {store} --repair` keeps what is readable"
+            err.print(f"store {store}: {len(left)} problem(s){hint}", markup=False, soft_wrap=True)
+            raise typer.Exit(1)
+        err.print(f"store {store}: the manifest and the files agree", markup=False, soft_wrap=True)

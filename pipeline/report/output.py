@@ -1,0 +1,61 @@
+"""The report's output folder: only a folder cocopipe wrote is replaced by a new report.
+
+Every report folder holds `.cocopipe-report.json`, a marker naming the files cocopipe wrote there
+with a signature of its own. A folder may be replaced when it is new, empty, or marked and holding
+none but the files its marker names; anything else (a user's own folder, a report someone added
+files to, a report of a cocopipe from before the marker) is refused unless forced.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .settings import SettingsError
+
+MARKER = ".cocopipe-report.json"
+SIGNATURE = "cocopipe report folder: replaced by the next `cocopipe report --out` here"
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+
+
+def mark(folder: Path) -> None:
+    """Write the marker of a finished report folder, naming every file in it."""
+    files = sorted(_files(folder) - {MARKER})
+    (folder / MARKER).write_text(json.dumps({"signature": SIGNATURE, "files": files}, indent=1), encoding="utf-8")
+
+
+def _written(folder: Path) -> set[str] | None:
+    """The files the folder's marker names; None when it holds no valid marker."""
+    try:
+        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("signature") != SIGNATURE or not isinstance(data.get("files"), list):
+        return None
+    return set(data["files"]) | {MARKER}
+
+
+def check_replaceable(out: Path, force: bool = False) -> None:
+    """SettingsError unless a report may be written to `out` (new, empty, a report folder cocopipe
+    wrote and nobody added to, or `force`)."""
+    out = Path(out)
+    if force or not out.exists():
+        return
+    if not out.is_dir():
+        raise SettingsError(f"{out}: not a folder; give a new or empty folder for the report")
+    found = _files(out)
+    if not found and not any(out.iterdir()):
+        return
+    written = _written(out)
+    if written is None:
+        what = ("a report of an earlier cocopipe, without its marker" if (out / "settings.json").is_file()
+                else "files cocopipe did not write")
+        raise SettingsError(f"{out}: the folder holds no report that cocopipe may replace ({what}: "
+                            f"{', '.join(sorted(found)[:3])}{', ...' if len(found) > 3 else ''}); give a new or "
+                            "empty folder, or --force to replace it with all it holds")
+    extra = sorted(found - written)
+    if extra:
+        raise SettingsError(f"{out}: the report folder also holds files cocopipe did not write ({', '.join(extra[:3])}"
+                            f"{', ...' if len(extra) > 3 else ''}); move them, or --force to replace it with all it holds")

@@ -1,0 +1,295 @@
+"""The manifest of a store against its files (missing, orphaned, unreadable, other schema versions,
+run counts), and the repair that keeps what is readable."""
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import hive, lock, manifest as mf, schema
+from .errors import StoreError
+from .store import DERIVED, JOURNAL, MANIFEST, Store, write_manifest
+
+#: the cached first hitting times (pipeline.measures.cache), one file per source_id
+HITS = "hits-"
+
+
+@dataclass
+class Finding:
+    """One thing wrong with a store: its kind, the file (relative to the store) and what is wrong."""
+
+    kind: str  # manifest, journal, missing, orphaned, corrupt, schema, count, cache
+    path: str
+    detail: str
+    source: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.detail}"
+
+
+def read_problem(path: Path, table: str | None = None, whole: bool = True) -> str | None:
+    """Why a Parquet file of the store cannot be read (None: it can): its footer, its schema (the
+    columns and major version of `table`) and, when `whole`, every page."""
+    try:
+        f = pq.ParquetFile(path)
+        if whole:
+            f.read()
+    except FileNotFoundError:
+        return "missing"
+    except (OSError, pa.ArrowException, ValueError, EOFError) as exc:
+        return f"unreadable Parquet file ({' '.join(str(exc).split())})"
+    if table is None:
+        return None
+    want = schema.arrow_schema(table)
+    got = f.schema_arrow
+    if [(x.name, _plain(x.type)) for x in got] != [(x.name, _plain(x.type)) for x in want]:
+        return f"not a {table} file of this schema (columns {', '.join(got.names)})"
+    found = (got.metadata or {}).get(b"cocopipe.schema_version", b"").decode()
+    if found.split(".")[0] != schema.version(table).split(".")[0]:
+        return f"schema version {found or 'unknown'}; this cocopipe reads {schema.version(table)}"
+    return None
+
+
+def _plain(t: pa.DataType) -> pa.DataType:
+    """A type with large strings and lists as their plain kinds (readers take either)."""
+    if pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_large_list(t) or pa.types.is_list(t):
+        return pa.list_(_plain(t.value_type))
+    return t
+
+
+def _table_of(rel: str, derived: dict) -> str | None:
+    top, _, rest = rel.partition("/")
+    if top in schema.TABLES:
+        return top
+    name = rest.partition("/")[0]
+    if name.startswith(HITS):
+        return "hits"
+    return derived.get(name, {}).get("table")
+
+
+def _parquet_files(root: Path, top: str) -> list[str]:
+    """The Parquet files under a folder of the store (relative, POSIX), hidden ones aside."""
+    base = root / top
+    if not base.is_dir():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in base.rglob("*.parquet")
+                  if not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def unreadable(root: Path) -> list[Finding]:
+    """The data files of the store that cannot be read (footers first, then every page)."""
+    root = Path(root)
+    files = [f for top in (*schema.TABLES, DERIVED) for f in _parquet_files(root, top)]
+    for whole in (False, True):
+        bad = [Finding("corrupt", f, p) for f in files if (p := read_problem(root / f, None, whole))]
+        if bad:
+            return bad
+    return []
+
+
+def _manifest(root: Path) -> tuple[dict | None, Finding | None]:
+    try:
+        return mf.parse((root / MANIFEST).read_text(encoding="utf-8"), root / MANIFEST), None
+    except FileNotFoundError:
+        raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})") from None
+    except (StoreError, OSError, UnicodeDecodeError) as exc:
+        return None, Finding("manifest", MANIFEST, str(exc).removeprefix(f"{root / MANIFEST}: ").split("; `cocopipe")[0])
+
+
+def check(root: str | Path) -> list[Finding]:
+    """Everything wrong with the store at `root` (an empty list: the manifest and the files agree,
+    every file reads whole, and every source's files hold the runs the manifest counts)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise StoreError(f"{root}: no such folder")
+    with lock.reading(root):
+        return _check(root)
+
+
+def _check(root: Path) -> list[Finding]:
+    m, bad = _manifest(root)
+    out = [bad] if bad else []
+    if (root / JOURNAL).exists():
+        out.append(Finding("journal", JOURNAL, "an interrupted write is not finished"))
+    sources = (m or {}).get("sources", {})
+    derived = (m or {}).get("derived", {})
+    listed: dict[str, str] = {}
+    for key, e in sources.items():
+        for f in e["files"]:
+            listed.setdefault(f, key)
+    for d in derived.values():
+        for f in d.get("files", []):
+            listed.setdefault(f, "")
+    data = [f for t in schema.TABLES for f in _parquet_files(root, t)]
+    cached = [f for f in _parquet_files(root, DERIVED) if f.split("/")[1].startswith(HITS)]
+    others = [f for f in _parquet_files(root, DERIVED) if f not in cached]
+    on_disk = set(data) | set(others)
+    ids = {e.get("source_id") for e in sources.values()}
+    for f, key in listed.items():
+        if f not in on_disk:
+            out.append(Finding("missing", f, f"listed by {'source ' + key if key else 'a derived table'}, "
+                                              "but not in the store", key or None))
+    if m is not None:
+        out += [Finding("orphaned", f, "not listed by any source") for f in sorted(on_disk - set(listed))]
+    unread = set()
+    for f in sorted(on_disk):
+        problem = read_problem(root / f, _table_of(f, derived))
+        if problem:
+            unread.add(f)
+            out.append(Finding("schema" if "schema" in problem else "corrupt", f, problem, listed.get(f) or None))
+    for f in cached:
+        problem = read_problem(root / f, "hits")
+        if problem or (m is not None and Path(f).stem not in ids):
+            out.append(Finding("cache", f, problem or "cached hits of no stored source"))
+    for key, e in sources.items():
+        runs = [f for f in e["files"] if f.startswith("runs/") and f in on_disk and f not in unread]
+        held = sum(pq.ParquetFile(root / f).metadata.num_rows for f in runs)
+        if isinstance(e.get("runs"), int) and held != e["runs"]:
+            out.append(Finding("count", MANIFEST, f"source {key}: the manifest counts {e['runs']} runs, "
+                                                  f"its files hold {held}", key))
+    for table, v in ((m or {}).get("schema_versions") or {}).items():
+        if table in schema.TABLES and str(v).split(".")[0] != schema.version(table).split(".")[0]:
+            out.append(Finding("schema", MANIFEST, f"{table} written with schema version {v}; this cocopipe "
+                                                   f"reads {schema.version(table)}: re-ingest the sources"))
+    return out
+
+
+# -- repair ------------------------------------------------------------------------------------
+def _partition(rel: str) -> str:
+    """The partition folders of a table file (`suite=.../algorithm=...`)."""
+    return "/".join(rel.split("/")[1:-1])
+
+
+def _meta(root: Path, files: list[str], keep: dict) -> dict:
+    """A source's manifest fields recomputed from its files (`keep`: the fields carried over)."""
+    runs = [pq.read_table(root / f, columns=["data_format", "coco_version", "source"]) for f in files
+            if f.startswith("runs/")]
+    parts = [dict(seg.split("=", 1) for seg in _partition(f).split("/")) for f in files if f.startswith("runs/")]
+    col = lambda name: sorted({v for t in runs for v in t.column(name).to_pylist() if v})  # noqa: E731
+    out = dict(keep, files=files, runs=sum(t.num_rows for t in runs),
+               events=sum(pq.ParquetFile(root / f).metadata.num_rows for f in files if f.startswith("events/")),
+               suites=sorted({hive.decode(p["suite"]) for p in parts}),
+               algorithms=sorted({hive.decode(p["algorithm"]) for p in parts}),
+               data_formats=col("data_format"), coco_versions=col("coco_version"))
+    archive = sum(pq.ParquetFile(root / f).metadata.num_rows for f in files if f.startswith("archive/"))
+    out.pop("archive", None)
+    if archive:
+        out["archive"] = archive
+    if not out.get("name"):
+        out["name"] = (col("source") or ["?"])[0]
+    return out
+
+
+def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | None = None
+           ) -> tuple[list[str], list[Finding]]:
+    """Repair the store under its writer lock, keeping what is readable: an interrupted write is
+    finished or rolled back, left-over staging folders go, a corrupt manifest is rebuilt from the
+    files, a source loses the partitions whose files are missing or unreadable (all of it when no
+    runs are left), orphaned files become recovered sources (or go, when their source is listed),
+    the counts are recomputed, stale or corrupt cached hits go, and so does a derived table with a
+    missing or unreadable file. Returns what was done and what is still wrong."""
+    root = Path(root)
+    if not (root / MANIFEST).is_file():
+        raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})")
+    done: list[str] = []
+    with lock.writer(root, wait, on_wait), lock.committing(root, on_wait):
+        m, bad = _manifest(root)
+        if m is not None:
+            st = Store(root)
+            st._prepare_write()
+            done += st.notices
+            m = st.manifest
+        else:  # no manifest to tell an interrupted commit by: the files on disk decide
+            (root / JOURNAL).unlink(missing_ok=True)
+            for p in [*root.glob(".stage-*"), *root.glob(".trash-*")]:
+                shutil.rmtree(p, ignore_errors=True)
+            m = mf.empty({t: schema.version(t) for t in schema.TABLES})
+            done.append(f"{MANIFEST}: rebuilt from the files ({bad.detail})")
+        _repair_sources(root, m, done)
+        _repair_derived(root, m, done)
+        write_manifest(root, dict(m, manifest_version=mf.VERSION))
+    return done, check(root)
+
+
+def _unlink(root: Path, f: str, why: str, done: list[str]) -> None:
+    if (root / f).exists():
+        (root / f).unlink()
+        done.append(f"{f}: deleted ({why})")
+
+
+def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
+    sources = m["sources"]
+    derived = m.get("derived", {})
+    data = [f for t in schema.TABLES for f in _parquet_files(root, t)]
+    bad = {f for f in data if read_problem(root / f, _table_of(f, derived))}
+    usable = set(data) - bad
+
+    def whole_partitions(files: list[str]) -> list[str]:
+        """The files of the partitions in which every file of `files` is there and readable."""
+        broken = {_partition(f) for f in files if f not in usable}
+        return [f for f in files if _partition(f) not in broken]
+
+    dropped: set[str] = set()
+    for key, e in list(sources.items()):
+        keep = whole_partitions(e["files"])
+        dropped.update(set(e["files"]) - set(keep))
+        runs = [f for f in keep if f.startswith("runs/")]
+        held = sum(pq.ParquetFile(root / f).metadata.num_rows for f in runs)
+        if keep == e["files"] and held == e.get("runs", held):
+            continue
+        for part in sorted({_partition(f) for f in e["files"]} - {_partition(f) for f in keep}):
+            done.append(f"source {key}: dropped {part} (a file of it is missing or unreadable)")
+        if not runs:
+            del sources[key]
+            done.append(f"source {key}: dropped, no readable runs are left"
+                        + (f" (re-ingest {e['path']} to restore it)" if e.get("path") else ""))
+        else:
+            sources[key] = _meta(root, keep, e)
+            if held != e.get("runs", held):
+                done.append(f"source {key}: counts recomputed from its files ({e.get('runs')} -> {held} runs)")
+    listed = {f for e in sources.values() for f in e["files"]}
+    ids = {e.get("source_id") for e in sources.values()}
+    for f in sorted(dropped - listed):
+        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done)
+    orphans: dict[str, list[str]] = {}
+    for f in sorted(set(data) - listed - dropped):
+        orphans.setdefault(Path(f).stem, []).append(f)
+    for sid, files in orphans.items():
+        keep = whole_partitions(files)
+        if sid in ids or not any(f.startswith("runs/") for f in keep):
+            for f in files:
+                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done)
+            continue
+        entry = _meta(root, keep, {"source_id": sid, "path": None})
+        key = f"recovered:{entry['name']}:{sid}"
+        sources[key] = entry
+        done.append(f"source {key}: recovered from {len(keep)} file(s) no source listed ({entry['runs']} runs)")
+        for f in sorted(set(files) - set(keep)):
+            _unlink(root, f, "its partition is incomplete", done)
+    for table in schema.TABLES:
+        Store.prune(root, table)
+
+
+def _repair_derived(root: Path, m: dict, done: list[str]) -> None:
+    derived = m.get("derived", {})
+    ids = {e.get("source_id") for e in m["sources"].values()}
+    for f in _parquet_files(root, DERIVED):
+        name = f.split("/")[1]
+        if name.startswith(HITS):
+            problem = read_problem(root / f, "hits")
+            if problem or Path(f).stem not in ids:
+                _unlink(root, f, problem or "cached hits of no stored source", done)
+        elif name not in derived or f not in derived[name].get("files", []):
+            _unlink(root, f, "no derived table lists it", done)
+    for name, d in list(derived.items()):
+        problems = [f for f in d.get("files", []) if read_problem(root / f, d.get("table"))]
+        if problems:
+            shutil.rmtree(root / DERIVED / name, ignore_errors=True)
+            del derived[name]
+            done.append(f"derived table {name}: dropped ({problems[0]} is missing or unreadable); compute it again")

@@ -16,6 +16,8 @@ from pipeline.cli import app
 from pipeline.ingest import ingest
 from pipeline.store import Store
 
+from logs import as_runs_1_0_0
+
 ROOT = Path(__file__).resolve().parent.parent
 IOH = ROOT / "data" / "ioh"
 
@@ -172,19 +174,6 @@ def test_the_sample_reads_every_logging_mode(tmp_path):
     names = st.scan("params").select("algorithm", "name").unique().sort("algorithm", "name").collect().rows()
     assert names == [("OnePlusOneES", "sigma"), ("OnePlusOneES-budgets", "sigma"), ("OnePlusOneES-budgets", "x0"),
                      ("OnePlusOneES-budgets", "x1")]
-
-
-def as_runs_1_0_0(store: Path) -> None:
-    """Rewrite a store's runs files as schema 1.0.0 wrote them: without the columns 1.1.0 added."""
-    import pyarrow.parquet as pq
-
-    for f in (store / "runs").rglob("*.parquet"):
-        t = pq.read_table(f, partitioning=None)
-        t = t.drop_columns([c for c in ("maximize", "function_name", "inconsistent_records") if c in t.column_names])
-        pq.write_table(t.replace_schema_metadata({**(t.schema.metadata or {}), b"cocopipe.schema_version": b"1.0.0"}), f)
-    manifest = json.loads((store / "cocopipe-store.json").read_text())
-    manifest["schema_versions"] = {t: "1.0.0" for t in manifest["schema_versions"]}
-    (store / "cocopipe-store.json").write_text(json.dumps(manifest))
 
 
 def test_an_older_store_is_read_with_the_new_columns_defaults(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from logs import write_new2
+from logs import as_runs_1_0_0, write_new2
 from pipeline.ingest import ingest
 from pipeline.store import Store
 from pipeline.store.check import check, repair
@@ -156,3 +156,11 @@ def test_a_read_only_store_is_read_and_writing_it_is_one_line(tmp_path):
         for p in [base, *base.rglob("*")]:
             p.chmod(p.stat().st_mode | 0o700)
         shutil.rmtree(base)
+
+
+def test_files_of_an_older_minor_schema_version_are_consistent(tmp_path):
+    """Files written before columns were added (runs 1.0.0: no maximize, function_name,
+    inconsistent_records) are read with those columns' defaults: `check` finds nothing wrong."""
+    st = two_sources(tmp_path)
+    as_runs_1_0_0(st.path)
+    assert check(st.path) == []

@@ -46,7 +46,12 @@ def read_problem(path: Path, table: str | None = None, whole: bool = True) -> st
         return None
     want = schema.arrow_schema(table)
     got = f.schema_arrow
-    if [(x.name, _plain(x.type)) for x in got] != [(x.name, _plain(x.type)) for x in want]:
+    # a file of an older minor version may lack columns added since, when they are nullable or have a
+    # default (`schema.scan` reads them so); the others, in the schema's order and types
+    defaults = {c["name"] for c in schema.spec(table)["columns"] if "default" in c}
+    missing = [x for x in want if x.name not in got.names]
+    if ([(x.name, _plain(x.type)) for x in got] != [(x.name, _plain(x.type)) for x in want if x.name in got.names]
+            or any(not (x.nullable or x.name in defaults) for x in missing)):
         return f"not a {table} file of this schema (columns {', '.join(got.names)})"
     found = (got.metadata or {}).get(b"cocopipe.schema_version", b"").decode()
     if found.split(".")[0] != schema.version(table).split(".")[0]:

@@ -89,8 +89,10 @@ def test_html(tables):
     assert h.count("<tr") == 1 + 2 * 3  # header + (reference + 2 algorithms) per function
 
 
-def _tex_structure(tex: str, ncols: int):
-    assert tex.isascii(), [ch for ch in tex if not ch.isascii()][:5]
+def _tex_structure(tex: str, ncols: int, names: str = ""):
+    """Balanced braces, one row per line, the table's symbols in math; no character outside ASCII but
+    those of the algorithms' `names`."""
+    assert set(ch for ch in tex if not ch.isascii()) <= set(names), [ch for ch in tex if not ch.isascii()][:5]
     assert tex.count(r"\begin{longtable}") == tex.count(r"\end{longtable}") >= 1
     for rule in (r"\toprule", r"\bottomrule"):
         assert tex.count(rule) == tex.count(r"\begin{longtable}")
@@ -118,6 +120,18 @@ def test_latex(tables, tmp_path):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout[-2000:]
         assert (tmp_path / "t.pdf").exists()
+
+
+def test_latex_keeps_unicode_names():
+    """Names in any script reach the LaTeX as they are (UTF-8), not as '?'."""
+    names = ["αβγ-ES", "Müller_CMA", "进化"]
+    spec = {(n, f): [success(h + 7 * i) for h in FAST] for i, n in enumerate(names) for f in (1, 2)}
+    a = Analysis(build(spec))
+    for df in (art_table(a, reference=names[0], targets=[1.0, 1e-2]), pairwise_table(a, targets=[1.0, 1e-2])):
+        tex = to_latex(df, standalone=True)
+        assert "?" not in tex
+        assert "αβγ-ES" in tex and r"Müller\_CMA" in tex and "进化" in tex
+        _tex_structure(tex, 2 + 2 + 1 if "algorithm_a" not in df.columns else 10, names="".join(names))
 
 
 def test_pairwise_renderings(tables):

@@ -25,7 +25,7 @@ import polars as pl
 from ..charts import theme
 from ..tables import to_html
 from .context import Context
-from .figures import Figure, Legend, Note, Page, Section, Table, slug
+from .figures import Figure, Legend, Note, Page, Section, Table, slug, unique_slugs
 from .measures import Measures
 
 View = Callable[[Context, Measures], list[Page]]
@@ -237,8 +237,10 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
     if len(ctx.algorithms) < 2:
         return []
     sections = []
+    ids = unique_slugs(ctx.algorithms)
     for a, b in ctx.pairs():
         figs = []
+        pair_id = f"{ids[a]}-{ids[b]}"
         for suite in ctx.suites:
             an = ctx.compared.select(suite=suite, algorithm=[a, b])
             art = m.art.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in([a, b]))
@@ -247,20 +249,20 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
             pair = dict(a_name=a, b_name=b)
             sub = settings_lines(an, targets=list(ctx.ecdf_targets(suite)))
             figs += [
-                Figure.later(f"scatter-{suite}-{a}-{b}", f"aRT scatter, {b} against {a}",
+                Figure.later(f"scatter-{suite}-{pair_id}", f"aRT scatter, {b} against {a}",
                              ctx.runner.chart(pairs.scatter_chart, art, a, b, settings=sub),
                              f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and target; on "
                              "the upper or right edge: no success (cocopp's ppscatter).", kind="scatter"),
-                kind_figure(ctx, f"ratio-ecdf-{suite}-{a}-{b}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
+                kind_figure(ctx, f"ratio-ecdf-{suite}-{pair_id}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
                             caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
                                     f"line per target, over all functions per dimension; left of 0: {b} faster "
                                     "(cocopp's pprldistr2)."),
-                Figure.later(f"art-ratio-{suite}-{a}-{b}", f"aRT ratio, {b} / {a}",
+                Figure.later(f"art-ratio-{suite}-{pair_id}", f"aRT ratio, {b} / {a}",
                              ctx.runner.chart(pairs.art_ratio_chart, art, a, b, settings=sub),
                              f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
-        sections.append(Section(f"pair-{slug(a)}-{slug(b)}", f"{a} and {b}", figs, columns=1))
+        sections.append(Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1))
     tests = m.pairwise
     if tests is not None and tests.height:
         heat = []
@@ -283,6 +285,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
     (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
     pages = []
     ref = [ctx.reference] if ctx.reference else []
+    ids = unique_slugs(ctx.algorithms)
     for alg in ctx.algorithms if len(ctx.algorithms) <= ctx.settings.max_detail else []:
         sections = []
         for suite in ctx.suites:
@@ -293,40 +296,40 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 continue
             groups = [*ctx.groups(suite), ("all", "All functions")]
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
-                ctx, f"scaling-{suite}-{alg}", f"Scaling, {alg}", "scaling", one,
+                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
                 caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
                         "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
                 columns=1))
             names = [g for g, _ in groups]
             dist = [
-                kind_figure(ctx, f"rt-ecdf-{suite}-{alg}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
+                kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
                             dimension=dims,
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
                                     "group and dimension (cocopp's pprldistr, left)."),
-                kind_figure(ctx, f"precision-ecdf-{suite}-{alg}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
+                kind_figure(ctx, f"precision-ecdf-{suite}-{ids[alg]}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
                             group=names, dimension=dims,
                             caption="ECDF of the best precision Δf the trials reached within budgets of k x "
                                     "dimension evaluations and at their end (cocopp's pprldistr, right)."),
             ]
             if ref:
                 dist.append(kind_figure(
-                    ctx, f"logloss-{suite}-{alg}", f"aRT loss, {alg}", "logloss",
+                    ctx, f"logloss-{suite}-{ids[alg]}", f"aRT loss, {alg}", "logloss",
                     ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ctx.reference, group=names,
                     dimension=dims, palette=ctx.palette,
                     caption=f"aRT loss ratio against {ctx.reference_label} versus budget (cocopp's pplogloss)."))
             sections.append(Section(f"distributions-{suite}", f"Runtime and precision distributions, {suite}",
                                     dist, columns=1))
             sections.append(Section(f"convergence-{suite}", f"Convergence, {suite}", [
-                kind_figure(ctx, f"convergence-{suite}-{d}-{alg}", f"Convergence, {alg}, {d}-D", "convergence", one,
+                kind_figure(ctx, f"convergence-{suite}-{d}-{ids[alg]}", f"Convergence, {alg}, {d}-D", "convergence", one,
                             dimension=d, palette=ctx.palette,
                             caption=f"Median best precision Δf versus evaluations / dimension in {d}-D, with the "
                                     "band between the 25th and 75th percentiles of the trials, a panel per function.")
                 for d in dims], columns=1))
             t = m.algorithm_table(alg).filter(pl.col("suite") == suite)
             sections.append(Section(f"art-{suite}", f"aRT table, {suite}",
-                                    [Table(f"art-{suite}-{d}-{alg}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))
+                                    [Table(f"art-{suite}-{d}-{ids[alg]}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))
                                      for d, g in _by_dimension(t, suite)], columns=1))
-        pages.append(Page(f"alg-{slug(alg)}", alg, sections, nav=alg, menu="Algorithms"))
+        pages.append(Page(f"alg-{ids[alg]}", alg, sections, nav=alg, menu="Algorithms"))
     return pages
 
 

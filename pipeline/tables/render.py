@@ -322,14 +322,14 @@ _TEX_SYMBOLS = {"★": r"$\star$", "↓": r"$\downarrow$", "↑": r"$\uparrow$",
 
 
 def tex_escape(s: str) -> str:
-    """Text for LaTeX: special characters escaped, the table's symbols as math, 10^-k as $10^{-k}$."""
+    """Text for LaTeX: special characters escaped, the table's symbols as math, 10^-k as $10^{-k}$;
+    other characters (e.g. of algorithm names) as they are, in UTF-8, LaTeX's input encoding."""
     s = "".join(_TEX_SPECIAL.get(ch, ch) for ch in s)
     s = re.sub(r"10\\textasciicircum\{\}(-?[0-9a-zA-Z]+)", r"$10^{\1}$", s)
     s = s.replace("Δf", "Δ§f")  # keep "Δf" one math group below
     for k, v in _TEX_SYMBOLS.items():
         s = s.replace(k, v)
-    s = s.replace(r"$\Delta$§f", r"$\Delta f$")
-    return s.encode("ascii", "replace").decode("ascii")
+    return s.replace(r"$\Delta$§f", r"$\Delta f$")
 
 
 def _tex_marks(m: str) -> str:
@@ -352,8 +352,11 @@ def _tex_cell(c: Cell) -> str:
     return s
 
 
+#: pdflatex reads the UTF-8 of Latin-script names (T1 fonts); xelatex and lualatex (fontspec) any script
+#: their font has
 _PREAMBLE = r"""\documentclass{article}
-\usepackage[T1]{fontenc}
+\usepackage{iftex}
+\ifPDFTeX\usepackage[T1]{fontenc}\else\usepackage{fontspec}\fi
 \usepackage[landscape,margin=1.5cm]{geometry}
 \usepackage{booktabs}
 \usepackage{longtable}
@@ -362,8 +365,8 @@ _PREAMBLE = r"""\documentclass{article}
 
 
 def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
-    """LaTeX longtables with booktabs rules (needs \\usepackage{booktabs,longtable}); with
-    `standalone`, a complete document for pdflatex."""
+    """LaTeX longtables with booktabs rules (needs \\usepackage{booktabs,longtable}), UTF-8; with
+    `standalone`, a complete document (pdflatex for names in Latin scripts, xelatex or lualatex for any)."""
     out = []
     for g in grids(df):
         out.append(r"{\footnotesize\setlength{\tabcolsep}{3pt}")

@@ -1,0 +1,60 @@
+"""The report's layout on tiny hand-made logs: page names that never collide, one number format,
+colours that stay with an algorithm, charts whose marks stay inside their panels and whose small
+multiples share their axes. (The browser side is tests/test_report_browser.py.)
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from logs import write_new2
+from pipeline.api import open_store
+from pipeline.ingest import ingest
+from pipeline.report import Settings, build
+from pipeline.store import Store
+
+
+def _trials(evals: int, best: float) -> list[dict]:
+    return [dict(instance=i, dat=[(1, 50.0), (evals, best)]) for i in (1, 2, 3)]
+
+
+def _store(root: Path, algorithms: dict[str, tuple[int, float]]) -> Path:
+    """A store of the given algorithms, each with (evaluations, final precision) on f1 and f15 in 2-D and 5-D."""
+    for i, (alg, (evals, best)) in enumerate(algorithms.items()):
+        for f in (1, 15):
+            for d in (2, 5):
+                write_new2(root / f"alg{i}", alg=alg, function=f, dim=d, runs=_trials(evals, best))
+    st = Store(root / "store", create=True)
+    ingest([root / f"alg{i}" for i in range(len(algorithms))], st)
+    return root / "store"
+
+
+# -- page names (issue 20) -----------------------------------------------------------------------
+def test_names_without_readable_letters_get_their_own_page(tmp_path):
+    """'..' and 'αβγ' leave no ASCII letter: each still has its own page (they both became alg-x.html)."""
+    store = _store(tmp_path, {"..": (10, 1e-9), "αβγ": (50, 1e-3)})
+    out = tmp_path / "report"
+    build(open_store(store), out, Settings(reference="none", table_samples=20), jobs=1)
+    alg_pages = sorted(out.glob("alg-*.html"))
+    assert len(alg_pages) == 2
+    titles = {re.search(r"<h1>(.*?)</h1>", p.read_text(encoding="utf-8")).group(1) for p in alg_pages}
+    assert titles == {"..", "αβγ"}
+    # the navigation of every page links both, and the ids of the pairwise page are unique
+    nav = (out / "index.html").read_text(encoding="utf-8")
+    assert all(f'href="{p.name}"' in nav for p in alg_pages)
+    pairwise = (out / "pairwise.html").read_text(encoding="utf-8")
+    ids = re.findall(r'\bid="([^"]+)"', pairwise)
+    assert len(ids) == len(set(ids))
+
+
+def test_unique_slugs_are_readable_where_they_can_be():
+    from pipeline.report.figures import unique_slugs
+
+    s = unique_slugs(["DIRECT", "NM", "nm", "..", "αβγ", "Müller-ES", "a b", "a-b"])
+    assert s["DIRECT"] == "direct" and s["Müller-ES"] == "muller-es"
+    assert len(set(s.values())) == len(s)  # different names, different slugs, even ignoring case
+    assert s["NM"].startswith("nm-") and s["nm"].startswith("nm-") and s["a b"].startswith("a-b-")
+    assert re.fullmatch(r"[0-9a-f]{8}", s[".."]) and re.fullmatch(r"[0-9a-f]{8}", s["αβγ"])
+    assert unique_slugs(["NM", "DIRECT"]) == {"NM": "nm", "DIRECT": "direct"}  # no digits where none are needed

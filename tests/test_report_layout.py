@@ -58,3 +58,39 @@ def test_unique_slugs_are_readable_where_they_can_be():
     assert s["NM"].startswith("nm-") and s["nm"].startswith("nm-") and s["a b"].startswith("a-b-")
     assert re.fullmatch(r"[0-9a-f]{8}", s[".."]) and re.fullmatch(r"[0-9a-f]{8}", s["αβγ"])
     assert unique_slugs(["NM", "DIRECT"]) == {"NM": "nm", "DIRECT": "direct"}  # no digits where none are needed
+
+
+# -- a report of three algorithms: R (the reference), P (the same trials as R), Q (slower) -------------
+@pytest.fixture(scope="module")
+def three(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("layout")
+    store = _store(root, {"R": (10, 1e-9), "P": (10, 1e-9), "Q": (50, 1e-3)})
+    out = root / "report"
+    build(open_store(store), out, Settings(reference="R", table_samples=20), jobs=1)
+    return out
+
+
+NUMBER = re.compile(r"^-?(\d+(?:\.\d+)?)(?:e-?\d+)?$")
+
+
+def significant_digits(text: str) -> tuple[int, bool]:
+    """(significant digits, whether a decimal point or exponent fixes them) of a number as written."""
+    mantissa = NUMBER.match(text).group(1)
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits), "." in mantissa or "e" in text
+
+
+def test_table_numbers_follow_one_rule(three):
+    """Every number with a fraction or an exponent in the report's tables shows two significant digits
+    (P's aRT equals R's: its ratio 1 was written "1" beside "1.0" and "1.00"; ranks and p-values had 3-4)."""
+    seen = []
+    for page in ("tables.html", "alg-p.html", "ranking.html"):
+        text = (three / page).read_text(encoding="utf-8")
+        for cell in re.findall(r"<td[^>]*>(.*?)</td>", text, re.S):
+            for token in re.findall(r"[-\d.e]+", re.sub(r"<[^>]+>", " ", cell)):
+                # integers are counts or evaluations; 1e-k are targets (a measured 1e-3 is 1.0e-3)
+                if NUMBER.match(token) and not re.fullmatch(r"\d+|1e[-+]?\d+", token):
+                    seen.append((page, token))
+    assert any(t == "1.0" for _, t in seen)  # P / R
+    bad = [(p, t) for p, t in seen if significant_digits(t) != (2, True)]
+    assert not bad, bad[:10]

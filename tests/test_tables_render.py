@@ -33,8 +33,14 @@ def tables():
 
 def test_number_format():
     assert [fmt_num(x) for x in (1.0, 0.3456, 1.234, 12.34, 123.4, 9999.0, 12345.0, 0.001234, float("inf"))] == [
-        "1", "0.35", "1.2", "12", "123", "9999", "1.2e4", "1.2e-3", "∞"]
-    assert fmt_sci(2.1e-3) == "2.1e-3" and fmt_sci(1e5) == "1e5" and fmt_sci(-1.2e-5) == "-1.2e-5"
+        "1.0", "0.35", "1.2", "12", "123", "9999", "1.2e4", "1.2e-3", "∞"]
+    assert fmt_sci(2.1e-3) == "2.1e-3" and fmt_sci(1e5) == "1.0e5" and fmt_sci(-1.2e-5) == "-1.2e-5"
+
+
+def test_numbers_near_one_show_the_same_digits():
+    """One rule: two significant digits, whatever the value (cocopp wrote 1, 1.0 and 1.00 side by side)."""
+    assert [fmt_num(x) for x in (1.0, 1.04, 0.996, 0.95, 0.9, 9.96, 2.0, 0.0996, 9999.7)] == [
+        "1.0", "1.0", "1.0", "0.95", "0.90", "10", "2.0", "0.10", "1.0e4"]
     assert [fmt_target(t) for t in tg.TABLE] == ["1e+1", "1e+0", "1e-1", "1e-2", "1e-3", "1e-5", "1e-7"]
 
 

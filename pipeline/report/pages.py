@@ -23,7 +23,7 @@ from collections.abc import Callable
 import polars as pl
 
 from ..charts import theme
-from ..tables import to_html
+from ..tables import fmt_num, to_html
 from .context import Context
 from .figures import Figure, Legend, Note, Page, Section, Table, slug, unique_slugs
 from .measures import Measures
@@ -87,7 +87,8 @@ def legend(ctx: Context) -> Legend:
 
 
 def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
-    """A small HTML table of a data frame (escaped; lists joined with commas)."""
+    """A small HTML table of a data frame (escaped; lists joined with commas; numbers with a fraction
+    by the tables' one rule, `fmt_num`)."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
     body = []
     for row in df.iter_rows():
@@ -95,6 +96,8 @@ def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Tab
         for v in row:
             if isinstance(v, list):
                 v = ", ".join(str(x) for x in v)
+            elif isinstance(v, float):
+                v = fmt_num(v)
             cells.append(f"<td>{html.escape('' if v is None else str(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     text = (f'<table class="cocopipe-table data" id="{html.escape(slug(id))}"><caption><b>{html.escape(title)}.</b> '

@@ -94,3 +94,34 @@ def test_table_numbers_follow_one_rule(three):
     assert any(t == "1.0" for _, t in seen)  # P / R
     bad = [(p, t) for p, t in seen if significant_digits(t) != (2, True)]
     assert not bad, bad[:10]
+
+
+def legend_colours(page: Path) -> dict[str, str]:
+    """{algorithm: colour} of the page's legend."""
+    text = page.read_text(encoding="utf-8")
+    return dict(re.findall(r'data-algorithm="([^"]+)"><span class="swatch[^"]*" style="background: ([^"]+)"', text))
+
+
+def test_an_algorithm_keeps_its_colour_in_another_report(three, tmp_path):
+    """Q has the same colour in a report of P and Q as in a report of Q alone (it took the second
+    colour after P before); the settings can fix it."""
+    store = Path(str(three).replace("/report", "/store"))
+    alone = tmp_path / "alone"
+    build(open_store(store), alone, Settings(algorithms=["Q"], reference="none", table_samples=20), jobs=1)
+    both = legend_colours(three / "ecdf.html")
+    assert set(both) == {"P", "Q", "R"}
+    assert legend_colours(alone / "ecdf.html")["Q"] == both["Q"]
+    fixed = tmp_path / "fixed"
+    build(open_store(store), fixed, Settings(algorithms=["Q"], reference="none", table_samples=20,
+                                             colours={"Q": ["#123456", "square"]}), jobs=1)
+    assert legend_colours(fixed / "ecdf.html")["Q"] == "#123456"
+    assert '"#123456"' in (fixed / "index.html").read_text(encoding="utf-8")  # in the charts' colour scales
+
+
+def test_a_malformed_colour_setting_is_an_error():
+    from pipeline.report import SettingsError
+
+    with pytest.raises(SettingsError, match="colours"):
+        Settings(colours={"Q": ["#123456", "square", "extra"]}).check()
+    with pytest.raises(SettingsError, match="colours"):
+        Settings(colours=["#123456"]).check()

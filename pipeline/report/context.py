@@ -256,7 +256,8 @@ class Context:
     def _palette(self) -> dict[str, tuple[str, str]]:
         from ..charts import theme
 
-        return theme.palette(self.algorithms + ([self.reference] if self.reference else []), self.reference)
+        return theme.palette(self.algorithms + ([self.reference] if self.reference else []), self.reference,
+                             fixed=self.settings.fixed_palette())
 
     # -- facts shared by the pages ----------------------------------------------------------
     @functools.cached_property

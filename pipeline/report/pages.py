@@ -41,6 +41,18 @@ def ecdf_subtitle(ctx: Context, suite: str) -> str:
     return f"{theme.fmt_targets(ctx.ecdf_targets(suite))}, {mode}{cut}"
 
 
+def suite_ecdf_range(ctx: Context, m: Measures, suite: str) -> tuple[float, float]:
+    """The x range of every runtime ECDF of a suite (its dimensions shown, groups and functions: one
+    axis to compare them by, as cocopp draws them all up to one limit)."""
+    from ..charts.ecdf import ecdf_range
+
+    cache = m.__dict__.setdefault("_ecdf_ranges", {})
+    if suite not in cache:
+        keep = (pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
+        cache[suite] = ecdf_range(m.ecdf.filter(keep), m.ecdf_summary.filter(keep))
+    return cache[suite]
+
+
 def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
                 id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
     """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
@@ -53,7 +65,8 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference, title=title,
-                             settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
+                             settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
+                             x_range=suite_ecdf_range(ctx, m, suite), **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "

@@ -45,9 +45,84 @@
       window.__views.push(result.view);
       div.__view = result.view;
       if (highlighted.length) highlight(result.view, highlighted);
-      return result;
+      return fit(div, result.view).then(function () {
+        if (boxes && div.parentElement) boxes.observe(div.parentElement);
+        return result;
+      });
     });
   }
+
+  // -- every chart as wide as its box ------------------------------------------------------------
+  // A spec's sizes suit a page about 1280 px wide. In the browser the widths of its plots are scaled
+  // (by MIN_SCALE .. MAX_SCALE) so that the whole chart, axes and legend included, fills the width of
+  // its box, and its heights grow with them up to MAX_GROW: the Vega view's size signals are set (the
+  // plot sizes of a single view, of a facet's or a concatenation's panels, or the steps of a discrete
+  // axis), and the spec is not parsed again. The static exports (SVG, PNG, PDF) keep the spec's sizes.
+  var MIN_SCALE = 0.5, MAX_SCALE = 3, MAX_GROW = 1.6;
+  var SIZE = /(^|_)(width|height|step)$|^child(Width|Height)$/;
+
+  function sizeSignals(view) {
+    var names = Object.keys(view.getState({
+      signals: function (name) { return SIZE.test(name); }, data: function () { return false; }, recurse: false
+    }).signals || {});
+    var steps = names.filter(function (n) { return /_step$/.test(n); });
+    if (steps.length) return steps;  // a discrete axis: its plot size follows its step
+    var inner = names.filter(function (n) { return n !== "width" && n !== "height"; });
+    return inner.length ? inner : names;  // panels' sizes, or the size of a single view
+  }
+
+  function svgWidth(div) {
+    var svg = div.querySelector("svg");
+    return svg ? svg.getBoundingClientRect().width : 0;
+  }
+
+  function resize(view, base, across, down) {
+    Object.keys(base).forEach(function (name) {
+      var tall = /height$|Height$|^y_step$|_y_step$/.test(name);
+      view.signal(name, Math.max(1, Math.round(base[name] * (tall ? down : across))));
+    });
+    return view.resize().runAsync();  // resize: lay the whole chart out again (autosize)
+  }
+
+  function fit(div, view) {
+    if (!div.__base) {
+      var base = {};
+      sizeSignals(view).forEach(function (name) { base[name] = view.signal(name); });
+      div.__base = base;
+    }
+    var base = div.__base, box = div.parentElement;
+    if (!Object.keys(base).length || !box) return Promise.resolve();
+    return resize(view, base, 1, 1).then(function () {
+      var room = box.clientWidth - (div.getBoundingClientRect().width - svgWidth(div)) - 2;
+      var at1 = svgWidth(div);
+      return resize(view, base, 2, 1).then(function () {
+        var plots = svgWidth(div) - at1;  // the plots' part of the width at the spec's sizes
+        var f = plots > 0 ? 1 + (room - at1) / plots : 1;
+        f = Math.min(Math.max(f, MIN_SCALE), MAX_SCALE);
+        var grow = Math.min(Math.max(f, 1), MAX_GROW);
+        return resize(view, base, f, grow).then(function () {
+          var over = svgWidth(div) - room;  // axis labels may take a little more at another size
+          div.dataset.scale = f.toFixed(3);
+          div.__fitted = box.clientWidth;
+          if (over > 0.5 && plots > 0 && f > MIN_SCALE) {
+            f = Math.max(MIN_SCALE, f - (over + 1) / plots);
+            div.dataset.scale = f.toFixed(3);
+            return resize(view, base, f, grow);
+          }
+        });
+      });
+    });
+  }
+
+  // a box that changes its width (the window resized) gets its chart fitted again
+  var boxes = typeof ResizeObserver === "function" ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var div = entry.target.querySelector("div.chart");
+      if (!div || !div.__view || Math.abs(entry.target.clientWidth - (div.__fitted || 0)) < 2) return;
+      window.clearTimeout(div.__refit);
+      div.__refit = window.setTimeout(function () { fit(div, div.__view); }, 150);
+    });
+  }) : null;
 
   // -- highlighting across the charts of the page (issue 12) -----------------------------------
   // Every chart's Vega view is kept in window.__views. The charts' click selection "pick" (fields:

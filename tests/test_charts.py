@@ -42,7 +42,8 @@ def three(store):
 
 # -- spec helpers ---------------------------------------------------------------------------------
 def marks(spec: dict) -> list[tuple[dict, list[dict]]]:
-    """Every (unit spec with a mark, its data rows), data inherited from the parents."""
+    """Every (unit spec with a mark, its data rows), data and encodings inherited from the parents
+    (a unit with inherited encodings is a copy with them merged in)."""
     datasets = spec.get("datasets", {})
 
     def rows(d, inherited):
@@ -54,18 +55,19 @@ def marks(spec: dict) -> list[tuple[dict, list[dict]]]:
 
     out = []
 
-    def walk(node, inherited):
+    def walk(node, inherited, encoding):
         if isinstance(node, dict):
             here = rows(node.get("data"), inherited)
+            enc = {**encoding, **node.get("encoding", {})}
             if "mark" in node:
-                out.append((node, here))
+                out.append((node if enc == node.get("encoding", {}) else {**node, "encoding": enc}, here))
             for key in ("layer", "concat", "hconcat", "vconcat"):
                 for child in node.get(key, []):
-                    walk(child, here)
+                    walk(child, here, enc if key == "layer" else {})
             if "spec" in node:
-                walk(node["spec"], here)
+                walk(node["spec"], here, {})
 
-    walk(spec, [])
+    walk(spec, [], {})
     return out
 
 
@@ -271,7 +273,7 @@ def test_ecdf_chart_function_refuses_two_dimensions(three):
 def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     a = Analysis(store, algorithm="DIRECT", function=[1, 7, 15])
     spec = rendered(chart("scaling", a), tmp_path, "scaling1")
-    assert spec["facet"]["field"] == "function_label"
+    assert [p["title"]["text"] for p in spec["concat"]] == ["f1", "f7", "f15"]  # a panel per function
     rows = spec["datasets"][spec["data"]["name"]]
     art = a.art("scaling").collect()
     want = {(r["function"], r["dimension"], r["target"]): r["art"] / r["dimension"]
@@ -290,9 +292,9 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     unsucc = {(r["function"], r["dimension"]): r["unsuccessful"] for r in rows if r["hardest"] and r["unsuccessful"]}
     for f, d, m in none.select("function", "dimension", "median_unsuccessful_evaluations").iter_rows():
         assert unsucc[(f, d)] == pytest.approx(m / d, rel=1e-4)
-    layer = spec["spec"]["layer"]
-    assert {mark_type(n) for n in layer} == {"line", "point", "text"}
-    assert layer[0]["encoding"]["x"]["scale"]["type"] == "log" and layer[0]["encoding"]["y"]["scale"]["type"] == "log"
+    panel = spec["concat"][0]
+    assert {mark_type(n) for n in panel["layer"]} == {"line", "point", "text"}
+    assert panel["encoding"]["x"]["scale"]["type"] == "log" and panel["encoding"]["y"]["scale"]["type"] == "log"
     assert "targets 10, 0.1, 1e-3, 1e-5, 1e-8" in subtitle(spec)
 
 
@@ -302,7 +304,7 @@ def test_scaling_many_algorithms_with_reference(three, tmp_path):
     rows = spec["datasets"][spec["data"]["name"]]
     assert {r["algorithm"] for r in rows} == {"DIRECT", "NM", "RS", REF}
     assert {r["target"] for r in rows} == {1e-8}
-    thick = [n for n in spec["spec"]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
+    thick = [n for n in spec["concat"][0]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
     assert thick and thick[0]["transform"][0]["filter"].find(REF) >= 0
 
 

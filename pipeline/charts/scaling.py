@@ -106,7 +106,8 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
             y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded, tooltip=tip)
         layers = []
         if back:
-            layers.append(theme.Chart().transform_filter(is_back).mark_line(strokeWidth=theme.BACKGROUND_WIDTH).encode(
+            layers.append(theme.Chart().transform_filter(is_back).mark_line(
+                strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
                 color=alt.ColorValue(theme.BACKGROUND_COLOUR), opacity=alt.OpacityValue(1),
                 detail=alt.Detail("algorithm:N")))
         if refs:

@@ -65,7 +65,8 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     algs = t["algorithm"].unique(maintain_order=True).to_list()
     pal = theme.extend(palette, algs)
     pal = {a: pal[a] for a in pal if a in set(algs)}
-    col = theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke"))
+    col = theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
+                                                       symbolOpacity=1))
     pick = theme.highlight(bind_legend=True)
     faded = theme.faded(pick, 1, 0.12)
     xs = t["x"]

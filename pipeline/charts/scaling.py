@@ -6,13 +6,12 @@ marks the median evaluations of the (unsuccessful) trials / dimension.
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import altair as alt
 import polars as pl
 
-from . import theme
+from . import panels, theme
 
 
 def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
@@ -34,18 +33,6 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
     return t.select("suite", "algorithm", "function", "function_label", "dimension", "target", "target_label",
                     "series", "art", "art_per_dimension", "successes", "runs", "success_rate", "label",
                     "unsuccessful", "hardest").sort("algorithm", "function", "target", "dimension")
-
-
-def panel_domain(t: pl.DataFrame) -> tuple[float, float]:
-    """The y range of one function's panel: whole powers of ten around every aRT / dimension and
-    every cross drawn (the scale's padding keeps the marks at its ends inside the panel)."""
-    vals = pl.concat([t["art_per_dimension"], t.filter(pl.col("hardest"))["unsuccessful"]]).drop_nulls()
-    vals = vals.filter(vals.is_finite() & (vals > 0))
-    return theme.pow10_domain(float(vals.min()), float(vals.max())) if len(vals) else (1.0, 10.0)
-
-
-#: pixels between a panel's edges and its outermost marks: room for a point and the k/n label above it
-PANEL_PADDING = 16
 
 
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
@@ -81,7 +68,7 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     else:
         raise ValueError(f"series {series!r}: expected 'target' or 'algorithm'")
     dims = sorted(t["dimension"].unique().to_list())
-    x_scale = theme.log_scale((dims[0], dims[-1]), nice=False, padding=PANEL_PADDING)
+    x_scale = theme.log_scale((dims[0], dims[-1]), nice=False, padding=panels.PADDING)
     pick = theme.highlight(field="series", bind_legend=True)
     faded = theme.faded(pick)
     tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
@@ -92,18 +79,18 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
                                      format=".4~g")]
     is_back = f"indexof({back!r}, datum.algorithm) >= 0" if back else "false"
     is_ref = f"indexof({list(refs)!r}, datum.algorithm) >= 0" if refs else "false"
-    funcs = t.select("function", "function_label").unique().sort("function").rows()
     fore = f"!({is_back})"  # everything but the background
-    panels = []
-    for i, (f, label) in enumerate(funcs):
-        bottom, left = i + columns >= len(funcs), i % columns == 0
-        y_domain = panel_domain(t.filter(pl.col("function") == f))
-        y_scale = theme.log_scale(y_domain, nice=False, padding=PANEL_PADDING)
-        y_axis = theme.log_axis("aRT / dimension" if left else None, values=theme.pow10_ticks(*y_domain, most=5))
-        shared = dict(  # the panel's encodings, inherited by its layers
-            x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension" if bottom else None, values=dims,
-                                                              format="d")),
-            y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded, tooltip=tip)
+    # each function's range: around every aRT / dimension and every cross drawn (none of the background)
+    drawn = t.select("function", pl.col("art_per_dimension").alias("y")).vstack(
+        t.filter(pl.col("hardest") & ~pl.col("algorithm").is_in(back)).select("function", pl.col("unsuccessful").alias("y")))
+    ranges = {f: panels.y_range(g["y"].to_list()) for (f,), g in drawn.group_by("function")}
+
+    def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
+        y_scale, y_axis = panels.log_y(ranges[f], "aRT / dimension" if left else None)
+        shared = dict(x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension" if bottom else None,
+                                                                         values=dims, format="d")),
+                      y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded,
+                      tooltip=tip)  # inherited by the panel's layers
         layers = []
         if back:
             layers.append(theme.Chart().transform_filter(is_back).mark_line(
@@ -123,11 +110,8 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
             theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.label)").mark_text(
                 dy=-9, align="center", fontSize=9).encode(text=alt.Text("label:N")),
         ]
-        panels.append(theme.layer(*layers, width=width, height=height, encoding=alt.SharedEncoding(**shared),
-                                  title=alt.TitleParams(label, fontSize=11, anchor="middle", offset=2),
-                                  transform=[alt.FilterTransform(filter=f"datum.function == {f}")]))
-    with warnings.catch_warnings():  # the panels' one highlight selection, as intended
-        warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
-        chart = alt.ConcatChart(concat=panels, columns=columns, data=theme.data(t), spacing=12,
-                                resolve=theme.independent(color="shared", shape="shared"))
+        return theme.layer(*layers, encoding=alt.SharedEncoding(**shared))
+
+    funcs = t.select("function", "function_label").unique().sort("function").rows()
+    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t), width=width, height=height)
     return theme.finish(chart, title, settings, configured)

@@ -277,7 +277,8 @@ def _configured() -> alt.Chart:
         alt.Chart().configure(font=FONT, padding=8)
         .configure_view(stroke="#888", strokeWidth=0.8)
         .configure_axis(grid=True, gridColor="#e3e3e3", domainColor="#666", tickColor="#666", labelFontSize=11,
-                        titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222")
+                        titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222",
+                        labelOverlap="greedy")  # narrow panels: drop a label rather than overprint it
         .configure_legend(labelFontSize=11, titleFontSize=11, symbolSize=70, labelLimit=220, orient="right")
         .configure_title(fontSize=13, subtitleFontSize=10, subtitleColor="#555", fontWeight="bold",
                          anchor="start", offset=6)

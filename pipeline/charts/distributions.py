@@ -24,7 +24,8 @@ FINAL_COLOUR = "#000000"
 
 
 def _panel(df: pl.DataFrame) -> pl.DataFrame:
-    return df.with_columns(panel=pl.format("{} {}-D {}", pl.col("algorithm"), pl.col("dimension"), pl.col("group")))
+    return df.with_columns(panel=pl.format("{} {}-D" + theme.PANEL_BREAK + "{}", pl.col("algorithm"), pl.col("dimension"),
+                                           pl.col("group")))
 
 
 def _groups(frame: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
@@ -93,7 +94,7 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
                  theme.tip("final_fraction:Q", format=".3f")])
     panels = summ.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(budget, lines_l, ends, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(table))
+        facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(table))
     return theme.finish(chart, title, settings, configured)
 
 
@@ -140,6 +141,6 @@ def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | N
                  theme.tip("fraction:Q", format=".3f")]).add_params(pick)
     panels = t.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(lines, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        facet=theme.panel_facet("panel", panels), columns=columns,
         data=theme.data(t.select("panel", "budget", "x", "fraction"), 4))
     return theme.finish(chart, title, settings, configured)

@@ -93,7 +93,7 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
         x=x, y=y, color=col, opacity=faded, tooltip=tip).add_params(pick)
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(one, band, whisk, line, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(t))
+        facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(t))
     return theme.finish(chart, title or f"aRT loss ratio versus {reference}", settings, configured)
 
 

@@ -86,7 +86,7 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "x", "y", "solved", "art_a", "art_b", "ratio"]
     chart = theme.layer(diag, pts, width=size, height=size).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
+        facet=theme.panel_facet("function_label", funcs), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT of {b} versus {a}", settings, configured)
 
 
@@ -158,7 +158,7 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
                                                tooltip=[theme.tip("solved:N", title=f"functions solved {a}:{b}")])
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(zero, lines, counts, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        facet=theme.panel_facet("panel", panels), columns=columns,
         data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction", "label_y"), 4))
     return theme.finish(chart, title or f"ECDF of runtime ratios {b} / {a}", settings, configured)
 
@@ -192,7 +192,7 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "ratio", "art_a", "art_b"]
     chart = theme.layer(one, lines, width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
+        facet=theme.panel_facet("function_label", funcs), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT ratio {b} / {a} versus target", settings, configured)
 
 

@@ -333,6 +333,19 @@ def layer(*layers: alt.TopLevelMixin, **props) -> alt.LayerChart:
     return alt.LayerChart(layer=list(layers), **props)
 
 
+#: the line break of a panel's label (`panel_facet`)
+PANEL_BREAK = " | "
+
+
+def panel_facet(field: str, sort: Sequence[str]) -> alt.Facet:
+    """A facet of small multiples by `field` (in the order `sort`), each panel's label cut to the
+    panel's width (which report.js changes), PANEL_BREAK in a label starting a new line: a long
+    label never widens its column beyond its panel."""
+    return alt.Facet(field=field, type="nominal", sort=list(sort), title=None,
+                     header=alt.Header(labelLimit=alt.ExprRef(expr="child_width"),
+                                       labelExpr=f"split(datum.value, {json.dumps(PANEL_BREAK)})"))
+
+
 def independent(**scales: str) -> alt.Resolve:
     """What `.resolve_scale(**scales)` sets (e.g. y="independent"), for a chart's constructor."""
     return alt.Resolve(scale=alt.ScaleResolveMap(**scales))

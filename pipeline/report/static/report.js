@@ -86,31 +86,38 @@
 
   function fit(div, view) {
     if (!div.__base) {
-      var base = {};
-      sizeSignals(view).forEach(function (name) { base[name] = view.signal(name); });
-      div.__base = base;
+      var sizes = {};
+      sizeSignals(view).forEach(function (name) { sizes[name] = view.signal(name); });
+      div.__base = sizes;
     }
     var base = div.__base, box = div.parentElement;
     if (!Object.keys(base).length || !box) return Promise.resolve();
-    return resize(view, base, 1, 1).then(function () {
-      var room = box.clientWidth - (div.getBoundingClientRect().width - svgWidth(div)) - 2;
-      var at1 = svgWidth(div);
-      return resize(view, base, 2, 1).then(function () {
-        var plots = svgWidth(div) - at1;  // the plots' part of the width at the spec's sizes
-        var f = plots > 0 ? 1 + (room - at1) / plots : 1;
-        f = Math.min(Math.max(f, MIN_SCALE), MAX_SCALE);
-        var grow = Math.min(Math.max(f, 1), MAX_GROW);
-        return resize(view, base, f, grow).then(function () {
-          var over = svgWidth(div) - room;  // axis labels may take a little more at another size
-          div.dataset.scale = f.toFixed(3);
-          div.__fitted = box.clientWidth;
-          if (over > 0.5 && plots > 0 && f > MIN_SCALE) {
-            f = Math.max(MIN_SCALE, f - (over + 1) / plots);
-            div.dataset.scale = f.toFixed(3);
-            return resize(view, base, f, grow);
-          }
-        });
+    var room, tries = 0;
+    function at(f) {  // the chart's width with its plots scaled by f
+      return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
+    }
+    // secant steps from the spec's sizes and twice them, aiming a little inside the room: the width is
+    // about linear in f (axis labels wider than narrow plots make it less so, and sizes are whole
+    // pixels); the result is never wider than the room
+    function step(f0, w0, f1, w1, slope) {
+      var s = (w1 - w0) / (f1 - f0);
+      if (s > 0 && isFinite(s)) slope = s;
+      var f = Math.min(Math.max(f1 + (room - 3 - w1) / slope, MIN_SCALE), MAX_SCALE);
+      return at(f).then(function (w) {
+        tries += 1;
+        var fits = w <= room, close = room - w < 8 || f >= MAX_SCALE;
+        if ((fits && close) || (!fits && f <= MIN_SCALE) || tries >= 6) {
+          return fits || f <= MIN_SCALE ? f : at(MIN_SCALE).then(function () { return MIN_SCALE; });
+        }
+        return step(f1, w1, f, w, slope);
       });
+    }
+    return at(1).then(function (w0) {
+      room = box.clientWidth - (div.getBoundingClientRect().width - w0) - 2;
+      return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
+    }).then(function (f) {
+      div.dataset.scale = f.toFixed(3);
+      div.__fitted = box.clientWidth;
     });
   }
 

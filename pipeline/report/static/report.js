@@ -79,7 +79,7 @@
   function resize(view, base, across, down) {
     Object.keys(base).forEach(function (name) {
       var tall = /height$|Height$|^y_step$|_y_step$/.test(name);
-      view.signal(name, Math.max(1, Math.round(base[name] * (tall ? down : across))));
+      view.signal(name, Math.max(1, base[name] * (tall ? down : across)));  // fractions too: a step times 55
     });
     return view.resize().runAsync();  // resize: lay the whole chart out again (autosize)
   }

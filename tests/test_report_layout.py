@@ -125,3 +125,78 @@ def test_a_malformed_colour_setting_is_an_error():
         Settings(colours={"Q": ["#123456", "square", "extra"]}).check()
     with pytest.raises(SettingsError, match="colours"):
         Settings(colours=["#123456"]).check()
+
+
+# -- axes shared by small multiples ---------------------------------------------------------------
+def x_domains(spec: dict) -> set[tuple[float, float]]:
+    """The domains of the x scales of a chart's layers that draw the field "x"."""
+    out = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            x = node.get("encoding", {}).get("x", {})
+            if isinstance(x, dict) and x.get("field") == "x" and "domain" in x.get("scale", {}):
+                out.add(tuple(x["scale"]["domain"]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(spec)
+    return out
+
+
+def test_the_ecdfs_of_a_suite_share_one_x_range(tmp_path):
+    """A function whose trials stop after 2 evaluations and one whose trials run 1000 (exact ECDFs
+    end at the largest budget): every ECDF of the report, per dimension, group and function, spans
+    the same x range (it went to 1 for f1 and to 1000 for f15)."""
+    from test_report import specs
+
+    root = tmp_path
+    for f, (evals, best) in {1: (2, 1e-9), 15: (1000, 1e-3)}.items():
+        for alg in ("A", "B"):
+            for d in (2, 5):
+                write_new2(root / alg, alg=alg, function=f, dim=d, runs=_trials(evals if alg == "A" else 2 * evals, best))
+    st = Store(root / "store", create=True)
+    ingest([root / "A", root / "B"], st)
+    out = root / "report"
+    build(open_store(root / "store"), out, Settings(reference="none", mode="exact", table_samples=20), jobs=1)
+    ranges = set()
+    for page in ("index.html", "ecdf.html"):
+        for name, spec in specs((out / page).read_text(encoding="utf-8"), out).items():
+            assert len(x_domains(spec)) == 1, name
+            ranges |= x_domains(spec)
+    assert len(ranges) == 1
+    (lo, hi), = ranges
+    assert lo <= 2 / 5 and hi >= 2 * 1000 / 2  # from the first hit in 5-D to twice the largest budget in 2-D
+
+
+def test_scaling_panels_give_their_ranges_and_keep_marks_inside():
+    """Every panel of the scaling figure has an explicit y range around all it draws (its points,
+    crosses at the median budget of unsuccessful trials), padded by pixels: nothing for Vega to
+    compute from an empty layer, and the marks at the range's ends stay inside the panel."""
+    import polars as pl
+
+    from pipeline.charts import panels
+    from pipeline.charts.scaling import scaling_chart
+
+    art = pl.DataFrame({
+        "suite": "bbob", "algorithm": ["A"] * 4 + ["B"] * 4, "function": [1, 1, 2, 2] * 2, "dimension": [2, 5] * 4,
+        "target": 1e-8, "art": [20.0, 500.0, float("inf"), float("inf"), 40.0, 1e5, 8.0, float("inf")],
+        "successes": [15.0, 15.0, 0.0, 0.0, 15.0, 3.0, 15.0, 0.0], "runs": 15.0, "success_rate": 1.0,
+        "median_unsuccessful_evaluations": [None, None, 1e4, 3e4, None, 2e5, None, 5e3]})
+    spec = scaling_chart(art, series="algorithm").to_dict()
+    assert "facet" not in spec and len(spec["concat"]) == 2
+    for p in spec["concat"]:
+        y = p["encoding"]["y"]["scale"]
+        assert y["padding"] == panels.PADDING and y["nice"] is False
+        f = int(p["transform"][0]["filter"].rsplit("==", 1)[1])
+        drawn = art.filter(pl.col("function") == f)
+        vals = [v / d for v, d in zip(drawn["art"], drawn["dimension"]) if v != float("inf")]
+        vals += [v / d for v, d, k in zip(drawn["median_unsuccessful_evaluations"], drawn["dimension"],
+                                          drawn["successes"]) if k == 0]
+        assert y["domain"][0] <= min(vals) and max(vals) <= y["domain"][1]
+    # f2: A never succeeds (crosses only), B in 2-D: the range holds both
+    f2 = spec["concat"][1]["encoding"]["y"]["scale"]["domain"]
+    assert f2[0] <= 4 and f2[1] >= 3e4 / 5

@@ -97,8 +97,8 @@
       return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
     }
     // secant steps from the spec's sizes and twice them, aiming a little inside the room: the width is
-    // about linear in f (axis labels wider than narrow plots make it less so, and sizes are whole
-    // pixels); the result is never wider than the room
+    // about linear in f (axis labels wider than narrow plots make it less so); the result is never
+    // wider than the room, unless the chart is wider even at MIN_SCALE
     function step(f0, w0, f1, w1, slope) {
       var s = (w1 - w0) / (f1 - f0);
       if (s > 0 && isFinite(s)) slope = s;

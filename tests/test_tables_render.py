@@ -33,8 +33,14 @@ def tables():
 
 def test_number_format():
     assert [fmt_num(x) for x in (1.0, 0.3456, 1.234, 12.34, 123.4, 9999.0, 12345.0, 0.001234, float("inf"))] == [
-        "1", "0.35", "1.2", "12", "123", "9999", "1.2e4", "1.2e-3", "∞"]
-    assert fmt_sci(2.1e-3) == "2.1e-3" and fmt_sci(1e5) == "1e5" and fmt_sci(-1.2e-5) == "-1.2e-5"
+        "1.0", "0.35", "1.2", "12", "123", "9999", "1.2e4", "1.2e-3", "∞"]
+    assert fmt_sci(2.1e-3) == "2.1e-3" and fmt_sci(1e5) == "1.0e5" and fmt_sci(-1.2e-5) == "-1.2e-5"
+
+
+def test_numbers_near_one_show_the_same_digits():
+    """One rule: two significant digits, whatever the value (cocopp wrote 1, 1.0 and 1.00 side by side)."""
+    assert [fmt_num(x) for x in (1.0, 1.04, 0.996, 0.95, 0.9, 9.96, 2.0, 0.0996, 9999.7)] == [
+        "1.0", "1.0", "1.0", "0.95", "0.90", "10", "2.0", "0.10", "1.0e4"]
     assert [fmt_target(t) for t in tg.TABLE] == ["1e+1", "1e+0", "1e-1", "1e-2", "1e-3", "1e-5", "1e-7"]
 
 
@@ -89,8 +95,10 @@ def test_html(tables):
     assert h.count("<tr") == 1 + 2 * 3  # header + (reference + 2 algorithms) per function
 
 
-def _tex_structure(tex: str, ncols: int):
-    assert tex.isascii(), [ch for ch in tex if not ch.isascii()][:5]
+def _tex_structure(tex: str, ncols: int, names: str = ""):
+    """Balanced braces, one row per line, the table's symbols in math; no character outside ASCII but
+    those of the algorithms' `names`."""
+    assert set(ch for ch in tex if not ch.isascii()) <= set(names), [ch for ch in tex if not ch.isascii()][:5]
     assert tex.count(r"\begin{longtable}") == tex.count(r"\end{longtable}") >= 1
     for rule in (r"\toprule", r"\bottomrule"):
         assert tex.count(rule) == tex.count(r"\begin{longtable}")
@@ -118,6 +126,18 @@ def test_latex(tables, tmp_path):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout[-2000:]
         assert (tmp_path / "t.pdf").exists()
+
+
+def test_latex_keeps_unicode_names():
+    """Names in any script reach the LaTeX as they are (UTF-8), not as '?'."""
+    names = ["αβγ-ES", "Müller_CMA", "进化"]
+    spec = {(n, f): [success(h + 7 * i) for h in FAST] for i, n in enumerate(names) for f in (1, 2)}
+    a = Analysis(build(spec))
+    for df in (art_table(a, reference=names[0], targets=[1.0, 1e-2]), pairwise_table(a, targets=[1.0, 1e-2])):
+        tex = to_latex(df, standalone=True)
+        assert "?" not in tex
+        assert "αβγ-ES" in tex and r"Müller\_CMA" in tex and "进化" in tex
+        _tex_structure(tex, 2 + 2 + 1 if "algorithm_a" not in df.columns else 10, names="".join(names))
 
 
 def test_pairwise_renderings(tables):

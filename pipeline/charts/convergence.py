@@ -11,7 +11,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from . import theme
+from . import panels, theme
 
 #: precisions are drawn down to this value (0 cannot be shown on a log axis)
 FLOOR = 1e-9
@@ -34,7 +34,7 @@ def _drop_flat(df: pl.DataFrame, by: list[str], values: list[str]) -> pl.DataFra
 def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None, band: tuple[str, str] = ("q25", "q75"),
                       palette: theme.Palette | None = None, title: str = "Convergence: best precision reached",
                       settings: Sequence[str] | str | None = None, floor: float = FLOOR, columns: int = 6,
-                      width: int = 150, height: int = 120, configured: bool = True) -> alt.FacetChart:
+                      width: int = 140, height: int = 110, configured: bool = True) -> alt.ConcatChart:
     """Median best precision (line) and the `band` quantiles (area) of `Analysis.fixed_budget(...,
     per_dimension=True)` per (algorithm, function) of one dimension; `runs` (summary=False rows)
     adds every trial as a thin line. Precisions below `floor` are drawn at it."""
@@ -55,35 +55,43 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
     algs = t["algorithm"].unique(maintain_order=True).to_list()
     pal = theme.extend(palette, sorted(algs))
     pal = {a: pal[a] for a in pal if a in set(algs)}
-    col = theme.colour(pal)
+    col = theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
+                                                       symbolOpacity=1))
     pick = theme.highlight(bind_legend=True)
     lo, hi = theme.pow10_domain(float(t["budget"].min()), float(t["budget"].max()))
-    x = alt.X("budget:Q", scale=theme.log_scale((lo, hi), nice=False),
-              axis=theme.log_axis("evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=5)))
-    y_axis = theme.log_axis("best precision Δf")
-    y = alt.Y("median:Q", scale=alt.Scale(type="log"), axis=y_axis)
+    x_scale = theme.log_scale((lo, hi), nice=False)
     tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
            theme.tip("budget:Q", title="evaluations / dimension", format=".3~g"),
            theme.tip("median:Q", format=".3e"), theme.tip(f"{lo_q}:Q", format=".3e"),
            theme.tip(f"{hi_q}:Q", format=".3e"), theme.tip("runs_with_data:Q", title="trials")]
-    layers = []
-    if runs is not None:
-        layers.append(theme.Chart().transform_filter("datum.kind == 'run'").mark_line(
-            interpolate="step-after", strokeWidth=0.6).encode(
-            x=x, y=y, color=col, detail=alt.Detail("run_id:N"), opacity=theme.faded(pick, 0.35, 0.03)))
-    summ = theme.Chart().transform_filter("datum.kind == 'summary'")
-    layers += [
-        summ.mark_area(interpolate="step-after").encode(
-            x=x, y=alt.Y(f"{lo_q}:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2(f"{hi_q}:Q"), color=col,
-            opacity=theme.faded(pick, 0.2, 0.03)),
-        summ.mark_line(interpolate="step-after").encode(
-            x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15), tooltip=tip
-        ).add_params(pick),
-    ]
-    funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
-    cols = [c for c in ("kind", "algorithm", "function_label", "budget", "run_id", "median", lo_q, hi_q, "runs_with_data")
-            if c in t.columns]
-    chart = theme.layer(*layers, width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns,
-        data=theme.data(t.select(cols), 4), resolve=theme.independent(y="independent"))
+    # each function's range: around every median, band and trial drawn
+    drawn = t.select("function", y=pl.concat_list([c for c in ("median", lo_q, hi_q) if c in t.columns])).explode("y")
+    ranges = {f: panels.y_range(g["y"].to_list()) for (f,), g in drawn.group_by("function")}
+
+    def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
+        y_scale, y_axis = panels.log_y(ranges[f], "best precision Δf" if left else None, padding=4)
+        x = alt.X("budget:Q", scale=x_scale, axis=theme.log_axis("evaluations / dimension" if bottom else None,
+                                                                 values=theme.pow10_ticks(lo, hi, most=4)))
+        y = alt.Y("median:Q", scale=y_scale, axis=y_axis)
+        layers = []
+        if runs is not None:
+            layers.append(theme.Chart().transform_filter("datum.kind == 'run'").mark_line(
+                interpolate="step-after", strokeWidth=0.6).encode(
+                x=x, y=y, color=col, detail=alt.Detail("run_id:N"), opacity=theme.faded(pick, 0.35, 0.03)))
+        summ = theme.Chart().transform_filter("datum.kind == 'summary'")
+        layers += [
+            summ.mark_area(interpolate="step-after").encode(
+                x=x, y=alt.Y(f"{lo_q}:Q", scale=y_scale, axis=y_axis), y2=alt.Y2(f"{hi_q}:Q"), color=col,
+                opacity=theme.faded(pick, 0.2, 0.03)),
+            summ.mark_line(interpolate="step-after").encode(
+                x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15), tooltip=tip
+            ).add_params(pick),
+        ]
+        return theme.layer(*layers)
+
+    funcs = t.select("function", "function_label").unique().sort("function").rows()
+    cols = [c for c in ("kind", "algorithm", "function", "budget", "run_id", "median", lo_q, hi_q, "runs_with_data",
+                        "function_label") if c in t.columns]
+    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t.select(cols), 4), width=width,
+                        height=height)
     return theme.finish(chart, title, settings, configured)

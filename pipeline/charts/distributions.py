@@ -11,7 +11,7 @@ import altair as alt
 import polars as pl
 
 from . import theme
-from .ecdf import thin
+from .ecdf import dodge, thin
 
 #: cocopp pprldistr's targets and budgets (multiples of the dimension)
 RT_TARGETS = (1e1, 1e-1, 1e-4, 1e-8)
@@ -24,7 +24,8 @@ FINAL_COLOUR = "#000000"
 
 
 def _panel(df: pl.DataFrame) -> pl.DataFrame:
-    return df.with_columns(panel=pl.format("{} {}-D {}", pl.col("algorithm"), pl.col("dimension"), pl.col("group")))
+    return df.with_columns(panel=pl.format("{} {}-D" + theme.PANEL_BREAK + "{}", pl.col("algorithm"), pl.col("dimension"),
+                                           pl.col("group")))
 
 
 def _groups(frame: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
@@ -61,7 +62,7 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
     summ = _panel(summary)
     start = summ.select(*key, x=pl.lit(0.0), fraction=pl.lit(0.0))
     x_lo = min(float(steps["x"].min()) if steps.height else 1.0, 1.0)
-    lo, hi = theme.pow10_domain(x_lo, float(summ["max_x"].max()))
+    lo, hi = theme.pow10_domain(x_lo, float(summ["max_x"].max()) * 5)  # room right of the ends for the counts
     end = summ.select(*key, x=pl.col("max_x"), fraction=pl.col("final_fraction"))
     lines = pl.concat([start.with_columns(x=pl.lit(lo)), steps.select(*key, "x", "fraction"), end], how="vertical_relaxed")
     lines = _panel(lines.sort(*key, "x")).with_columns(
@@ -69,6 +70,8 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
         hardest=pl.col("target") == pl.col("target").min())
     summ = summ.with_columns(target_label=pl.col("target").map_elements(theme.fmt_number, return_dtype=pl.String),
                              solved=pl.format("{}/{}", "functions_solved", "functions"))
+    summ = pl.concat([g.with_columns(label_y=pl.Series(dodge(g["final_fraction"].to_list(), 11 / height)))
+                      for g in summ.partition_by("panel", maintain_order=True)]) if summ.height else summ
     table = pl.concat([lines.with_columns(kind=pl.lit("line")), summ.with_columns(kind=pl.lit("end"))],
                       how="diagonal_relaxed")
     labels = summ.sort("target", descending=True)["target_label"].unique(maintain_order=True).to_list()
@@ -86,12 +89,12 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
     budget = theme.Chart().transform_filter("datum.kind == 'end'").transform_aggregate(
         max_x="max(max_x)", groupby=["panel"]).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.X("max_x:Q"))
     ends = theme.Chart().transform_filter("datum.kind == 'end'").mark_text(align="left", dx=4, fontSize=9).encode(
-        x=alt.X("max_x:Q"), y=alt.Y("final_fraction:Q"), text=alt.Text("solved:N"), color=col,
+        x=alt.X("max_x:Q"), y=alt.Y("label_y:Q"), text=alt.Text("solved:N"), color=col,
         tooltip=[theme.tip("target_label:N", title="target"), theme.tip("solved:N", title="functions solved"),
                  theme.tip("final_fraction:Q", format=".3f")])
     panels = summ.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(budget, lines_l, ends, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(table))
+        facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(table))
     return theme.finish(chart, title, settings, configured)
 
 
@@ -138,6 +141,6 @@ def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | N
                  theme.tip("fraction:Q", format=".3f")]).add_params(pick)
     panels = t.sort("algorithm", "dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(lines, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        facet=theme.panel_facet("panel", panels), columns=columns,
         data=theme.data(t.select("panel", "budget", "x", "fraction"), 4))
     return theme.finish(chart, title, settings, configured)

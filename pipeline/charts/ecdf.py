@@ -72,11 +72,12 @@ def dodge(values: Sequence[float], gap: float, lo: float = -0.02, hi: float = 1.
     return ys
 
 
-def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION, gap: float = 0.05
-            ) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
+def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION, gap: float = 0.05,
+            x_range: tuple[float, float] | None = None) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
     """Line points and end marks of one (dimension, group): lines (algorithm, x, fraction) from a
     zero at the left edge to each algorithm's max_x; ends (algorithm, final_fraction, max_x,
-    dot_x, cross_x, cross_fraction, label_y, rank, ...); and the x domain."""
+    dot_x, cross_x, cross_fraction, label_y, rank, ...); and the x domain: whole powers of ten
+    around the data, and around `x_range` when given (one range for several charts)."""
     keys = steps.select("dimension", "group").unique()
     if keys.height > 1:
         raise ValueError(f"an ECDF chart shows one dimension and group, got {keys.height}: "
@@ -91,6 +92,8 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     x_lo, _ = theme.pow10_domain(lo_x, lo_x)
     x_end = float(summ["max_x"].max())
     _, x_hi = theme.pow10_domain(x_end, x_end * 2)
+    if x_range is not None:
+        x_lo, x_hi = min(x_lo, x_range[0]), max(x_hi, x_range[1])
     s = summ.lazy()  # the rest as one query
     start = s.select("algorithm", x=pl.lit(x_lo), fraction=pl.lit(0.0))
     at = value_at(thinned.lazy(), pl.concat([s.select("algorithm", x=pl.col("max_x")),
@@ -104,6 +107,16 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     lines, ends = pl.collect_all([lines, ends])
     ends = ends.with_columns(dot_x=pl.lit(x_hi), label_y=pl.Series(dodge(ends["final_fraction"].to_list(), gap)))
     return lines, ends, (x_lo, x_hi)
+
+
+def ecdf_range(steps: pl.DataFrame, summary: pl.DataFrame) -> tuple[float, float]:
+    """The x range `prepare` gives the ECDFs of all the (dimension, group) of the tables at once:
+    from the power of ten at or below the first step (at most 1) to the one above twice the
+    largest max_x (the plotted range's end)."""
+    lo = steps["x"].min() if steps.height else None
+    lo = min([v for v in [lo, 1.0] if v is not None])
+    x_end = float(summary["max_x"].max()) if summary.height else 1.0
+    return theme.pow10_domain(lo, lo)[0], theme.pow10_domain(x_end, x_end * 2)[1]
 
 
 def _cut(table: pl.DataFrame, summary: pl.DataFrame) -> pl.DataFrame:
@@ -158,8 +171,8 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
                settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
                zoom: bool = True, background: Sequence[str] | None = None, band: pl.DataFrame | None = None,
-               instances: pl.DataFrame | None = None, band_settings: str | None = None, configured: bool = True
-               ) -> alt.LayerChart:
+               instances: pl.DataFrame | None = None, band_settings: str | None = None,
+               x_range: tuple[float, float] | None = None, configured: bool = True) -> alt.LayerChart:
     """Runtime ECDFs of the algorithms of one dimension and function group in one chart.
 
     `palette` maps algorithms to (colour, shape) (theme.palette; missing ones are added);
@@ -172,7 +185,9 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     `Analysis.ecdf_band` (columns as `steps` plus `low`, `high`), drawn as an area in each
     algorithm's colour under its line, `band_settings` (e.g. `band_text(...)`) added to the
     subtitle; `instances`: the rows of `Analysis.ecdf_per_instance` (plus `instance`), thin faint
-    lines per (algorithm, instance). Both follow the highlight of the algorithms."""
+    lines per (algorithm, instance). Both follow the highlight of the algorithms. `x_range`: an x
+    range to draw at least (`ecdf_range`: one for the ECDFs of a suite, as cocopp draws every
+    ECDF from 1 to its x limit), widened to the data."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     is_back = pl.col("algorithm").is_in(back)
@@ -181,8 +196,8 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         b_steps, b_summ = steps.filter(is_back), summary.filter(is_back)
         steps, summary = steps.filter(~is_back), summary.filter(~is_back)
         if b_summ.height:
-            back_lines = prepare(b_steps, b_summ)[0]
-    lines, ends, (x_lo, x_hi) = prepare(steps, summary, gap=13 / height)
+            back_lines = prepare(b_steps, b_summ, x_range=x_range)[0]
+    lines, ends, (x_lo, x_hi) = prepare(steps, summary, gap=13 / height, x_range=x_range)
     if back_lines is not None:  # one x domain for both
         x_lo = min(x_lo, float(back_lines["x"].min()))
         x_hi = max(x_hi, theme.pow10_domain(float(back_lines["x"].max()) * 2, float(back_lines["x"].max()) * 2)[1])
@@ -260,12 +275,13 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         y=alt.Y(**theme.typed("cross_fraction:Q")),
         tooltip=[theme.tip("algorithm:N"),
                  theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
-    if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line
-        layers.append(dots.mark_rule(strokeWidth=0.8, clip=False).encode(
-            x=alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi))),
-            y=alt.Y(**theme.typed("final_fraction:Q")), x2=alt.X2Value(width + 14), y2=alt.Y2(field="label_y")))
-        layers.append(dots.mark_text(align="left", baseline="middle", dx=0, fontSize=11, clip=False).encode(
-            x=alt.XValue(width + 16), y=alt.Y(**theme.typed("label_y:Q")), text=alt.Text(**theme.typed("algorithm:N")),
+    if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line (pixel offsets
+        # from the dots at the right edge, so that they follow the plot's width)
+        dot_x = alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi)))
+        layers.append(dots.mark_rule(strokeWidth=0.8, clip=False, x2Offset=14).encode(
+            x=dot_x, y=alt.Y(**theme.typed("final_fraction:Q")), x2=alt.X2(field="dot_x"), y2=alt.Y2(field="label_y")))
+        layers.append(dots.mark_text(align="left", baseline="middle", dx=16, fontSize=11, clip=False).encode(
+            x=dot_x, y=alt.Y(**theme.typed("label_y:Q")), text=alt.Text(**theme.typed("algorithm:N")),
             tooltip=end_tip
         ).add_params(pick))
     elif not legend:

@@ -245,6 +245,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     keys = summ.select("dimension", "group").unique().sort("dimension", "group").rows()
     mode_text = _mode_text(mode, samples, seed)
     ref_text = f"reference {', '.join(ref[1])}" if ref else None
+    x_range = ecdf_mod.ecdf_range(steps, summ)  # one x axis for all the charts
     charts = []
     for d, g in keys:
         s = steps.filter((pl.col("dimension") == d) & (pl.col("group") == g))
@@ -259,7 +260,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
                                           labels=labels, legend=legend, width=width, height=height,
                                           zoom=len(keys) == 1, background=bg[1] if bg else None,
                                           band=_part(bands, d, g), instances=_part(per, d, g),
-                                          band_settings=band_note, configured=False))
+                                          band_settings=band_note, x_range=x_range, configured=False))
     if not charts:
         raise ValueError("no ECDF data in the selection")
     return _concat(charts, columns)
@@ -428,6 +429,7 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
         pal = theme.extend(pal, ref[1], ref[1])
     opts = ", ".join(f"{k}={v}" for k, v in settings.items()) or "default profile parameters (log10, f0 observed)"
     charts = []
+    x_range = ecdf_mod.ecdf_range(steps, summ)  # one x axis for all the charts
     panels = summ.select("dimension", "group").unique().sort("dimension", "group").rows()
     n_charts = len(panels)
     for d, g in panels:
@@ -437,7 +439,8 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
         charts.append(ecdf_mod.ecdf_chart(
             s, u, palette=pal, reference=ref[1] if ref else None, title=f"Runtime profile, {d}-D, {label}",
             settings=settings_lines(an, opts, with_targets=False), y_title="profile value (target-free)",
-            labels=labels, legend=legend, width=width, height=height, zoom=n_charts == 1, configured=False))
+            labels=labels, legend=legend, width=width, height=height, zoom=n_charts == 1, x_range=x_range,
+            configured=False))
     if not charts:
         raise ValueError("no profile data in the selection")
     return _concat(charts, columns)

@@ -65,30 +65,35 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     algs = t["algorithm"].unique(maintain_order=True).to_list()
     pal = theme.extend(palette, algs)
     pal = {a: pal[a] for a in pal if a in set(algs)}
-    col = theme.colour(pal)
+    col = theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
+                                                       symbolOpacity=1))
     pick = theme.highlight(bind_legend=True)
     faded = theme.faded(pick, 1, 0.12)
     xs = t["x"]
     lo, hi = theme.pow10_domain(float(xs.min()), float(xs.max())) if t.height else (1, 1e4)
-    x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False),
+    x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False, padding=6),
               axis=theme.log_axis("budget: evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=6)))
-    y_axis = theme.log_axis(f"aRT loss ratio vs {reference}")
-    y = alt.Y("geomean:Q", scale=alt.Scale(type="log"), axis=y_axis)
+    drawn = pl.concat([t[c] for c in ("p10", "p25", "geomean", "p75", "p90")]) if t.height else pl.Series([1.0])
+    drawn = drawn.filter(drawn.is_finite() & (drawn > 0))
+    y_dom = theme.pow10_domain(min(float(drawn.min()), 1.0), max(float(drawn.max()), 1.0)) if len(drawn) else (0.1, 10)
+    y_scale = theme.log_scale(y_dom, nice=False, padding=6)  # one range for every panel, the points inside
+    y_axis = theme.log_axis(f"aRT loss ratio vs {reference}", values=theme.pow10_ticks(*y_dom, most=6))
+    y = alt.Y("geomean:Q", scale=y_scale, axis=y_axis)
     tip = [theme.tip("algorithm:N"), theme.tip("x:Q", title="budget / dimension", format=".3~g"),
            theme.tip("geomean:Q", title="geometric mean", format=".3~g"), theme.tip("p50:Q", title="median", format=".3~g"),
            theme.tip("p10:Q", format=".3~g"), theme.tip("p90:Q", format=".3~g"), theme.tip("functions:Q")]
     one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
+    # every layer with the one colour legend (layers without it made Vega-Lite warn of conflicting legends)
     band = theme.Chart().mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("p25:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2("p75:Q"),
-        color=theme.colour(pal, legend=False), opacity=theme.faded(pick, 0.18, 0.03))
+        x=x, y=alt.Y("p25:Q", scale=y_scale, axis=y_axis), y2=alt.Y2("p75:Q"), color=col,
+        opacity=theme.faded(pick, 0.18, 0.03))
     whisk = theme.Chart().mark_rule(strokeWidth=1).encode(
-        x=x, y=alt.Y("p10:Q", scale=alt.Scale(type="log"), axis=y_axis), y2=alt.Y2("p90:Q"),
-        color=theme.colour(pal, legend=False), opacity=faded)
+        x=x, y=alt.Y("p10:Q", scale=y_scale, axis=y_axis), y2=alt.Y2("p90:Q"), color=col, opacity=faded)
     line = theme.Chart().mark_line(point=alt.OverlayMarkDef(filled=True, size=30)).encode(
         x=x, y=y, color=col, opacity=faded, tooltip=tip).add_params(pick)
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(one, band, whisk, line, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(t))
+        facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(t))
     return theme.finish(chart, title or f"aRT loss ratio versus {reference}", settings, configured)
 
 

@@ -14,6 +14,8 @@ from . import theme
 from .ecdf import dodge, thin
 
 KEY = ["suite", "function", "dimension", "target"]
+#: pixels between a panel's edges and the marks at its domain's ends
+EDGE_PADDING = 6
 
 
 def _check_pair(df: pl.DataFrame, a: str, b: str) -> None:
@@ -63,9 +65,10 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
     dims = sorted(t["dimension"].unique().to_list())
     dom = (lo, hi)
     ticks = theme.pow10_ticks(*dom, most=5)
-    x = alt.X("x:Q", scale=theme.log_scale(dom, nice=False),
+    # the points of no success are on the upper and right edges: padded inside the panel
+    x = alt.X("x:Q", scale=theme.log_scale(dom, nice=False, padding=EDGE_PADDING),
               axis=theme.log_axis(f"{a}: aRT / dimension", values=ticks))
-    y = alt.Y("y:Q", scale=theme.log_scale(dom, nice=False),
+    y = alt.Y("y:Q", scale=theme.log_scale(dom, nice=False, padding=EDGE_PADDING),
               axis=theme.log_axis(f"{b}: aRT / dimension", values=ticks))
     col = theme.ordinal_colour("dimension", dims, title="dimension")
     shp = alt.Shape("solved:N", scale=alt.Scale(domain=["both", f"{a} only", f"{b} only"],
@@ -83,7 +86,7 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "x", "y", "solved", "art_a", "art_b", "ratio"]
     chart = theme.layer(diag, pts, width=size, height=size).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
+        facet=theme.panel_facet("function_label", funcs), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT of {b} versus {a}", settings, configured)
 
 
@@ -139,8 +142,10 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
     labels = t.sort("target", descending=True)["target_label"].unique(maintain_order=True).to_list()
     col = theme.ordinal_colour("target_label", labels, title="target")
     pick = theme.highlight(field="target_label", bind_legend=True)
-    x = alt.X("x:Q", scale=alt.Scale(domain=[-clip, clip], nice=False),
-              axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", tickMinStep=1, labelFlush=False))
+    # right of +clip: room for the counts of functions solved, inside the panel
+    x = alt.X("x:Q", scale=alt.Scale(domain=[-clip, clip * 1.45], nice=False),
+              axis=alt.Axis(title=f"log10(runtime {b} / runtime {a})", values=list(range(-int(clip), int(clip) + 1)),
+                            labelFlush=False))
     y = alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(title="fraction of trial pairs", tickCount=5))
     zero = theme.Chart().mark_rule(color="#666").encode(x=alt.XDatum(0))
     lines = theme.Chart().mark_line(interpolate="step-after").encode(
@@ -153,7 +158,7 @@ def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, 
                                                tooltip=[theme.tip("solved:N", title=f"functions solved {a}:{b}")])
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(zero, lines, counts, width=width, height=height).facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns,
+        facet=theme.panel_facet("panel", panels), columns=columns,
         data=theme.data(t.select("panel", "target_label", "solved", "x", "fraction", "label_y"), 4))
     return theme.finish(chart, title or f"ECDF of runtime ratios {b} / {a}", settings, configured)
 
@@ -171,9 +176,12 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     pick = theme.highlight(field="dimension", bind_legend=True)
     ts = t["target"]
     dom = theme.pow10_domain(float(ts.filter(ts > 0).min()), float(ts.max())) if (ts > 0).any() else (1e-8, 1e2)
-    x = alt.X("target:Q", scale=alt.Scale(type="log", domain=[dom[1], dom[0]], nice=False),
+    x = alt.X("target:Q", scale=alt.Scale(type="log", domain=[dom[1], dom[0]], nice=False, padding=EDGE_PADDING),
               axis=theme.log_axis("target precision", dom))
-    y = alt.Y("ratio:Q", scale=alt.Scale(type="log"), axis=theme.log_axis(f"aRT {b} / aRT {a}"))
+    rs = t["ratio"].filter(t["ratio"] > 0)
+    y_dom = theme.pow10_domain(min(float(rs.min()), 1.0), max(float(rs.max()), 1.0)) if len(rs) else (0.1, 10.0)
+    y = alt.Y("ratio:Q", scale=theme.log_scale(y_dom, nice=False, padding=EDGE_PADDING),
+              axis=theme.log_axis(f"aRT {b} / aRT {a}", values=theme.pow10_ticks(*y_dom, most=6)))
     one = theme.Chart().mark_rule(color="#666").encode(y=alt.YDatum(1))
     lines = theme.Chart().mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
         x=x, y=y, color=col, opacity=theme.faded(pick, 1, 0.15),
@@ -184,7 +192,7 @@ def art_ratio_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = No
     funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
     cols = ["function_label", "dimension", "target", "ratio", "art_a", "art_b"]
     chart = theme.layer(one, lines, width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t.select(cols), 4))
+        facet=theme.panel_facet("function_label", funcs), columns=columns, data=theme.data(t.select(cols), 4))
     return theme.finish(chart, title or f"aRT ratio {b} / {a} versus target", settings, configured)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import altair as alt
 import polars as pl
 
-from . import theme
+from . import panels, theme
 
 
 def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
@@ -37,14 +37,17 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
 
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, title: str = "Scaling with dimension",
-                  settings: Sequence[str] | str | None = None, columns: int = 5, width: int = 150,
-                  height: int = 120, background: Sequence[str] | None = None, configured: bool = True
-                  ) -> alt.FacetChart:
+                  settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 140,
+                  height: int = 110, background: Sequence[str] | None = None, configured: bool = True
+                  ) -> alt.ConcatChart:
     """aRT / dimension versus dimension per function: `series="target"` draws one line per target
     (one algorithm), `series="algorithm"` one line per algorithm (one target), the reference thick
-    and grey; `background` algorithms thin and light grey behind all, without points or legend
-    entries. Panels have their own aRT scale; dimensions on a shared log axis. Click a legend entry
-    or a point to highlight a series (shift-click: several); tooltips give the values."""
+    and grey; `background` algorithms thin and light grey behind, without points or legend
+    entries. A panel per function (`columns` a row), each with its own aRT range as cocopp's
+    ppfigdim and ppfigs draw a figure per function, given explicitly (whole decades around what
+    the panel draws, padded so that points, crosses and k/n labels stay inside); the dimensions
+    on one log axis for all. Click a legend entry or a point to highlight a series (shift-click:
+    several); tooltips give the values."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     t = scaling_table(art, series)
@@ -65,44 +68,50 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     else:
         raise ValueError(f"series {series!r}: expected 'target' or 'algorithm'")
     dims = sorted(t["dimension"].unique().to_list())
-    x = alt.X("dimension:Q", scale=theme.log_scale((dims[0], dims[-1]), nice=False, padding=8),
-              axis=alt.Axis(title="dimension", values=dims, format="d", grid=True))
-    y_axis = theme.log_axis("aRT / dimension")
-    y = alt.Y("art_per_dimension:Q", scale=alt.Scale(type="log"), axis=y_axis)
+    x_scale = theme.log_scale((dims[0], dims[-1]), nice=False, padding=panels.PADDING)
     pick = theme.highlight(field="series", bind_legend=True)
     faded = theme.faded(pick)
     tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
            theme.tip("dimension:Q"), theme.tip("target:Q", format=".0e"),
            theme.tip("art:Q", title="aRT", format=".4~g"), theme.tip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
            theme.tip("successes:Q", format=".4~g"), theme.tip("runs:Q", format=".4~g")]
+    cross_tip = [*tip[:4], theme.tip("unsuccessful:Q", title="median evaluations / dimension (no success)",
+                                     format=".4~g")]
     is_back = f"indexof({back!r}, datum.algorithm) >= 0" if back else "false"
-    layers = []
-    if back:
-        layers.append(theme.Chart().transform_filter(is_back).mark_line(
-            strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail=alt.Detail("algorithm:N"), tooltip=tip))
-    base = theme.Chart().encode(x=x, color=col, opacity=faded)
-    if back:
-        base = base.transform_filter(f"!({is_back})")
     is_ref = f"indexof({list(refs)!r}, datum.algorithm) >= 0" if refs else "false"
-    if refs:
-        layers.append(base.transform_filter(is_ref).mark_line(strokeWidth=theme.REFERENCE_WIDTH, strokeCap="round")
-                      .encode(y=y, detail=alt.Detail("series:N"), tooltip=tip))
-    zoom = theme.selection(alt.selection_interval(bind="scales", encodings=["y"], name="scaling_zoom"))
-    layers += [
-        base.transform_filter(f"!({is_ref})").mark_line().encode(y=y, detail=alt.Detail("series:N"), tooltip=tip),
-        base.transform_filter("isValid(datum.art_per_dimension)").mark_point(size=40, filled=True)
-        .encode(y=y, shape=shp, tooltip=tip).add_params(pick, zoom),
-        base.transform_filter("datum.hardest && isValid(datum.unsuccessful)").mark_point(
-            shape="cross", angle=45, size=90, filled=True).encode(
-            y=alt.Y("unsuccessful:Q", scale=alt.Scale(type="log"), axis=y_axis),
-            tooltip=[*tip[:4], theme.tip("unsuccessful:Q", title="median evaluations / dimension (no success)",
-                                           format=".4~g")]),
-        base.transform_filter("datum.hardest && isValid(datum.label)").mark_text(
-            dx=4, dy=-7, align="left", fontSize=9).encode(y=y, text=alt.Text("label:N")),
-    ]
-    funcs = t.select("function", "function_label").unique().sort("function")["function_label"].to_list()
-    chart = theme.layer(*layers, width=width, height=height).facet(
-        facet=alt.Facet("function_label:N", sort=funcs, title=None), columns=columns, data=theme.data(t),
-        resolve=theme.independent(y="independent"))
+    fore = f"!({is_back})"  # everything but the background
+    # each function's range: around every aRT / dimension and every cross drawn (none of the background)
+    drawn = t.select("function", pl.col("art_per_dimension").alias("y")).vstack(
+        t.filter(pl.col("hardest") & ~pl.col("algorithm").is_in(back)).select("function", pl.col("unsuccessful").alias("y")))
+    ranges = {f: panels.y_range(g["y"].to_list()) for (f,), g in drawn.group_by("function")}
+
+    def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
+        y_scale, y_axis = panels.log_y(ranges[f], "aRT / dimension" if left else None)
+        shared = dict(x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension" if bottom else None,
+                                                                         values=dims, format="d")),
+                      y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded,
+                      tooltip=tip)  # inherited by the panel's layers
+        layers = []
+        if back:
+            layers.append(theme.Chart().transform_filter(is_back).mark_line(
+                strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
+                color=alt.ColorValue(theme.BACKGROUND_COLOUR), opacity=alt.OpacityValue(1),
+                detail=alt.Detail("algorithm:N")))
+        if refs:
+            layers.append(theme.Chart().transform_filter(f"{fore} && {is_ref}").mark_line(
+                strokeWidth=theme.REFERENCE_WIDTH, strokeCap="round").encode(detail=alt.Detail("series:N")))
+        layers += [
+            theme.Chart().transform_filter(f"{fore} && !({is_ref})").mark_line().encode(detail=alt.Detail("series:N")),
+            theme.Chart().transform_filter(f"{fore} && isValid(datum.art_per_dimension)").mark_point(
+                size=40, filled=True).encode(shape=shp).add_params(pick),
+            theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.unsuccessful)").mark_point(
+                shape="cross", angle=45, size=90, filled=True).encode(
+                y=alt.Y("unsuccessful:Q", scale=y_scale, axis=y_axis), tooltip=cross_tip),
+            theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.label)").mark_text(
+                dy=-9, align="center", fontSize=9).encode(text=alt.Text("label:N")),
+        ]
+        return theme.layer(*layers, encoding=alt.SharedEncoding(**shared))
+
+    funcs = t.select("function", "function_label").unique().sort("function").rows()
+    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t), width=width, height=height)
     return theme.finish(chart, title, settings, configured)

@@ -14,11 +14,17 @@ from altair.utils.schemapi import Undefined, UndefinedType
 
 #: Okabe-Ito colours ordered for lines on white (the yellow, weakest on white, comes last)
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: how strongly a name's hash favours each colour (`palette`): the strongest colours on white most,
+#: the yellow least
+COLOUR_WEIGHTS = (1.0, 1.0, 1.0, 0.9, 0.9, 0.8, 0.7, 0.35)
 #: Vega-Lite point shapes (the diamond is the reference's); (colour, shape) pairs repeat only after
 #: len(COLOURS) * len(SHAPES) algorithms
 STAR = "M0,-1L0.24,-0.33L0.95,-0.31L0.38,0.12L0.59,0.81L0,0.4L-0.59,0.81L-0.38,0.12L-0.95,-0.31L-0.24,-0.33Z"
 SHAPES = ("circle", "square", "triangle-up", STAR, "triangle-down", "cross", "triangle-right", "triangle-left",
           "wedge")
+#: how strongly a name's hash favours each shape (the plain ones most; "cross" least: crosses also
+#: mark the median budgets)
+SHAPE_WEIGHTS = (1.0, 1.0, 1.0, 0.6, 0.6, 0.1, 0.3, 0.3, 0.2)
 #: the reference algorithm (cocopp's "best 2009"): a thick light-grey line behind the others
 REFERENCE_COLOUR = "#BDBDBD"
 REFERENCE_WIDTH = 6
@@ -36,29 +42,57 @@ FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 Palette = dict[str, tuple[str, str]]
 
 
-def palette(algorithms: Iterable[str], reference: str | Sequence[str] | None = None) -> Palette:
-    """{algorithm: (colour, shape)} in the order given, stable for a report: pass the same mapping
-    to every chart. Reference algorithms get the reference grey and a diamond."""
+def _preference(name: str, kind: str, options: Sequence[str], weights: Sequence[float] | None = None) -> list[str]:
+    """The options in the order a name prefers them, the same in every report and process: weighted
+    rendezvous hashing (each option scores -ln(u) / weight, u in (0, 1) a hash of kind, name and option;
+    the smallest first), so that the options of larger weight come first for more names."""
+    def score(i: int) -> float:
+        h = int.from_bytes(hashlib.sha256(f"{kind}\0{name}\0{options[i]}".encode()).digest()[:8], "big")
+        return -math.log((h + 0.5) / 2.0 ** 64) / (weights[i] if weights else 1.0)
+
+    return [options[i] for i in sorted(range(len(options)), key=score)]
+
+
+def _shape(name: str, colour: str, used: Sequence[tuple[str, str]]) -> str:
+    """The marker a name prefers among those least used with `colour`."""
+    shapes = _preference(name, "shape", SHAPES, SHAPE_WEIGHTS)
+    taken = [s for c, s in used if c == colour]
+    return min(shapes, key=lambda s: (taken.count(s), shapes.index(s)))
+
+
+def palette(algorithms: Iterable[str], reference: str | Sequence[str] | None = None,
+            fixed: dict[str, tuple[str, str | None]] | None = None) -> Palette:
+    """{algorithm: (colour, shape)} in the order given, each algorithm's colour and marker chosen by
+    its name, so that it keeps them from one report to the next whatever else is shown: its first
+    choice of colour (a hash of the name ranks the colours, `_preference`), unless an algorithm
+    before it in name order took that one; then its next choice among the least used colours (up
+    to len(COLOURS) algorithms get a colour each), and a marker not yet used with that colour.
+    `fixed` entries {algorithm: (colour, marker or None)} (e.g. the report's settings) are kept and
+    taken first; reference algorithms get the reference grey and a diamond."""
     refs = {reference} if isinstance(reference, str) else set(reference or ())
-    out: Palette = {}
-    i = 0
-    for alg in dict.fromkeys(algorithms):
-        if alg in refs:
-            out[alg] = (REFERENCE_COLOUR, "diamond")
-            continue
-        c, k = i % len(COLOURS), i // len(COLOURS)  # the k-th round shifts the shapes by k
-        out[alg] = (COLOURS[c], SHAPES[(c + k) % len(SHAPES)])
-        i += 1
-    return out
+    names = list(dict.fromkeys(algorithms))
+    chosen: Palette = {}
+    used: list[tuple[str, str]] = []
+    for alg, (c, s) in (fixed or {}).items():
+        chosen[alg] = (c, s or _shape(alg, c, used))
+        used.append(chosen[alg])
+    chosen.update({a: (REFERENCE_COLOUR, "diamond") for a in names if a in refs and a not in chosen})
+    for alg in sorted(a for a in names if a not in chosen):
+        uses = {c: sum(u == c for u, _ in used) for c in COLOURS}
+        least = min(uses.values())
+        colour = next(c for c in _preference(alg, "colour", COLOURS, COLOUR_WEIGHTS) if uses[c] == least)
+        chosen[alg] = (colour, _shape(alg, colour, used))
+        used.append(chosen[alg])
+    return {a: chosen[a] for a in names}
 
 
 def extend(pal: Palette | None, algorithms: Iterable[str], reference: str | Sequence[str] | None = None) -> Palette:
-    """A palette covering `algorithms`: the given one, with new algorithms appended after its entries."""
+    """A palette covering `algorithms`: the given one, with new algorithms appended after its entries
+    (their colours chosen as `palette` does, besides the given ones)."""
     pal = dict(pal or {})
     missing = [a for a in dict.fromkeys(algorithms) if a not in pal]
     if missing:
-        full = palette([*pal, *missing], reference)
-        pal.update({a: full[a] for a in missing})
+        pal.update(palette([*pal, *missing], reference, fixed=pal))
     return pal
 
 
@@ -243,7 +277,8 @@ def _configured() -> alt.Chart:
         alt.Chart().configure(font=FONT, padding=8)
         .configure_view(stroke="#888", strokeWidth=0.8)
         .configure_axis(grid=True, gridColor="#e3e3e3", domainColor="#666", tickColor="#666", labelFontSize=11,
-                        titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222")
+                        titleFontSize=12, titleFontWeight="normal", labelColor="#222", titleColor="#222",
+                        labelOverlap="greedy")  # narrow panels: drop a label rather than overprint it
         .configure_legend(labelFontSize=11, titleFontSize=11, symbolSize=70, labelLimit=220, orient="right")
         .configure_title(fontSize=13, subtitleFontSize=10, subtitleColor="#555", fontWeight="bold",
                          anchor="start", offset=6)
@@ -296,6 +331,19 @@ def layer(*layers: alt.TopLevelMixin, **props) -> alt.LayerChart:
     """`alt.layer(*layers).properties(**props)` in one construction (Altair deep-copies every layer
     each time a layer chart is built or copied)."""
     return alt.LayerChart(layer=list(layers), **props)
+
+
+#: the line break of a panel's label (`panel_facet`)
+PANEL_BREAK = " | "
+
+
+def panel_facet(field: str, sort: Sequence[str]) -> alt.Facet:
+    """A facet of small multiples by `field` (in the order `sort`), each panel's label cut to the
+    panel's width (which report.js changes), PANEL_BREAK in a label starting a new line: a long
+    label never widens its column beyond its panel."""
+    return alt.Facet(field=field, type="nominal", sort=list(sort), title=None,
+                     header=alt.Header(labelLimit=alt.ExprRef(expr="child_width"),
+                                       labelExpr=f"split(datum.value, {json.dumps(PANEL_BREAK)})"))
 
 
 def independent(**scales: str) -> alt.Resolve:

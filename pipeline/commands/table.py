@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
         samples: Annotated[int, typer.Option(help="Simulated restarts per problem for the dispersion.")] = 1000,
         seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
         alpha: Annotated[float, typer.Option(help="Significance level of the markers (after correction).")] = 0.05,
-        standalone: Annotated[bool, typer.Option(help="LaTeX: a complete document (for pdflatex), not a fragment.")] = False,
+        standalone: Annotated[bool, typer.Option(help="LaTeX: a complete document (pdflatex; xelatex or lualatex for names beyond Latin scripts), not a fragment.")] = False,
     ) -> None:
         """aRT table per function and dimension (ratio to a reference, dispersion, #succ, significance), or
         pairwise rank-sum tests (--pairwise); Markdown, HTML, LaTeX (booktabs), CSV or Parquet."""

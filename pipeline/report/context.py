@@ -318,7 +318,7 @@ class Context:
         from ..charts import theme
 
         refs = self.reference_names
-        return theme.palette(self.algorithms + refs, refs)
+        return theme.palette(self.algorithms + refs, refs, fixed=self.settings.fixed_palette())
 
     # -- facts shared by the pages ----------------------------------------------------------
     @functools.cached_property

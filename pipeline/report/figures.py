@@ -6,14 +6,44 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 import altair as alt
 
 
+def _readable(text: str) -> str:
+    """The ASCII letters and digits of a text in lower case (accents dropped: é -> e), runs of
+    other characters as '-'; empty when nothing is left."""
+    ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
 def slug(text: str) -> str:
-    """An id for HTML and file names: lower case, runs of other characters as '-'."""
-    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "x"
+    """An id for HTML and file names: lower case, runs of other characters as '-' ("x" when
+    nothing is left). Different texts may share one (see `unique_slugs` for names)."""
+    return _readable(text) or "x"
+
+
+def unique_slugs(names) -> dict[str, str]:
+    """{name: slug} with a different slug for each different name, also where a file system ignores
+    case: the readable slug (`slug`), followed by the first hex digits of the name's SHA-256 where
+    it is empty or other names share it (".." and "αβγ" leave nothing readable; "NM" and "nm"
+    read alike)."""
+    names = list(dict.fromkeys(str(n) for n in names))
+    base = {n: _readable(n) for n in names}
+    shared = {b for b, k in Counter(base.values()).items() if k > 1}
+    digits = 8
+    while True:
+        out = {}
+        for n in names:
+            b = base[n]
+            h = hashlib.sha256(n.encode("utf-8")).hexdigest()[:digits]
+            out[n] = b if b and b not in shared else (f"{b}-{h}" if b else h)
+        if len(set(out.values())) == len(out) or digits >= 64:
+            return out
+        digits *= 2  # a readable slug that looks like another name's slug with its digits
 
 
 def spec_of(chart: alt.TopLevelMixin | dict) -> dict:

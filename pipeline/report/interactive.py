@@ -162,17 +162,16 @@ def _ranking_sections(ctx: Context, ranks: pl.DataFrame, glicko: pl.DataFrame | 
                        "Mean rank of each algorithm's area under the ECDF per problem, best at the top; two "
                        "algorithms differ significantly (Nemenyi) when their bars do not overlap. Choose the "
                        "dimension in the drop-down.", kind="ranking")
-    show = ranks.select("dimension", "rank", "algorithm", pl.col("score").round(3).alias("mean rank"), "problems",
-                        pl.col("friedman_p").map_elements(lambda v: f"{v:.2e}", return_dtype=pl.String)
-                        .alias("Friedman p"), pl.col("critical_difference").round(3).alias("critical difference"))
-    cliques = cl.select("dimension", "clique", pl.col("low").round(3), pl.col("high").round(3), "algorithms")
+    show = ranks.select("dimension", "rank", "algorithm", pl.col("score").alias("mean rank"), "problems",
+                        pl.col("friedman_p").alias("Friedman p"),
+                        pl.col("critical_difference").alias("critical difference"))
+    cliques = cl.select("dimension", "clique", "low", "high", "algorithms")
     glicko_block = Note(f"Glicko-2 ratings are left out above {s.max_detail} compared algorithms (every pair of "
                         f"algorithms plays per function and target: {len(ctx.algorithms)} algorithms make "
                         f"{len(ctx.algorithms) * (len(ctx.algorithms) - 1) // 2} pairs); the mean ranks above "
                         "order them all.")
     if glicko is not None:
-        g = glicko.select("dimension", "rank", "algorithm", pl.col("score").round(1).alias("rating"),
-                          pl.col("deviation").round(1), pl.col("volatility").round(4))
+        g = glicko.select("dimension", "rank", "algorithm", pl.col("score").alias("rating"), "deviation", "volatility")
         glicko_block = frame_table(
             f"ranks-glicko2{tag}", f"Glicko-2 ratings{name}", g,
             "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, target) and "

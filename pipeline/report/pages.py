@@ -23,9 +23,9 @@ from collections.abc import Callable
 import polars as pl
 
 from ..charts import theme
-from ..tables import to_html
+from ..tables import fmt_num, to_html
 from .context import Context
-from .figures import Figure, Legend, Note, Page, Section, Table, slug
+from .figures import Figure, Legend, Note, Page, Section, Table, slug, unique_slugs
 from .measures import Measures
 
 View = Callable[[Context, Measures], list[Page]]
@@ -41,6 +41,18 @@ def ecdf_subtitle(ctx: Context, suite: str) -> str:
     return f"{theme.fmt_targets(ctx.ecdf_targets(suite))}, {mode}{cut}"
 
 
+def suite_ecdf_range(ctx: Context, m: Measures, suite: str) -> tuple[float, float]:
+    """The x range of every runtime ECDF of a suite (its dimensions shown, groups and functions: one
+    axis to compare them by, as cocopp draws them all up to one limit)."""
+    from ..charts.ecdf import ecdf_range
+
+    cache = m.__dict__.setdefault("_ecdf_ranges", {})
+    if suite not in cache:
+        keep = (pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
+        cache[suite] = ecdf_range(m.ecdf.filter(keep), m.ecdf_summary.filter(keep))
+    return cache[suite]
+
+
 def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
                 id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
     """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
@@ -53,7 +65,8 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
-                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None, **more)
+                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
+                             x_range=suite_ecdf_range(ctx, m, suite), **more)
     n = summ["functions"].max()
     caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
                f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
@@ -89,7 +102,8 @@ def legend(ctx: Context, suite: str | None = None) -> Legend:
 
 
 def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
-    """A small HTML table of a data frame (escaped; lists joined with commas)."""
+    """A small HTML table of a data frame (escaped; lists joined with commas; numbers with a fraction
+    by the tables' one rule, `fmt_num`)."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
     body = []
     for row in df.iter_rows():
@@ -97,6 +111,8 @@ def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Tab
         for v in row:
             if isinstance(v, list):
                 v = ", ".join(str(x) for x in v)
+            elif isinstance(v, float):
+                v = fmt_num(v)
             cells.append(f"<td>{html.escape('' if v is None else str(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     text = (f'<table class="cocopipe-table data" id="{html.escape(slug(id))}"><caption><b>{html.escape(title)}.</b> '
@@ -241,8 +257,10 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
     if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
     sections = []
+    ids = unique_slugs(ctx.algorithms)
     for a, b in ctx.pairs():
         figs = []
+        pair_id = f"{ids[a]}-{ids[b]}"
         for suite in ctx.suites:
             an = ctx.compared.select(suite=suite, algorithm=[a, b])
             art = m.art.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in([a, b]))
@@ -251,20 +269,20 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
             pair = dict(a_name=a, b_name=b)
             sub = settings_lines(an, targets=list(ctx.ecdf_targets(suite)))
             figs += [
-                Figure.later(f"scatter-{suite}-{a}-{b}", f"aRT scatter, {b} against {a}",
+                Figure.later(f"scatter-{suite}-{pair_id}", f"aRT scatter, {b} against {a}",
                              ctx.runner.chart(pairs.scatter_chart, art, a, b, settings=sub),
                              f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and target; on "
                              "the upper or right edge: no success (cocopp's ppscatter).", kind="scatter"),
-                kind_figure(ctx, f"ratio-ecdf-{suite}-{a}-{b}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
+                kind_figure(ctx, f"ratio-ecdf-{suite}-{pair_id}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
                             caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
                                     f"line per target, over all functions per dimension; left of 0: {b} faster "
                                     "(cocopp's pprldistr2)."),
-                Figure.later(f"art-ratio-{suite}-{a}-{b}", f"aRT ratio, {b} / {a}",
+                Figure.later(f"art-ratio-{suite}-{pair_id}", f"aRT ratio, {b} / {a}",
                              ctx.runner.chart(pairs.art_ratio_chart, art, a, b, settings=sub),
                              f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
-        sections.append(Section(f"pair-{slug(a)}-{slug(b)}", f"{a} and {b}", figs, columns=1))
+        sections.append(Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1))
     tests = m.pairwise
     if tests is not None and tests.height:
         heat = []
@@ -286,6 +304,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
     precision ECDFs (pprldistr), aRT loss against the reference (pplogloss), convergence, aRT table
     (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
     pages = []
+    ids = unique_slugs(ctx.algorithms)
     for alg in ctx.algorithms if len(ctx.algorithms) <= ctx.settings.max_detail else []:
         sections = []
         for suite in ctx.suites:
@@ -297,24 +316,24 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 continue
             groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
-                ctx, f"scaling-{suite}-{alg}", f"Scaling, {alg}", "scaling", one,
+                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
                 caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
                         "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
                 columns=1))
             names = [g for g, _ in groups]
             dist = [
-                kind_figure(ctx, f"rt-ecdf-{suite}-{alg}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
+                kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
                             dimension=dims,
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
                                     "group and dimension (cocopp's pprldistr, left)."),
-                kind_figure(ctx, f"precision-ecdf-{suite}-{alg}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
+                kind_figure(ctx, f"precision-ecdf-{suite}-{ids[alg]}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
                             group=names, dimension=dims,
                             caption="ECDF of the best precision Δf the trials reached within budgets of k x "
                                     "dimension evaluations and at their end (cocopp's pprldistr, right)."),
             ]
             if ref and ctx.problems.filter((pl.col("suite") == suite) & (pl.col("algorithm") == ref[0])).height:
                 dist.append(kind_figure(
-                    ctx, f"logloss-{suite}-{alg}", f"aRT loss, {alg}", "logloss",
+                    ctx, f"logloss-{suite}-{ids[alg]}", f"aRT loss, {alg}", "logloss",
                     ctx.analysis.select(suite=suite, algorithm=[alg, *ref]), reference=ref[0], group=names,
                     dimension=dims, palette=ctx.palette,
                     caption=f"aRT loss ratio against {ctx.reference_label_of(suite)} versus budget (cocopp's "
@@ -322,16 +341,16 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             sections.append(Section(f"distributions-{suite}", f"Runtime and precision distributions, {suite}",
                                     dist, columns=1))
             sections.append(Section(f"convergence-{suite}", f"Convergence, {suite}", [
-                kind_figure(ctx, f"convergence-{suite}-{d}-{alg}", f"Convergence, {alg}, {d}-D", "convergence", one,
+                kind_figure(ctx, f"convergence-{suite}-{d}-{ids[alg]}", f"Convergence, {alg}, {d}-D", "convergence", one,
                             dimension=d, palette=ctx.palette,
                             caption=f"Median best precision Δf versus evaluations / dimension in {d}-D, with the "
                                     "band between the 25th and 75th percentiles of the trials, a panel per function.")
                 for d in dims], columns=1))
             t = m.algorithm_table(alg).filter(pl.col("suite") == suite)
             sections.append(Section(f"art-{suite}", f"aRT table, {suite}",
-                                    [Table(f"art-{suite}-{d}-{alg}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))
+                                    [Table(f"art-{suite}-{d}-{ids[alg]}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))
                                      for d, g in _by_dimension(t, suite)], columns=1))
-        pages.append(Page(f"alg-{slug(alg)}", alg, sections, nav=alg, menu="Algorithms"))
+        pages.append(Page(f"alg-{ids[alg]}", alg, sections, nav=alg, menu="Algorithms"))
     return pages
 
 

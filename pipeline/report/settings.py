@@ -51,6 +51,7 @@ class Settings:
     # how it is drawn
     renderer: str = "vega"  #: "vega": interactive charts with the shipped JavaScript; "svg": static SVG
     max_pairs: int = 10  #: pairwise comparisons: every pair up to this many, else pairs with the first algorithm
+    colours: dict[str, str | list[str]] | None = None  #: {algorithm: colour, or [colour, marker]}: fixed colours (CSS) and markers (Vega-Lite shapes); every other algorithm keeps the colour its name chooses (charts.theme.palette), in every report
     max_detail: int = 20  #: above this many compared algorithms the report summarises (pages.MANY_RULES: one ECDF chart per dimension with a function control, no page per algorithm, tables of the best ranked, no Glicko-2)
     # where the data came from (recorded, and used by `cocopipe report --settings` when given)
     sources: list[str] | None = None
@@ -72,7 +73,22 @@ class Settings:
             raise SettingsError(f"alpha {self.alpha!r}: expected a number between 0 and 1")
         if self.max_pairs < 0:
             raise SettingsError(f"max_pairs {self.max_pairs!r}: expected 0 or more")
+        self.fixed_palette()
         return self
+
+    def fixed_palette(self) -> dict[str, tuple[str, str | None]]:
+        """The `colours` setting as {algorithm: (colour, marker or None)}; a malformed entry is a `SettingsError`."""
+        if self.colours is None:
+            return {}
+        if not isinstance(self.colours, dict):
+            raise SettingsError(f"colours {self.colours!r}: expected {{algorithm: colour or [colour, marker]}}")
+        out = {}
+        for alg, v in self.colours.items():
+            parts = [v] if isinstance(v, str) else v
+            if not (isinstance(parts, list) and 1 <= len(parts) <= 2 and all(isinstance(x, str) and x for x in parts)):
+                raise SettingsError(f"colours[{alg!r}] = {v!r}: expected a colour (\"#0072B2\") or [colour, marker]")
+            out[str(alg)] = (parts[0], parts[1] if len(parts) == 2 else None)
+        return out
 
     # -- files -----------------------------------------------------------------------------
     def to_dict(self) -> dict:

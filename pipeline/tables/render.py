@@ -18,26 +18,26 @@ import polars as pl
 
 
 def fmt_num(x: float | None, sig: int = 2, maxfloat: float = 1e4) -> str:
-    """cocopp's `writeFEvalsMaxPrec`: at most `sig` significant digits in float notation below
-    `maxfloat` (and from 0.01), else a short scientific notation (1.2e5, 3.4e-3); inf is ∞."""
+    """A number of a table by one rule, cocopp's significant digits (pptables: 2): `sig` significant
+    digits (1.0, 0.90, 2.5, 15), every digit of a larger integer part (538, 1080); from `maxfloat`
+    on, and below 0.01, scientific (1.2e4, 3.5e-3); inf is ∞. Unlike cocopp's writeFEvalsMaxPrec, an
+    exact 1 is "1.0" and 0.996 is "1.0" (there "1" and "1.00"): the digits never depend on the value."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     x = float(x)
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
-    if x == 1.0:
-        return "1"
     if x == 0:
         return "0"
-    if 0.01 <= abs(x) < maxfloat:
-        corr = 1 if abs(x) < 1 else 0
-        digits = max(sig - len("%.0f" % abs(x)) + corr, 0)
-        return f"{x:.{digits}f}"
+    r = float(f"{x:.{sig - 1}e}")  # rounded to sig digits first: 0.996 -> 1.0, 9.96 -> 10
+    if 0.01 <= abs(r) and abs(round(x)) < maxfloat:
+        return f"{x:.{max(sig - 1 - math.floor(math.log10(abs(r))), 0)}f}"
     return fmt_sci(x, sig)
 
 
 def fmt_sci(x: float | None, sig: int = 2) -> str:
-    """Short scientific notation: 2.1e-3, 1e5, -1.2e-5; 0 and ∞ as such."""
+    """Scientific notation with `sig` significant digits and a short exponent: 2.1e-3, 1.0e5,
+    -1.2e-5; 0 and ∞ as such."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     x = float(x)
@@ -46,7 +46,6 @@ def fmt_sci(x: float | None, sig: int = 2) -> str:
     if x == 0:
         return "0"
     mant, exp = f"{x:.{max(sig - 1, 0)}e}".split("e")
-    mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
     return f"{mant}e{int(exp)}"
 
 
@@ -132,7 +131,7 @@ def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
                  "trials.")
     st = g["succ_target"].drop_nulls()
     if len(st):
-        parts.append(f"#succ: trials that reached Δf = {fmt_sci(st[0])}, out of all trials.")
+        parts.append(f"#succ: trials that reached Δf = {fmt_target(st[0])}, out of all trials.")
     parts.append("Bold: the smallest aRT of the column.")
     corr = g["correction"][0]
     alpha = g["alpha"][0]
@@ -322,14 +321,14 @@ _TEX_SYMBOLS = {"★": r"$\star$", "↓": r"$\downarrow$", "↑": r"$\uparrow$",
 
 
 def tex_escape(s: str) -> str:
-    """Text for LaTeX: special characters escaped, the table's symbols as math, 10^-k as $10^{-k}$."""
+    """Text for LaTeX: special characters escaped, the table's symbols as math, 10^-k as $10^{-k}$;
+    other characters (e.g. of algorithm names) as they are, in UTF-8, LaTeX's input encoding."""
     s = "".join(_TEX_SPECIAL.get(ch, ch) for ch in s)
     s = re.sub(r"10\\textasciicircum\{\}(-?[0-9a-zA-Z]+)", r"$10^{\1}$", s)
     s = s.replace("Δf", "Δ§f")  # keep "Δf" one math group below
     for k, v in _TEX_SYMBOLS.items():
         s = s.replace(k, v)
-    s = s.replace(r"$\Delta$§f", r"$\Delta f$")
-    return s.encode("ascii", "replace").decode("ascii")
+    return s.replace(r"$\Delta$§f", r"$\Delta f$")
 
 
 def _tex_marks(m: str) -> str:
@@ -352,8 +351,11 @@ def _tex_cell(c: Cell) -> str:
     return s
 
 
+#: pdflatex reads the UTF-8 of Latin-script names (T1 fonts); xelatex and lualatex (fontspec) any script
+#: their font has
 _PREAMBLE = r"""\documentclass{article}
-\usepackage[T1]{fontenc}
+\usepackage{iftex}
+\ifPDFTeX\usepackage[T1]{fontenc}\else\usepackage{fontspec}\fi
 \usepackage[landscape,margin=1.5cm]{geometry}
 \usepackage{booktabs}
 \usepackage{longtable}
@@ -362,8 +364,8 @@ _PREAMBLE = r"""\documentclass{article}
 
 
 def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
-    """LaTeX longtables with booktabs rules (needs \\usepackage{booktabs,longtable}); with
-    `standalone`, a complete document for pdflatex."""
+    """LaTeX longtables with booktabs rules (needs \\usepackage{booktabs,longtable}), UTF-8; with
+    `standalone`, a complete document (pdflatex for names in Latin scripts, xelatex or lualatex for any)."""
     out = []
     for g in grids(df):
         out.append(r"{\footnotesize\setlength{\tabcolsep}{3pt}")

@@ -45,9 +45,91 @@
       window.__views.push(result.view);
       div.__view = result.view;
       if (highlighted.length) highlight(result.view, highlighted);
-      return result;
+      return fit(div, result.view).then(function () {
+        if (boxes && div.parentElement) boxes.observe(div.parentElement);
+        return result;
+      });
     });
   }
+
+  // -- every chart as wide as its box ------------------------------------------------------------
+  // A spec's sizes suit a page about 1280 px wide. In the browser the widths of its plots are scaled
+  // (by MIN_SCALE .. MAX_SCALE) so that the whole chart, axes and legend included, fills the width of
+  // its box, and its heights grow with them up to MAX_GROW: the Vega view's size signals are set (the
+  // plot sizes of a single view, of a facet's or a concatenation's panels, or the steps of a discrete
+  // axis), and the spec is not parsed again. The static exports (SVG, PNG, PDF) keep the spec's sizes.
+  var MIN_SCALE = 0.5, MAX_SCALE = 3, MAX_GROW = 1.6;
+  var SIZE = /(^|_)(width|height|step)$|^child(Width|Height)$/;
+
+  function sizeSignals(view) {
+    var names = Object.keys(view.getState({
+      signals: function (name) { return SIZE.test(name); }, data: function () { return false; }, recurse: false
+    }).signals || {});
+    var steps = names.filter(function (n) { return /_step$/.test(n); });
+    if (steps.length) return steps;  // a discrete axis: its plot size follows its step
+    var inner = names.filter(function (n) { return n !== "width" && n !== "height"; });
+    return inner.length ? inner : names;  // panels' sizes, or the size of a single view
+  }
+
+  function svgWidth(div) {
+    var svg = div.querySelector("svg");
+    return svg ? svg.getBoundingClientRect().width : 0;
+  }
+
+  function resize(view, base, across, down) {
+    Object.keys(base).forEach(function (name) {
+      var tall = /height$|Height$|^y_step$|_y_step$/.test(name);
+      view.signal(name, Math.max(1, base[name] * (tall ? down : across)));  // fractions too: a step times 55
+    });
+    return view.resize().runAsync();  // resize: lay the whole chart out again (autosize)
+  }
+
+  function fit(div, view) {
+    if (!div.__base) {
+      var sizes = {};
+      sizeSignals(view).forEach(function (name) { sizes[name] = view.signal(name); });
+      div.__base = sizes;
+    }
+    var base = div.__base, box = div.parentElement;
+    if (!Object.keys(base).length || !box) return Promise.resolve();
+    var room, tries = 0;
+    function at(f) {  // the chart's width with its plots scaled by f
+      return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
+    }
+    // secant steps from the spec's sizes and twice them, aiming a little inside the room: the width is
+    // about linear in f (axis labels wider than narrow plots make it less so); the result is never
+    // wider than the room, unless the chart is wider even at MIN_SCALE
+    function step(f0, w0, f1, w1, slope) {
+      var s = (w1 - w0) / (f1 - f0);
+      if (s > 0 && isFinite(s)) slope = s;
+      var f = Math.min(Math.max(f1 + (room - 3 - w1) / slope, MIN_SCALE), MAX_SCALE);
+      return at(f).then(function (w) {
+        tries += 1;
+        var fits = w <= room, close = room - w < 8 || f >= MAX_SCALE;
+        if ((fits && close) || (!fits && f <= MIN_SCALE) || tries >= 6) {
+          return fits || f <= MIN_SCALE ? f : at(MIN_SCALE).then(function () { return MIN_SCALE; });
+        }
+        return step(f1, w1, f, w, slope);
+      });
+    }
+    return at(1).then(function (w0) {
+      room = box.clientWidth - (div.getBoundingClientRect().width - w0) - 2;
+      return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
+    }).then(function (f) {
+      div.dataset.scale = f.toFixed(3);
+      div.__fitted = box.clientWidth;
+    });
+  }
+
+  // a box that changes its width (the window resized) gets its chart fitted again
+  var boxes = typeof ResizeObserver === "function" ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var div = entry.target.querySelector("div.chart");
+      if (!div || !div.__view || Math.abs(entry.target.clientWidth - (div.__fitted || 0)) < 2) return;
+      window.clearTimeout(div.__refit);
+      div.__refit = window.setTimeout(function () { fit(div, div.__view); }, 150);
+    });
+  }) : null;
 
   // -- highlighting across the charts of the page (issue 12) -----------------------------------
   // Every chart's Vega view is kept in window.__views. The charts' click selection "pick" (fields:

@@ -100,7 +100,7 @@ def test_trials_arriving_in_two_sources_are_reported(tmp_path):
     st = Store(tmp_path / "st", create=True)
     summary = ingest([a, b], st)
     dups = [m for m in messages(summary.sources[1].problems) if "duplicate" in m]
-    assert len(dups) == 2 and "same records as a trial of source A" in dups[0], messages(summary.problems)
+    assert len(dups) == 2 and f"same records as a trial of source {a.resolve()}" in dups[0], messages(summary.problems)
     assert not summary.sources[0].problems
     # and against what the store holds from an earlier ingest
     c = tgz(a, tmp_path / "C.tgz", arcname="C")
@@ -112,6 +112,19 @@ def test_trials_arriving_in_two_sources_are_reported(tmp_path):
     write_new2(a, function=2, runs=TWO_RUNS, info_name="bbobexp_f2.info")
     again = ingest([a], alone)
     assert again.sources[0].status == "ingested" and not again.problems
+
+
+def test_trials_of_a_source_of_the_same_base_name_elsewhere_are_duplicates(tmp_path):
+    # sources are known by their paths: another folder's A holding the same trials is another source
+    a = write_new2(tmp_path / "one" / "A", runs=TWO_RUNS)
+    other = write_new2(tmp_path / "two" / "A", runs=TWO_RUNS)
+    write_new2(other, function=2, runs=TWO_RUNS, info_name="bbobexp_f2.info")
+    st = Store(tmp_path / "st", create=True)
+    ingest([a], st)
+    later = ingest([other], st)
+    dups = [m for m in messages(later.problems) if "duplicate" in m]
+    assert len(dups) == 2 and f"same records as a trial of source {a.resolve()}" in dups[0], messages(later.problems)
+    assert st.runs().collect().height == 6  # reported, kept
 
 
 # -- archives: caps on expansion, cut short, odd names -----------------------------------------

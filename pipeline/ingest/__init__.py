@@ -122,7 +122,7 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str 
     out = _outcome(src, parsed)
     if out.status == "ingested":
         data = _source_data(src, parsed, ident.key(src), name, extra)
-        _duplicates(out, store)
+        _duplicates(out, store, data.key)
         out.notes += ident.notes(store.sources(), data)
         try:
             store.write_source(data, ident.replaced())
@@ -131,10 +131,11 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str 
     return out
 
 
-def _duplicates(outcome: SourceOutcome, store: Store) -> None:
-    """Add to the outcome's problems the trials the store already holds from another source."""
+def _duplicates(outcome: SourceOutcome, store: Store, key: str) -> None:
+    """Add to the outcome's problems the trials the store already holds from another source than the
+    one stored under `key` (the earlier version of this source)."""
     if outcome.trials is not None:
-        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, outcome.name)]
+        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, key)]
         outcome.trials = None
 
 
@@ -256,7 +257,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:
     outcome, staged = prepared
     if staged is not None:
-        _duplicates(outcome, store)
+        _duplicates(outcome, store, staged.data.key)
         outcome.notes += ident.notes(store.sources(), staged.data)
         store.commit(staged, ident.replaced())
     return outcome

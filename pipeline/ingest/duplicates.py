@@ -60,12 +60,12 @@ def within(found: Trials) -> list[tuple]:
              f"{r['first_info_file']}:{r['first_info_line']}", "kept") for r in dups.iter_rows(named=True)]
 
 
-def _may_share(store, runs: pl.DataFrame, source: str) -> bool:
-    """Whether another source of the store may hold runs of the same suite and algorithm, by what
-    the manifest says of each source (no table is read)."""
+def _may_share(store, runs: pl.DataFrame, key: str) -> bool:
+    """Whether another source of the store (not the one stored under `key`) may hold runs of the same
+    suite and algorithm, by what the manifest says of each source (no table is read)."""
     suites, algorithms = set(runs["suite"].unique()), set(runs["algorithm"].unique())
-    for key, meta in store.sources().items():
-        if meta.get("name", key) == source:  # the source itself (sources are keyed by path, named by base name)
+    for other, meta in store.sources().items():
+        if other == key:
             continue
         if "suites" not in meta or "algorithms" not in meta:  # a manifest that does not say: look
             return True
@@ -74,17 +74,19 @@ def _may_share(store, runs: pl.DataFrame, source: str) -> bool:
     return False
 
 
-def against(store, found: Trials, source: str) -> list[tuple]:
+def against(store, found: Trials, key: str) -> list[tuple]:
     """(file, line, what, action) of the trials of a source whose records the store holds from
-    another source: first matched on the runs table, then on the records of the few matches."""
+    another source (not from the version of itself, stored under its `key`, that it replaces): first
+    matched on the runs table, then on the records of the few matches."""
     runs = found.runs
-    if not runs.height or not _may_share(store, runs, source):
+    if not runs.height or not _may_share(store, runs, key):
         return []
+    own = store.sources().get(key, {}).get("source_id")
     # partition filters, so that only the partitions of the source's suites and algorithms are read
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
         & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
-    stored = (store.runs().filter(parts & (pl.col("source") != source))
-              .select("run_id", *KEY, *FACTS, other="source", other_file="info_file")
+    stored = (store.runs().filter(parts & (pl.col("source_id") != own) if own else parts)
+              .select("run_id", *KEY, *FACTS, "source_id", other="source", other_file="info_file")
               .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
     if not stored.height:
         return []
@@ -92,5 +94,6 @@ def against(store, found: Trials, source: str) -> list[tuple]:
     theirs = _hashed(stored, store.events().filter(parts))
     dups = (mine.join(theirs.drop("run_id"), on=[*KEY, *FACTS, "records", "n"])
             .unique("run_id", keep="first", maintain_order=True).sort("run_id"))
+    keys = {e.get("source_id"): k for k, e in store.sources().items()}  # sources are known by their keys (paths)
     return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as a trial of source "
-             f"{r['other']} ({r['other_file']})", "kept") for r in dups.iter_rows(named=True)]
+             f"{keys.get(r['source_id'], r['other'])} ({r['other_file']})", "kept") for r in dups.iter_rows(named=True)]

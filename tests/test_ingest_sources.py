@@ -272,3 +272,17 @@ def test_markup_and_emoji_codes_in_data_are_printed_as_they_are(tmp_path):
     assert r.returncode == 0 and "[/red] a[x] [bold]" in r.stdout, r.stdout + r.stderr
     r = cli("ingest", a, "--store", tmp_path / "st2", "--name", "[/red]")
     assert r.returncode == 0 and "MarkupError" not in r.stderr and "info:100:" in r.stderr, r.stderr
+
+
+def test_the_terminal_shows_the_first_problems_of_a_source_and_a_file_takes_them_all(tmp_path):
+    root = tmp_path / "exp"
+    many = [{"instance": i, "dat": [(1, 5.0 + i), (3, 2.0)]} for i in range(1, 26)]
+    write_new2(root / "run1", runs=many)
+    write_new2(root / "run2", runs=many)  # a copy: 25 duplicates
+    r = cli("ingest", root, "--store", tmp_path / "st", "--problems", tmp_path / "problems.csv")
+    assert r.returncode == 0, r.stderr
+    shown = [ln for ln in r.stderr.splitlines() if "is a duplicate" in ln]
+    assert len(shown) == 20 and "exp: 5 more problem(s); all of them: --problems FILE" in one_line(r.stderr)
+    rows = (tmp_path / "problems.csv").read_text().splitlines()
+    assert rows[0] == "source,file,line,message,action" and len(rows) == 26
+    assert all("is a duplicate" in row for row in rows[1:])

@@ -106,14 +106,18 @@ def register(app: typer.Typer) -> None:
         wait: Annotated[float, WAIT] = 0,
         source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
         replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
+        problems_out: Annotated[Optional[str], typer.Option("--problems", help="Write every problem met (source, file, line, message, action) to this file (.csv, .parquet, .json); the terminal shows the first few of each source.")] = None,
     ) -> None:
         """Read COCO and IOHprofiler logs into the Parquet store. A source is known by its full path (or
         --source-name): ingesting it again replaces it; sources of one base name from other folders are kept
         side by side."""
         def report(o):
             if not quiet:
-                for p in o.problems:
+                for p in o.problems[:SHOWN_PROBLEMS]:
                     _say(str(p), "warning:", "yellow")
+                if len(o.problems) > SHOWN_PROBLEMS:
+                    _say(f"{o.name}: {len(o.problems) - SHOWN_PROBLEMS} more problem(s); all of them: "
+                         "--problems FILE", "warning:", "yellow")
                 if o.status == "unchanged":
                     _say(f"{o.name}: unchanged, kept ({o.runs} runs)")
                 elif o.status == "ingested":
@@ -133,6 +137,8 @@ def register(app: typer.Typer) -> None:
             if quiet:
                 for p in s.problems:
                     _say(str(p), "error:", "red")
+        if problems_out:
+            _write_problems(summary, problems_out)
         if st is None:
             held = f"no store created at {store}"
         else:
@@ -181,6 +187,19 @@ def _say(text: str, label: str = "", style: str = "") -> None:
     from rich.text import Text
 
     err.print(Text.assemble((label, style), " ", text) if label else Text(text), soft_wrap=True)
+
+
+#: problems of one source printed on the terminal (all of them: `--problems FILE`)
+SHOWN_PROBLEMS = 20
+
+
+def _write_problems(summary, path: str) -> None:
+    """Every problem of an ingest as a table: source, file, line, message, action."""
+    import polars as pl
+
+    rows = [(s.path, p.file, p.line, p.message, p.action) for s in summary.sources for p in s.problems]
+    write_table(pl.DataFrame(rows, schema={"source": pl.String, "file": pl.String, "line": pl.Int64,
+                                           "message": pl.String, "action": pl.String}, orient="row"), path)
 
 
 def _size(text: str, option: str) -> int:

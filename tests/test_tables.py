@@ -11,7 +11,8 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 from pipeline.api import Analysis
-from pipeline.measures import restarts, runtime
+from pipeline.measures import restarts
+from pipeline.measures.art import art_spec
 from pipeline.tables import art_table, pairwise_table, stats
 
 
@@ -276,7 +277,7 @@ def test_dispersion_matches_restarts_module(hand):
     df = art_table(hand, targets=[1.0], samples=100, seed=7)
     h = hand.hits([1.0])
     d = restarts.art_dispersion(h, (10, 50, 90), 100, 7).collect()
-    a = runtime.art(h).collect()
+    a = art_spec(h).collect()
     j = df.join(d, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_d").join(
         a, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_a")
     assert j["p10"].to_list() == j["p10_d"].to_list() and j["p90"].to_list() == j["p90_d"].to_list()

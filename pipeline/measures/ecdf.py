@@ -41,7 +41,8 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from . import restarts
+from ._kernels import restarts
+from .generators import block_rng
 from .groups import membership, select_levels
 from .runtime import parse_budget
 
@@ -214,7 +215,7 @@ def _blocks(data: _Data, samples: int, seed: int) -> Iterator[_Block]:
         n = np.bincount(gid, minlength=len(keys))
         key = tuple(funcs.row(int(k))[1:4])  # (suite, algorithm, dimension)
         yield _Block(keys, gid, repeat(cost_all[lo:hi], rep), repeat(success_all[lo:hi], rep), n,
-                     sample_size(n, samples), restarts.block_rng(seed, key))
+                     sample_size(n, samples), block_rng(seed, key))
 
 
 def _simulated_atoms(data: _Data, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:

@@ -6,7 +6,7 @@
 
 with one `eval_max` for every unsuccessful run: by default the largest evaluation count in the data
 handed to it (after IOHinspector's monotonic load: the last improvement of any run), else the value
-given. cocopp's aRT (seed 000, pipeline.measures.runtime.art) charges each unsuccessful run its own
+given. cocopp's aRT (seed 000, pipeline.measures.art) charges each unsuccessful run its own
 evaluations instead (its budget), and balances instances. The two agree when every run of a problem
 has the same budget B, instances are balanced and eval_max = B; they differ by design otherwise
 (tests/test_ioh_parity.py tests both).

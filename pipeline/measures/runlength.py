@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
-from . import runtime
+from .art import art as average_runtime
 
 #: the step to the next more difficult target (cocopp `step_to_next_difficult_target`)
 STEP = 10 ** 0.2
@@ -114,7 +114,7 @@ def runlength_targets(reference, budgets: int | Sequence[float] = 31, *, factor:
     if several:
         raise ValueError(f"the reference must hold one algorithm per suite, not {'; '.join(several)}")
     grid = reference_grid(reference)
-    art = (runtime.art(reference.hits(grid.drop("row")))
+    art = (average_runtime(reference.hits(grid.drop("row")))
            .select("suite", "function", "dimension", "target", "art")
            .join(grid, on=["suite", "function", "dimension", "target"]))
     b = pl.LazyFrame({"budget_per_dimension": values, "order": list(range(len(values)))})

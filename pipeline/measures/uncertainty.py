@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .restarts import GROUP, _flat, block_codes, block_rng, by_block
+from ._kernels.restarts import block_codes, by_block, flat_trials
+from .generators import block_rng
+from .restarts import GROUP
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -13,7 +15,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
 
     Each bootstrap sample draws the problem's N trials with replacement and recomputes aRT
     (inf when the sample holds no success, so an upper bound may be inf); one generator per (suite,
-    algorithm, dimension) (`restarts.by_block`), so an interval does not depend on what else is selected."""
+    algorithm, dimension) (`generators.block_rng`), so an interval does not depend on what else is selected."""
     lo_q, hi_q = (1 - level) / 2 * 100, (1 + level) / 2 * 100
 
     def intervals(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int,
@@ -32,7 +34,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
         return out
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        keys, gid, cost, success = _flat(df)
+        keys, gid, cost, success = flat_trials(df)
         low, high = by_block(keys, gid, cost, success, seed, intervals)
         return keys.with_columns(art_low=pl.Series(low), art_high=pl.Series(high))
 
@@ -50,7 +52,7 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     """`replicates` bootstrap copies of the hitting times, each drawing the trials of every (suite,
     algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
     algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn. The draws
-    come from one generator per (suite, algorithm, dimension) (`restarts.block_rng`)."""
+    come from one generator per (suite, algorithm, dimension) (`generators.block_rng`)."""
     from .runtime import instance_weights
 
     trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")

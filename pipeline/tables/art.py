@@ -20,7 +20,8 @@ import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
-from ..measures import restarts, runtime, targets as tg
+from ..measures import runtime, targets as tg
+from ..measures import art as art_m
 from . import stats
 
 KEY = ["suite", "dimension", "function"]
@@ -130,9 +131,7 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
 
     # aRT, dispersion, trials per (problem, target)
     th = hits.join(tt, on=["suite", "target"], how="semi")
-    a = runtime.art(th.lazy()).collect()
-    disp = restarts.art_dispersion(th.lazy(), (10, 50, 90), samples, seed).collect()
-    a = a.join(disp, on=restarts.GROUP, how="left")
+    a = art_m.art(th.lazy(), dispersion=True, percentiles=(10, 50, 90), samples=samples, seed=seed).collect()
     per_problem = ana.runs().group_by(runtime.PROBLEM).agg(
         median_final_delta=pl.col("final_delta").median(),
         median_evaluations=pl.col("evaluations").cast(pl.Float64).median(),
@@ -630,7 +629,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         art_u=pl.when(pl.col("succ") > 0).then(pl.col("cost") / pl.col("succ")).otherwise(math.inf),
         avg=pl.col("cost") / pl.col("trials"),
     )
-    bal = runtime.art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect().with_columns(
+    bal = art_m.art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect().with_columns(
         a=pl.col("algorithm").replace_strict(oidx, return_dtype=pl.Int64))
     per = per.join(bal.drop("algorithm"), on=[*KEY, "target", "a"], how="left", maintain_order="left")
     del hits, bal

@@ -294,7 +294,7 @@ class Analysis:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
         dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
         range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
-        ecdf_m.check(mode, self.max_budget, max_x)
+        ecdf_m.check(mode, self.max_budget, max_x, samples)
         return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
                                                        max_budget=self.max_budget, max_x=max_x),
                                 targets, reference, chunk, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from polars.testing import assert_frame_equal
 
-from pipeline.measures import art as art_m, restarts
+from pipeline.measures import art as art_m, ecdf as E, restarts
 from pipeline.measures._kernels import restarts as kr
 
 TARGETS = [10.0, 1.0, 1e-2, 1e-8]
@@ -207,3 +207,32 @@ def test_all_successful_samples_are_the_trials(samples):
                         schema=HIT_SCHEMA, orient="row")
     rt = restarts.draw_restarts(restarts.balanced_trials(hits.lazy()).collect(), samples, np.random.default_rng(0))
     assert sorted(rt["runtime"].to_list()) == sorted([5.0, 9.0, 7.0] * -(-samples // 3))
+
+
+# -- runtime ECDFs ---------------------------------------------------------------------------------------
+def assert_same_steps(got: pl.DataFrame, want: pl.DataFrame, *values: str) -> None:
+    """The same rows (keys and x exactly), and `values` equal up to the order of the sums behind them."""
+    assert_frame_equal(got.drop(values), want.drop(values), check_exact=True)
+    for v in values:
+        assert np.allclose(got[v].to_numpy(), want[v].to_numpy(), rtol=1e-12, atol=1e-15), v
+
+
+ecdf_hits = hit_tables(max_trials=16, suites=("bbob", "bbob-biobj"), functions=(1, 2, 6))
+
+
+@settings(max_examples=50, deadline=None)
+@given(ecdf_hits, st.sampled_from(E.MODES), st.integers(1, 30), st.integers(0, 2 ** 16),
+       st.sampled_from([None, "all", "f2", ["f1", "all"]]), st.sampled_from([None, "budget", 60.0]))
+def test_ecdf_tables_are_the_definition(hits, mode, samples, seed, group, max_x):
+    if group is not None and group != "all" and not set(["f1", "f2"][:1 if group == ["f1", "all"] else 2]) & {
+            f"f{f}" for f in hits["function"]}:
+        group = None  # a group the selection lacks is an error (tested in test_ecdf.py)
+    if group == "f2" and 2 not in set(hits["function"]):
+        group = None
+    kw = dict(group=group, mode=mode, max_x=max_x if mode != "exact" or max_x != 60.0 else "budget")
+    got = E.ecdf(hits.lazy(), samples=samples, seed=seed, **kw).collect()
+    want = E.ecdf_spec(hits.lazy(), samples=samples, seed=seed, **kw).collect()
+    assert_same_steps(got, want, "fraction")
+    got = E.ecdf_summary(hits.lazy(), **kw).collect()
+    want = E.ecdf_summary_spec(hits.lazy(), **kw).collect()
+    assert_same_steps(got, want, "final_fraction", "solvable_fraction", "median_max_evaluations")

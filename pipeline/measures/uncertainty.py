@@ -6,8 +6,10 @@ import numpy as np
 import polars as pl
 
 from ._kernels.restarts import block_codes, by_block, flat_trials
+from .ecdf import STEP_SCHEMA, check, ecdf_table
 from .generators import block_rng
 from .restarts import GROUP
+from .runtime import instance_weights
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -53,8 +55,6 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
     algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn. The draws
     come from one generator per (suite, algorithm, dimension) (`generators.block_rng`)."""
-    from .runtime import instance_weights
-
     trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")
     size = trials.group_by(_TRIAL, maintain_order=True).agg(n=pl.len())
     n = size["n"].to_numpy().astype(np.int64)
@@ -96,8 +96,7 @@ def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float
     (function, dimension), evaluated at every step of the estimate. Seeded; every replicate is
     computed in one pass (each as its own algorithm). Where a skewed bootstrap distribution leaves the
     estimate outside the percentile interval, the band is widened to include it."""
-    from .ecdf import STEP_SCHEMA, ecdf_table
-
+    check(mode, max_budget, max_x, samples)
     if not 0 < level < 1:
         raise ValueError(f"level {level}: expected a confidence level between 0 and 1")
     if replicates < 2:
@@ -127,7 +126,7 @@ def ecdf_per_instance(hits: pl.LazyFrame, group=None, mode: str = "trials", samp
                       max_budget=None, max_x=None) -> pl.LazyFrame:
     """The runtime ECDF of each instance alone (to draw faintly behind the aggregate): the columns of
     `ecdf` plus `instance`."""
-    from .ecdf import STEP_SCHEMA, ecdf_table
+    check(mode, max_budget, max_x, samples)
 
     def build(df: pl.DataFrame) -> pl.DataFrame:
         joined = df.with_columns(algorithm=pl.col("algorithm") + _SEP + pl.col("instance").cast(pl.String))

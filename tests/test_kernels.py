@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from polars.testing import assert_frame_equal
 
-from pipeline.measures import art as art_m, ecdf as E, restarts
-from pipeline.measures._kernels import restarts as kr
+from pipeline.measures import art as art_m, ecdf as E, restarts, significance
+from pipeline.measures._kernels import ranksum, restarts as kr
 
 TARGETS = [10.0, 1.0, 1e-2, 1e-8]
 HIT_SCHEMA = {"run_id": pl.Int64, "suite": pl.String, "algorithm": pl.String, "function": pl.Int32,
@@ -236,3 +236,91 @@ def test_ecdf_tables_are_the_definition(hits, mode, samples, seed, group, max_x)
     got = E.ecdf_summary(hits.lazy(), **kw).collect()
     want = E.ecdf_summary_spec(hits.lazy(), **kw).collect()
     assert_same_steps(got, want, "final_fraction", "solvable_fraction", "median_max_evaluations")
+
+
+# -- rank-sum tests ----------------------------------------------------------------------------------------
+@st.composite
+def records(draw, hits: pl.DataFrame) -> pl.DataFrame:
+    """Records of the runs of `hits` (some without any): evaluations, precisions that need not fall, and
+    .dat (1), .tdat (2) or both (3) triggers, in random order."""
+    runs = hits.select("run_id", "algorithm").unique().sort("run_id").rows()
+    rows = []
+    for run_id, alg in runs:
+        for e, b, t in draw(st.lists(st.tuples(st.integers(1, 500), st.sampled_from([1e-9, 1e-3, 0.5, 2.0, 7.0]),
+                                               st.sampled_from([1, 2, 3])), max_size=6)):
+            rows.append((run_id, alg, e, b, t))
+    ev = pl.DataFrame(rows, schema={"run_id": pl.Int64, "algorithm": pl.String, "evaluations": pl.Int64,
+                                    "best_delta": pl.Float64, "trigger": pl.Int8}, orient="row")
+    return ev.sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 99)))
+
+
+tested_hits = hit_tables(max_trials=18, algorithms="ABC", functions=(1,), dimensions=(2, 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tested_hits, st.data())
+def test_precisions_looked_up_are_the_definition(hits, data):
+    events = data.draw(records(hits))
+    fes = data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 7.0, 99.5, 250.0, 600.0]), min_size=1, max_size=4))
+    q = hits.select("algorithm", "run_id").unique().join(pl.DataFrame({"fe": fes}), how="cross")
+    got = ranksum.precision_at(events.lazy(), q, chunk=data.draw(st.integers(1, 3))).sort("run_id", "fe")
+    want = significance.precisions_spec(events.lazy(), q).sort("run_id", "fe")
+    assert_frame_equal(got, want, check_exact=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tested_hits, st.data())
+def test_pairwise_tests_are_the_tests_pair_by_pair(hits, data):
+    events = data.draw(records(hits))
+    order = data.draw(st.permutations(sorted(hits["algorithm"].unique())))
+    want = significance.pairwise_spec(hits, events.lazy(), order)
+    if want.height == 0:
+        with pytest.raises(ValueError, match="two algorithms"):
+            significance.pairwise(hits, events.lazy(), order)
+        return
+    got = significance.pairwise(hits, events.lazy(), order, chunk=data.draw(st.integers(1, 3)),
+                                threads=data.draw(st.sampled_from([1, 2])))
+    assert_same_steps(got.select(want.columns), want, "p_value")
+
+
+@settings(max_examples=60, deadline=None)
+@given(tested_hits, st.data())
+def test_best_and_reference_tests_are_the_tests_pair_by_pair(hits, data):
+    events = data.draw(records(hits)).lazy()
+    algorithms = sorted(hits["algorithm"].unique())
+    order = data.draw(st.permutations(algorithms))
+    reference = data.draw(st.sampled_from([None, *algorithms]))
+    aRT = art_m.art(hits.lazy()).collect()
+    final = hits.unique("run_id").group_by("suite", "dimension", "function", "algorithm").agg(
+        medf=pl.col("final_delta").median())
+    best, ref = significance.best_and_reference(hits, events, aRT, final, order, reference)
+
+    def test(g: pl.DataFrame, x: str, y: str) -> significance.TestResult:
+        def trials(a):
+            t = g.filter(pl.col("algorithm") == a).sort("trial", "run_id")
+            runs = t["run_id"].to_list()
+            prec = lambda fe: significance.precisions_spec(events, pl.DataFrame({"run_id": runs, "fe": float(fe)}))  # noqa
+            return (t["hit"].cast(pl.Float64).fill_null(np.nan).to_numpy(), t["evaluations"].cast(pl.Float64).to_numpy(),
+                    lambda fe: prec(fe)["prec"].to_numpy())
+        return significance.compare(*trials(x), *trials(y))
+
+    best_rows = {r[:5]: r[5] for r in best.rows()}
+    ref_rows = {r[:5]: r[5:] for r in ref.rows()} if ref is not None else {}
+    art_of = {r[:5]: r[5] for r in aRT.select("suite", "dimension", "function", "target", "algorithm", "art").rows()}
+    for key, g in hits.group_by("suite", "dimension", "function", "target"):
+        algs = [a for a in order if a in set(g["algorithm"]) and a != reference]
+        if len(algs) >= 2:
+            arts = {a: art_of[(*key, a)] for a in algs}
+            if not any(np.isfinite(v) for v in arts.values()):
+                medf = {r[3]: r[4] for r in final.rows()}
+                arts = {a: medf[a] for a in algs}
+            b = min(algs, key=lambda a: (arts[a], algs.index(a)))
+            res = [test(g, x, b) for x in algs if x != b]
+            p_best = 1.0 if any(r.direction >= 0 for r in res) else max(r.p_marked for r in res)
+            assert best_rows.pop((*key, b)) == pytest.approx(p_best, rel=1e-12, abs=0)
+        if reference in set(g["algorithm"]):
+            for x in algs:
+                r = test(g, x, reference)
+                p, d, c = ref_rows.pop((*key, x))
+                assert (p, d, c) == (pytest.approx(r.p_value, rel=1e-12, abs=0), r.direction, r.consistent)
+    assert not best_rows and not ref_rows

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from polars.testing import assert_frame_equal
 
-from pipeline.measures import art as art_m, ecdf as E, restarts, significance
+from pipeline.measures import art as art_m, ecdf as E, ranking, restarts, significance
 from pipeline.measures._kernels import ranksum, restarts as kr
 
 TARGETS = [10.0, 1.0, 1e-2, 1e-8]
@@ -324,3 +324,19 @@ def test_best_and_reference_tests_are_the_tests_pair_by_pair(hits, data):
                 p, d, c = ref_rows.pop((*key, x))
                 assert (p, d, c) == (pytest.approx(r.p_value, rel=1e-12, abs=0), r.direction, r.consistent)
     assert not best_rows and not ref_rows
+
+
+# -- Glicko-2 ----------------------------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(hit_tables(max_trials=24, algorithms="ABCD", functions=(1, 2)), st.integers(1, 6), st.integers(0, 2 ** 16),
+       st.booleans())
+def test_glicko2_ratings_are_the_definition(hits, rounds, seed, by_dimension):
+    # the same draws and games; the rating periods from the games counted by sorting (the kernel) or from
+    # the matrix of their scores (the definition) agree up to the volatility's iteration, which stops at 1e-6
+    got = ranking.glicko2(hits.lazy(), rounds, seed, by_dimension)
+    want = ranking.glicko2_spec(hits.lazy(), rounds, seed, by_dimension)
+    keys = (["dimension"] if by_dimension else []) + ["algorithm"]
+    got, want = got.sort(keys), want.sort(keys)
+    assert got.select(keys).equals(want.select(keys))
+    for c in ("score", "deviation", "volatility"):
+        assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-8, atol=1e-9), c

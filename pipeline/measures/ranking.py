@@ -33,13 +33,38 @@ AUC_DIGITS = 12
 
 
 def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.05) -> pl.DataFrame:
-    """Average rank of per-function auc (rank 1 = largest, ties averaged) over the functions where
-    every algorithm has data; per dimension or over all (dimension, function) problems.
+    """Average rank of per-function auc over the functions where every algorithm has data.
 
-    Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the
-    Friedman test's statistic and p-value over those problems, and the Nemenyi critical difference
-    of mean ranks at level `alpha` (two algorithms whose scores differ by more differ significantly).
-    Areas are compared to `AUC_DIGITS` significant digits."""
+    On each problem the algorithms are ranked by auc (rank 1 = largest, ties averaged, areas compared
+    to `AUC_DIGITS` significant digits); the score of an algorithm is its mean rank.
+
+    Parameters
+    ----------
+    aucs : polars.LazyFrame
+        suite, algorithm, function, dimension and auc (`auc.auc`).
+    by_dimension : bool
+        Rank per dimension, or over all (dimension, function) problems.
+    alpha : float
+        Level of the Nemenyi critical difference.
+
+    Returns
+    -------
+    polars.DataFrame
+        [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the Friedman
+        test's statistic and p-value over those problems (three algorithms or more), and the Nemenyi
+        critical difference of mean ranks (two algorithms whose scores differ by more differ
+        significantly).
+
+    Examples
+    --------
+    A has the largest area on both functions; B and C share the other ranks.
+
+    >>> import polars as pl
+    >>> aucs = pl.LazyFrame({"suite": "bbob", "dimension": 2, "function": [1, 1, 1, 2, 2, 2],
+    ...                      "algorithm": ["A", "B", "C"] * 2, "auc": [0.9, 0.5, 0.4, 0.8, 0.3, 0.6]})
+    >>> rank_by_auc(aucs).select("algorithm", "rank", "score").rows()
+    [('A', 1, 1.0), ('B', 2, 2.5), ('C', 3, 2.5)]
+    """
     from scipy.stats import friedmanchisquare
 
     df = aucs.collect().with_columns(pl.col("auc").round_sig_figs(AUC_DIGITS))
@@ -72,8 +97,15 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.
 
 
 def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
-    """Nemenyi critical difference of mean ranks of k algorithms over n problems (Demšar 2006, sec. 3.2.2):
-    q_alpha * sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile for k means over sqrt(2)."""
+    """Nemenyi critical difference of mean ranks of k algorithms over n problems (Demšar 2006, sec. 3.2.2).
+
+    q_alpha * sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile for k means over sqrt(2).
+
+    Examples
+    --------
+    >>> round(nemenyi_cd(3, 2), 4)
+    2.3437
+    """
     from scipy.stats import studentized_range
 
     q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
@@ -82,8 +114,18 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
 
 def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
     """The bars of a critical-difference diagram: maximal runs of algorithms (ordered by mean rank)
-    whose mean ranks lie within the critical difference of each other, per dimension when the
-    ranking has one. Columns: [dimension,] clique, low, high (mean ranks), algorithms (list)."""
+    whose mean ranks lie within the critical difference of each other.
+
+    Parameters
+    ----------
+    ranking : polars.DataFrame
+        As `rank_by_auc` gives it (per dimension or not).
+
+    Returns
+    -------
+    polars.DataFrame
+        [dimension,] clique, low and high (mean ranks), algorithms (list).
+    """
     by = ["dimension"] if "dimension" in ranking.columns else []
     out = []
     for _, g in (ranking.group_by(by, maintain_order=True) if by else [((), ranking)]):

@@ -63,11 +63,21 @@ def fe_umin(hits: Sequence[np.ndarray], evaluations: Sequence[np.ndarray]) -> fl
 def test_data(hit_x: np.ndarray, evals_x: np.ndarray, prec_x: Callable[[float], np.ndarray],
               hit_y: np.ndarray, evals_y: np.ndarray, prec_y: Callable[[float], np.ndarray]
               ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The two score vectors cocopp's `significancetest` ranks, and FE_umin.
+    """The two score vectors cocopp's `significancetest` ranks, and FE_umin (the module).
 
-    `hit_*`: runtime to the target per trial (NaN if not reached), `evals_*`: the trial's
-    evaluations, `prec_*(fe)`: each trial's best precision after `fe` evaluations (inf before
-    its first record).
+    Parameters
+    ----------
+    hit_x, hit_y : numpy.ndarray
+        Runtime to the target per trial (NaN if not reached).
+    evals_x, evals_y : numpy.ndarray
+        The trials' evaluations.
+    prec_x, prec_y : callable
+        `prec(fe)`: each trial's best precision after `fe` evaluations (inf before its first record).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, float)
+        The scores of x and y (larger is better), and FE_umin.
     """
     hit_x, hit_y = np.asarray(hit_x, float), np.asarray(hit_y, float)
     evals_x, evals_y = np.asarray(evals_x, float), np.asarray(evals_y, float)
@@ -105,8 +115,15 @@ class TestResult:
 
 
 def ranksum(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
-    """scipy's two-sided Mann-Whitney U test: (U of x, p, +1 if x ranks higher / -1 lower / 0)."""
-    from scipy.stats import mannwhitneyu  # imported when needed: scipy.stats takes a second to import
+    """scipy's two-sided Mann-Whitney U test: (U of x, p, +1 if x ranks higher / -1 lower / 0).
+
+    Examples
+    --------
+    >>> u, p, d = ranksum([3.0, 4.0], [1.0, 2.0])
+    >>> u, round(p, 6), d
+    (4.0, 0.333333, 1)
+    """
+    from scipy.stats import mannwhitneyu  # imported when needed, not with the measures
 
     x, y = np.asarray(x, float), np.asarray(y, float)
     r = mannwhitneyu(x, y, alternative="two-sided")
@@ -125,15 +142,20 @@ def _art_avg(hit: np.ndarray, evals: np.ndarray) -> tuple[float, float]:
 
 
 def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
-    """Rank-sum test of algorithm x against y on one target (larger scores are better).
+    """Rank-sum test of algorithm x against y on one target (`test_data` scores, larger are better).
 
-    As in cocopp, a difference only counts (`consistent`) when the better-ranked algorithm also has
+    Parameters are those of `test_data`. As in cocopp, a difference only counts (`consistent`) when the better-ranked algorithm also has
     an aRT not larger than the other's and, when its aRT is finite, fewer average evaluations
     (aRT and averages over the raw trials, as cocopp computes them in the test). cocopp 2.9.1
     means the same but checks "aRT is infinite" with `is np.inf`, which is never true for its numpy
     values, so it also asks for fewer average evaluations when both aRTs are infinite (only
     precisions after the same FE_umin evaluations are compared then); we follow the intent.
     The score vectors themselves rank exactly as cocopp's (tests/test_tables_render.py).
+
+    Returns
+    -------
+    TestResult
+        U of x, the two-sided p-value, the direction and cocopp's consistency.
     """
     x, y, _ = test_data(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y)
     u, p, d = ranksum(x, y)
@@ -148,13 +170,25 @@ def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
 
 # -- multiple testing ------------------------------------------------------------------------------------
 def bonferroni(p: np.ndarray) -> np.ndarray:
-    """min(1, m p) over a family of m p-values."""
+    """min(1, m p) over a family of m p-values.
+
+    Examples
+    --------
+    >>> bonferroni([0.01, 0.04, 0.5]).tolist()
+    [0.03, 0.12, 1.0]
+    """
     p = np.asarray(p, float)
     return np.minimum(1.0, p * len(p))
 
 
 def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values: max over j <= i of min(1, (m - j + 1) p_(j))."""
+    """Holm's step-down adjusted p-values: max over j <= i of min(1, (m - j + 1) p_(j)).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
     p = np.asarray(p, float)
     m = len(p)
     if m == 0:
@@ -167,7 +201,7 @@ def holm(p: np.ndarray) -> np.ndarray:
 
 
 def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
-    """Corrected p-values of one family of tests."""
+    """Corrected p-values of one family of tests: `bonferroni` or `holm` (`method`)."""
     if method == "bonferroni":
         return bonferroni(p)
     if method == "holm":
@@ -176,9 +210,26 @@ def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
 
 
 def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method: str) -> pl.DataFrame:
-    """Add `out`, the p-values of column `p` corrected within each family (rows with equal
-    `family` columns; all rows when empty), and `family_size`, the number of tests in it
-    (`correct` per family, vectorised: Holm sorts each family by p once)."""
+    """`correct` within each family of tests of a frame.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        One row per test.
+    p : str
+        The column of p-values.
+    out : str
+        The column to add: the corrected p-values.
+    family : list of str
+        Rows with equal `family` columns form a family (all rows when empty).
+    method : str
+        One of `CORRECTIONS`.
+
+    Returns
+    -------
+    polars.DataFrame
+        `df` with `out` and family_size (the number of tests in the row's family).
+    """
     if method not in CORRECTIONS:
         raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
     if df.height == 0:

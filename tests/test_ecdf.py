@@ -287,11 +287,11 @@ def test_counted_samples_give_the_drawn_samples_steps(stores, name):
     # problems whose trials all succeed are counted, not drawn: the same steps, bit for bit, as every
     # sample drawn and merged (equal masses added one by one), and the same draws for the others
     h = Analysis(stores[name]).hits().collect()
-    data = K.prepare(h)
+    data = K.prepare_trials(h)
     members, limits = E.members(data.problems, None), E.x_limits(K.longest(data), "simulated")
     for samples, seed in ((100, 1), (37, 5)):
-        drawn = K.steps(K.simulated_atoms(data, samples, seed), data, members, limits)
-        counted = K.steps(K.simulated_counts(data, samples, seed), data, members, limits)
+        drawn = K.step_table(K.simulated_atoms(data, samples, seed), data, members, limits)
+        counted = K.step_table(K.simulated_counts(data, samples, seed), data, members, limits)
         assert counted.equals(drawn)
 
 

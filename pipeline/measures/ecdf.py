@@ -391,14 +391,14 @@ def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
     Prepared
         The trials as arrays, ordered, with their functions and problems.
     """
-    return kernel.prepare(hits)
+    return kernel.prepare_trials(hits)
 
 
 def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
                max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf`."""
     check(mode, max_budget, max_x, samples)
-    data = kernel.prepare(hits)
+    data = kernel.prepare_trials(hits)
     groups = members(data.problems, group)
     limits = x_limits(kernel.longest(data), mode, max_budget, max_x)
     if mode == "trials":
@@ -409,16 +409,16 @@ def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated
         limit = data.funcs.join(limits, on=KEY, how="left").select(
             "fid", limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
         atoms = exact_atoms(data.trials.join(limit, on="fid", how="left", maintain_order="left"), ["fid"])
-    return kernel.steps(atoms, data, groups, limits).select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
+    return kernel.step_table(atoms, data, groups, limits).select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
 
 
 def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated",
                   max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf_summary` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf_summary`."""
     check(mode, max_budget, max_x)
-    data = kernel.prepare(hits)
+    data = kernel.prepare_trials(hits)
     limits = x_limits(kernel.longest(data), mode, max_budget, max_x)
-    out = kernel.summary(data, members(data.problems, group), limits)
+    out = kernel.summary_frame(data, members(data.problems, group), limits)
     return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
 

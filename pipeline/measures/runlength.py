@@ -40,12 +40,12 @@ OUT_SCHEMA = {"suite": pl.String, "function": pl.Int32, "dimension": pl.Int32, "
               "target": pl.Float64}
 
 
-def default_budgets(count: int = 31, low: float = 0.5, high: float = 50.0) -> list[float]:
+def log_uniform_budgets(count: int = 31, low: float = 0.5, high: float = 50.0) -> list[float]:
     """`count` budgets (times the dimension) log-uniform in [low, high]: cocopp's ECDF budgets (31).
 
     Examples
     --------
-    >>> [round(b, 9) for b in default_budgets(3)]
+    >>> [round(b, 9) for b in log_uniform_budgets(3)]
     [0.5, 5.0, 50.0]
     """
     return [float(b) for b in np.logspace(np.log10(low), np.log10(high), count)]
@@ -138,7 +138,7 @@ def runlength_targets(reference, budgets: int | Sequence[float] = 31, *, factor:
     if isinstance(budgets, int):
         if budgets < 1:
             raise ValueError(f"budgets: expected a positive count, got {budgets}")
-        values = default_budgets(budgets)
+        values = log_uniform_budgets(budgets)
         factor = 1.0 if factor is None else factor
         unique = True if unique is None else unique
     else:

@@ -12,7 +12,7 @@ evaluations (larger scores are better). The two score vectors go into
 as in cocopp). A difference counts (`TestResult.consistent`) only where the better-ranked algorithm also
 has the smaller aRT (`compare`).
 
-`compare` states the test of one pair (`pairwise_spec` every pair that way). `pairwise` and
+`compare` states the test of one pair (`pairwise_tests_spec` every pair that way). `pairwise_tests` and
 `best_and_reference` make all the tests of a table at once (`pipeline.measures._kernels.ranksum`: the U
 statistics of all pairs from one sort of the pooled scores, the p-values as scipy computes them),
 equal to `compare` on each pair (tests/test_kernels.py; tests/test_tables.py holds them to the per-run
@@ -380,7 +380,7 @@ def best_and_reference(hits: pl.DataFrame, events: pl.LazyFrame, art_of: pl.Data
                                                 "ref_consistent": pl.Boolean}, orient="row")
 
 
-def pairwise(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str], *, chunk: int = 16,
+def pairwise_tests(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str], *, chunk: int = 16,
              threads: int | None = None) -> pl.DataFrame:
     """The rank-sum test of every pair of algorithms per (suite, dimension, function, target).
 
@@ -403,7 +403,7 @@ def pairwise(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str], *, 
     polars.DataFrame
         `KEY` columns, target, algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced aRT),
         statistic (U of a), p_value (two-sided), better (the better-ranked algorithm, null on a tie) and
-        consistent (cocopp's rule): `compare` on every pair (`pairwise_spec`), sorted by (`KEY`, target
+        consistent (cocopp's rule): `compare` on every pair (`pairwise_tests_spec`), sorted by (`KEY`, target
         descending), the pairs of a group in the order of the names.
     """
     order = list(order)
@@ -414,11 +414,11 @@ def pairwise(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str], *, 
     trials = kernel.sorted_trials(hits.join(gkeys, on=[*KEY, "target"]).with_columns(*_numbers("a", index)))
     balanced = art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect()
     cells = _cells(trials, "a").join(balanced, on=[*KEY, "target", "algorithm"], how="left", maintain_order="left")
-    return kernel.pairwise_tests(trials, cells, gkeys, events, order, chunk, threads)
+    return kernel.group_pairs(trials, cells, gkeys, events, order, chunk, threads)
 
 
-def pairwise_spec(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str]) -> pl.DataFrame:
-    """The definition of `pairwise`: `compare` on each pair, one pair at a time. Parameters and Returns as `pairwise`."""
+def pairwise_tests_spec(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str]) -> pl.DataFrame:
+    """The definition of `pairwise_tests`: `compare` on each pair, one pair at a time. Parameters and Returns as `pairwise_tests`."""
     order = list(order)
     balanced = art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect()
     by_trial = hits.sort("trial", "run_id").group_by(*KEY, "target", "algorithm", maintain_order=True).agg(

@@ -260,7 +260,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     of equal `family` columns, e.g. ("suite", "dimension", "target")), significant (p_corrected <
     alpha and consistent), marker. Algorithm a comes before b in the selection's order.
 
-    The tests are `significance.pairwise`'s: the (problem, target) groups on `threads` threads (default:
+    The tests are `significance.pairwise_tests`': the (problem, target) groups on `threads` threads (default:
     the number of CPUs), the records behind the precisions at FE_umin read per group of `chunk`
     algorithms. `hits`: the
     first hitting times of this selection already at hand (e.g. `analysis.hits().collect()`, every
@@ -284,7 +284,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     else:
         hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
-    df = significance.pairwise(hits, _events_of(analysis), order, chunk=chunk, threads=threads)
+    df = significance.pairwise_tests(hits, _events_of(analysis), order, chunk=chunk, threads=threads)
     df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
     df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()

@@ -53,7 +53,7 @@ def _prepare(hits: pl.DataFrame) -> Prepared:
     return Prepared(trials, funcs, problems.join(funcs, on="fid", how="left", maintain_order="left"))
 
 
-def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
+def prepare_trials(hits: pl.DataFrame | Prepared) -> Prepared:
     """An eager frame of hitting times prepared (or as given, when it is already)."""
     return hits if isinstance(hits, Prepared) else _prepare(hits)
 
@@ -211,7 +211,7 @@ def _sorted_by(key: np.ndarray, x: np.ndarray, mass: np.ndarray) -> tuple[np.nda
     return key[order], x[order], mass[order]
 
 
-def steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, members: pl.DataFrame, limits: pl.DataFrame
+def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, members: pl.DataFrame, limits: pl.DataFrame
            ) -> pl.DataFrame:
     """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass; a
     frame or arrays):
@@ -275,7 +275,7 @@ def steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, members:
     return out
 
 
-def summary(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
+def summary_frame(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
     """`ecdf.summary_table` of prepared hitting times, given the group `members` and the plotted `limits`."""
     per_problem = data.problems.join(members, on=["suite", "function"], maintain_order="left").group_by(
         *KEY, "group").agg(

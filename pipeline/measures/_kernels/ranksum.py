@@ -501,9 +501,9 @@ class _PairTests:
             tested[c][sl] = v[gi]
 
 
-def pairwise_tests(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, events: pl.LazyFrame,
+def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, events: pl.LazyFrame,
                    order: list[str], chunk: int = 16, threads: int | None = None) -> pl.DataFrame:
-    """The tests of `significance.pairwise`: every pair of algorithms of every (problem, target) group g of
+    """The tests of `significance.pairwise_tests`: every pair of algorithms of every (problem, target) group g of
     `gkeys` (g, suite, dimension, function, target), all pairs of a group at once.
 
     `trials`: g, a (algorithm index in `order`), run_id, hitf (NaN where not reached), sorted by (g, a,

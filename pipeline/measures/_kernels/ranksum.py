@@ -6,7 +6,6 @@ each pair on its own (`significance.compare`; tests/test_kernels.py, tests/test_
 from __future__ import annotations
 
 import importlib
-import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor

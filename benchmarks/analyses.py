@@ -142,7 +142,7 @@ def run_step(step: str, store: Path, src: str | None = None, timeout: float | No
 
 def build_store(root: Path, n: int) -> Path:
     """The synthetic archive of n algorithms and its store under root (reused when present)."""
-    sources = make_archive(root / "archive", n)
+    sources, _ = make_archive(root / "archive", n)  # (archives, MB of logs)
     store = root / f"store-{n}"
     if not (store / "runs").is_dir():
         t = time.perf_counter()

@@ -13,8 +13,8 @@ import polars as pl
 
 from .conventions import interesting_instances
 from . import distributed
-from .measures import cache as _cache, ecdf as ecdf_m, restarts, runtime, targets as tg  # noqa: F401 (cache:
-# loaded with the API, not in the first measure)
+from .measures import art as art_m, cache as _cache, ecdf as ecdf_m, restarts, runtime, targets as tg  # noqa: F401
+# (cache: loaded with the API, not in the first measure)
 from .store import Store
 from .store.store import MANIFEST
 
@@ -245,21 +245,7 @@ class Analysis:
             return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
                                                       chunk=None), chunk, [*runtime.PROBLEM, "target"],
                                       [False] * 4 + [True], balance=True)
-        h = self.hits(targets)
-        if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
-            h = h.select([c for c in h.collect_schema().names() if c not in ("instance", "final_delta")])  # unread
-            return h.map_batches(lambda df: restarts.art_frame(df, dispersion, percentiles, samples, seed),
-                                 schema=restarts.art_schema(h.collect_schema(), dispersion, percentiles),
-                                 streamable=False)
-        a = runtime.art(h)
-        if dispersion:
-            d = restarts.art_dispersion(h, percentiles, samples, seed)
-            a = a.join(d, on=restarts.GROUP, how="left")
-        if confidence:
-            from .measures.uncertainty import art_confidence
-
-            a = a.join(art_confidence(h, confidence, samples, seed), on=restarts.GROUP, how="left")
-        return a.sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True])
+        return art_m.art(self.hits(targets), dispersion, percentiles, samples, seed, confidence)
 
     def simulated_runtimes(self, targets=None, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
@@ -308,7 +294,7 @@ class Analysis:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
         dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
         range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
-        ecdf_m.check(mode, self.max_budget, max_x)
+        ecdf_m.check(mode, self.max_budget, max_x, samples)
         return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
                                                        max_budget=self.max_budget, max_x=max_x),
                                 targets, reference, chunk, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from pipeline.measures.ranking import SCALE, _round_period
+from pipeline.measures._kernels.glicko2 import round_period as _round_period
+from pipeline.measures.glicko import SCALE
 
 
 def _weighted_wins(d: np.ndarray, w: np.ndarray) -> np.ndarray:

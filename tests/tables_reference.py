@@ -15,7 +15,7 @@ from pipeline.tables.art import KEY
 class Trajectories:
     """Best precision of each run after a number of evaluations, from its budget-triggered (.tdat)
     records, as cocopp's `DataSet.funvals` (runs without any .tdat record use all records); one run
-    at a time: the reference the tests hold the vectorised `pipeline.tables.art._precision_at` to."""
+    at a time: the reference the tests hold the vectorised `pipeline.measures._kernels.ranksum.precision_at` to."""
 
     def __init__(self, events: pl.LazyFrame):
         self._events = events

@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import auc, ranking, runtime, targets
+from pipeline.measures import auc, glicko, ranking, runtime, targets
+from pipeline.measures._kernels import glicko2 as glicko_kernel
 from pipeline.store import Store
 from test_measures_hand import frames
 
@@ -150,9 +151,9 @@ def test_glicko2_period_matches_glickmans_example():
     for j, o in ((1, 1), (2, 0), (3, 0)):
         games[0, j] = games[j, 0] = 1
         score[0, j], score[j, 0] = o, 1 - o
-    mu, phi, sig = ranking._glicko2_period((r - 1500) / ranking.SCALE, rd / ranking.SCALE, np.full(4, 0.06), score, games)
-    assert 1500 + ranking.SCALE * mu[0] == pytest.approx(1464.06, abs=0.01)
-    assert ranking.SCALE * phi[0] == pytest.approx(151.52, abs=0.01)
+    mu, phi, sig = glicko.period((r - 1500) / glicko.SCALE, rd / glicko.SCALE, np.full(4, 0.06), score, games)
+    assert 1500 + glicko.SCALE * mu[0] == pytest.approx(1464.06, abs=0.01)
+    assert glicko.SCALE * phi[0] == pytest.approx(151.52, abs=0.01)
     assert sig[0] == pytest.approx(0.05999, abs=1e-5)
 
 
@@ -210,10 +211,10 @@ def test_glicko2_round_period_equals_the_matrix_form(k, nprob, seed):
         score[np.ix_(sel, sel)] += win
         games[np.ix_(sel, sel)] += 1
         codes = np.where(np.isinf(d[:, 0]), 4, d[:, 0]).astype(np.int64)  # runtimes as ordered integer codes
-        wins += ranking._round_wins(codes, sel, np.zeros(k, np.int64), np.arange(k), (1, k), g, n)
+        wins += glicko_kernel.round_wins(codes, sel, np.zeros(k, np.int64), np.arange(k), (1, k), g, n)
     np.fill_diagonal(games, 0)
-    want = ranking._glicko2_period(mu, phi, sigma, score, games)
-    got = ranking._round_period(mu, phi, sigma, wins, games)
+    want = glicko.period(mu, phi, sigma, score, games)
+    got = glicko_kernel.round_period(mu, phi, sigma, wins, games)
     for w, x in zip(want, got):
         assert np.allclose(x, w, rtol=1e-8, atol=0)  # the volatility's iteration stops at 1e-6
 
@@ -239,7 +240,7 @@ def test_round_wins_by_sorting_equal_all_pairs(k, rows, seed):
     row, player = np.nonzero(present)
     col = np.arange(len(row)) - np.searchsorted(row, row)
     codes = np.where(np.isinf(d), 4, d).astype(np.int64)[row, player]
-    got = ranking._round_wins(codes, player, row, row * k + col, (rows, k), g, k)
+    got = glicko_kernel.round_wins(codes, player, row, row * k + col, (rows, k), g, k)
     assert np.allclose(got, brute, rtol=1e-12)
 
 

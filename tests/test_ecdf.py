@@ -16,6 +16,7 @@ from logs import write_new2
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
 from pipeline.measures import ecdf as E
+from pipeline.measures._kernels import ecdf_steps as K
 from pipeline.store import Store
 
 BBOB_SETS = ["DIRECT_posik_noiseless", "NM_on_bbob", "BrentSTEPqi_Posik"]
@@ -286,11 +287,11 @@ def test_counted_samples_give_the_drawn_samples_steps(stores, name):
     # problems whose trials all succeed are counted, not drawn: the same steps, bit for bit, as every
     # sample drawn and merged (equal masses added one by one), and the same draws for the others
     h = Analysis(stores[name]).hits().collect()
-    data = E._prepare(h)
-    members, limits = E._members(data.problems, None), E._limits(data, "simulated", None, None)
+    data = K.prepare_trials(h)
+    members, limits = E.members(data.problems, None), E.x_limits(K.longest(data), "simulated")
     for samples, seed in ((100, 1), (37, 5)):
-        drawn = E._steps(E._simulated_atoms(data, samples, seed), data, members, limits)
-        counted = E._steps(E._simulated_counts(data, samples, seed), data, members, limits)
+        drawn = K.step_table(K.simulated_atoms(data, samples, seed), data, members, limits)
+        counted = K.step_table(K.simulated_counts(data, samples, seed), data, members, limits)
         assert counted.equals(drawn)
 
 
@@ -300,7 +301,7 @@ def test_equal_sums_are_the_merged_sums(count):
     for m in (1 / 90, 1 / 105, 0.1):
         values = np.r_[np.full(5, 0.3), np.full(count, m), np.full(3, 0.7)]
         want = np.add.reduceat(values, [0, 5, 5 + count])[1]
-        assert E._equal_sums(np.array([count]), np.array([m]))[0] == want
+        assert K.equal_sums(np.array([count]), np.array([m]))[0] == want
 
 
 def test_an_analysis_keeps_the_prepared_trials_for_its_next_table_until_the_store_changes(tmp_path):

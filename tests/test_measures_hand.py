@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import math
-from unittest import mock
 
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings, strategies as st
-from polars.testing import assert_frame_equal
 
 from pipeline.measures import restarts, runtime, targets
+from pipeline.measures.art import art
 
 
 def frames(trials, suite="bbob", alg="A", function=1, dim=2):
@@ -26,7 +25,7 @@ def frames(trials, suite="bbob", alg="A", function=1, dim=2):
 def art_of(trials, tlist, **kw):
     runs, ev = frames(trials, **kw)
     h = runtime.hitting_times(runs, ev, targets.frame(tlist), exact=kw.pop("exact", False) if False else False)
-    return runtime.art(h).collect().sort("target", descending=True)
+    return art(h).collect().sort("target", descending=True)
 
 
 def test_three_trials_one_failure():
@@ -99,7 +98,7 @@ def test_budget_cut_by_hand():
     runs, ev = frames([(1, [(1, 10.0), (30, 0.05), (100, 0.01)], 100), (2, [(1, 5.0), (50, 0.1)], 80)])
     r, e = runtime.cut(runs, ev, "20x")  # 40 evaluations in 2-D
     h = runtime.hitting_times(r, e, targets.frame([1e-1]))
-    a = runtime.art(h).collect()
+    a = art(h).collect()
     assert a["art"][0] == pytest.approx((30 + 40) / 1)
     assert r.collect().sort("run_id")["final_delta"].to_list() == [0.05, 5.0]
 
@@ -155,9 +154,9 @@ def test_simulated_restarts_are_seeded_and_match_the_expected_runtime():
     s2 = restarts.simulated_runtimes(h, samples=20000, seed=3).collect()["runtime"].to_numpy()
     assert np.array_equal(s1, s2)
     # expected runtime of the restart algorithm = aRT (seed 000, "Simulated Restarts and Runtimes")
-    art = runtime.art(h).collect()["art"][0]
-    assert art == pytest.approx((10 + 100 + 100 + 30) / 2)
-    assert s1.mean() == pytest.approx(art, rel=0.03)
+    expected = art(h).collect()["art"][0]
+    assert expected == pytest.approx((10 + 100 + 100 + 30) / 2)
+    assert s1.mean() == pytest.approx(expected, rel=0.03)
     d = restarts.art_dispersion(h, samples=1000, seed=3).collect()
     assert d["p10"][0] <= d["p50"][0] <= d["p90"][0]
 
@@ -171,7 +170,7 @@ def test_art_confidence_interval_contains_the_estimate_and_narrows_with_more_tri
         trials = [(i + 1, recs, tot) for i, (_, recs, tot) in enumerate(base * copies)]
         runs, ev = frames(trials)
         h = runtime.hitting_times(runs, ev, targets.frame([1e-8]))
-        a = runtime.art(h).collect()["art"][0]
+        a = art(h).collect()["art"][0]
         c = art_confidence(h, samples=2000, seed=2).collect().row(0, named=True)
         return a, c["art_low"], c["art_high"]
 
@@ -179,50 +178,6 @@ def test_art_confidence_interval_contains_the_estimate_and_narrows_with_more_tri
     a4, lo4, hi4 = ci(4)
     assert lo1 <= a1 <= hi1 and lo4 <= a4 <= hi4 and a1 == pytest.approx(a4)
     assert hi4 - lo4 < hi1 - lo1
-
-
-def test_group_percentiles_by_hand_and_as_numpy_per_group():
-    # groups 0: [4, 1, 3, 2] -> 10th 1.3, median 2.5, 90th 3.7; group 1 empty -> NaN; group 2: [5] -> 5
-    sg = np.array([0, 0, 0, 0, 2])
-    rt = np.array([4.0, 1.0, 3.0, 2.0, 5.0])
-    p = restarts.group_percentiles(sg, rt, 3, (10, 50, 90))
-    assert np.allclose(p[:, 0], [1.3, 2.5, 3.7]) and np.isnan(p[:, 1]).all() and (p[:, 2] == 5.0).all()
-    rng = np.random.default_rng(5)
-    size = rng.integers(0, 9, 40)
-    sg = np.repeat(np.arange(40), size)
-    rt = rng.exponential(100.0, len(sg)).round()  # ties included
-    got = restarts.group_percentiles(sg, rt, 40, (10, 37.5, 90))
-    for g in np.flatnonzero(size):
-        assert np.allclose(got[:, g], np.percentile(rt[sg == g], [10, 37.5, 90]), rtol=0, atol=1e-9)
-
-
-@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([1e-8, 1.0, 100.0]), st.integers(-2, 4)), max_size=40))
-@settings(max_examples=60, deadline=None)
-def test_trial_order_is_the_lexicographic_order(rows):
-    # by group, target, trial; repeated trial numbers keep their positions (as np.lexsort)
-    g = np.array([r[0] for r in rows], np.int64)
-    t = np.array([r[1] for r in rows], float)
-    k = np.array([r[2] for r in rows], np.int64)
-    assert restarts.trial_order(g, t, k).tolist() == np.lexsort((k, t, g)).tolist()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3), st.booleans(), st.integers(1, 500)), max_size=40),
-       st.integers(1, 120), st.integers(0, 2 ** 31))
-def test_restart_percentiles_equal_the_simulation_bit_for_bit(trials, samples, seed):
-    # trials (group, repetitions, success, cost): whole groups read from the sorted trials, the others
-    # simulated, drawing from the generator exactly what simulating every group draws
-    trials = sorted(trials, key=lambda t: t[0])
-    gid = np.repeat([t[0] for t in trials], [t[1] for t in trials]).astype(np.int64)
-    success = np.repeat([t[2] for t in trials], [t[1] for t in trials]).astype(bool)
-    cost = np.repeat([float(t[3]) for t in trials], [t[1] for t in trials])
-    pcts = (0, 10, 37.5, 50, 90, 100)
-    for first_deterministic in (True, False):
-        sg, rt = restarts.simulate(gid, cost, success, 4, samples, np.random.default_rng(seed), first_deterministic)
-        want = restarts.group_percentiles(sg, rt, 4, pcts)
-        got = restarts.restart_percentiles(gid, cost, success, 4, samples, np.random.default_rng(seed), pcts,
-                                           first_deterministic)
-        assert np.array_equal(got, want, equal_nan=True)
 
 
 grid = st.sampled_from([0.0, 1e-8, 1e-8 * (1 + 5e-10), 0.001, 10 ** -2.8, 10 ** -2.6, 1.0, 1.0 + 1e-10, 3.7, 100.0])
@@ -252,47 +207,6 @@ def test_first_hits_equal_the_as_of_join(raw, exact, biobj, runs_reversed):
     assert got.equals(want)
 
 
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 4)), min_size=1, max_size=12),
-       st.lists(st.sampled_from([1e-8, 0.01, 1.0, 100.0]), min_size=1, max_size=4, unique=True), st.booleans(),
-       st.booleans())
-def test_trial_order_of_trial_blocks_is_the_lexicographic_order(trials, levels, with_tie, shuffle):
-    # rows as the cache gives them (a block per trial, the same targets ascending in each), or shuffled
-    # (then the general sort): by group, target, trial, then tie (or position)
-    ts = np.array(sorted(levels))
-    run = np.repeat(np.arange(len(trials)) * 7 + 3, len(ts))
-    g = np.repeat([x[0] for x in trials], len(ts)).astype(np.int64)
-    k = np.repeat([x[1] for x in trials], len(ts)).astype(np.int64)
-    t = np.tile(ts, len(trials))
-    if shuffle:
-        perm = np.random.default_rng(len(trials)).permutation(len(run))
-        run, g, k, t = run[perm], g[perm], k[perm], t[perm]
-    tie = -run if with_tie else None  # constant over each trial's rows, as run_id
-    want = np.lexsort((k, t, g)) if tie is None else np.lexsort((tie, k, t, g))
-    assert restarts.trial_order(g, t, k, tie, run=run).tolist() == want.tolist()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([1, 2]), st.integers(1, 3), st.integers(0, 3),
-                          st.integers(1, 5000), st.integers(1, 6000)), min_size=1, max_size=30),
-       st.integers(1, 150), st.booleans())
-def test_art_table_equals_the_aggregation_and_the_dispersion(rows, samples, deterministic):
-    # (function, dimension index, instance, weight, evaluations, hit) of one trial each; hits beyond the
-    # evaluations fail; rows in no order, repeated trial numbers, weights 0..3
-    dims = {1: 2, 2: 5}
-    hits = pl.DataFrame(
-        [dict(run_id=i, suite="bbob", algorithm="A" if i % 3 else "B", function=f, dimension=dims[d],
-              instance=inst, trial=i % 4, evaluations=ev, final_delta=0.0, weight=w, target=[1.0, 1e-3][i % 2],
-              hit=h if h <= ev else None, success=h <= ev) for i, (f, d, inst, w, ev, h) in enumerate(rows)],
-        schema_overrides={"function": pl.Int32, "dimension": pl.Int32, "instance": pl.Int32, "trial": pl.Int32})
-    want = runtime.art(hits.lazy()).join(
-        restarts.art_dispersion(hits.lazy(), samples=samples, seed=4, first_deterministic=deterministic),
-        on=restarts.GROUP, how="left").sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True]).collect()
-    got = restarts.art_table(hits, True, samples=samples, seed=4, first_deterministic=deterministic)
-    assert_frame_equal(got, want, check_exact=True)
-    assert_frame_equal(restarts.art_table(hits), runtime.art(hits.lazy()).collect(), check_exact=True)
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.sampled_from([0.0, 1e-9, 1e-3, 0.5, 1.0, 2.0, math.inf]), min_size=1, max_size=9),
                 min_size=1, max_size=5), st.integers(1, 4))
@@ -320,40 +234,3 @@ def test_both_as_of_matches_give_the_cached_hits_of_every_shared_set(stores, mon
             with monkeypatch.context() as m:
                 m.setattr(runtime, "_asof_decreasing", runtime._asof_ranked)
                 assert runtime.first_hits(runs, events, ts, exact).equals(fast), name
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(1, 10 ** 6), st.booleans()), min_size=1, max_size=40),
-       st.integers(1, 60), st.integers(0, 2 ** 16), st.sampled_from([1, 3, 4_000_000]))
-def test_restart_sums_by_running_sums_are_the_draws_added_one_by_one(trials, samples, seed, max_draws):
-    # integer-valued costs: a sample's sum of draws as a difference of running sums is, bit for bit, the
-    # sum the draws added one by one give (and the generator draws the same numbers)
-    trials = sorted(trials)
-    gid = np.array([t[0] for t in trials])
-    gid = np.unique(gid, return_inverse=True)[1].ravel()
-    cost = np.array([float(t[1]) for t in trials])
-    success = np.array([t[2] for t in trials])
-    ng = int(gid.max()) + 1
-    got = restarts.simulate(gid, cost, success, ng, samples, np.random.default_rng(seed), True, max_draws)
-    rng = np.random.default_rng(seed)
-    with mock.patch.object(restarts, "_exact_sums", lambda values, draws: False):
-        want = restarts.simulate(gid, cost, success, ng, samples, rng, True, max_draws)
-    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
-    assert restarts._exact_sums(cost, 10) and not restarts._exact_sums(cost + 0.5, 10)
-    assert not restarts._exact_sums(np.array([2.0 ** 50]), 10)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0.0, -0.0, 1.0, 3.0, 2.5, -2.0, 2.0 ** 41, math.inf,
-                                                              math.nan, 7.0])), min_size=1, max_size=30),
-       st.booleans())
-def test_values_sorted_within_groups_are_the_lexicographic_order(rows, as_int):
-    # one integer sort where the values allow it, else the lexicographic sort: the same values, bit for bit
-    rows = sorted(rows, key=lambda r: r[0])
-    gid = np.array([r[0] for r in rows])
-    values = np.array([r[1] for r in rows])
-    if as_int:
-        values = np.nan_to_num(values, nan=4.0, posinf=5.0).astype(np.int64)
-    want = values[np.lexsort((values, gid))]
-    got = restarts._sorted_within(gid, values)
-    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

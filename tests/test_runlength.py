@@ -86,7 +86,7 @@ def test_targets_by_hand(hand_reference):
 def test_count_of_budgets_is_log_uniform_without_rule_and_distinct(hand_reference):
     df = rl.runlength_targets(hand_reference, 31).collect()
     budgets = np.logspace(np.log10(0.5), np.log10(50), 31)
-    assert rl.default_budgets() == budgets.tolist()
+    assert rl.log_uniform_budgets() == budgets.tolist()
     # distinct targets, each with the smallest budget that gives it
     assert df["target"].n_unique() == df.height
     assert df["target"].to_list() == sorted(df["target"].to_list(), reverse=True)

@@ -11,8 +11,11 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 from pipeline.api import Analysis
-from pipeline.measures import restarts, runtime
-from pipeline.tables import art_table, pairwise_table, stats
+from pipeline.measures import restarts
+from pipeline.measures.art import art_spec
+from pipeline.measures import significance
+from pipeline.measures._kernels import ranksum
+from pipeline.tables import art_table, markers, pairwise_table
 
 
 class FrameStore:
@@ -186,9 +189,9 @@ def test_pairwise_p_values_equal_scipy(sep):
     assert fs["statistic"].to_list() == [225.0] * 6  # every 1/runtime of fast ranks above slow's
     assert fs["better"].to_list() == ["fast"] * 6 and fs["significant"].all()
     assert fs["p_corrected"].to_list() == [pytest.approx(min(1, 18 * p))] * 6
-    assert fs["marker"].to_list() == [stats.marker("*", 18 * p)] * 6
+    assert fs["marker"].to_list() == [markers.marker("*", 18 * p)] * 6
     holm = pairwise_table(sep, targets=[1.0, 1e-3], correction="holm")
-    assert holm["p_corrected"].to_list() == pytest.approx(stats.holm(holm["p_value"].to_numpy()).tolist())
+    assert holm["p_corrected"].to_list() == pytest.approx(significance.holm(holm["p_value"].to_numpy()).tolist())
 
 
 def test_test_against_the_reference(sep):
@@ -212,17 +215,17 @@ def test_unsuccessful_trials_rank_by_precision_at_fe_umin():
             return np.array([min([b for e, b in traj[i] if e <= fe], default=np.inf) for i in ids])
         return f
 
-    x, y, fe = stats.test_data([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
+    x, y, fe = significance.test_data([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
     assert fe == 50
     assert x.tolist() == [pytest.approx(0.1), -0.5] and y.tolist() == [pytest.approx(1 / 40), -2.0]
-    res = stats.compare([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
+    res = significance.compare([10, np.nan], [10, 50], at([0, 1]), [40, np.nan], [40, 60], at([2, 3]))
     assert res.p_value == pytest.approx(scipy_p(x, y)) and res.direction == 1
 
 
 def test_late_success_counts_as_unsuccessful():
     # a success after FE_umin evaluations is ranked by its precision at FE_umin, like cocopp
     at = lambda prec: (lambda fe: np.array(prec))  # noqa: E731
-    x, y, fe = stats.test_data([100.0], [100], at([0.3]), [np.nan], [20], at([0.7]))
+    x, y, fe = significance.test_data([100.0], [100], at([0.3]), [np.nan], [20], at([0.7]))
     assert fe == 20 and x.tolist() == [-0.3] and y.tolist() == [-0.7]
 
 
@@ -240,9 +243,9 @@ def test_all_unsuccessful_best_by_final_precision_is_marked():
 
 def test_holm_and_bonferroni_by_hand():
     p = np.array([0.01, 0.04, 0.03, 0.005])
-    assert stats.bonferroni(p).tolist() == pytest.approx([0.04, 0.16, 0.12, 0.02])
-    assert stats.holm(p).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert stats.holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]
+    assert significance.bonferroni(p).tolist() == pytest.approx([0.04, 0.16, 0.12, 0.02])
+    assert significance.holm(p).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert significance.holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]
 
 
 def test_holm_in_the_table():
@@ -253,14 +256,14 @@ def test_holm_in_the_table():
         spec[("b", f)] = [success(h + shift) for h in FAST]
     df = art_table(Analysis(build(spec)), targets=[1.0], correction="holm")
     best = df.filter(pl.col("p_best").is_not_null()).sort("function")
-    assert best["p_best_corrected"].to_list() == pytest.approx(stats.holm(best["p_best"].to_numpy()).tolist())
+    assert best["p_best_corrected"].to_list() == pytest.approx(significance.holm(best["p_best"].to_numpy()).tolist())
     assert (best["correction"] == "holm").all() and (best["tests"] == 3).all()
 
 
 def test_markers():
-    assert stats.marker("★", 0.06) == "" and stats.marker("★", 0.049) == "★" and stats.marker("★", 0.01) == "★2"
-    assert stats.marker("★", 0.0099) == "★2" and stats.marker("★", 0.001) == "★3" and stats.marker("★", 1e-30) == "★9"
-    assert stats.marker("★", None) == ""
+    assert markers.marker("★", 0.06) == "" and markers.marker("★", 0.049) == "★" and markers.marker("★", 0.01) == "★2"
+    assert markers.marker("★", 0.0099) == "★2" and markers.marker("★", 0.001) == "★3" and markers.marker("★", 1e-30) == "★9"
+    assert markers.marker("★", None) == ""
 
 
 def test_bad_arguments(hand):
@@ -276,7 +279,7 @@ def test_dispersion_matches_restarts_module(hand):
     df = art_table(hand, targets=[1.0], samples=100, seed=7)
     h = hand.hits([1.0])
     d = restarts.art_dispersion(h, (10, 50, 90), 100, 7).collect()
-    a = runtime.art(h).collect()
+    a = art_spec(h).collect()
     j = df.join(d, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_d").join(
         a, on=["suite", "algorithm", "function", "dimension", "target"], suffix="_a")
     assert j["p10"].to_list() == j["p10_d"].to_list() and j["p90"].to_list() == j["p90_d"].to_list()
@@ -294,7 +297,7 @@ samples = st.lists(st.one_of(st.lists(st.integers(0, 6).map(float), min_size=1, 
 @settings(max_examples=150, deadline=None)
 @given(samples)
 def test_all_pairs_equal_scipy(groups):
-    u, p = stats.ranksum_matrix(groups)
+    u, p = ranksum.ranksum_matrix(groups)
     for i, x in enumerate(groups):
         for j, y in enumerate(groups):
             r = mannwhitneyu(x, y, alternative="two-sided")
@@ -309,25 +312,25 @@ def test_pair_counts_of_some_rows_are_those_rows(groups, data):
     labels = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
     perm = np.random.default_rng(0).permutation(len(values))  # the trials need not come sorted
     rows = data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=1, unique=True))
-    u, t = stats.pair_counts(values[perm], labels[perm], len(groups))
-    ur, tr = stats.pair_counts(values[perm], labels[perm], len(groups), rows)
+    u, t = ranksum.pair_counts(values[perm], labels[perm], len(groups))
+    ur, tr = ranksum.pair_counts(values[perm], labels[perm], len(groups), rows)
     assert np.array_equal(u[rows], ur) and np.array_equal(t[rows], tr)
 
 
 def test_pair_counts_by_hand():
     # x = 1, 2, 2; y = 2, 3: x above y in no pair, 2 ties -> U_x = 1; pooled ties: 2 three times -> 27 - 3 = 24
-    u, t = stats.pair_counts(np.array([1.0, 2, 2, 2, 3]), np.array([0, 0, 0, 1, 1]), 2)
+    u, t = ranksum.pair_counts(np.array([1.0, 2, 2, 2, 3]), np.array([0, 0, 0, 1, 1]), 2)
     assert u[0, 1] == 1.0 and u[1, 0] == 5.0 and t[0, 1] == t[1, 0] == 24.0
 
 
 def test_exact_p_values_depend_on_sizes_and_u_only():
     # 3 vs 4 trials without ties: P(U <= 0) = P(U >= 12) = 1 / C(7, 3) = 1/35 for each tail
-    assert stats.exact_table(3, 4)[0] == pytest.approx(2 / 35, rel=1e-12)
-    assert stats.exact_p([3], [4], [12.0])[0] == pytest.approx(2 / 35, rel=1e-12)
+    assert ranksum.exact_table(3, 4)[0] == pytest.approx(2 / 35, rel=1e-12)
+    assert ranksum.exact_p([3], [4], [12.0])[0] == pytest.approx(2 / 35, rel=1e-12)
 
 
 def _per_pair(analysis, targets):
-    """The pairwise tests one pair at a time (stats.compare on each pair's own FE_umin)."""
+    """The pairwise tests one pair at a time (significance.compare on each pair's own FE_umin)."""
     from pipeline.tables.art import table_targets
     from tables_reference import Trajectories, trial_groups
 
@@ -339,7 +342,7 @@ def _per_pair(analysis, targets):
         for i, x in enumerate(algs):
             for y in algs[i + 1:]:
                 a, b = g[x], g[y]
-                r = stats.compare(a.hit, a.evals, a.prec(traj), b.hit, b.evals, b.prec(traj))
+                r = significance.compare(a.hit, a.evals, a.prec(traj), b.hit, b.evals, b.prec(traj))
                 out[(f, t, x, y)] = (r.statistic, r.p_value, r.direction, r.consistent)
     return out
 
@@ -388,27 +391,27 @@ def test_pairwise_table_from_hits_at_hand():
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.floats(0, 1)), min_size=1, max_size=40),
-       st.sampled_from(stats.CORRECTIONS))
+       st.sampled_from(significance.CORRECTIONS))
 def test_corrections_per_family_equal_correct(rows, method):
     df = pl.DataFrame(rows, schema={"fam": pl.Int64, "p": pl.Float64}, orient="row")
-    got = stats.correct_frame(df, "p", "pc", ["fam"], method)
+    got = significance.correct_frame(df, "p", "pc", ["fam"], method)
     for fam, g in got.with_row_index().group_by("fam"):
-        assert g["pc"].to_list() == stats.correct(g["p"].to_numpy(), method).tolist()
+        assert g["pc"].to_list() == significance.correct(g["p"].to_numpy(), method).tolist()
         assert (g["family_size"] == g.height).all()
-    whole = stats.correct_frame(df, "p", "pc", [], method)
-    assert whole["pc"].to_list() == stats.correct(df["p"].to_numpy(), method).tolist()
+    whole = significance.correct_frame(df, "p", "pc", [], method)
+    assert whole["pc"].to_list() == significance.correct(df["p"].to_numpy(), method).tolist()
 
 
 def test_marker_expression_equals_marker():
     ps = [0.2, 0.05, 0.0499, 0.011, 0.01, 0.0099, 1e-3, 2e-5, 1e-12, 0.0]
-    assert stats.markers("*", np.array(ps)).to_list() == [stats.marker("*", p) for p in ps]
-    assert stats.markers("★", np.array(ps), alpha=0.01).to_list() == [stats.marker("★", p, 0.01) for p in ps]
-    assert stats.markers("*", np.array([np.nan])).to_list() == [""]
+    assert markers.markers("*", np.array(ps)).to_list() == [markers.marker("*", p) for p in ps]
+    assert markers.markers("★", np.array(ps), alpha=0.01).to_list() == [markers.marker("★", p, 0.01) for p in ps]
+    assert markers.markers("*", np.array([np.nan])).to_list() == [""]
 
 
 @pytest.mark.parametrize("reference", [None, "d", "e"])
 def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
-    # the best against each other algorithm and each against the reference, one stats.compare per pair
+    # the best against each other algorithm and each against the reference, one significance.compare per pair
     from pipeline.tables.art import table_targets
     from tables_reference import Trajectories, trial_groups
 
@@ -423,7 +426,7 @@ def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
         rows = {r["algorithm"]: r for r in df.filter((pl.col("function") == f) & (pl.col("target") == t)).iter_rows(named=True)}
 
         def test(x, y):
-            return stats.compare(g[x].hit, g[x].evals, g[x].prec(traj), g[y].hit, g[y].evals, g[y].prec(traj))
+            return significance.compare(g[x].hit, g[x].evals, g[x].prec(traj), g[y].hit, g[y].evals, g[y].prec(traj))
 
         best = min(algs, key=lambda x: (art[(f, t, x)], algs.index(x)))
         res = [test(x, best) for x in algs if x != best]
@@ -442,7 +445,6 @@ def test_art_table_tests_equal_the_tests_pair_by_pair(reference):
 def test_precision_lookup_equals_trajectories_on_shuffled_records():
     # run 0: .dat (trigger 1) and .tdat (trigger 2) records, the .dat ones better (ignored); run 1: only
     # .dat records, precision not monotone; run 2: algorithm B, one record; run 3: no record at all
-    from pipeline.tables.art import _precision_at
     from tables_reference import Trajectories
 
     runs = [dict(run_id=r, suite="bbob", algorithm=alg, function=1, dimension=2, instance=r + 1, trial=r,
@@ -457,7 +459,7 @@ def test_precision_lookup_equals_trajectories_on_shuffled_records():
     fes = [0.0, 1.0, 2.0, 9.5, 10.0, 30.0, 45.0, 1e6]
     q = pl.DataFrame([(alg, r, fe) for r, alg in enumerate("AABB") for fe in fes],
                      schema={"algorithm": pl.String, "run_id": pl.Int64, "fe": pl.Float64}, orient="row")
-    got = _precision_at(a, q, chunk=1).sort("run_id", "fe")
+    got = ranksum.precision_at(a.store.events(), q, chunk=1).sort("run_id", "fe")
     traj = Trajectories(a.events())
     want = [traj.at([r], fe)[0] for r in range(4) for fe in fes]
     assert got["prec"].to_list() == want

@@ -224,7 +224,7 @@ def test_test_data_rank_like_cocopp(store):
     from scipy.stats import rankdata
 
     from pipeline.api import open_store
-    from pipeline.tables import stats
+    from pipeline.measures import significance
     from tables_reference import Trajectories, trial_groups
 
     a = open_store(store, dimension=[2, 5, 20], function=sorted({f for _, f, _, _ in COCOPP_Z}))
@@ -236,7 +236,7 @@ def test_test_data_rank_like_cocopp(store):
         if (d, f, t) not in want:
             continue
         x, y = g["DIRECT"], g["NM"]
-        vx, vy, _ = stats.test_data(x.hit, x.evals, x.prec(traj), y.hit, y.evals, y.prec(traj))
+        vx, vy, _ = significance.test_data(x.hit, x.evals, x.prec(traj), y.hit, y.evals, y.prec(traj))
         n1, n2 = len(vx), len(vy)
         s = rankdata(np.r_[vx, vy])[:n1].sum()
         z = (s - n1 * (n1 + n2 + 1) / 2) / np.sqrt(n1 * n2 * (n1 + n2 + 1) / 12)

@@ -32,12 +32,12 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), problems, functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
-        from ..measures.ecdf import MODES
+        from ..measures.ecdf import check
 
-        if mode not in MODES:
-            fail(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
-        if samples < 1:
-            fail(f"--samples {samples}: expected a positive number")
+        try:
+            check(mode, samples=samples)
+        except ValueError as exc:
+            fail(f"--{exc}")  # "--mode 'x': ..." or "--samples 0: ..."
         if band is not None and not 0 < band < 1:
             fail(f"--band {band}: expected a confidence level between 0 and 1, e.g. 0.95")
         if band is not None and replicates < 2:

@@ -22,6 +22,19 @@ cocopipe's `auc` (pipeline.measures.auc) differs: it is the area under the runti
 first hitting times of the 51 bbob targets (1e2 .. 1e-8), over x = log10(evaluations / dimension)
 on a log scale, divided by its width; AOCC integrates over linear evaluations and counts a continuum
 of targets in [lower, upper]. Both lie in [0, 1] and grow with performance.
+
+Examples
+--------
+One run with budget 100: its precision is 1 (normalised value 1/2 between 1e-8 and 1e8) from the first
+evaluation, and 1e-8 (value 1) from evaluation 50 on: AOCC = (1/2 * 50 + 1 * 50) / 100.
+
+>>> import polars as pl
+>>> from pipeline.measures.aocc import aocc
+>>> runs = pl.LazyFrame({"run_id": [1], "suite": "bbob", "algorithm": "A", "function": 1, "dimension": 2})
+>>> events = pl.LazyFrame({"run_id": 1, "evaluations": [1, 50], "best_delta": [1.0, 1e-8]})
+>>> budget = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [100.0]})
+>>> aocc(runs, events, budget).select("aocc").collect().item()
+0.75
 """
 from __future__ import annotations
 
@@ -37,8 +50,22 @@ LOWER, UPPER = 1e-8, 1e8
 
 
 def normalised(delta: pl.Expr, lower: float = LOWER, upper: float = UPPER, log: bool = True) -> pl.Expr:
-    """IOHinspector's normalised value of precisions (1 at or below `lower`, 0 at or above `upper`);
-    null precisions (before a run's first record) count as 0."""
+    """IOHinspector's normalised value of precisions (the module).
+
+    Parameters
+    ----------
+    delta : polars.Expr
+        Precisions.
+    lower, upper : float
+        The bounds: 1 at or below `lower`, 0 at or above `upper`.
+    log : bool
+        Normalise log10 of the precisions (else the precisions).
+
+    Returns
+    -------
+    polars.Expr
+        Values in [0, 1]; a null precision (before a run's first record) counts as 0.
+    """
     if log:
         lo = math.log10(lower if lower > 0 else LOWER)
         frac = (delta.log10() - lo) / (math.log10(upper) - lo)
@@ -56,8 +83,24 @@ def _steps(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
 
 def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequence[float], lower: float = LOWER,
                       upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
-    """Mean normalised best precision per (suite, algorithm, function, dimension, budget) at each budget
-    (evaluations), over the runs: IOHinspector's `get_data_ecdf` per problem."""
+    """Mean normalised best precision at each budget over the runs: IOHinspector's `get_data_ecdf` per problem.
+
+    Parameters
+    ----------
+    runs : polars.LazyFrame
+        Trials: run_id, suite, algorithm, function, dimension.
+    events : polars.LazyFrame
+        Records: run_id, evaluations, best_delta.
+    budgets : sequence of float
+        Budgets (evaluations).
+    lower, upper, log
+        As `normalised`.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, algorithm, function, dimension, budget, fraction and runs.
+    """
     b = pl.LazyFrame({"budget": sorted(float(x) for x in budgets)})
     pairs = runs.select("run_id", *PROBLEM).join(b, how="cross").sort("budget")
     steps = _steps(runs, events).with_columns(ev=pl.col("evaluations").cast(pl.Float64)).sort("ev")
@@ -70,9 +113,22 @@ def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequenc
 
 def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: float = LOWER,
          upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
-    """AOCC per (suite, algorithm, function, dimension): `budget` has suite, function, dimension and
-    budget (B, evaluations), as `auc.budgets` gives; the mean over runs of each run's area (see the
-    module's docstring), and the runs counted."""
+    """AOCC per (suite, algorithm, function, dimension): the mean over runs of each run's area (the module).
+
+    Parameters
+    ----------
+    runs, events
+        As `fixed_budget_ecdf`.
+    budget : polars.LazyFrame
+        suite, function, dimension and budget (B, evaluations), as `auc.budgets` gives them.
+    lower, upper, log
+        As `normalised`.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, algorithm, function, dimension, budget, aocc and runs, sorted by problem.
+    """
     key = ["suite", "function", "dimension"]
     steps = (_steps(runs, events).join(runs.select("run_id", *key), on="run_id")
              .join(budget, on=key).filter(pl.col("evaluations") <= pl.col("budget"))

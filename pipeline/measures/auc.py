@@ -1,4 +1,5 @@
-"""Area under the runtime ECDF per problem, and rankings of algorithms by it.
+"""Area under the runtime ECDF per problem, and its budgets (seed 000, "Empirical Distribution Functions";
+seed 003, "Empirical Distribution Functions": the area under the ECDF as an aggregate of the runtimes).
 
 The area (issue "analyses"): for each (algorithm, function, dimension), the ECDF of the trials' own
 first hitting times over the targets (no simulated restarts), a hit counting only when <= B,
@@ -8,18 +9,44 @@ Default B per function and dimension: the smallest budget among the algorithms c
 algorithm's budget being the largest evaluation count among its trials that did not reach the
 final target; an algorithm whose trials all reached it sets no limit; if none sets one, B is the
 largest evaluation count of any trial.
+
+Examples
+--------
+Two trials in 2-D with a budget of 200 evaluations (x from 0 to 2): one reaches the target after
+20 evaluations (x = 1, half of the width left), the other never does.
+
+>>> import polars as pl
+>>> from pipeline.measures.auc import auc
+>>> hits = pl.LazyFrame({"suite": "bbob", "algorithm": "A", "function": 1, "dimension": 2,
+...                      "target": 1.0, "weight": 1, "hit": [20, None], "success": [True, False]})
+>>> budgets = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [200.0]})
+>>> auc(hits, budgets).select("auc").collect().item()
+0.25
 """
 from __future__ import annotations
 
 import polars as pl
 
-from .runtime import PROBLEM
+from .runtime import PROBLEM, parse_budget
 
 FINAL_TARGET = 1e-8
 
 
 def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> pl.LazyFrame:
-    """B per (suite, function, dimension), comparable for every algorithm present there."""
+    """B per (suite, function, dimension), comparable for every algorithm present there (the module).
+
+    Parameters
+    ----------
+    runs : polars.LazyFrame
+        Trials: suite, algorithm, function, dimension, evaluations and final_delta.
+    final_target : float
+        A trial that ends above this precision did not reach the final target.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, function, dimension and budget (evaluations).
+    """
     key = ["suite", "function", "dimension"]
     per_alg = runs.group_by([*key, "algorithm"]).agg(
         limit=pl.col("evaluations").filter(pl.col("final_delta") > final_target).max(),
@@ -31,10 +58,20 @@ def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> p
 
 
 def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.LazyFrame:
-    """B per (suite, function, dimension): the budget cut when one is given (evaluations, or 'Nx'),
-    else `default_budgets`."""
-    from .runtime import parse_budget
+    """B per (suite, function, dimension): the budget cut when one is given, else `default_budgets`.
 
+    Parameters
+    ----------
+    runs : polars.LazyFrame
+        Trials (as `default_budgets`).
+    max_budget : str or float, optional
+        The budget cut: evaluations, or "Nx" (N times the dimension).
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, function, dimension and budget (evaluations).
+    """
     if not max_budget:
         return default_budgets(runs)
     value, per_dim = parse_budget(max_budget)
@@ -45,11 +82,23 @@ def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.Laz
 def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     """Area under the ECDF of first hitting times per (suite, algorithm, function, dimension).
 
-    `hits` from `runtime.hitting_times`; `budgets` has suite, function, dimension, budget
-    (evaluations). Trials are weighted by their instance-balancing weight: the area is the
-    weighted sum over the hits within B of (width - x), divided by width times the summed weight of
-    all (trial, target) rows. Only the successful rows are joined to the budgets (a filter on `hit`
-    too, which reaches the scan of a cached frame: the others are never read twice)."""
+    Trials weigh by their instance-balancing weight: the area is the weighted sum over the hits
+    within B of (width - x), divided by width times the summed weight of all (trial, target) rows.
+    Only the successful rows are joined to the budgets (a filter on `hit` too, which reaches the scan
+    of a cached frame: the others are never read twice).
+
+    Parameters
+    ----------
+    hits : polars.LazyFrame
+        First hitting times (`runtime.hitting_times`).
+    budgets : polars.LazyFrame
+        suite, function, dimension and budget (evaluations), as `budgets` gives them.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, algorithm, function, dimension, budget and auc (in [0, 1]), sorted by problem.
+    """
     key = ["suite", "function", "dimension"]
     dim = pl.col("dimension").cast(pl.Float64)
     width = (pl.col("budget") / dim).log10()

@@ -6,10 +6,22 @@
 
 with one `eval_max` for every unsuccessful run: by default the largest evaluation count in the data
 handed to it (after IOHinspector's monotonic load: the last improvement of any run), else the value
-given. cocopp's aRT (seed 000, pipeline.measures.runtime.art) charges each unsuccessful run its own
+given. cocopp's aRT (seed 000, pipeline.measures.art) charges each unsuccessful run its own
 evaluations instead (its budget), and balances instances. The two agree when every run of a problem
 has the same budget B, instances are balanced and eval_max = B; they differ by design otherwise
 (tests/test_ioh_parity.py tests both).
+
+Examples
+--------
+Two runs: one reaches the target after 30 evaluations, the other does not; with eval_max = 100,
+ERT = (30 + 100) / 1.
+
+>>> import polars as pl
+>>> from pipeline.measures.ert import ert
+>>> hits = pl.LazyFrame({"suite": "bbob", "algorithm": "A", "function": 1, "dimension": 2,
+...                      "target": 1e-8, "hit": [30, None], "success": [True, False]})
+>>> ert(hits, 100).select("ert", "successes", "runs").collect().row(0)
+(130.0, 1, 2)
 """
 from __future__ import annotations
 
@@ -21,8 +33,21 @@ from .runtime import PROBLEM
 
 
 def ert(hits: pl.LazyFrame, eval_max: float | pl.Expr) -> pl.LazyFrame:
-    """ERT per (suite, algorithm, function, dimension, target) from `runtime.hitting_times` rows:
-    unweighted (every run counts once), unsuccessful runs charged `eval_max`."""
+    """ERT per (suite, algorithm, function, dimension, target): unweighted (every run counts once).
+
+    Parameters
+    ----------
+    hits : polars.LazyFrame
+        First hitting times (`runtime.hitting_times`).
+    eval_max : float or polars.Expr
+        What an unsuccessful run is charged (an expression: per row, e.g. the problem's largest evaluations).
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, algorithm, function, dimension, target, ert (inf without success), successes and runs,
+        by problem, then from the easiest target to the hardest.
+    """
     cap = eval_max if isinstance(eval_max, pl.Expr) else pl.lit(float(eval_max))
     cost = pl.when(pl.col("success")).then(pl.col("hit").cast(pl.Float64)).otherwise(cap)
     return (

@@ -8,6 +8,14 @@ function is in "all m=K" and in one of "separ m=K" (f1-18), "hcond m=K" (f19-42)
 (f43-54), K being the number of constraints as a formula of n (`constraint_category`). Biobjective
 suites group by the pair of bbob groups of the two objectives, named like cocopp's data folders
 ("1-separable_2-moderate"; `dictByFuncGroupBiobjective` and the bbob-biobj(-ext) benchmark infos).
+
+Examples
+--------
+>>> import polars as pl
+>>> from pipeline.measures.groups import membership
+>>> problems = pl.LazyFrame({"suite": ["bbob"], "function": [12]})
+>>> membership(problems).collect()["group"].to_list()
+['f12', 'hcond', 'all']
 """
 from __future__ import annotations
 
@@ -77,8 +85,19 @@ def _rows(suite: str) -> list[tuple]:
 
 
 def groups_frame(suites: Sequence[str] | str | None = None) -> pl.LazyFrame:
-    """Function groups as a LazyFrame (suite, function, group, group_label); a function may be in
-    several groups (bbob-constrained). Suites without groups give no rows."""
+    """The function groups of suites.
+
+    Parameters
+    ----------
+    suites : str or sequence of str, optional
+        Suites (default: every suite known).
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, function, group and group_label; a function may be in several groups
+        (bbob-constrained). Suites without groups give no rows.
+    """
     if isinstance(suites, str):
         suites = [suites]
     rows = [r for s in (KNOWN_SUITES if suites is None else suites) for r in _rows(s)]
@@ -92,8 +111,20 @@ def function_group_name(function: pl.Expr) -> pl.Expr:
 
 
 def membership(problems: pl.LazyFrame, levels: Sequence[str] = ("function", "group", "all")) -> pl.LazyFrame:
-    """Map (suite, function) to every group it is aggregated in: `fN` (level "function"), its
-    cocopp groups ("group"), and "all". `problems` needs columns suite and function."""
+    """Every group each (suite, function) is aggregated in.
+
+    Parameters
+    ----------
+    problems : polars.LazyFrame
+        suite and function.
+    levels : sequence of str
+        "function" (the group fN of each function alone), "group" (its cocopp groups), "all".
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, function (Int32) and group, one row per (function, group).
+    """
     keys = problems.select("suite", "function").unique()
     parts = []
     if "function" in levels:
@@ -107,7 +138,14 @@ def membership(problems: pl.LazyFrame, levels: Sequence[str] = ("function", "gro
 
 
 def select_levels(group: str | Sequence[str] | None) -> tuple[tuple[str, ...], set[str] | None]:
-    """Which levels to compute for a --group choice, and the group names to keep (None: all)."""
+    """Which levels to compute for a --group choice, and the group names to keep (None: all).
+
+    Examples
+    --------
+    >>> levels, names = select_levels(["f3", "all"])
+    >>> levels, sorted(names)
+    (('all', 'function'), ['all', 'f3'])
+    """
     if group is None or group == []:
         return ("function", "group", "all"), None
     names = {group} if isinstance(group, str) else set(group)

@@ -34,6 +34,19 @@ suite/algorithm/function/dimension and a column named like the parameter. Defaul
 
 Where f0 + delta <= f_inf (no room between start and end) the cases overlap; a value <= f_inf
 then counts 1 (reaching the end level is reaching it), which the seed leaves open.
+
+Examples
+--------
+One trial in 2-D whose precision is 100 at its first evaluation, 1 after 10 and 1e-8 after 100: with
+the defaults (f0 = 100, f_inf = eps = 1e-8, log10) the profile is (2 - log10 1) / (2 + 8) = 0.2 from
+x = 5 on, and 1 from x = 50 on.
+
+>>> import polars as pl
+>>> from pipeline.measures.profiles import profile
+>>> runs = pl.LazyFrame({"run_id": [1], "suite": "bbob", "algorithm": "A", "function": 1, "dimension": 2})
+>>> events = pl.LazyFrame({"run_id": 1, "evaluations": [1, 10, 100], "best_delta": [100.0, 1.0, 1e-8]})
+>>> profile(runs, events, group="f1").select("x", "value").collect().rows()
+[(5.0, 0.2), (50.0, 1.0)]
 """
 from __future__ import annotations
 
@@ -121,7 +134,22 @@ def _final_target_expr() -> pl.Expr:
 
 
 def parameters(runs: pl.LazyFrame, events: pl.LazyFrame, settings: Settings = Settings()) -> pl.LazyFrame:
-    """f0, delta, f_inf, eps per (suite, function, dimension), and algorithm unless `settings.shared`."""
+    """The parameters of the profile function of every problem, by the rules of `settings` (the module).
+
+    Parameters
+    ----------
+    runs : polars.LazyFrame
+        Trials: run_id, suite, algorithm, function, dimension.
+    events : polars.LazyFrame
+        Records: run_id, evaluations, best_delta.
+    settings : Settings
+        The rule, number or frame of each parameter.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, [algorithm unless `settings.shared`,] function, dimension, f0, delta, f_inf, eps.
+    """
     keys = PROBLEM_KEYS if settings.shared else ["suite", "algorithm", "function", "dimension"]
     f = pl.col("best_delta").sort_by("evaluations")
     b = f.cum_min()  # best-so-far, also where a log is not monotone
@@ -179,8 +207,21 @@ def run_profiles(runs: pl.LazyFrame, events: pl.LazyFrame, params: pl.LazyFrame,
                  transform: str | Callable[[pl.Expr], pl.Expr] = "log10") -> pl.LazyFrame:
     """The monotone profile of every trial at each of its records: max_{s<=t} P^i(f_s).
 
-    Columns run_id, suite, algorithm, function, dimension, evaluations, x (= evaluations /
-    dimension), value (in [0, 1], non-decreasing in evaluations per run)."""
+    Parameters
+    ----------
+    runs, events
+        As `parameters`.
+    params : polars.LazyFrame
+        The parameters (`parameters`), keyed by some of suite, algorithm, function, dimension.
+    transform : str or callable
+        "log10", "linear", or a function of expressions.
+
+    Returns
+    -------
+    polars.LazyFrame
+        run_id, suite, algorithm, function, dimension, evaluations, x (evaluations / dimension) and
+        value (in [0, 1], non-decreasing in evaluations per run).
+    """
     on = [c for c in params.collect_schema().names() if c not in PARAMETERS]
     rec = _records(runs, events).join(params, on=on, how="left")
     p = profile_value(pl.col("best_delta"), *(pl.col(c) for c in PARAMETERS), transform=transform)
@@ -266,14 +307,32 @@ def profile(runs: pl.LazyFrame, events: pl.LazyFrame, group: str | list[str] | N
             settings: Settings = Settings(), params: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Step table of the aggregated target-free runtime profile per (suite, algorithm, dimension, group).
 
-    Columns suite, algorithm, dimension, group ("fN", cocopp groups, "all"), x (evaluations /
-    dimension, f64), value (f64 in [0, 1], increasing in x); see `steps`."""
+    Parameters
+    ----------
+    runs, events
+        As `parameters`.
+    group : str or list of str, optional
+        Groups to keep: "fN", a group of the suite, "all"; None for every one.
+    settings : Settings
+        The parameters' rules (the module).
+    params : polars.LazyFrame, optional
+        The parameters, when computed already (e.g. over a larger selection, for one scale).
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, algorithm, dimension, group, x (evaluations / dimension) and value (in [0, 1],
+        increasing in x); see `steps`.
+    """
     check_groups(runs, group)
     return steps(checked_run_profiles(runs, events, settings, params), runs, group)
 
 
 def profile_summary(runs: pl.LazyFrame, events: pl.LazyFrame, group: str | list[str] | None = None,
                     settings: Settings = Settings(), params: pl.LazyFrame | None = None) -> pl.LazyFrame:
-    """One row per (suite, algorithm, dimension, group); see `summary`."""
+    """One row per (suite, algorithm, dimension, group) of `profile`; see `summary`.
+
+    Parameters and Returns as `profile` and `summary`.
+    """
     check_groups(runs, group)
     return summary(checked_run_profiles(runs, events, settings, params), runs, group)

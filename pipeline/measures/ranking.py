@@ -2,29 +2,69 @@
 Glicko-2 rating in which trials of two algorithms play games on every (problem, target)
 (as IOHanalyzer ranks algorithms; Glickman, "Example of the Glicko-2 system", 2013). Post hoc, the
 Nemenyi critical difference of mean ranks and the cliques of a critical-difference diagram
-(Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006)."""
-from __future__ import annotations
+(Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, 2006).
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+`glicko2_spec` states the rating in Polars and numpy, one rating period per round from the matrix of
+the games' scores (`glicko.period`); `glicko2` computes it with the games of a round counted by sorting
+(`pipeline.measures._kernels.glicko2`), equal to the definition up to the volatility's iteration
+(tests/test_kernels.py).
+
+Examples
+--------
+Two algorithms on one problem: "fast" always reaches the target first, so it wins every game.
+
+>>> import polars as pl
+>>> from pipeline.measures.ranking import glicko2
+>>> hits = pl.LazyFrame({"dimension": 2, "function": 1, "target": 1.0,
+...                      "algorithm": ["fast", "fast", "slow", "slow"], "hit": [10, 12, 90, None]})
+>>> glicko2(hits, rounds=5).select("algorithm", "rank").rows()
+[('fast', 1), ('slow', 2)]
+"""
+from __future__ import annotations
 
 import numpy as np
 import polars as pl
 
-SCALE = 173.7178
+from ._kernels import glicko2 as kernel
+from .glicko import SCALE, period
 #: significant digits of auc compared when ranking: areas equal but for the order of their sums
 #: (polars sums groups in no fixed order; last-digit noise of 1e-14) tie, as they should
 AUC_DIGITS = 12
 
 
 def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.05) -> pl.DataFrame:
-    """Average rank of per-function auc (rank 1 = largest, ties averaged) over the functions where
-    every algorithm has data; per dimension or over all (dimension, function) problems.
+    """Average rank of per-function auc over the functions where every algorithm has data.
 
-    Columns: [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the
-    Friedman test's statistic and p-value over those problems, and the Nemenyi critical difference
-    of mean ranks at level `alpha` (two algorithms whose scores differ by more differ significantly).
-    Areas are compared to `AUC_DIGITS` significant digits."""
+    On each problem the algorithms are ranked by auc (rank 1 = largest, ties averaged, areas compared
+    to `AUC_DIGITS` significant digits); the score of an algorithm is its mean rank.
+
+    Parameters
+    ----------
+    aucs : polars.LazyFrame
+        suite, algorithm, function, dimension and auc (`auc.auc`).
+    by_dimension : bool
+        Rank per dimension, or over all (dimension, function) problems.
+    alpha : float
+        Level of the Nemenyi critical difference.
+
+    Returns
+    -------
+    polars.DataFrame
+        [dimension,] algorithm, rank (1 = best mean rank), score (mean rank), problems, the Friedman
+        test's statistic and p-value over those problems (three algorithms or more), and the Nemenyi
+        critical difference of mean ranks (two algorithms whose scores differ by more differ
+        significantly).
+
+    Examples
+    --------
+    A has the largest area on both functions; B and C share the other ranks.
+
+    >>> import polars as pl
+    >>> aucs = pl.LazyFrame({"suite": "bbob", "dimension": 2, "function": [1, 1, 1, 2, 2, 2],
+    ...                      "algorithm": ["A", "B", "C"] * 2, "auc": [0.9, 0.5, 0.4, 0.8, 0.3, 0.6]})
+    >>> rank_by_auc(aucs).select("algorithm", "rank", "score").rows()
+    [('A', 1, 1.0), ('B', 2, 2.5), ('C', 3, 2.5)]
+    """
     from scipy.stats import friedmanchisquare
 
     df = aucs.collect().with_columns(pl.col("auc").round_sig_figs(AUC_DIGITS))
@@ -57,8 +97,15 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.
 
 
 def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
-    """Nemenyi critical difference of mean ranks of k algorithms over n problems (Demšar 2006, sec. 3.2.2):
-    q_alpha * sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile for k means over sqrt(2)."""
+    """Nemenyi critical difference of mean ranks of k algorithms over n problems (Demšar 2006, sec. 3.2.2).
+
+    q_alpha * sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile for k means over sqrt(2).
+
+    Examples
+    --------
+    >>> round(nemenyi_cd(3, 2), 4)
+    2.3437
+    """
     from scipy.stats import studentized_range
 
     q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
@@ -67,8 +114,18 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
 
 def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
     """The bars of a critical-difference diagram: maximal runs of algorithms (ordered by mean rank)
-    whose mean ranks lie within the critical difference of each other, per dimension when the
-    ranking has one. Columns: [dimension,] clique, low, high (mean ranks), algorithms (list)."""
+    whose mean ranks lie within the critical difference of each other.
+
+    Parameters
+    ----------
+    ranking : polars.DataFrame
+        As `rank_by_auc` gives it (per dimension or not).
+
+    Returns
+    -------
+    polars.DataFrame
+        [dimension,] clique, low and high (mean ranks), algorithms (list).
+    """
     by = ["dimension"] if "dimension" in ranking.columns else []
     out = []
     for _, g in (ranking.group_by(by, maintain_order=True) if by else [((), ranking)]):
@@ -89,250 +146,71 @@ def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out, schema=schema)
 
 
-def _glicko2_period(mu, phi, sigma, score, games, tau=0.5):
-    """One Glicko-2 rating period for all players at once: `score[i, j]` points of i against j in
-    `games[i, j]` games (vectorised form of Glickman's steps 3-8)."""
-    with np.errstate(over="ignore", invalid="ignore"):  # exp overflow in f() far from its root
-        return _period(mu, phi, sigma, score, games, tau)
+# -- Glicko-2 ratings -------------------------------------------------------------------------------------
+def glicko2_spec(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
+    """The definition of `glicko2`: games played round by round, one rating period per round.
 
-
-def _period(mu, phi, sigma, score, games, tau):
-    g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-    e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
-    played = games.sum(axis=1) > 0
-    vinv = (games * g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
-    delta_sum = (g[None, :] * (score - games * e)).sum(axis=1)
-    return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
-
-
-def _update(mu, phi, sigma, played, vinv, delta_sum, tau):
-    """Glickman's steps 4-8 for all players at once, from v^-1 and sum_j g(phi_j) (s_j - E_j)."""
-    v = 1 / np.where(played & (vinv > 0), vinv, 1.0)
-    delta = v * delta_sum
-    a = np.log(sigma ** 2)
-
-    def f(x):
-        ex = np.exp(x)
-        return ex * (delta ** 2 - phi ** 2 - v - ex) / (2 * (phi ** 2 + v + ex) ** 2) - (x - a) / tau ** 2
-
-    A = a.copy()
-    big = delta ** 2 > phi ** 2 + v
-    B = np.where(big, np.log(np.where(big, delta ** 2 - phi ** 2 - v, 1.0)), a - tau)
-    k = np.ones_like(a)
-    for _ in range(200):  # step until f(a - k tau) >= 0
-        need = ~big & (f(a - k * tau) < 0)
-        if not need.any():
-            break
-        k = np.where(need, k + 1, k)
-    B = np.where(big, B, a - k * tau)
-    fA, fB = f(A), f(B)
-    for _ in range(200):  # Illinois iterations, element-wise until converged
-        active = np.abs(B - A) > 1e-6
-        if not active.any():
-            break
-        den = np.where(active, fB - fA, 1.0)
-        C = np.where(active, A + (A - B) * fA / den, B)
-        fC = f(C)
-        swap = active & (fC * fB <= 0)
-        A, fA = np.where(swap, B, A), np.where(swap, fB, np.where(active, fA / 2, fA))
-        B, fB = np.where(active, C, B), np.where(active, fC, fB)
-    new_sigma = np.where(played, np.exp(A / 2), sigma)
-    phi_star = np.sqrt(phi ** 2 + new_sigma ** 2)
-    new_phi = np.where(played, 1 / np.sqrt(1 / phi_star ** 2 + 1 / v), phi_star)
-    new_mu = np.where(played, mu + new_phi ** 2 * delta_sum, mu)
-    return new_mu, new_phi, new_sigma
-
-
-def _round_wins(codes: np.ndarray, players: np.ndarray, row: np.ndarray, flat: np.ndarray,
-                shape: tuple[int, int], w: np.ndarray, k: int) -> np.ndarray:
-    """For each of k players i: the sum over problems (rows) and other players j of the row of
-    w_j ([t_j > t_i] + [t_j = t_i] / 2), the draws t given as integer codes that order and tie as
-    the runtimes (one per player present: `codes`, `players`, their problem `row` and place `flat`
-    in the row-major (problems x width) layout, each row's players ascending from the left). Each
-    row's draws sorted as integer keys (code, player), the rest of the row after them, instead of
-    comparing every pair; the weights summed in that layout, row by row in order."""
-    nprob, width = shape
-    if len(codes) == 0:
-        return np.zeros(k)
-    bits = int(k).bit_length()  # a player (or k, the padding) in the low bits of a key
-    top = int(codes.max(initial=0)) + 1  # the padding's code, after every draw
-    if top >= 1 << (62 - bits):  # no room for one key: ranks of the codes
-        codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
-        top = int(codes.max(initial=0)) + 1
-    keys = np.full(nprob * width, (top << bits) | k, np.int64)
-    keys[flat] = (codes << bits) | players
-    keys = keys.reshape(nprob, width)
-    keys.sort(axis=1)
-    ps = keys & ((1 << bits) - 1)
-    ws = np.append(np.asarray(w, float), 0.0)[ps]  # the weights in sorted order, 0 for the padding
-    cum = np.cumsum(ws, axis=1)
-    keys >>= bits  # the codes
-    new = np.empty((nprob, width), bool)  # first of a block of equal draws
-    new[:, 0] = True
-    np.not_equal(keys[:, 1:], keys[:, :-1], out=new[:, 1:])
-    last = np.empty((nprob, width), bool)  # last of a block
-    last[:, -1] = True
-    last[:, :-1] = new[:, 1:]
-    pos = np.arange(nprob * width)
-    c = cum.ravel()
-    end = np.minimum.accumulate(np.where(last.ravel(), pos, pos.size)[::-1])[::-1]  # each block's last place
-    start = np.maximum.accumulate(np.where(new.ravel(), pos, 0))  # and first
-    end_c = c[end].reshape(nprob, width)
-    start_c = np.where(start % width == 0, 0.0, c[start - 1]).reshape(nprob, width)  # weight sorted before the block
-    per = (cum[:, -1:] - end_c) + 0.5 * (end_c - start_c - ws)
-    return np.bincount(ps.ravel(), weights=per.ravel(), minlength=k + 1)[:k]
-
-
-def _round_period(mu, phi, sigma, wins, pairs, tau=0.5):
-    """One rating period from the games of one round on every problem: `wins[i]` = sum over the
-    problems and opponents j of g(phi_j) s_ij, `pairs[i, j]` = the number of problems i and j both
-    played (the games between them). Equal to `_glicko2_period` with score[i, j] = sum of s_ij and
-    games = pairs, without the k x k score matrix."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-        e = 1 / (1 + np.exp(-g[None, :] * (mu[:, None] - mu[None, :])))
-        played = pairs.sum(axis=1) > 0
-        vinv = (pairs * g[None, :] ** 2 * e * (1 - e)).sum(axis=1)
-        delta_sum = wins - (pairs * g[None, :] * e).sum(axis=1)
-        return _update(mu, phi, sigma, played, vinv, delta_sum, tau)
-
-
-def _codes(values: pl.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values (ascending) and each value's index among them (counted and looked up
-    for small non-negative integers, else a binary search)."""
-    v = values.to_numpy()
-    if values.dtype.is_integer() and len(v) and not values.has_nulls() and 0 <= v.min() and v.max() < 1 << 16:
-        present = np.bincount(v) > 0
-        lut = np.cumsum(present) - 1
-        return np.flatnonzero(present).astype(v.dtype), lut[v]
-    distinct = values.unique().sort().to_numpy()
-    return distinct, np.searchsorted(distinct, v)
-
-
-def _names(values: pl.Series) -> tuple[list[str], np.ndarray]:
-    """The distinct names (sorted) and each value's index among them: from the runs of equal
-    values when there are few (rows grouped by algorithm, as the store gives them), else by an Enum."""
-    runs = values.rle()
-    if len(runs) * 8 > len(values):
-        names = sorted(values.unique().to_list())
-        return names, values.cast(pl.Enum(names)).to_physical().to_numpy()
-    first = runs.struct.field("value").to_list()
-    names = sorted(set(first))
-    index = {x: i for i, x in enumerate(names)}
-    return names, np.repeat(np.array([index[x] for x in first], np.uint32), runs.struct.field("len").to_numpy())
-
-
-def _sorted_cells(df: pl.DataFrame, algs: list[str], a: np.ndarray, by_dimension: bool):
-    """The trials of every (dimension, function, target, algorithm) cell, their runtimes sorted
-    ascending, cells in that order: (dimension of each cell or None, function-target key,
-    algorithm index, count, start of each cell in the runtimes, runtimes), `a` the index in `algs`
-    of each row's algorithm. A runtime is kept as an
-    integer code that orders and ties as the runtime itself (the evaluations; unsuccessful trials
-    after every success, all equal), so that cell and runtime make one integer key (the cell in the
-    high bits): one sort of those keys (no argsort, no gathers) instead of sorting all trials by
-    five columns."""
+    Per dimension (or over all), every (function, target) on which two or more algorithms have trials
+    is a problem; in each round one trial of each of its algorithms is drawn (an index into the cell's
+    runtimes sorted ascending, unsuccessful ones last: floor(u * trials) with u from the generator,
+    a (cells x rounds) matrix of them per dimension), and every pair of them plays a game: 1 point to
+    the faster, 1/2 each on a tie (two unsuccessful trials tie). The games of one round on all problems
+    form one rating period (`glicko.period`). Parameters and Returns as `glicko2`.
+    """
+    df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
+    algs = sorted(df["algorithm"].unique().to_list())
     k = len(algs)
-    dims, d = _codes(df["dimension"]) if by_dimension else (np.array([None]), np.zeros(df.height, np.int64))
-    funcs, f = _codes(df["function"])
-    targets, g = _codes(df["target"])
-    hit = df["hit"]
-    if hit.dtype.is_integer() and (hit.len() == 0 or hit.min() is None or hit.min() >= 0):
-        top = int(hit.max() or 0) + 1  # unsuccessful: one past the largest runtime
-        t = hit.fill_null(top).to_numpy().astype(np.int64, copy=False)
-    else:  # runtimes of any kind: their dense ranks
-        _, t = np.unique(hit.cast(pl.Float64).fill_null(np.inf).to_numpy(), return_inverse=True)
-        t = t.reshape(-1).astype(np.int64)
-        top = int(t.max(initial=0))
-    bits = top.bit_length()  # runtimes in the low bits
-    key = d * len(funcs)  # the cell, built in place
-    key += f
-    key *= len(targets)
-    key += g
-    key *= k
-    key += a
-    if len(key) and int(key.max()) >= (1 << 62) >> bits:  # no room for one key: ranks of the runtimes
-        _, t = np.unique(t, return_inverse=True)
-        t = t.reshape(-1).astype(np.int64)
-        bits = int(t.max(initial=0)).bit_length()
-    key <<= bits
-    key |= t
-    del t
-    key.sort()
-    runtime = key & ((1 << bits) - 1)
-    cell = key
-    cell >>= bits
-    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
-    counts = np.diff(np.append(starts, len(cell)))
-    key = cell[starts]
-    return dims[key // (k * len(funcs) * len(targets))], key // k, key % k, counts, starts, runtime
+    rng = np.random.default_rng(seed)
+    df = df.with_columns(player=pl.col("algorithm").cast(pl.Enum(algs)).to_physical().cast(pl.Int64),
+                         runtime=pl.col("hit").cast(pl.Float64).fill_null(np.inf))
+    out = []
+    for dimension in (sorted(df["dimension"].unique().to_list()) if by_dimension else [None]):
+        part = df if dimension is None else df.filter(pl.col("dimension") == dimension)
+        cells = (part.group_by("function", "target", "player").agg(pl.col("runtime").sort())
+                 .sort("function", "target", "player").filter(pl.len().over("function", "target") >= 2)
+                 .with_columns(problem=pl.struct("function", "target").rle_id()))
+        u = rng.random((cells.height, rounds))
+        picks = (u * cells["runtime"].list.len().to_numpy()[:, None]).astype(np.int64)
+        drawn = cells.select("problem", "player", pl.col("runtime").list.gather(pl.Series(picks.tolist(), dtype=pl.List(pl.Int64))).alias("t"))
+        games = drawn.join(drawn, on="problem", suffix="_b").filter(pl.col("player") != pl.col("player_b"))
+        played = np.zeros((k, k))
+        np.add.at(played, (games["player"].to_numpy(), games["player_b"].to_numpy()), 1)
+        mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
+        for r in range(rounds):
+            t, t_b = games["t"].list.get(r).to_numpy(), games["t_b"].list.get(r).to_numpy()
+            score = np.zeros((k, k))
+            np.add.at(score, (games["player"].to_numpy(), games["player_b"].to_numpy()), (t < t_b) + 0.5 * (t == t_b))
+            mu, phi, sigma = period(mu, phi, sigma, score, played)
+        frame = pl.DataFrame({"algorithm": algs, "score": 1500 + SCALE * mu, "deviation": SCALE * phi,
+                              "volatility": sigma}).sort("score", descending=True).with_columns(
+            rank=pl.int_range(1, k + 1))
+        out.append(frame.with_columns(dimension=pl.lit(dimension)) if by_dimension else frame)
+    cols = (["dimension"] if by_dimension else []) + ["algorithm", "rank", "score", "deviation", "volatility"]
+    return pl.concat(out).select(cols) if out else pl.DataFrame()
 
 
 def glicko2(hits: pl.LazyFrame, rounds: int = 25, seed: int = 1, by_dimension: bool = True) -> pl.DataFrame:
-    """Glicko-2 ratings as IOHanalyzer computes them: in each of `rounds` rounds, on every (function,
-    dimension, target), one trial of each algorithm is drawn and every pair of algorithms plays a game
-    won by the faster trial (unsuccessful trials lose to successful ones; two unsuccessful or equal
-    trials draw); the games of one round on all problems form one rating period. (A period per
-    problem instead lets the volatility run away with many algorithms: an algorithm that wins where it
-    usually loses looks erratic, and with ~k games per period the ratings diverge.)
-    Columns: [dimension,] algorithm, rank, score (rating), deviation, volatility.
+    """Glicko-2 ratings of the algorithms as IOHanalyzer computes them (`glicko2_spec` states the games).
 
-    The draws are reproducible: one seeded generator, dimension after dimension, problem after
-    problem in (function, target) order, algorithm after algorithm, all rounds of a cell at once,
-    each draw an index into the cell's runtimes sorted ascending. Each round sorts the draws of each
-    problem (one row per problem); the dimensions are rated on two threads."""
-    df = hits.select("dimension", "algorithm", "function", "target", "hit").collect()
-    algs, a = _names(df["algorithm"])
-    k = len(algs)
-    rng = np.random.default_rng(seed)
-    cell_dim, cell_prob, cell_alg, counts, cell_start, runtimes = _sorted_cells(df, algs, a, by_dimension)
-    del df
-    bounds = np.flatnonzero(np.r_[True, cell_dim[1:] != cell_dim[:-1], True]) if len(cell_dim) else [0]
+    One rating period per round of games on all problems: a period per problem instead lets the
+    volatility run away with many algorithms (an algorithm that wins where it usually loses looks
+    erratic, and with ~k games per period the ratings diverge).
 
-    def rate(lo: int, hi: int, kept: np.ndarray, u: np.ndarray, layout) -> pl.DataFrame:
-        """The rounds of one dimension (cells lo:hi) from its uniform draws `u` (cells x rounds)."""
-        row, flat, shape, pairs = layout
-        u *= counts[lo:hi][kept, None]
-        picks = u.astype(np.int64)  # each draw's index among its cell's runtimes (in place: few large arrays)
-        del u
-        picks += cell_start[lo:hi][kept, None]
-        drawn = runtimes[picks]  # a column per round
-        del picks
-        if shape[0] * (int(drawn.max(initial=0)) + 1) * (k + 1) >= 1 << 62:  # no room for one key: ranks
-            drawn = np.unique(drawn, return_inverse=True)[1].reshape(drawn.shape)
-        players = cell_alg[lo:hi][kept]
-        mu, phi, sigma = np.zeros(k), np.full(k, 350 / SCALE), np.full(k, 0.06)
-        for r in range(rounds):  # one rating period per round
-            g = 1 / np.sqrt(1 + 3 * phi ** 2 / np.pi ** 2)
-            wins = _round_wins(drawn[:, r], players, row, flat, shape, g, k)
-            mu, phi, sigma = _round_period(mu, phi, sigma, wins, pairs)
-        rating = 1500 + SCALE * mu
-        frame = pl.DataFrame({"algorithm": algs, "score": rating, "deviation": SCALE * phi, "volatility": sigma})
-        frame = frame.sort("score", descending=True).with_columns(rank=pl.int_range(1, k + 1))
-        if by_dimension:
-            frame = frame.with_columns(dimension=pl.lit(None if cell_dim[lo] is None else int(cell_dim[lo])))
-        return frame
+    Parameters
+    ----------
+    hits : polars.LazyFrame
+        First hitting times: dimension, algorithm, function, target, hit (null where not reached).
+    rounds : int
+        Rounds of games (rating periods).
+    seed : int
+        Seed of the draws (one generator, dimension after dimension).
+    by_dimension : bool
+        Rate per dimension, or over all problems of every dimension.
 
-    # the draws made here in order, dimension after dimension; the dimensions rated on two threads
-    # (numpy lets go of the GIL in the rounds' sorts and sums)
-    with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-        jobs = []
-        for lo, hi in zip(bounds[:-1], bounds[1:]):  # dimensions in ascending order
-            prob = cell_prob[lo:hi]
-            first = np.flatnonzero(np.r_[True, prob[1:] != prob[:-1]])
-            size = np.diff(np.append(first, len(prob)))  # algorithms per problem
-            kept = np.flatnonzero(np.repeat(size, size) >= 2)  # cells of problems with a game
-            size = size[size >= 2]
-            row = np.repeat(np.arange(len(size)), size)  # problem of each kept cell
-            col = np.arange(len(kept)) - np.repeat(np.cumsum(size) - size, size)
-            nprob, width = len(size), int(size.max()) if len(size) else 0
-            presence = np.zeros((nprob, k))
-            presence[row, cell_alg[lo:hi][kept]] = 1
-            pairs = presence.T @ presence  # problems both algorithms played: their games per round
-            np.fill_diagonal(pairs, 0)
-            if len(jobs) >= 2:  # at most three dimensions' draws held at once
-                jobs[-2].result()
-            u = rng.random((len(kept), rounds))
-            jobs.append(pool.submit(rate, lo, hi, kept, u, (row, row * width + col, (nprob, width), pairs)))
-        out = [j.result() for j in jobs]
-    cols = (["dimension"] if by_dimension else []) + ["algorithm", "rank", "score", "deviation", "volatility"]
-    return pl.concat(out).select(cols) if out else pl.DataFrame()
+    Returns
+    -------
+    polars.DataFrame
+        [dimension,] algorithm, rank (1: the highest rating), score (the rating), deviation and
+        volatility, by rank.
+    """
+    return kernel.ratings(hits, rounds, seed, by_dimension)

@@ -8,6 +8,17 @@ divided by the factor ("not chosen before", cocopp's default 10^0.04); targets a
 The precisions f are the reference's targets on its recording grid 10^(k/5) from its first record
 down to 1e-8: cocopp aligns the reference on the grid values its records reach, and the smallest
 grid value with aRT <= b n is always one of them.
+
+Examples
+--------
+On f1 in 2-D, cocopp's reference best2009 (shipped with cocopipe) reaches 10^0.8 within 2 evaluations and
+1e-8 within 20: the targets of budgets 1 and 10 (times the dimension) are one grid step harder.
+
+>>> from pipeline.measures.reference import open_reference
+>>> from pipeline.measures.runlength import runlength_targets
+>>> best2009 = open_reference("best2009", "bbob").select(function=[1], dimension=[2])
+>>> runlength_targets(best2009, [1.0, 10.0]).select("budget_per_dimension", "target").collect().rows()
+[(1.0, 3.981071709516045), (10.0, 1e-08)]
 """
 from __future__ import annotations
 
@@ -18,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
-from . import runtime
+from .art import art as average_runtime
 
 #: the step to the next more difficult target (cocopp `step_to_next_difficult_target`)
 STEP = 10 ** 0.2
@@ -29,13 +40,25 @@ OUT_SCHEMA = {"suite": pl.String, "function": pl.Int32, "dimension": pl.Int32, "
               "target": pl.Float64}
 
 
-def default_budgets(count: int = 31, low: float = 0.5, high: float = 50.0) -> list[float]:
-    """`count` budgets (times the dimension) log-uniform in [low, high]: cocopp's ECDF budgets (31)."""
+def log_uniform_budgets(count: int = 31, low: float = 0.5, high: float = 50.0) -> list[float]:
+    """`count` budgets (times the dimension) log-uniform in [low, high]: cocopp's ECDF budgets (31).
+
+    Examples
+    --------
+    >>> [round(b, 9) for b in log_uniform_budgets(3)]
+    [0.5, 5.0, 50.0]
+    """
     return [float(b) for b in np.logspace(np.log10(low), np.log10(high), count)]
 
 
 def parse_budgets(spec: str | int | Sequence[float]) -> int | list[float]:
-    """Budgets from the CLI: a count ('31') or a comma-separated list of budgets per dimension."""
+    """Budgets from the CLI: a count ('31') or a comma-separated list of budgets per dimension.
+
+    Examples
+    --------
+    >>> parse_budgets("31"), parse_budgets("0.5, 2, 10")
+    (31, [0.5, 2.0, 10.0])
+    """
     if isinstance(spec, int):
         return spec
     if not isinstance(spec, str):
@@ -87,18 +110,35 @@ def _not_chosen_before(targets: np.ndarray, factor: float) -> np.ndarray:
 def runlength_targets(reference, budgets: int | Sequence[float] = 31, *, factor: float | None = None,
                       unique: bool | None = None, smallest_target: float = SMALLEST_TARGET,
                       times_dimension: bool = True) -> pl.LazyFrame:
-    """Runlength-based targets of a reference `Analysis` (one algorithm per suite).
+    """Runlength-based targets of a reference (the module).
 
-    `budgets`: a count N (N budgets log-uniform in 0.5..50, cocopp's ECDF setting with N = 31: no
-    distinct-target rule, duplicate targets removed, each kept with its smallest budget) or a list of
-    budgets per dimension (by default cocopp's "not chosen before" rule with factor 10^0.04, every
-    budget kept). `factor` and `unique` override these defaults (cocopp's tables use factor 10^0.2).
-    Returns suite, function, dimension, budget_per_dimension, target.
+    Parameters
+    ----------
+    reference : Analysis
+        The reference's trials, one algorithm per suite (e.g. `reference.open_reference("best2009")`).
+    budgets : int or sequence of float
+        A count N (N budgets log-uniform in 0.5..50, cocopp's ECDF setting with N = 31: no
+        distinct-target rule, duplicate targets removed, each kept with its smallest budget) or a list
+        of budgets per dimension (by default cocopp's "not chosen before" rule with factor 10^0.04,
+        every budget kept).
+    factor : float, optional
+        The factor of the "not chosen before" rule (cocopp's tables use 10^0.2).
+    unique : bool, optional
+        Remove duplicate targets.
+    smallest_target : float
+        The smallest target.
+    times_dimension : bool
+        Whether the budgets are multiples of the dimension.
+
+    Returns
+    -------
+    polars.LazyFrame
+        suite, function, dimension, budget_per_dimension, target.
     """
     if isinstance(budgets, int):
         if budgets < 1:
             raise ValueError(f"budgets: expected a positive count, got {budgets}")
-        values = default_budgets(budgets)
+        values = log_uniform_budgets(budgets)
         factor = 1.0 if factor is None else factor
         unique = True if unique is None else unique
     else:
@@ -114,7 +154,7 @@ def runlength_targets(reference, budgets: int | Sequence[float] = 31, *, factor:
     if several:
         raise ValueError(f"the reference must hold one algorithm per suite, not {'; '.join(several)}")
     grid = reference_grid(reference)
-    art = (runtime.art(reference.hits(grid.drop("row")))
+    art = (average_runtime(reference.hits(grid.drop("row")))
            .select("suite", "function", "dimension", "target", "art")
            .join(grid, on=["suite", "function", "dimension", "target"]))
     b = pl.LazyFrame({"budget_per_dimension": values, "order": list(range(len(values)))})

@@ -1,10 +1,10 @@
-"""Fixed-target measures: first hitting times, aRT, instance balancing, budget cut (seed 000).
+"""Fixed-target measures: first hitting times, instance balancing, budget cut (seed 000); aRT is in
+`pipeline.measures.art`.
 
 All functions take and return LazyFrames. `runs` and `events` have the store's columns.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -306,32 +306,6 @@ def _cocopp_dat(runs: pl.LazyFrame, dat: pl.LazyFrame) -> pl.LazyFrame:
     names = schema.names()
     keyed = dat.join(_run_keys(runs), on="run_id", how="left", maintain_order="left")
     return keyed.map_batches(replay, schema=pl.Schema({**schema, "aligned": pl.Boolean}))
-
-
-def art(hits: pl.LazyFrame) -> pl.LazyFrame:
-    """Average runtime per (suite, algorithm, function, dimension, target), seed 000 "Averaging Runtime".
-
-    aRT = (sum of hitting times of successful trials + sum of evaluations of unsuccessful ones)
-    / number of successes; infinite without success. Sums and counts use instance-balancing weights.
-    """
-    w = pl.col("weight")
-    cost = pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64)
-    g = hits.group_by([*PROBLEM, "target"]).agg(
-        total=(cost * w).sum(),
-        successes=(pl.col("success").cast(pl.Int64) * w).sum(),
-        runs=w.sum(),
-        trials=pl.len(),
-        succ_total=(pl.col("hit").fill_null(0).cast(pl.Float64) * w).sum(),
-        median_success_runtime=pl.col("hit").filter(pl.col("success")).cast(pl.Float64).median(),
-        max_evaluations_unsuccessful=pl.col("evaluations").filter(~pl.col("success")).median().cast(pl.Float64),
-    )
-    return g.with_columns(
-        art=pl.when(pl.col("successes") > 0).then(pl.col("total") / pl.col("successes")).otherwise(math.inf),
-        success_rate=pl.col("successes") / pl.col("runs"),
-        mean_success_runtime=pl.when(pl.col("successes") > 0).then(pl.col("succ_total") / pl.col("successes")),
-    ).select(*PROBLEM, "target", "art", "successes", "runs", "success_rate", "trials", "mean_success_runtime",
-             "median_success_runtime", pl.col("max_evaluations_unsuccessful").alias("median_unsuccessful_evaluations")
-             ).sort(*PROBLEM, pl.col("target"), descending=[False] * 4 + [True])
 
 
 def parse_budget(budget: str | float | int | None) -> tuple[float, bool] | None:

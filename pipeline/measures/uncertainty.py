@@ -1,19 +1,55 @@
-"""Uncertainty of aRT: bootstrap confidence intervals, resampling trials within each problem
-(seeded), the trials of a problem being its (function, dimension) runs for one target."""
+"""Uncertainty of aRT and of the runtime ECDF by the bootstrap (seed 000, "Bootstrapping Runtimes"; seed
+001, "Bootstrapping"): the trials of each (function, dimension) resampled with replacement, seeded, one
+generator per (suite, algorithm, dimension) (`generators.block_rng`), so that an interval does not
+depend on what else is selected.
+
+Examples
+--------
+Three trials reach the target after 10, 20 and 30 evaluations, a fourth stops after 100: aRT = 160 / 3;
+the 90% percentile interval of 200 resamplings of the four trials:
+
+>>> import polars as pl
+>>> from pipeline.measures.uncertainty import art_confidence
+>>> hits = pl.LazyFrame({"suite": "bbob", "algorithm": "A", "function": 1, "dimension": 2, "target": 1.0,
+...                      "trial": [1, 2, 3, 4], "weight": 1, "evaluations": 100, "hit": [10, 20, 30, None],
+...                      "success": [True, True, True, False]})
+>>> art_confidence(hits, 0.9, samples=200).select("art_low", "art_high").collect().row(0)
+(15.0, 130.0)
+"""
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 
-from .restarts import GROUP, _flat, block_codes, block_rng, by_block
+from ._kernels.restarts import block_codes, by_block, flat_trials
+from .ecdf import STEP_SCHEMA, check, ecdf_table
+from .generators import block_rng
+from .restarts import GROUP
+from .runtime import instance_weights
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
-    """Columns art_low / art_high: the percentile bootstrap interval of aRT per (problem, target).
+    """The percentile bootstrap interval of the aRT of every (problem, target).
 
-    Each bootstrap sample draws the problem's N trials with replacement and recomputes aRT
-    (inf when the sample holds no success, so an upper bound may be inf); one generator per (suite,
-    algorithm, dimension) (`restarts.by_block`), so an interval does not depend on what else is selected."""
+    Each bootstrap sample draws the problem's N trials (repeated by their weight) with replacement and
+    recomputes the aRT (inf when the sample holds no success, so an upper bound may be inf).
+
+    Parameters
+    ----------
+    hits : polars.LazyFrame
+        First hitting times (`runtime.hitting_times`).
+    level : float
+        The confidence level.
+    samples : int
+        Bootstrap samples.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    polars.LazyFrame
+        The `restarts.GROUP` columns, art_low and art_high.
+    """
     lo_q, hi_q = (1 - level) / 2 * 100, (1 + level) / 2 * 100
 
     def intervals(gid: np.ndarray, cost: np.ndarray, success: np.ndarray, ngroups: int,
@@ -32,7 +68,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
         return out
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        keys, gid, cost, success = _flat(df)
+        keys, gid, cost, success = flat_trials(df)
         low, high = by_block(keys, gid, cost, success, seed, intervals)
         return keys.with_columns(art_low=pl.Series(low), art_high=pl.Series(high))
 
@@ -50,9 +86,7 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     """`replicates` bootstrap copies of the hitting times, each drawing the trials of every (suite,
     algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
     algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn. The draws
-    come from one generator per (suite, algorithm, dimension) (`restarts.block_rng`)."""
-    from .runtime import instance_weights
-
+    come from one generator per (suite, algorithm, dimension) (`generators.block_rng`)."""
     trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")
     size = trials.group_by(_TRIAL, maintain_order=True).agg(n=pl.len())
     n = size["n"].to_numpy().astype(np.int64)
@@ -88,14 +122,28 @@ def _split(steps: pl.DataFrame, name: str) -> pl.DataFrame:
 
 def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
               seed: int = 1, samples: int = 100, max_budget=None, max_x=None) -> pl.LazyFrame:
-    """Bootstrap confidence band of the runtime ECDF (issue "analyses", "Uncertainty"): the step table
-    of `ecdf` (columns suite, algorithm, dimension, group, x, fraction) with `low` and `high`, the
-    percentile interval at `level` of the ECDF over `replicates` resamplings of the trials within each
-    (function, dimension), evaluated at every step of the estimate. Seeded; every replicate is
-    computed in one pass (each as its own algorithm). Where a skewed bootstrap distribution leaves the
-    estimate outside the percentile interval, the band is widened to include it."""
-    from .ecdf import STEP_SCHEMA, ecdf_table
+    """Bootstrap confidence band of the runtime ECDF (issue "analyses", "Uncertainty").
 
+    The percentile interval at `level` of the ECDF over `replicates` resamplings of the trials within
+    each (function, dimension), evaluated at every step of the estimate; every replicate is computed in
+    one pass (each as its own algorithm). Where a skewed bootstrap distribution leaves the estimate
+    outside the percentile interval, the band is widened to include it.
+
+    Parameters
+    ----------
+    hits, group, mode, seed, samples, max_budget, max_x
+        As `ecdf.ecdf` (`seed` also seeds the resampling).
+    level : float
+        The confidence level.
+    replicates : int
+        Bootstrap replicates (at least 2).
+
+    Returns
+    -------
+    polars.LazyFrame
+        The step table of `ecdf.ecdf` with low and high.
+    """
+    check(mode, max_budget, max_x, samples)
     if not 0 < level < 1:
         raise ValueError(f"level {level}: expected a confidence level between 0 and 1")
     if replicates < 2:
@@ -123,9 +171,11 @@ def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float
 
 def ecdf_per_instance(hits: pl.LazyFrame, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
                       max_budget=None, max_x=None) -> pl.LazyFrame:
-    """The runtime ECDF of each instance alone (to draw faintly behind the aggregate): the columns of
-    `ecdf` plus `instance`."""
-    from .ecdf import STEP_SCHEMA, ecdf_table
+    """The runtime ECDF of each instance alone (to draw faintly behind the aggregate).
+
+    Parameters as `ecdf.ecdf`. Returns its step table with `instance`.
+    """
+    check(mode, max_budget, max_x, samples)
 
     def build(df: pl.DataFrame) -> pl.DataFrame:
         joined = df.with_columns(algorithm=pl.col("algorithm") + _SEP + pl.col("instance").cast(pl.String))

@@ -19,17 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .conventions import HIT_RTOL
-
-
-def _close(a: float, b: float) -> bool:
-    """`readalign.is_close`."""
-    return abs(a - b) <= HIT_RTOL * max(abs(a), abs(b))
-
-
-def _reaches(value: float, level: float) -> bool:
-    """A record at or within 1e-9 relative of the level reaches it (`HMultiReader.align`)."""
-    return value <= level or _close(value, level)
+from .conventions import reached
 
 
 class _Reader:
@@ -81,12 +71,12 @@ def dat_values(trials: Sequence[np.ndarray], points: int) -> list[np.ndarray]:
                 r.next()
         return not any(r.v[r.nxt] <= lv for r in live)
 
-    def align(lv: float) -> None:  # HMultiReader.align
+    def align(lv: float) -> None:  # HMultiReader.align: a record at or within 1e-9 of the level reaches it
         fvalues = []
         for r in live:
-            while not r.finished and not _reaches(r.v[r.cur], lv):
+            while not r.finished and not reached(r.v[r.cur], lv):
                 r.next()
-            if _reaches(r.v[r.cur], lv):
+            if reached(r.v[r.cur], lv):
                 fvalues.append(r.v[r.cur])
         if not fvalues:
             raise ValueError(f"level {lv} reached by no trial")

@@ -13,8 +13,9 @@ import polars as pl
 
 from .conventions import interesting_instances
 from . import distributed
-from .measures import cache as _cache, ecdf as ecdf_m, restarts, runtime, targets as tg  # noqa: F401 (cache:
-# loaded with the API, not in the first measure)
+from .hits import cache, spec, targets as tg
+from .hits.budget import Budget, cut, cut_hits
+from .measures import ecdf as ecdf_m, restarts, runtime
 from .store import Store
 from .store.store import MANIFEST
 
@@ -35,14 +36,14 @@ class Analysis:
                  max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
                  indicator: str = "logged", executor: str = "local", cache: bool = True):
         self.store = store
-        self.cache = cache  # read first hitting times from the store's cache (pipeline.measures.cache)
+        self.cache = cache  # read first hitting times from the store's cache (pipeline.hits.cache)
         self.executor = distributed.check(executor)
         self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
         self.max_budget = max_budget
         self.all_instances = all_instances
         self.exact = exact
         self.indicator = indicator
-        runtime.parse_budget(max_budget)  # validate early
+        Budget.parse(max_budget)  # validate early
         if indicator == "recomputed":  # validate early: a one-line error, not one at collect time
             from .biobj import NAME as _recomputed
 
@@ -95,11 +96,11 @@ class Analysis:
         return (runs.filter(pl.col("final_delta").is_null()).group_by("suite", "algorithm", "function", "dimension")
                 .agg(runs=pl.len()).sort("suite", "algorithm", "function", "dimension").collect())
 
-    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    def _tables(self, cut_budget: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         runs = self._selected_runs()
         events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
         events = events.join(runs.select("run_id"), on="run_id", how="semi")
-        return runtime.cut(runs, events, self.max_budget) if cut else (runs, events)
+        return cut(runs, events, Budget.parse(self.max_budget)) if cut_budget else (runs, events)
 
     def runs(self) -> pl.LazyFrame:
         """Trials of the selection (budget cut applied)."""
@@ -185,26 +186,22 @@ class Analysis:
         """First hitting times per (run, target); with a budget cut B a target counts as reached
         only if the trial's first hitting time is <= B (and the run's columns are those of the cut
         trial). Read from the store's cache of hitting times where it can answer
-        (`pipeline.measures.cache`), else computed from the events."""
-        from .measures import cache
-
+        (`pipeline.hits.cache`), else computed from the events."""
         runs = self.runs()
         tf = self.target_frame(targets)
         if self.cache and self.indicator == "logged":
             tfd = tf.collect()
-            cached = cache.hits(self.store, runs, tfd, self.exact, self.max_budget)
+            cached = cache.hits(self.store, runs, tfd, self.exact, Budget.parse(self.max_budget))
             if cached is not None:
                 return cached
             tf = tfd.lazy()
-        events = self._tables(cut=False)[1]
-        return cache.cut_hits(runtime.hitting_times(runs, events, tf, exact=self.exact), self.max_budget)
+        events = self._tables(cut_budget=False)[1]
+        return cut_hits(spec.hitting_times(runs, events, tf, exact=self.exact), Budget.parse(self.max_budget))
 
     def _fill_cache(self, target_frame: pl.DataFrame) -> None:
         """Fill the store's hitting-time cache for the whole selection at once, in batches over the
         workers, where `hits` will read it (before groups of algorithms do, each its own sources)."""
         if self.cache and self.indicator == "logged" and self.executor == "local":
-            from .measures import cache
-
             cache.prefill(self.store, self._keys().lazy(), target_frame, self.exact)
 
     def algorithms(self) -> list[str]:

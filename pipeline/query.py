@@ -173,7 +173,7 @@ class QueryTables:
         return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, **self.settings)
 
     def _targets(self, suite: str) -> pl.LazyFrame:
-        from .measures import targets as tg
+        from .hits import targets as tg
 
         return tg.frame(None, [suite])  # the suite's default set, as Analysis.target_frame(None)
 
@@ -188,11 +188,11 @@ class QueryTables:
 
     def _cut(self, table: str, suite: str, algorithm: str) -> pl.LazyFrame:
         from .api import filter_frame
-        from .measures import runtime
+        from .hits.budget import Budget, cut
 
         runs = filter_frame(self.store.runs(), suite=suite, algorithm=algorithm)
         events = filter_frame(self.store.events(), suite=suite, algorithm=algorithm)
-        r, e = runtime.cut(runs, events, self.settings["max_budget"])
+        r, e = cut(runs, events, Budget.parse(self.settings["max_budget"]))
         return (r if table == "runs" else e).select(list(self.store.scan(table).collect_schema()))
 
     def _schema(self, build: Callable[[str, str], pl.LazyFrame]) -> Callable[[], pl.Schema]:

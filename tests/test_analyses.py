@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import auc, ranking, runtime, targets
+from pipeline.hits import spec, targets
+from pipeline.measures import auc, ranking
 from pipeline.store import Store
 from test_measures_hand import frames
 
@@ -64,7 +65,7 @@ def test_rank_parity(shared4, tmp_path, dim):
 def test_auc_by_hand():
     # 2-D, budget 200: width log10(200 / 2) = 2; hits at 2 and 20 evaluations give areas 2 and 1; a failure 0
     runs, ev = frames([(1, [(2, 0.5)], 50), (2, [(1, 5.0), (20, 0.5)], 60), (3, [(1, 5.0)], 70)])
-    h = runtime.hitting_times(runs, ev, targets.frame([1.0]))
+    h = spec.hitting_times(runs, ev, targets.frame([1.0]))
     b = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [200.0]},
                      schema_overrides={"function": pl.Int64, "dimension": pl.Int64})
     got = auc.auc(h, b).collect()
@@ -89,7 +90,7 @@ def test_auc_never_decreases_when_hitting_times_decrease(trials, shift):
     def value(ts):
         rs = [(i + 1, [(1, 5.0)] + ([(t, 0.5)] if ok else []), 600) for i, (t, ok) in enumerate(ts)]
         runs, ev = frames(rs)
-        return auc.auc(runtime.hitting_times(runs, ev, targets.frame([1.0])), b).collect()["auc"][0]
+        return auc.auc(spec.hitting_times(runs, ev, targets.frame([1.0])), b).collect()["auc"][0]
 
     faster = [(max(1, t - shift), ok) for t, ok in trials]
     assert value(faster) >= value(trials) - 1e-12
@@ -108,7 +109,7 @@ def test_three_algorithms_with_known_dominance_are_ranked_by_both_methods():
                            dict(run_id=rid, evaluations=hit, best_delta=0.0, trigger=3)]
                 rid += 1
     r, e = pl.LazyFrame(runs), pl.LazyFrame(events)
-    h = runtime.hitting_times(r, e, targets.frame(targets.BBOB))
+    h = spec.hitting_times(r, e, targets.frame(targets.BBOB))
     a = auc.auc(h, auc.default_budgets(r.with_columns(evaluations=pl.lit(1000))))
     by_auc = ranking.rank_by_auc(a)
     assert by_auc.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]

@@ -1,4 +1,4 @@
-"""The hitting-time cache (pipeline.measures.cache): what it answers equals what is computed from the events."""
+"""The hitting-time cache (pipeline.hits.cache): what it answers equals what is computed from the events."""
 from __future__ import annotations
 
 import polars as pl
@@ -9,7 +9,7 @@ from conftest import NAMES
 from logs import write_new2
 from pipeline.api import Analysis, open_store
 from pipeline.ingest import ingest
-from pipeline.measures import cache, targets as tg
+from pipeline.hits import cache, targets as tg
 from pipeline.store import Store
 
 KEY = ["run_id", "target"]

@@ -15,7 +15,8 @@ from conftest import SHARED, shared_or_skip
 from logs import write_new2
 from pipeline.api import open_store
 from pipeline.ingest import ingest
-from pipeline.measures import profiles as pr, runtime
+from pipeline.hits import spec
+from pipeline.measures import profiles as pr
 from pipeline.store import Store
 
 
@@ -225,7 +226,7 @@ def test_default_profile_is_the_ecdf_of_dense_log_uniform_targets(functions):
     grid = pl.DataFrame({"k": range(n)}).with_columns(u=(pl.col("k") + 0.5) / n)
     tg = p.join(grid, how="cross").select("function", target=10 ** (pl.col("f0").log10()
                                                                     - pl.col("u") * (pl.col("f0").log10() + 8)))
-    hits = runtime.hitting_times(runs, events, tg.lazy(), exact=True).collect()
+    hits = spec.hitting_times(runs, events, tg.lazy(), exact=True).collect()
     steps = pr.profile(runs, events, "all").collect()
     xs = sorted({e / 2 for e in events.collect()["evaluations"]})
     for x in xs:

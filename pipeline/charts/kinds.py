@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import polars as pl
 
-from ..measures import groups as grp, targets as tg
+from ..hits import targets as tg
+from ..measures import groups as grp
 from . import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, scaling, theme
 
 Chart = alt.TopLevelMixin

@@ -48,7 +48,8 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None,
     ) -> None:
         """Target values: runlength-based ones per (function, dimension, budget), or a fixed set."""
-        from ..measures import runlength as rl, targets as tg
+        from ..hits import targets as tg
+        from ..measures import runlength as rl
 
         if not runlength:
             try:
@@ -87,7 +88,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
         from ..api import Analysis
-        from ..measures import reference as ref, targets as tg
+        from ..hits import targets as tg
+        from ..measures import reference as ref
         from ..store import Store, StoreError
 
         try:

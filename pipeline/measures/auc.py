@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ..hits.budget import Budget
 from .runtime import PROBLEM
 
 FINAL_TARGET = 1e-8
@@ -33,11 +34,9 @@ def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> p
 def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.LazyFrame:
     """B per (suite, function, dimension): the budget cut when one is given (evaluations, or 'Nx'),
     else `default_budgets`."""
-    from .runtime import parse_budget
-
     if not max_budget:
         return default_budgets(runs)
-    value, per_dim = parse_budget(max_budget)
+    value, per_dim = Budget.parse(max_budget)
     return runs.select("suite", "function", "dimension").unique().with_columns(
         budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
 
@@ -45,7 +44,7 @@ def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.Laz
 def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     """Area under the ECDF of first hitting times per (suite, algorithm, function, dimension).
 
-    `hits` from `runtime.hitting_times`; `budgets` has suite, function, dimension, budget
+    `hits` from `pipeline.hits.spec.hitting_times`; `budgets` has suite, function, dimension, budget
     (evaluations). Trials are weighted by their instance-balancing weight: the area is the
     weighted sum over the hits within B of (width - x), divided by width times the summed weight of
     all (trial, target) rows. Only the successful rows are joined to the budgets (a filter on `hit`

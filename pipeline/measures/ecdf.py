@@ -41,9 +41,9 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
+from ..hits.budget import Budget
 from . import restarts
 from .groups import membership, select_levels
-from .runtime import parse_budget
 
 MODES = ("simulated", "exact", "trials")
 #: cocopp's default right end of the ECDF plots (genericsettings.xlimit_pprldmany), evaluations / dimension
@@ -74,7 +74,7 @@ def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
         if not value > 0:
             raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'")
         return "fixed", value
-    b = parse_budget(max_budget)
+    b = Budget.parse(max_budget)
     if b is not None:
         return ("fixed", b[0]) if b[1] else ("evaluations", b[0])
     return ("budget", 1.0) if mode == "exact" else ("fixed", X_LIMIT)
@@ -522,7 +522,7 @@ def _lazy(hits: pl.LazyFrame, build, schema: pl.Schema) -> pl.LazyFrame:
 
 def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
          seed: int = 1, max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
-    """Runtime ECDF step tables from hitting times (`runtime.hitting_times`): one row per step,
+    """Runtime ECDF step tables from hitting times (`pipeline.hits.spec.hitting_times`): one row per step,
     columns suite, algorithm, dimension, group, x (evaluations / dimension), fraction (cumulative).
 
     `group`: None for every level (fN, the suite's cocopp groups, "all"), or names to keep;

@@ -21,7 +21,7 @@ from .runtime import PROBLEM
 
 
 def ert(hits: pl.LazyFrame, eval_max: float | pl.Expr) -> pl.LazyFrame:
-    """ERT per (suite, algorithm, function, dimension, target) from `runtime.hitting_times` rows:
+    """ERT per (suite, algorithm, function, dimension, target) from `pipeline.hits.spec.hitting_times` rows:
     unweighted (every run counts once), unsuccessful runs charged `eval_max`."""
     cap = eval_max if isinstance(eval_max, pl.Expr) else pl.lit(float(eval_max))
     cost = pl.when(pl.col("success")).then(pl.col("hit").cast(pl.Float64)).otherwise(cap)

@@ -51,7 +51,7 @@ def _resampled_hits(hits: pl.DataFrame, replicates: int, seed: int) -> pl.DataFr
     algorithm, function, dimension) with replacement, a trial keeping all its targets; copy b is the
     algorithm "NAME<sep>b". Instance-balancing weights are recomputed for the trials drawn. The draws
     come from one generator per (suite, algorithm, dimension) (`restarts.block_rng`)."""
-    from .runtime import instance_weights
+    from ..hits.spec import instance_weights
 
     trials = hits.select(*_TRIAL, "run_id", "instance").unique().sort(*_TRIAL, "run_id")
     size = trials.group_by(_TRIAL, maintain_order=True).agg(n=pl.len())

@@ -15,7 +15,7 @@ import polars as pl
 
 from ..api import Analysis
 from ..conventions import is_biobjective
-from ..measures import targets as tg
+from ..hits import targets as tg
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -233,7 +233,7 @@ class Context:
     def parts(self, algorithms: Sequence[str]) -> list[Analysis]:
         """The selection of `algorithms` as one Analysis per store that holds them (the report's store,
         a packaged reference set, other background stores), so that each reads its own cache of
-        hitting times (`pipeline.measures.cache`); their measures concatenated are those of the union."""
+        hitting times (`pipeline.hits.cache`); their measures concatenated are those of the union."""
         left, out = list(algorithms), []
         for store, names in self._members:
             mine = [a for a in left if a in names]

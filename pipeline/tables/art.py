@@ -20,7 +20,9 @@ import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
-from ..measures import restarts, runtime, targets as tg
+from ..hits import targets as tg
+from ..hits._kernel import running_min
+from ..measures import restarts, runtime
 from . import stats
 
 KEY = ["suite", "dimension", "function"]
@@ -408,7 +410,7 @@ def _record_table(events: pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
             runs, evals, best, block = runs[keep], evals[keep], best[keep], block[keep]
             new = np.r_[True, block[1:] != block[:-1]]
             starts = np.flatnonzero(new)
-        best = runtime.running_min(best, new)
+        best = running_min(best, new)
     return runs[starts], starts, evals, best
 
 

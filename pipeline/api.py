@@ -11,123 +11,90 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from .conventions import interesting_instances
-from . import distributed
-from .hits import cache, spec, targets as tg
-from .hits.budget import Budget, cut, cut_hits
-from .measures import ecdf as ecdf_m, restarts, runtime
+from . import distributed, reference_sets
+from .hits import targets as tg
+from .hits.budget import Budget
+from .measures import ecdf as ecdf_m, restarts, runlength, runtime
+from .selection import KEYS, Selection, open_reference
 from .store import Store
 from .store.store import MANIFEST
 
 
-def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | str | int | None) -> pl.LazyFrame:
-    """Keep rows whose columns take one of the given values (None: no filter)."""
-    for col, values in criteria.items():
-        if values is not None and values != []:
-            vals = [values] if isinstance(values, (str, int)) else list(values)
-            lf = lf.filter(pl.col(col).is_in(vals))
-    return lf
-
-
 class Analysis:
-    """A store with the selection and settings every measure uses."""
+    """A selection of a store's trials (`pipeline.selection.Selection`), how to compute (executor), and
+    every measure as a method."""
 
-    def __init__(self, store: Store, *, suite=None, algorithm=None, function=None, dimension=None,
-                 max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
-                 indicator: str = "logged", executor: str = "local", cache: bool = True):
-        self.store = store
-        self.cache = cache  # read first hitting times from the store's cache (pipeline.hits.cache)
+    def __init__(self, data: Store | Selection, *, suite=None, algorithm=None, function=None, dimension=None,
+                 max_budget: str | float | Budget | None = None, all_instances: bool | None = None,
+                 exact: bool | None = None, indicator: str | None = None, executor: str = "local",
+                 cache: bool | None = None):
+        sel = data if isinstance(data, Selection) else Selection(data)
+        changes = _selection_changes(suite=suite, algorithm=algorithm, function=function, dimension=dimension,
+                                     max_budget=max_budget, all_instances=all_instances, exact=exact,
+                                     indicator=indicator, cache=cache)
+        self.selection: Selection = sel.narrow(**{k: v for k, v in changes.items() if v is not None})
         self.executor = distributed.check(executor)
-        self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
-        self.max_budget = max_budget
-        self.all_instances = all_instances
-        self.exact = exact
-        self.indicator = indicator
-        Budget.parse(max_budget)  # validate early
-        if indicator == "recomputed":  # validate early: a one-line error, not one at collect time
-            from .biobj import NAME as _recomputed
 
-            if _recomputed not in store.derived():
-                raise ValueError(f"{store.path}: the biobjective indicator was not recomputed; run "
-                                 f"`cocopipe biobj recompute --store {store.path}` first")
-            from .biobj import stale_sources
+    # the selection's fields, as the analysis commands and charts name them
+    @property
+    def store(self) -> Store:
+        return self.selection.store
 
-            if stale := stale_sources(store):
-                raise ValueError(f"{store.path}: source {stale[0]} changed after the biobjective indicator was "
-                                 f"recomputed; run `cocopipe biobj recompute --store {store.path}` again")
-        elif indicator != "logged":
-            raise ValueError(f"indicator {indicator!r}: expected 'logged' or 'recomputed'")
+    @property
+    def filters(self) -> dict:
+        """suite, algorithm, function and dimension as asked (a tuple each, or None)."""
+        return self.selection.filters
+
+    @property
+    def max_budget(self) -> Budget | None:
+        """The budget cut, or None."""
+        return self.selection.budget
+
+    @property
+    def all_instances(self) -> bool:
+        return self.selection.all_instances
+
+    @property
+    def exact(self) -> bool:
+        return self.selection.exact
+
+    @property
+    def indicator(self) -> str:
+        return self.selection.indicator
+
+    @property
+    def cache(self) -> bool:
+        return self.selection.cache
 
     def check(self) -> Analysis:
         """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
         names what was asked and what the store holds (`pipeline.selection.check`)."""
-        from .selection import check
-
-        check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
+        self.selection.check()
         return self
 
     def select(self, **changes) -> Analysis:
-        """A copy with other filters or settings (not checked against the store: see `check`)."""
-        kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
-                  indicator=self.indicator, executor=self.executor, cache=self.cache)
-        kw.update(changes)
-        return Analysis(self.store, **kw)
+        """A copy with other filters or settings (not checked against the store: see `check`): the
+        keywords of `Analysis`, None clearing a filter."""
+        executor = changes.pop("executor", self.executor)
+        return Analysis(self.selection.narrow(**_selection_changes(**changes)), executor=executor)
 
     # -- base tables -----------------------------------------------------------------------
-    def _raw_events(self) -> pl.LazyFrame:
-        if self.indicator == "recomputed":
-            from .biobj import recomputed_events
-
-            return recomputed_events(self.store)
-        if self.indicator != "logged":
-            raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
-        return self.store.events()
-
-    def _selected_runs(self) -> pl.LazyFrame:
-        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum
-        have none: `precision_unknown` counts them)."""
-        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
-        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
-
     def precision_unknown(self) -> pl.DataFrame:
         """Trials of the selection left out of every measure for want of a known optimum, per (suite,
         algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
-        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
-        return (runs.filter(pl.col("final_delta").is_null()).group_by("suite", "algorithm", "function", "dimension")
-                .agg(runs=pl.len()).sort("suite", "algorithm", "function", "dimension").collect())
-
-    def _tables(self, cut_budget: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-        runs = self._selected_runs()
-        events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
-        events = events.join(runs.select("run_id"), on="run_id", how="semi")
-        return cut(runs, events, Budget.parse(self.max_budget)) if cut_budget else (runs, events)
+        return self.selection.precision_unknown()
 
     def runs(self) -> pl.LazyFrame:
         """Trials of the selection (budget cut applied)."""
-        return self._tables()[0]
+        return self.selection.runs()
 
     def events(self) -> pl.LazyFrame:
         """Records of the selection (budget cut applied)."""
-        return self._tables()[1]
-
-    def _keys(self) -> pl.DataFrame:
-        """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read once
-        per state of the store (its manifest's modification time)."""
-        try:
-            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (e.g. a stand-in serving frames): read every time
-            stamp = None
-        known = self.__dict__.get("_keys_read")
-        if known is None or stamp is None or known[0] != stamp:
-            runs = self._selected_runs()
-            cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
-            known = (stamp, runs.select(cols).unique().collect())
-            self._keys_read = known
-        return known[1]
+        return self.selection.events()
 
     def suites(self) -> list[str]:
         """Suites present in the selection."""
-        return sorted(self._keys()["suite"].unique().to_list())
+        return self.selection.suites()
 
     def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None, reference=None,
                      budgets: int | Sequence[float] = 31) -> pl.LazyFrame:
@@ -155,20 +122,18 @@ class Analysis:
         budget_per_dimension, target; `reference` a packaged set's name or an Analysis (default: cocopp's
         reference of each suite, best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on
         bbob-largescale)."""
-        from .measures import reference as ref, runlength
-
         if reference is None or isinstance(reference, str):
             parts = []
             for suite in self.suites():
-                name = reference or ref.DEFAULT_FOR_SUITE.get(suite)
+                name = reference or reference_sets.DEFAULT_FOR_SUITE.get(suite)
                 try:
                     if name:
-                        parts.append(runlength.runlength_targets(ref.open_reference(name, suite), budgets, **options))
-                except ref.ReferenceError:
+                        parts.append(runlength.runlength_targets(open_reference(name, suite), budgets, **options))
+                except reference_sets.ReferenceError:
                     continue
             if not parts:
                 if reference:
-                    ref.resolve(reference)  # an unknown name raises here, listing the known ones
+                    reference_sets.resolve(reference)  # an unknown name raises here, listing the known ones
                 label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
                 raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
             return pl.concat(parts)
@@ -176,10 +141,8 @@ class Analysis:
 
     def reference_choices(self) -> pl.LazyFrame:
         """For the reference algorithms in the selection, which algorithm each took per (suite,
-        function, dimension, target) (see `pipeline.measures.reference.choices`)."""
-        from .measures import reference as ref
-
-        return ref.choices(self.store, self.filters["algorithm"])
+        function, dimension, target) (see `pipeline.reference_sets.choices`)."""
+        return reference_sets.choices(self.store, self.filters["algorithm"])
 
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets=None) -> pl.LazyFrame:
@@ -187,26 +150,17 @@ class Analysis:
         only if the trial's first hitting time is <= B (and the run's columns are those of the cut
         trial). Read from the store's cache of hitting times where it can answer
         (`pipeline.hits.cache`), else computed from the events."""
-        runs = self.runs()
-        tf = self.target_frame(targets)
-        if self.cache and self.indicator == "logged":
-            tfd = tf.collect()
-            cached = cache.hits(self.store, runs, tfd, self.exact, Budget.parse(self.max_budget))
-            if cached is not None:
-                return cached
-            tf = tfd.lazy()
-        events = self._tables(cut_budget=False)[1]
-        return cut_hits(spec.hitting_times(runs, events, tf, exact=self.exact), Budget.parse(self.max_budget))
+        return self.selection.hits(self.target_frame(targets))
 
     def _fill_cache(self, target_frame: pl.DataFrame) -> None:
         """Fill the store's hitting-time cache for the whole selection at once, in batches over the
         workers, where `hits` will read it (before groups of algorithms do, each its own sources)."""
-        if self.cache and self.indicator == "logged" and self.executor == "local":
-            cache.prefill(self.store, self._keys().lazy(), target_frame, self.exact)
+        if self.executor == "local":
+            self.selection.fill_cache(target_frame)
 
     def algorithms(self) -> list[str]:
         """Algorithms in the selection (read from the partition keys and sources only)."""
-        return sorted(self._keys()["algorithm"].unique().to_list())
+        return self.selection.algorithms()
 
     def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
                       descending: Sequence[bool] | bool = False, balance: bool = False,
@@ -266,7 +220,7 @@ class Analysis:
     def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
                      ) -> pl.LazyFrame:
         """Best precision reached within given budgets, per run or summarised per problem."""
-        runs, events = self._tables()
+        runs, events = self.runs(), self.events()
         v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
         return runtime.fixed_budget_summary(v) if summary else v
 
@@ -283,7 +237,7 @@ class Analysis:
         """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
         from .measures import aocc
 
-        runs, events = self._tables()
+        runs, events = self.runs(), self.events()
         if not per_dimension:
             return aocc.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
         dims = runs.select("dimension").unique().collect()["dimension"].to_list()
@@ -295,7 +249,7 @@ class Analysis:
         evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
         from .measures import aocc, auc
 
-        runs, events = self._tables()
+        runs, events = self.runs(), self.events()
         b = (auc.budgets(runs, self.max_budget) if self.max_budget else
              runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
         return aocc.aocc(runs, events, b, lower, upper, log)
@@ -437,3 +391,22 @@ def open_store(path: str | os.PathLike, **selection) -> Analysis:
     if any(a.filters.get(k) not in (None, []) for k in a.filters):
         a.check()
     return a
+
+
+def _selection_changes(**options) -> dict:
+    """The fields of a `Selection` that the keywords of `Analysis` give (only those given; None for
+    all_instances, exact, indicator or cache: as they are)."""
+    names = {"max_budget": "budget", "all_instances": "instances", "exact": "hit_rule"}
+    flags = {"all_instances": ("interesting", "all"), "exact": ("cocopp", "exact")}
+    out = {}
+    for key, value in options.items():
+        if key not in (*KEYS, "max_budget", "all_instances", "exact", "indicator", "cache"):
+            raise TypeError(f"unknown selection keyword {key!r}")
+        if key == "max_budget":
+            value = Budget.parse(value)
+        elif value is None and key not in KEYS:
+            continue
+        elif key in flags:
+            value = flags[key][bool(value)]
+        out[names.get(key, key)] = value
+    return out

@@ -31,12 +31,12 @@ def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> p
     )
 
 
-def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.LazyFrame:
+def budgets(runs: pl.LazyFrame, max_budget: Budget | None = None) -> pl.LazyFrame:
     """B per (suite, function, dimension): the budget cut when one is given (evaluations, or 'Nx'),
     else `default_budgets`."""
-    if not max_budget:
+    if max_budget is None:
         return default_budgets(runs)
-    value, per_dim = Budget.parse(max_budget)
+    value, per_dim = max_budget
     return runs.select("suite", "function", "dimension").unique().with_columns(
         budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
 

@@ -62,7 +62,7 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
                             "trials": pl.Int64})
 
 
-def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
+def _range_spec(mode: str, max_budget: Budget | None, max_x) -> tuple[str, float]:
     """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B)."""
     if max_x is not None:
         if isinstance(max_x, str) and max_x in ("budget", "cocopp"):
@@ -74,9 +74,8 @@ def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
         if not value > 0:
             raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'")
         return "fixed", value
-    b = Budget.parse(max_budget)
-    if b is not None:
-        return ("fixed", b[0]) if b[1] else ("evaluations", b[0])
+    if max_budget is not None:
+        return ("fixed", max_budget.value) if max_budget.per_dimension else ("evaluations", max_budget.value)
     return ("budget", 1.0) if mode == "exact" else ("fixed", X_LIMIT)
 
 
@@ -377,7 +376,7 @@ def _exact_atoms(data: _Data, limits: pl.DataFrame) -> pl.DataFrame:
 
 # -- tables ---------------------------------------------------------------------------------------------
 def ecdf_table(hits: pl.DataFrame | _Data, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-               max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+               max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """The step table of an eager frame of hitting times, or of the same `prepare`d (see `ecdf`)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -482,7 +481,7 @@ def _steps(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: _Data, members: p
 
 
 def summary_table(hits: pl.DataFrame | _Data, group=None, mode: str = "simulated",
-                  max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+                  max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """The summary of an eager frame of hitting times, or of the same `prepare`d (see `ecdf_summary`)."""
     data = prepare(hits)
     members = _members(data.problems, group)
@@ -509,7 +508,7 @@ def summary_table(hits: pl.DataFrame | _Data, group=None, mode: str = "simulated
     return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
 
-def check(mode: str = "simulated", max_budget: str | float | None = None, max_x: float | str | None = None) -> None:
+def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: float | str | None = None) -> None:
     """A ValueError for an unknown mode or a bad plotted range (before anything is computed)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -521,19 +520,19 @@ def _lazy(hits: pl.LazyFrame, build, schema: pl.Schema) -> pl.LazyFrame:
 
 
 def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
-         seed: int = 1, max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
+         seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """Runtime ECDF step tables from hitting times (`pipeline.hits.spec.hitting_times`): one row per step,
     columns suite, algorithm, dimension, group, x (evaluations / dimension), fraction (cumulative).
 
     `group`: None for every level (fN, the suite's cocopp groups, "all"), or names to keep;
-    `mode`: simulated, exact or trials; `max_budget` (B or "Nx") or `max_x`: the plotted range
+    `mode`: simulated, exact or trials; `max_budget` (a `Budget`) or `max_x`: the plotted range
     (see the module)."""
     check(mode, max_budget, max_x)
     return _lazy(hits, lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x), STEP_SCHEMA)
 
 
 def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                 max_budget: str | float | None = None, mode: str = "simulated",
+                 max_budget: Budget | None = None, mode: str = "simulated",
                  max_x: float | str | None = None) -> pl.LazyFrame:
     """One row per (suite, algorithm, dimension, group): final_fraction (the dot: successes / runs over
     the group's problems), solvable_fraction, max_x (the plotted range of `mode`), median_max_evaluations

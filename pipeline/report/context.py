@@ -16,6 +16,8 @@ import polars as pl
 from ..api import Analysis
 from ..conventions import is_biobjective
 from ..hits import targets as tg
+from ..reference_sets import DEFAULT_FOR_SUITE, known_references
+from ..selection import Selection, check, closest, open_reference
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -78,15 +80,11 @@ def _match(name: str, present: Sequence[str]) -> str | None:
 
 def default_reference(suite: str) -> str | None:
     """The reference algorithm cocopp shows by default on a suite: the packaged set of that suite, or None."""
-    from ..measures.reference import DEFAULT_FOR_SUITE
-
     return DEFAULT_FOR_SUITE.get(suite)
 
 
-def _packaged_reference(name: str, suite: str) -> Analysis | None:
+def _packaged_reference(name: str, suite: str) -> Selection | None:
     """The packaged reference set `name` of `suite`, or None when it has none for that suite."""
-    from ..measures.reference import open_reference
-
     try:
         return open_reference(name, suite)
     except (ValueError, KeyError, FileNotFoundError):
@@ -164,8 +162,6 @@ class Context:
         base = analysis.select(suite=s.suites, function=s.functions, dimension=s.dimensions,
                                max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact_hits,
                                algorithm=None)
-        from ..selection import check
-
         try:  # every suite, algorithm, function and dimension asked has trials
             check(base.store.runs(), dict(suite=s.suites, algorithm=s.algorithms, function=s.functions,
                                           dimension=s.dimensions), s.all_instances, what=f"the store {base.store.path}")
@@ -301,9 +297,6 @@ class Context:
                 self.notes.append(f"The reference algorithm {default_reference(suite)} of suite {suite} is not in the "
                                   "data and its packaged set could not be opened: that suite shows no reference.")
         elif not self.references:
-            from ..measures.reference import known_references
-            from ..selection import closest
-
             present = base.algorithms()
             held = ", ".join(closest(name, present)[:8])
             raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "

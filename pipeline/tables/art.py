@@ -71,11 +71,7 @@ def _reference_frame(reference: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
 
 
 def _store_algorithms(analysis) -> list[str]:
-    f = {k: v for k, v in analysis.filters.items() if k != "algorithm"}
-    from ..api import filter_frame
-
-    runs = filter_frame(analysis.store.runs(), **f)
-    return runs.select(pl.col("algorithm").unique()).collect()["algorithm"].to_list()
+    return analysis.select(algorithm=None).algorithms()
 
 
 def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = None,

@@ -1,15 +1,17 @@
-"""Reference algorithms: the artificial best algorithm of a set of algorithms, and the published sets.
+"""Reference algorithms built from data: the artificial best algorithm of a set of algorithms, and the
+packaged published sets rebuilt from their archives.
 
 The artificial best algorithm (seed 000, "best 2009"; cocopp `bestalg.BestAlgSet`) takes, on every
 (function, dimension, target), the data of the algorithm with the smallest aRT. As cocopp writes it
 (`bestalg.create_data_files`), it is stored as one artificial trial (instance 0) that reaches each
 target after round(aRT) evaluations, so every measure reads it like any other algorithm; which
 algorithm it took per (function, dimension, target) is kept beside the store in
-`references/<name>.parquet` (see `choices`).
+`references/<name>.parquet` (see `pipeline.reference_sets.choices`).
 
 The published reference sets (best2009, best09-16, best2016, best2019) ship with the package as a
-ready store in `data/refalgs` (`pipeline/_data/refalgs` in a wheel); `open_reference(name)` opens them
-offline and `package_references` rebuilds that folder from the archives.
+ready store (`pipeline.reference_sets`, opened by `pipeline.selection.open_reference`);
+`package_references` rebuilds it from the archives. Building computes aRT through an `Analysis`: this
+module lies above the measures.
 """
 from __future__ import annotations
 
@@ -29,21 +31,13 @@ from urllib.parse import quote
 import numpy as np
 import polars as pl
 
-from ..conventions import is_biobjective
-from ..hits import targets as tg
-from ..reference_sets import (CHOICES_DIR, CHOICES_SCHEMA, DEFAULT_FOR_SUITE, PUBLISHED, ReferenceError,  # noqa: F401
-                              choices, data_dir, known_references, reference_choices, resolve)
-from ..store import SourceData, Store
-from . import runtime
-
-
-def open_reference(name: str, suite: str | None = None):
-    """The packaged reference set `name` ('best2009', 'best09-16', 'best2016', 'best2019' or a full
-    name such as 'best2009-bbob-noisy') for `suite` (default: its first suite) as an `Analysis`."""
-    from ..api import Analysis
-
-    su, full = resolve(name, suite)
-    return Analysis(Store(data_dir()), suite=su, algorithm=full)  # never written to (see hits.cache)
+from .conventions import is_biobjective
+from .hits import targets as tg
+from .hits.spec import PROBLEM
+from .ingest import ingest
+from .ingest.consistency import inconsistent_records
+from .reference_sets import CHOICES_DIR, CHOICES_SCHEMA, PUBLISHED, ReferenceError, data_dir, resolve
+from .store import SourceData, Store
 
 
 # -- the artificial best algorithm ------------------------------------------------------------
@@ -82,7 +76,7 @@ def best_choices(analysis, name: str, targets: Sequence[float] | None = None) ->
     order the selection lists them (as cocopp's `bestalg.generate` takes its arguments' order),
     then in name order."""
     grid = _grid_frame(analysis, targets)
-    art = analysis.art(grid, chunk=8).select(*runtime.PROBLEM, "target", "art", "successes", "runs").collect()
+    art = analysis.art(grid).select(*PROBLEM, "target", "art", "successes", "runs").collect()
     finite = art.filter(pl.col("art").is_finite())
     selected = analysis.filters.get("algorithm")
     order = [selected] if isinstance(selected, str) else list(selected or [])
@@ -126,8 +120,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
                                          evaluations=pl.col("evaluations").max(),
                                          final_delta=pl.col("best_delta").min())
     comment = "Combination of " + ", ".join(members)
-    from ..ingest.consistency import inconsistent_records  # a harder target reached earlier: its record comes first
-
+    # a harder target reached earlier: its record comes first
     bad = inconsistent_records(records["seq"].to_numpy(), records["evaluations"].to_numpy(),
                                records["best_delta"].to_numpy(), problems.height)
     runs = (
@@ -235,8 +228,6 @@ def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFr
 def package_references(archives: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> Path:
     """Rebuild the packaged reference store (default: `data_dir()`) from the published archives
     (e.g. ../shared/data/refalgs/*.tar.gz): each archive becomes the algorithm of its own name."""
-    from ..ingest import ingest
-
     out = Path(out) if out is not None else data_dir()
     names = {Path(a).name: _ARCHIVE_EXT.sub("", Path(a).name) for a in archives}
     known = {s for sets in PUBLISHED.values() for s in sets.values()}

@@ -1,43 +1,78 @@
-"""The notebook API: `open_store(path)` and its measures as LazyFrames.
+"""The Python API: `open_store(path, **selection)` and every measure as a method returning a LazyFrame.
 
->>> s = open_store("cocopipe-store")
->>> s.art(targets="bbob", algorithm="DIRECT").collect()
+An `Analysis` is a `Selection` of a store's trials (what to look at, `pipeline.selection`), a `Plan`
+(how to compute: groups of algorithms on local threads or Ray tasks, `pipeline.execution`) and one
+method per measure, which calls the measure functions of `pipeline.measures` on the selection's first
+hitting times, trials or records.
+
+>>> a = open_store("data/refalgs", algorithm="best2009-bbob", function=[1, 2], dimension=2)
+>>> a.art(targets="table").collect().select("function", "target", "art").head(2).rows()
+[(1, 10.0, 2.0), (1, 1.0, 6.0)]
 """
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from . import distributed, reference_sets
+from . import reference_sets
+from .execution import KeptTrials, Plan, per_group
 from .hits import targets as tg
 from .hits.budget import Budget
-from .measures import ecdf as ecdf_m, restarts, runlength, runtime
+from .hits.spec import PROBLEM
+from .measures import aocc as aocc_m, auc, ecdf as ecdf_m, ert as ert_m, profiles, restarts, runlength, runtime
+from .measures.uncertainty import art_confidence, ecdf_band, ecdf_per_instance
 from .selection import KEYS, Selection, open_reference
 from .store import Store
-from .store.store import MANIFEST
+
+#: what `targets` may be: a target set's name (bbob, biobj, table, scaling, runlength), numbers, "v1,v2",
+#: a frame with a column `target` (and key columns), or None for each suite's standard set
+Targets = str | Sequence[float] | pl.LazyFrame | pl.DataFrame | None
 
 
 class Analysis:
-    """A selection of a store's trials (`pipeline.selection.Selection`), how to compute (executor), and
-    every measure as a method."""
+    """A selection of a store's trials, how to compute, and every measure as a method.
+
+    `data` is a `Store` (everything in it) or a `Selection`; the keywords narrow it: suite, algorithm,
+    function, dimension (a value or a list), max_budget (a budget cut: "1000" evaluations, "100x" times
+    the dimension, or a `Budget`), all_instances (not only cocopp's instances of interest), exact (seed
+    000's hit rule on every record, not cocopp's reading of the .dat records), indicator ("logged" or
+    "recomputed"), cache (read first hitting times through the store's cache). `executor` ("local" or
+    "ray") and `group_size` (algorithms computed at a time; None: all at once) say how to compute.
+    """
 
     def __init__(self, data: Store | Selection, *, suite=None, algorithm=None, function=None, dimension=None,
                  max_budget: str | float | Budget | None = None, all_instances: bool | None = None,
-                 exact: bool | None = None, indicator: str | None = None, executor: str = "local",
-                 cache: bool | None = None):
-        sel = data if isinstance(data, Selection) else Selection(data)
+                 exact: bool | None = None, indicator: str | None = None, cache: bool | None = None,
+                 executor: str = "local", group_size: int | None = 8):
+        selection = data if isinstance(data, Selection) else Selection(data)
         changes = _selection_changes(suite=suite, algorithm=algorithm, function=function, dimension=dimension,
                                      max_budget=max_budget, all_instances=all_instances, exact=exact,
                                      indicator=indicator, cache=cache)
-        self.selection: Selection = sel.narrow(**{k: v for k, v in changes.items() if v is not None})
-        self.executor = distributed.check(executor)
+        self.selection: Selection = selection.narrow(**{k: v for k, v in changes.items() if v is not None})
+        self.plan: Plan = Plan(executor, group_size)
+        #: the ECDF trials prepared for the latest tables (`ecdf` then `ecdf_summary` read the hits once)
+        self.kept: KeptTrials = KeptTrials()
 
-    # the selection's fields, as the analysis commands and charts name them
+    def select(self, **changes) -> Analysis:
+        """A copy with other values of some keywords of `Analysis` (None clears a filter or the budget
+        cut), not checked against the store (see `check`)."""
+        executor = changes.pop("executor", self.plan.executor)
+        group_size = changes.pop("group_size", self.plan.group_size)
+        return Analysis(self.selection.narrow(**_selection_changes(**changes)), executor=executor,
+                        group_size=group_size)
+
+    def check(self) -> Analysis:
+        """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
+        names what was asked and what the store holds (`pipeline.selection.check`)."""
+        self.selection.check()
+        return self
+
+    # -- the selection, as the commands, charts and report read it ---------------------------
     @property
     def store(self) -> Store:
+        """The store analysed."""
         return self.selection.store
 
     @property
@@ -52,37 +87,36 @@ class Analysis:
 
     @property
     def all_instances(self) -> bool:
+        """Whether every instance counts, not only cocopp's instances of interest."""
         return self.selection.all_instances
 
     @property
     def exact(self) -> bool:
+        """Whether first hits follow seed 000's definition on every record."""
         return self.selection.exact
 
     @property
     def indicator(self) -> str:
+        """The biobjective indicator: logged or recomputed."""
         return self.selection.indicator
 
     @property
     def cache(self) -> bool:
+        """Whether first hitting times are read through the store's cache."""
         return self.selection.cache
 
-    def check(self) -> Analysis:
-        """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
-        names what was asked and what the store holds (`pipeline.selection.check`)."""
-        self.selection.check()
-        return self
+    @property
+    def executor(self) -> str:
+        """Where groups of algorithms are computed: local or ray."""
+        return self.plan.executor
 
-    def select(self, **changes) -> Analysis:
-        """A copy with other filters or settings (not checked against the store: see `check`): the
-        keywords of `Analysis`, None clearing a filter."""
-        executor = changes.pop("executor", self.executor)
-        return Analysis(self.selection.narrow(**_selection_changes(**changes)), executor=executor)
+    def suites(self) -> list[str]:
+        """Suites present in the selection."""
+        return self.selection.suites()
 
-    # -- base tables -----------------------------------------------------------------------
-    def precision_unknown(self) -> pl.DataFrame:
-        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
-        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
-        return self.selection.precision_unknown()
+    def algorithms(self) -> list[str]:
+        """Algorithms in the selection (read from the partition keys and sources only)."""
+        return self.selection.algorithms()
 
     def runs(self) -> pl.LazyFrame:
         """Trials of the selection (budget cut applied)."""
@@ -92,16 +126,18 @@ class Analysis:
         """Records of the selection (budget cut applied)."""
         return self.selection.events()
 
-    def suites(self) -> list[str]:
-        """Suites present in the selection."""
-        return self.selection.suites()
+    def precision_unknown(self) -> pl.DataFrame:
+        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
+        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
+        return self.selection.precision_unknown()
 
-    def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None, reference=None,
-                     budgets: int | Sequence[float] = 31) -> pl.LazyFrame:
-        """Targets as a frame: a LazyFrame as given, a name or list, or each suite's default set.
+    # -- targets -------------------------------------------------------------------------------
+    def target_frame(self, targets: Targets = None, reference=None, budgets: int | Sequence[float] = 31
+                     ) -> pl.LazyFrame:
+        """Targets as a frame: a frame as given, a name or list, or each suite's default set.
 
         `targets="runlength"`: runlength-based targets (suite, function, dimension, target) of
-        `reference` (a packaged set's name, default "best2009", or an `Analysis`) for `budgets`
+        `reference` (a packaged set's name, default each suite's, or an `Analysis`) for `budgets`
         (see `pipeline.measures.runlength.runlength_targets`)."""
         if isinstance(targets, pl.DataFrame):
             targets = targets.lazy()
@@ -122,97 +158,71 @@ class Analysis:
         budget_per_dimension, target; `reference` a packaged set's name or an Analysis (default: cocopp's
         reference of each suite, best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on
         bbob-largescale)."""
-        if reference is None or isinstance(reference, str):
-            parts = []
-            for suite in self.suites():
-                name = reference or reference_sets.DEFAULT_FOR_SUITE.get(suite)
-                try:
-                    if name:
-                        parts.append(runlength.runlength_targets(open_reference(name, suite), budgets, **options))
-                except reference_sets.ReferenceError:
-                    continue
-            if not parts:
-                if reference:
-                    reference_sets.resolve(reference)  # an unknown name raises here, listing the known ones
-                label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
-                raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
-            return pl.concat(parts)
-        return runlength.runlength_targets(reference, budgets, **options)
+        if reference is not None and not isinstance(reference, str):
+            return runlength.runlength_targets(reference, budgets, **options)
+        parts = []
+        for suite in self.suites():
+            name = reference or reference_sets.DEFAULT_FOR_SUITE.get(suite)
+            try:
+                if name:
+                    parts.append(runlength.runlength_targets(open_reference(name, suite), budgets, **options))
+            except reference_sets.ReferenceError:
+                continue
+        if not parts:
+            if reference:
+                reference_sets.resolve(reference)  # an unknown name raises here, listing the known ones
+            label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
+            raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
+        return pl.concat(parts)
 
     def reference_choices(self) -> pl.LazyFrame:
         """For the reference algorithms in the selection, which algorithm each took per (suite,
         function, dimension, target) (see `pipeline.reference_sets.choices`)."""
         return reference_sets.choices(self.store, self.filters["algorithm"])
 
+    # -- how groups of algorithms are computed -----------------------------------------------
+    def _targets_once(self, targets: Targets, reference=None) -> pl.DataFrame:
+        """The target frame, read once for every group of algorithms; the store's cache filled for the
+        whole selection at once when groups will read it (each would fill only its own sources)."""
+        frame = self.target_frame(targets, reference=reference).collect()
+        if self.plan.group_size and self.plan.executor == "local":
+            self.selection.fill_cache(frame)
+        return frame
+
+    def _grouped(self, measure: Callable[[Selection], pl.LazyFrame], sort: Sequence[str] = (),
+                 descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
+                 ) -> pl.LazyFrame:
+        return per_group(self.selection, measure, self.plan, sort, descending, balance, presorted)
+
+    def per_algorithm(self, measure: Callable[[Analysis], pl.LazyFrame], sort: Sequence[str] = (),
+                      descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
+                      ) -> pl.LazyFrame:
+        """`measure(part)` of every group of algorithms (an Analysis each, computed at once), concatenated
+        and sorted by the `sort` columns present (`pipeline.execution.per_group`)."""
+        executor = self.plan.executor
+        return self._grouped(lambda sel: measure(Analysis(sel, executor=executor, group_size=None)), sort,
+                             descending, balance, presorted)
+
     # -- measures --------------------------------------------------------------------------
-    def hits(self, targets=None) -> pl.LazyFrame:
+    def hits(self, targets: Targets = None) -> pl.LazyFrame:
         """First hitting times per (run, target); with a budget cut B a target counts as reached
         only if the trial's first hitting time is <= B (and the run's columns are those of the cut
         trial). Read from the store's cache of hitting times where it can answer
         (`pipeline.hits.cache`), else computed from the events."""
         return self.selection.hits(self.target_frame(targets))
 
-    def _fill_cache(self, target_frame: pl.DataFrame) -> None:
-        """Fill the store's hitting-time cache for the whole selection at once, in batches over the
-        workers, where `hits` will read it (before groups of algorithms do, each its own sources)."""
-        if self.executor == "local":
-            self.selection.fill_cache(target_frame)
-
-    def algorithms(self) -> list[str]:
-        """Algorithms in the selection (read from the partition keys and sources only)."""
-        return self.selection.algorithms()
-
-    def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
-                      descending: Sequence[bool] | bool = False, balance: bool = False,
-                      presorted: bool = False) -> pl.LazyFrame:
-        """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate,
-        sorted by the `sort` columns present, so that memory stays bounded by the largest group
-        (measures are independent per algorithm); with executor "ray" each group is a Ray task.
-        `measure` must not chunk again (pass chunk=None to the measures it calls). `balance`: groups of
-        equal sizes, at least one per worker (`distributed.split`), for measures whose result does not
-        depend on the grouping (no generator shared by a group); `presorted`: `measure` gives its rows
-        in the `sort` order already."""
-        algs = self.algorithms() if chunk else []
-        if not chunk or (len(algs) <= chunk and self.executor == "local"):
-            return measure(self)
-        parts = [self.select(algorithm=g) for g in distributed.split(algs, chunk, balance)]
-        order = list(zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending))
-        # every group sorted where it is computed; the whole sorted again only where groups interleave
-        return distributed.concat_sorted(distributed.collect_parts(measure, parts, self.executor, order, presorted),
-                                         order).lazy()
-
-    def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
-            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,
-            chunk: int | None = 8) -> pl.LazyFrame:
+    def art(self, targets: Targets = None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
+            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
         """aRT, successes and trials per (suite, algorithm, function, dimension, target); with
         `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
-        bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
-        if chunk:
-            if targets is None or isinstance(targets, str) and targets != "runlength":
-                targets = self.target_frame(targets).collect()  # once, not per group
-                self._fill_cache(targets)
-            # balanced groups: the result does not depend on the grouping (the dispersion and the
-            # confidence intervals draw from one generator per suite, algorithm and dimension)
-            return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
-                                                      chunk=None), chunk, [*runtime.PROBLEM, "target"],
-                                      [False] * 4 + [True], balance=True)
-        h = self.hits(targets)
-        if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
-            h = h.select([c for c in h.collect_schema().names() if c not in ("instance", "final_delta")])  # unread
-            return h.map_batches(lambda df: restarts.art_frame(df, dispersion, percentiles, samples, seed),
-                                 schema=restarts.art_schema(h.collect_schema(), dispersion, percentiles),
-                                 streamable=False)
-        a = runtime.art(h)
-        if dispersion:
-            d = restarts.art_dispersion(h, percentiles, samples, seed)
-            a = a.join(d, on=restarts.GROUP, how="left")
-        if confidence:
-            from .measures.uncertainty import art_confidence
+        bootstrap interval art_low..art_high."""
+        frame = self._targets_once(targets)
+        # balanced groups: the result does not depend on the grouping (the dispersion and the
+        # confidence intervals draw from one generator per suite, algorithm and dimension)
+        return self._grouped(lambda sel: _art(sel.hits(frame), dispersion, samples, seed, percentiles, confidence),
+                             [*PROBLEM, "target"], [False] * 4 + [True], balance=True)
 
-            a = a.join(art_confidence(h, confidence, samples, seed), on=restarts.GROUP, how="left")
-        return a.sort(*runtime.PROBLEM, "target", descending=[False] * 4 + [True])
-
-    def simulated_runtimes(self, targets=None, samples: int = 1000, seed: int = 1,
+    def simulated_runtimes(self, targets: Targets = None, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
         """Runtimes of simulated restarts per (problem, target, sample)."""
         return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
@@ -220,156 +230,109 @@ class Analysis:
     def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
                      ) -> pl.LazyFrame:
         """Best precision reached within given budgets, per run or summarised per problem."""
-        runs, events = self.runs(), self.events()
-        v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
-        return runtime.fixed_budget_summary(v) if summary else v
+        values = runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension)
+        return runtime.fixed_budget_summary(values) if summary else values
 
-    def ert(self, targets=None, eval_max: float | None = None) -> pl.LazyFrame:
+    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
         """IOHprofiler's ERT per (problem, target): unsuccessful runs charged `eval_max` (default: each
         problem's largest run evaluations); see `pipeline.measures.ert`."""
-        from .measures.ert import ert
-
-        cap = pl.col("evaluations").max().over(runtime.PROBLEM) if eval_max is None else eval_max
-        return ert(self.hits(targets), cap)
+        cap = pl.col("evaluations").max().over(PROBLEM) if eval_max is None else eval_max
+        return ert_m.ert(self.hits(targets), cap)
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
-        from .measures import aocc
-
         runs, events = self.runs(), self.events()
         if not per_dimension:
-            return aocc.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
+            return aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
         dims = runs.select("dimension").unique().collect()["dimension"].to_list()
-        return pl.concat([aocc.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
-                                                 [b * d for b in budgets], lower, upper, log) for d in dims])
+        return pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                   [b * d for b in budgets], lower, upper, log) for d in dims])
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
         evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
-        from .measures import aocc, auc
-
         runs, events = self.runs(), self.events()
-        b = (auc.budgets(runs, self.max_budget) if self.max_budget else
+        b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
              runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
-        return aocc.aocc(runs, events, b, lower, upper, log)
+        return aocc_m.aocc(runs, events, b, lower, upper, log)
 
-    def ecdf(self, targets=None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-             max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+             max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
         dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
-        range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
-        ecdf_m.check(mode, self.max_budget, max_x)
+        range is the budget cut when one is set, else `max_x`."""
+        budget = self.max_budget
+        ecdf_m.check(mode, budget, max_x)
         return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
-                                                       max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
+                                                            max_budget=budget, max_x=max_x),
+                                targets, reference, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
 
-    def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
-                     reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_summary(self, targets: Targets = None, group=None, mode: str = "simulated",
+                     max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `ecdf`: final_fraction, solvable_fraction, max_x,
         median_max_evaluations, problems, functions, trials."""
-        ecdf_m.check(mode, self.max_budget, max_x)
-        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=self.max_budget,
-                                                               max_x=max_x),
-                                targets, reference, chunk, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
+        budget = self.max_budget
+        ecdf_m.check(mode, budget, max_x)
+        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=budget, max_x=max_x),
+                                targets, reference, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
 
-    def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
-                  seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
-                  chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_band(self, targets: Targets = None, group=None, mode: str = "trials", level: float = 0.95,
+                  replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
+                  reference=None) -> pl.LazyFrame:
         """`ecdf` with a bootstrap confidence band `low`..`high` at `level` (trials resampled within each
         function and dimension, seeded; `pipeline.measures.uncertainty.ecdf_band`)."""
-        from .measures.uncertainty import ecdf_band
+        budget = self.max_budget
+        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, budget, max_x),
+                                targets, reference, ["group", "x"])
 
-        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, self.max_budget,
-                                                    max_x), targets, reference, chunk, ["group", "x"])
-
-    def ecdf_per_instance(self, targets=None, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
-                          max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
+                          seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """`ecdf` of every instance alone (column `instance`), to draw faintly behind the aggregate."""
-        from .measures.uncertainty import ecdf_per_instance
+        budget = self.max_budget
+        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, budget, max_x),
+                                targets, reference, ["group", "instance", "x"])
 
-        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, self.max_budget, max_x),
-                                targets, reference, chunk, ["group", "instance", "x"])
-
-    def _ecdf_parts(self, table, targets, reference, chunk, order, independent: bool = False,
+    def _ecdf_parts(self, table: Callable, targets: Targets, reference, order: list[str], independent: bool = False,
                     schema: pl.Schema | None = None) -> pl.LazyFrame:
-        """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent);
-        `independent`: each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one
-        generator per suite, algorithm and dimension), so the groups are balanced over the workers.
-        With `schema`, `table` takes a group's prepared trials instead (`_ecdf_trials`) and gives that schema."""
-        tf = self.target_frame(targets, reference=reference)
-        if chunk or schema is not None:
-            tf = tf.collect()  # the targets once, not per group
-            if chunk:
-                self._fill_cache(tf)
+        """`table(hits)` over groups of algorithms (each algorithm's ECDF is independent); `independent`:
+        each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one generator per suite,
+        algorithm and dimension), so the groups are balanced over the workers. With `schema`, `table`
+        takes a group's prepared trials instead (kept for the next table, `execution.KeptTrials`) and gives
+        that schema."""
+        frame = self._targets_once(targets, reference)
         if schema is not None:
-            def measure(a: Analysis) -> pl.LazyFrame:
-                return pl.defer(lambda: table(self._ecdf_trials(a, tf)), schema=schema)
+            kept, plan = self.kept, self.plan
+
+            def measure(sel: Selection) -> pl.LazyFrame:
+                return pl.defer(lambda: table(kept.trials(sel, frame, plan)), schema=schema)
         else:
-            def measure(a: Analysis) -> pl.LazyFrame:
-                return table(a.hits(tf.lazy()))
-        return self.per_algorithm(measure, chunk, ["suite", "algorithm", "dimension", *order],
-                                  balance=independent, presorted=independent)
-
-    #: trial rows of prepared ECDF data an Analysis keeps for its next ECDF table (about 50 bytes a row)
-    ECDF_KEEP_ROWS = 2_000_000
-    _ecdf_lock = threading.Lock()
-
-    def _ecdf_trials(self, part: Analysis, tf: pl.DataFrame):
-        """`ecdf.prepare` of the hits of `part` (this Analysis or a group of its algorithms) for the targets
-        `tf`, kept on this Analysis (the latest, up to ECDF_KEEP_ROWS trial rows) for the next ECDF table of
-        the same part, settings, targets and state of the store: `ecdf` then `ecdf_summary` (as the charts
-        draw them) read and order the hits once."""
-        try:
-            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
-            stamp = None
-        if stamp is None or part.indicator != "logged" or self.executor != "local":  # (Ray tasks keep nothing)
-            return ecdf_m.prepare(part.hits(tf.lazy()).collect())
-        key = (stamp, tuple((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in part.filters.items()),
-               part.max_budget, part.all_instances, part.exact, part.cache,
-               tuple(tf.columns), tuple(map(str, tf.dtypes)), tuple(tf.iter_rows()))
-        kept = self.__dict__.setdefault("_ecdf_kept", {})
-        with self._ecdf_lock:
-            data = kept.get(key)
-        if data is None:
-            data = ecdf_m.prepare(part.hits(tf.lazy()).collect())
-            rows = data.trials.height
-            with self._ecdf_lock:
-                if rows <= self.ECDF_KEEP_ROWS:
-                    while kept and sum(d.trials.height for d in kept.values()) + rows > self.ECDF_KEEP_ROWS:
-                        kept.pop(next(iter(kept)))  # the oldest first
-                    kept[key] = data
-        return data
+            def measure(sel: Selection) -> pl.LazyFrame:
+                return table(sel.hits(frame))
+        return self._grouped(measure, ["suite", "algorithm", "dimension", *order], balance=independent,
+                             presorted=independent)
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
-                shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
+                shared: bool = True) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x
         (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`.
-        Computed `chunk` algorithms at a time, with parameters from the whole selection."""
-        from .measures import profiles
-
-        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return self._profile_parts(profiles.steps, group, s, chunk)
+        Computed per group of algorithms, with parameters from the whole selection."""
+        return self._profile_parts(profiles.steps, group, profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
     def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
-                        eps="target", shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
+                        eps="target", shared: bool = True) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `profile`: final_value, start_x, max_x, functions, trials."""
-        from .measures import profiles
+        return self._profile_parts(profiles.summary, group,
+                                   profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
-        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return self._profile_parts(profiles.summary, group, s, chunk)
-
-    def _profile_parts(self, table, group, settings, chunk) -> pl.LazyFrame:
-        """`table(run_profiles, runs, group)` over groups of `chunk` algorithms (bounded memory)."""
-        from .measures import profiles
-
+    def _profile_parts(self, table: Callable, group, settings: profiles.Settings) -> pl.LazyFrame:
+        """`table(run_profiles, runs, group)` over groups of algorithms (bounded memory)."""
         profiles.check_groups(self.runs(), group)
         # parameters of the whole selection, so that every group of algorithms shares one scale
-        params = profiles.parameters(self.runs(), self.events(), settings).collect().lazy() if chunk else None
-        return self.per_algorithm(
-            lambda a: table(profiles.checked_run_profiles(a.runs(), a.events(), settings, params), a.runs(), group),
-            chunk, [*profiles.STEP_KEYS, "x"])
+        params = (profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
+                  if self.plan.group_size else None)
+        return self._grouped(lambda sel: table(profiles.checked_run_profiles(sel.runs(), sel.events(), settings, params),
+                                               sel.runs(), group), [*profiles.STEP_KEYS, "x"])
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
@@ -383,14 +346,19 @@ class Analysis:
         return add_outcomes(ingest(fetched.paths, self.store, meta=fetched.meta, **options), fetched)
 
 
-def open_store(path: str | os.PathLike, **selection) -> Analysis:
-    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`). A
-    selection of suites, algorithms, functions or dimensions that matches no trial raises
-    `pipeline.selection.SelectionError`, naming what was asked and what the store holds."""
-    a = Analysis(Store(path), **selection)
-    if any(a.filters.get(k) not in (None, []) for k in a.filters):
-        a.check()
-    return a
+def _art(hits: pl.LazyFrame, dispersion: bool, samples: int, seed: int, percentiles: tuple[float, ...],
+         confidence: float | None) -> pl.LazyFrame:
+    """aRT of first hitting times, with the dispersion of simulated restarts and a bootstrap interval."""
+    if not confidence:  # aRT and dispersion in one pass over the trials (restarts.art_frame)
+        hits = hits.select([c for c in hits.collect_schema().names() if c not in ("instance", "final_delta")])  # unread
+        return hits.map_batches(lambda df: restarts.art_frame(df, dispersion, percentiles, samples, seed),
+                                schema=restarts.art_schema(hits.collect_schema(), dispersion, percentiles),
+                                streamable=False)
+    a = runtime.art(hits)
+    if dispersion:
+        a = a.join(restarts.art_dispersion(hits, percentiles, samples, seed), on=restarts.GROUP, how="left")
+    a = a.join(art_confidence(hits, confidence, samples, seed), on=restarts.GROUP, how="left")
+    return a.sort(*PROBLEM, "target", descending=[False] * 4 + [True])
 
 
 def _selection_changes(**options) -> dict:
@@ -410,3 +378,13 @@ def _selection_changes(**options) -> dict:
             value = flags[key][bool(value)]
         out[names.get(key, key)] = value
     return out
+
+
+def open_store(path: str | os.PathLike, **selection) -> Analysis:
+    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`). A
+    selection of suites, algorithms, functions or dimensions that matches no trial raises
+    `pipeline.selection.SelectionError`, naming what was asked and what the store holds."""
+    a = Analysis(Store(path), **selection)
+    if any(v is not None for v in a.filters.values()):
+        a.check()
+    return a

@@ -23,21 +23,21 @@ def is_biobjective(suite: str) -> bool:
     return suite in BIOBJ_SUITES or "biobj" in suite
 
 
-def reached(delta, target):
+def reached(delta: pl.Expr, target: pl.Expr | float) -> pl.Expr:
     """Whether a best-so-far precision reaches a target: THE hit rule, cocopp's (`readalign.is_close`).
 
-    A precision at or below the target, or within `HIT_RTOL` relative of it, reaches it. `delta` and
-    `target` are Polars expressions (or a number beside one), or both numbers (as `pipeline.alignment`
-    replays cocopp's reading); an infinite precision counts as close to every target, as in cocopp.
-    As an order, the same rule reads `record_key(delta) <= target_level(target)` (see those), which
-    lets an as-of join find first hits (`pipeline.hits.spec`).
+    A precision at or below the target, or within `HIT_RTOL` relative of it, reaches it; an infinite
+    precision counts as close to every target, as in cocopp. `reaches` is the same rule on two numbers
+    (as `pipeline.alignment` replays cocopp's reading); as an order it reads `record_key(delta) <=
+    target_level(target)` (see those), which lets an as-of join find first hits (`pipeline.hits.spec`).
     """
-    if isinstance(delta, pl.Expr) or isinstance(target, pl.Expr):
-        delta, target = (x if isinstance(x, pl.Expr) else pl.lit(x) for x in (delta, target))
-        largest = pl.max_horizontal(delta.abs(), target.abs())
-    else:
-        largest = max(abs(delta), abs(target))
-    return (delta <= target) | (abs(delta - target) <= HIT_RTOL * largest)
+    target = target if isinstance(target, pl.Expr) else pl.lit(target)
+    return (delta <= target) | ((delta - target).abs() <= HIT_RTOL * pl.max_horizontal(delta.abs(), target.abs()))
+
+
+def reaches(delta: float, target: float) -> bool:
+    """`reached` of two numbers."""
+    return delta <= target or abs(delta - target) <= HIT_RTOL * max(abs(delta), abs(target))
 
 
 def target_level(target: pl.Expr) -> pl.Expr:

@@ -13,7 +13,6 @@ whole filter and the column selection are applied inside each partition's plan.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -149,13 +148,6 @@ def _ecdf_function() -> Callable | None:
     return None
 
 
-def _art(analysis, targets) -> pl.LazyFrame:
-    kw = {"dispersion": False}
-    if "chunk" in inspect.signature(analysis.art).parameters:
-        kw["chunk"] = None  # one partition at a time already; chunking would collect eagerly
-    return analysis.art(targets, **kw)
-
-
 class QueryTables:
     """The tables and views a query sees, over one store and one set of measure settings."""
 
@@ -169,7 +161,8 @@ class QueryTables:
 
     # one partition's frames
     def analysis(self, suite: str, algorithm: str, cache: bool = True):
-        return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, **self.settings)
+        # one partition at a time already: no groups of algorithms (they would collect eagerly)
+        return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, group_size=None, **self.settings)
 
     def _targets(self, suite: str) -> pl.LazyFrame:
         return tg.frame(None, [suite])  # the suite's default set, as Analysis.target_frame(None)
@@ -178,7 +171,7 @@ class QueryTables:
         return self.analysis(suite, algorithm, cache).hits(self._targets(suite))
 
     def _art(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
-        return _art(self.analysis(suite, algorithm, cache), self._targets(suite))
+        return self.analysis(suite, algorithm, cache).art(self._targets(suite), dispersion=False)
 
     def _ecdf_view(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
         return self._ecdf(self._hits(suite, algorithm, cache)).lazy()

@@ -158,8 +158,8 @@ def test_glicko2_period_matches_glickmans_example():
 
 
 def test_measures_per_group_of_algorithms_equal_the_whole(shared4):
-    whole = Analysis(shared4).art(dispersion=False, chunk=None).collect().sort("algorithm", "function", "dimension", "target")
-    parts = Analysis(shared4).art(dispersion=False, chunk=1).collect().sort("algorithm", "function", "dimension", "target")
+    whole = Analysis(shared4, group_size=None).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
+    parts = Analysis(shared4, group_size=1).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
     assert whole.equals(parts)
 
 
@@ -167,15 +167,15 @@ def test_art_dispersion_does_not_depend_on_the_selection_nor_its_grouping(shared
     # one generator per (suite, algorithm, dimension): an algorithm's p10/p50/p90 are the same alone,
     # among others, computed in one group or in groups of one (balanced over the workers)
     key = ["algorithm", "function", "dimension", "target"]
-    whole = Analysis(shared4).art(dispersion=True, samples=30, chunk=None).collect().sort(key)
-    parts = Analysis(shared4).art(dispersion=True, samples=30, chunk=1).collect().sort(key)
+    whole = Analysis(shared4, group_size=None).art(dispersion=True, samples=30).collect().sort(key)
+    parts = Analysis(shared4, group_size=1).art(dispersion=True, samples=30).collect().sort(key)
     assert whole.equals(parts)
     alg = whole["algorithm"].unique().sort()[1]
     alone = Analysis(shared4).select(algorithm=[alg]).art(dispersion=True, samples=30).collect().sort(key)
     assert alone.equals(whole.filter(pl.col("algorithm") == alg))
     assert whole["p90"].drop_nulls().len() > 0 and (whole["p10"] <= whole["p90"]).all()
     # so do the bootstrap intervals of aRT
-    conf = [Analysis(shared4).art(dispersion=False, confidence=0.9, samples=30, chunk=c).collect().sort(key)
+    conf = [Analysis(shared4, group_size=c).art(dispersion=False, confidence=0.9, samples=30).collect().sort(key)
             for c in (None, 1)]
     assert conf[0].equals(conf[1]) and conf[0]["art_high"].drop_nulls().len() > 0
     # and the bootstrap bands of the ECDF

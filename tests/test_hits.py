@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from polars.testing import assert_frame_equal
 
 from logs import write_new2
-from pipeline.conventions import reached, record_key, target_level
+from pipeline.conventions import reached, reaches, record_key, target_level
 from pipeline.hits import _kernel, cache, spec, targets
 from pipeline.hits.budget import Budget, cut, cut_hits
 from pipeline.ingest import ingest
@@ -89,7 +89,7 @@ def test_the_hit_rule_as_an_order_is_the_hit_rule(precisions, target):
     df = pl.DataFrame({"p": precisions}, schema={"p": pl.Float64})
     as_order = df.select(record_key(pl.col("p")) <= target_level(pl.lit(target)))["p"].to_list()
     as_rule = df.select(reached(pl.col("p"), target))["p"].to_list()
-    on_numbers = [bool(reached(p, target)) for p in precisions]
+    on_numbers = [bool(reaches(p, target)) for p in precisions]
     assert as_rule == on_numbers
     assert [a or math.isinf(p) for a, p in zip(as_order, precisions)] == as_rule
 

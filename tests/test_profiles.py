@@ -293,7 +293,8 @@ def test_every_shared_data_set(shared_store, tmp_path):
 def test_profiles_computed_per_group_of_algorithms_equal_the_whole(shared_store):
     a = open_store(shared_store.path, dimension=[2, 3])
     assert len(a.algorithms()) > 2
-    for method in (a.profile, a.profile_summary):
-        whole, parts = method(chunk=None).collect(), method(chunk=2).collect()
+    for method in ("profile", "profile_summary"):
+        whole = getattr(a.select(group_size=None), method)().collect()
+        parts = getattr(a.select(group_size=2), method)().collect()
         keys = ["suite", "algorithm", "dimension", "group"] + (["x"] if "x" in whole.columns else [])
         assert_frame_equal(parts.sort(keys), whole.sort(keys), check_exact=False, rel_tol=1e-12, abs_tol=1e-12)

@@ -603,7 +603,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     elif analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
         hits = analysis.hits(tt.lazy()).select(cols).collect()
     else:
-        hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
+        hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols)).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
     names = sorted(order)
     oidx = {x: i for i, x in enumerate(order)}

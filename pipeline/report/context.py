@@ -16,6 +16,7 @@ import polars as pl
 from ..api import Analysis
 from ..conventions import is_biobjective
 from ..hits import targets as tg
+from ..ingest import source_names
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
 from ..selection import Selection, check, closest, open_reference
 from .runner import Runner
@@ -137,11 +138,9 @@ def background_algorithms(entries, base: Analysis, present: list[str], stores: S
             raise SettingsError(f"background {e!r}: neither an algorithm of the store ({', '.join(present[:8])}"
                                 f"{', ...' if len(present) > 8 else ''}), nor a store, nor an existing folder or "
                                 "archive")
-        from ..ingest.sources import expand, source_name
-
         if sources is None:
             sources = base.runs().select("source", "algorithm").unique().collect()
-        names = [source_name(Path(x)) for x in expand([Path(e)])]
+        names = source_names([e])
         found = sorted(set(sources.filter(pl.col("source").is_in(names))["algorithm"]))
         if not found:
             raise SettingsError(f"background {e}: no data of it in the store (ingest it with the report's sources)")

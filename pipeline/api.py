@@ -253,8 +253,9 @@ class Analysis:
         """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
         evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
         runs, events = self.runs(), self.events()
+        longest = pl.col("last_evaluation").max().cast(pl.Float64)
         b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
-             runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
+             runs.group_by("suite", "function", "dimension").agg(budget=longest))
         return aocc_m.aocc(runs, events, b, lower, upper, log)
 
     def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
@@ -331,8 +332,10 @@ class Analysis:
         # parameters of the whole selection, so that every group of algorithms shares one scale
         params = (profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
                   if self.plan.group_size else None)
-        return self._grouped(lambda sel: table(profiles.checked_run_profiles(sel.runs(), sel.events(), settings, params),
-                                               sel.runs(), group), [*profiles.STEP_KEYS, "x"])
+        def measure(sel: Selection) -> pl.LazyFrame:
+            return table(profiles.checked_run_profiles(sel.runs(), sel.events(), settings, params), sel.runs(), group)
+
+        return self._grouped(measure, [*profiles.STEP_KEYS, "x"])
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO

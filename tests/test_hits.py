@@ -130,7 +130,8 @@ def test_fast_path_and_cache_equal_the_definition_on_random_logs(log):
     suite, trials, asked, budget, exact = log
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        write_new2(root / "exp", suite=suite, runs=[{"instance": i, "dat": dat, "tdat": tdat} for i, dat, tdat in trials])
+        write_new2(root / "exp", suite=suite,
+                   runs=[{"instance": i, "dat": dat, "tdat": tdat} for i, dat, tdat in trials])
         store = Store(root / "store", create=True)
         summary = ingest([root / "exp"], store)
         assert not summary.problems, summary.problems

@@ -6,7 +6,7 @@ it moves each trial's reader to its first record at or within 1e-9 of the level,
 ahead (`isFinished`), and writes one row: the level of the grid at or just above the largest
 precision held (less 1e-12), and the evaluations of the record each trial holds; `DataSet.detEvals`
 answers a target with the first row whose level is at or below it. Where no trial's precision
-rises, that is the first record that reaches the target (`pipeline.measures.runtime` reads it so).
+rises, that is the first record that reaches the target (`pipeline.hits.spec` reads it so).
 Where one rises (logs that disagree with themselves, e.g. from distributed runs), the look-ahead
 moves a reader past a record that reaches the level whenever the record after it does not, and the
 level at which all trials hold a record may jump (from 0 to the negative levels): `dat_values`
@@ -19,17 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .conventions import HIT_RTOL
-
-
-def _close(a: float, b: float) -> bool:
-    """`readalign.is_close`."""
-    return abs(a - b) <= HIT_RTOL * max(abs(a), abs(b))
-
-
-def _reaches(value: float, level: float) -> bool:
-    """A record at or within 1e-9 relative of the level reaches it (`HMultiReader.align`)."""
-    return value <= level or _close(value, level)
+from .conventions import reaches
 
 
 class _Reader:
@@ -81,12 +71,12 @@ def dat_values(trials: Sequence[np.ndarray], points: int) -> list[np.ndarray]:
                 r.next()
         return not any(r.v[r.nxt] <= lv for r in live)
 
-    def align(lv: float) -> None:  # HMultiReader.align
+    def align(lv: float) -> None:  # HMultiReader.align: a record at or within 1e-9 of the level reaches it
         fvalues = []
         for r in live:
-            while not r.finished and not _reaches(r.v[r.cur], lv):
+            while not r.finished and not reaches(r.v[r.cur], lv):
                 r.next()
-            if _reaches(r.v[r.cur], lv):
+            if reaches(r.v[r.cur], lv):
                 fvalues.append(r.v[r.cur])
         if not fvalues:
             raise ValueError(f"level {lv} reached by no trial")

@@ -1,139 +1,143 @@
-"""The notebook API: `open_store(path)` and its measures as LazyFrames.
+"""The Python API: `open_store(path, **selection)` and every measure as a method returning a LazyFrame.
 
->>> s = open_store("cocopipe-store")
->>> s.art(targets="bbob", algorithm="DIRECT").collect()
+An `Analysis` is a `Selection` of a store's trials (what to look at, `pipeline.selection`), a `Plan`
+(how to compute: groups of algorithms on local threads or Ray tasks, `pipeline.execution`) and one
+method per measure, which calls the measure functions of `pipeline.measures` on the selection's first
+hitting times, trials or records.
+
+>>> a = open_store("data/refalgs", algorithm="best2009-bbob", function=[1, 2], dimension=2)
+>>> a.art(targets="table").collect().select("function", "target", "art").head(2).rows()
+[(1, 10.0, 2.0), (1, 1.0, 6.0)]
 """
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from .conventions import interesting_instances
-from . import distributed
-from .measures import art as art_m, cache as _cache, ecdf as ecdf_m, restarts, runtime, targets as tg  # noqa: F401
-# (cache: loaded with the API, not in the first measure)
+from . import reference_sets
+from .execution import KeptTrials, Plan, per_group
+from .hits import targets as tg
+from .hits.budget import Budget
+from .hits.spec import PROBLEM
+from .measures import aocc as aocc_m, art as art_m, auc, ecdf as ecdf_m, ert as ert_m, profiles, restarts, runlength, runtime
+from .measures.uncertainty import ecdf_band, ecdf_per_instance
+from .selection import KEYS, Selection, open_reference
 from .store import Store
-from .store.store import MANIFEST
 
-
-def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | str | int | None) -> pl.LazyFrame:
-    """Keep rows whose columns take one of the given values (None: no filter)."""
-    for col, values in criteria.items():
-        if values is not None and values != []:
-            vals = [values] if isinstance(values, (str, int)) else list(values)
-            lf = lf.filter(pl.col(col).is_in(vals))
-    return lf
+#: what `targets` may be: a target set's name (bbob, biobj, table, scaling, runlength), numbers, "v1,v2",
+#: a frame with a column `target` (and key columns), or None for each suite's standard set
+Targets = str | Sequence[float] | pl.LazyFrame | pl.DataFrame | None
 
 
 class Analysis:
-    """A store with the selection and settings every measure uses."""
+    """A selection of a store's trials, how to compute, and every measure as a method.
 
-    def __init__(self, store: Store, *, suite=None, algorithm=None, function=None, dimension=None,
-                 max_budget: str | float | None = None, all_instances: bool = False, exact: bool = False,
-                 indicator: str = "logged", executor: str = "local", cache: bool = True):
-        self.store = store
-        self.cache = cache  # read first hitting times from the store's cache (pipeline.measures.cache)
-        self.executor = distributed.check(executor)
-        self.filters = dict(suite=suite, algorithm=algorithm, function=function, dimension=dimension)
-        self.max_budget = max_budget
-        self.all_instances = all_instances
-        self.exact = exact
-        self.indicator = indicator
-        runtime.parse_budget(max_budget)  # validate early
-        if indicator == "recomputed":  # validate early: a one-line error, not one at collect time
-            from .biobj import NAME as _recomputed
+    `data` is a `Store` (everything in it) or a `Selection`; the keywords narrow it: suite, algorithm,
+    function, dimension (a value or a list), max_budget (a budget cut: "1000" evaluations, "100x" times
+    the dimension, or a `Budget`), all_instances (not only cocopp's instances of interest), exact (seed
+    000's hit rule on every record, not cocopp's reading of the .dat records), indicator ("logged" or
+    "recomputed"), cache (read first hitting times through the store's cache). `executor` ("local" or
+    "ray") and `group_size` (algorithms computed at a time; None: all at once) say how to compute.
+    """
 
-            if _recomputed not in store.derived():
-                raise ValueError(f"{store.path}: the biobjective indicator was not recomputed; run "
-                                 f"`cocopipe biobj recompute --store {store.path}` first")
-            from .biobj import stale_sources
+    def __init__(self, data: Store | Selection, *, suite=None, algorithm=None, function=None, dimension=None,
+                 max_budget: str | float | Budget | None = None, all_instances: bool | None = None,
+                 exact: bool | None = None, indicator: str | None = None, cache: bool | None = None,
+                 executor: str = "local", group_size: int | None = 8):
+        selection = data if isinstance(data, Selection) else Selection(data)
+        changes = _selection_changes(suite=suite, algorithm=algorithm, function=function, dimension=dimension,
+                                     max_budget=max_budget, all_instances=all_instances, exact=exact,
+                                     indicator=indicator, cache=cache)
+        self.selection: Selection = selection.narrow(**{k: v for k, v in changes.items() if v is not None})
+        self.plan: Plan = Plan(executor, group_size)
+        #: the ECDF trials prepared for the latest tables (`ecdf` then `ecdf_summary` read the hits once)
+        self.kept: KeptTrials = KeptTrials()
 
-            if stale := stale_sources(store):
-                raise ValueError(f"{store.path}: source {stale[0]} changed after the biobjective indicator was "
-                                 f"recomputed; run `cocopipe biobj recompute --store {store.path}` again")
-        elif indicator != "logged":
-            raise ValueError(f"indicator {indicator!r}: expected 'logged' or 'recomputed'")
+    def select(self, **changes) -> Analysis:
+        """A copy with other values of some keywords of `Analysis` (None clears a filter or the budget
+        cut), not checked against the store (see `check`)."""
+        executor = changes.pop("executor", self.plan.executor)
+        group_size = changes.pop("group_size", self.plan.group_size)
+        return Analysis(self.selection.narrow(**_selection_changes(**changes)), executor=executor,
+                        group_size=group_size)
 
     def check(self) -> Analysis:
         """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
         names what was asked and what the store holds (`pipeline.selection.check`)."""
-        from .selection import check
-
-        check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
+        self.selection.check()
         return self
 
-    def select(self, **changes) -> Analysis:
-        """A copy with other filters or settings (not checked against the store: see `check`)."""
-        kw = dict(self.filters, max_budget=self.max_budget, all_instances=self.all_instances, exact=self.exact,
-                  indicator=self.indicator, executor=self.executor, cache=self.cache)
-        kw.update(changes)
-        return Analysis(self.store, **kw)
+    # -- the selection, as the commands, charts and report read it ---------------------------
+    @property
+    def store(self) -> Store:
+        """The store analysed."""
+        return self.selection.store
 
-    # -- base tables -----------------------------------------------------------------------
-    def _raw_events(self) -> pl.LazyFrame:
-        if self.indicator == "recomputed":
-            from .biobj import recomputed_events
+    @property
+    def filters(self) -> dict:
+        """suite, algorithm, function and dimension as asked (a tuple each, or None)."""
+        return self.selection.filters
 
-            return recomputed_events(self.store)
-        if self.indicator != "logged":
-            raise ValueError(f"indicator {self.indicator!r}: expected 'logged' or 'recomputed'")
-        return self.store.events()
+    @property
+    def max_budget(self) -> Budget | None:
+        """The budget cut, or None."""
+        return self.selection.budget
 
-    def _selected_runs(self) -> pl.LazyFrame:
-        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum
-        have none: `precision_unknown` counts them)."""
-        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
-        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
+    @property
+    def all_instances(self) -> bool:
+        """Whether every instance counts, not only cocopp's instances of interest."""
+        return self.selection.all_instances
+
+    @property
+    def exact(self) -> bool:
+        """Whether first hits follow seed 000's definition on every record."""
+        return self.selection.exact
+
+    @property
+    def indicator(self) -> str:
+        """The biobjective indicator: logged or recomputed."""
+        return self.selection.indicator
+
+    @property
+    def cache(self) -> bool:
+        """Whether first hitting times are read through the store's cache."""
+        return self.selection.cache
+
+    @property
+    def executor(self) -> str:
+        """Where groups of algorithms are computed: local or ray."""
+        return self.plan.executor
+
+    def suites(self) -> list[str]:
+        """Suites present in the selection."""
+        return self.selection.suites()
+
+    def algorithms(self) -> list[str]:
+        """Algorithms in the selection (read from the partition keys and sources only)."""
+        return self.selection.algorithms()
+
+    def runs(self) -> pl.LazyFrame:
+        """Trials of the selection (budget cut applied)."""
+        return self.selection.runs()
+
+    def events(self) -> pl.LazyFrame:
+        """Records of the selection (budget cut applied)."""
+        return self.selection.events()
 
     def precision_unknown(self) -> pl.DataFrame:
         """Trials of the selection left out of every measure for want of a known optimum, per (suite,
         algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
-        runs = interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
-        return (runs.filter(pl.col("final_delta").is_null()).group_by("suite", "algorithm", "function", "dimension")
-                .agg(runs=pl.len()).sort("suite", "algorithm", "function", "dimension").collect())
+        return self.selection.precision_unknown()
 
-    def _tables(self, cut: bool = True) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-        runs = self._selected_runs()
-        events = filter_frame(self._raw_events(), suite=self.filters["suite"], algorithm=self.filters["algorithm"])
-        events = events.join(runs.select("run_id"), on="run_id", how="semi")
-        return runtime.cut(runs, events, self.max_budget) if cut else (runs, events)
-
-    def runs(self) -> pl.LazyFrame:
-        """Trials of the selection (budget cut applied)."""
-        return self._tables()[0]
-
-    def events(self) -> pl.LazyFrame:
-        """Records of the selection (budget cut applied)."""
-        return self._tables()[1]
-
-    def _keys(self) -> pl.DataFrame:
-        """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read once
-        per state of the store (its manifest's modification time)."""
-        try:
-            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (e.g. a stand-in serving frames): read every time
-            stamp = None
-        known = self.__dict__.get("_keys_read")
-        if known is None or stamp is None or known[0] != stamp:
-            runs = self._selected_runs()
-            cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
-            known = (stamp, runs.select(cols).unique().collect())
-            self._keys_read = known
-        return known[1]
-
-    def suites(self) -> list[str]:
-        """Suites present in the selection."""
-        return sorted(self._keys()["suite"].unique().to_list())
-
-    def target_frame(self, targets: str | Sequence[float] | pl.LazyFrame | None = None, reference=None,
-                     budgets: int | Sequence[float] = 31) -> pl.LazyFrame:
-        """Targets as a frame: a LazyFrame as given, a name or list, or each suite's default set.
+    # -- targets -------------------------------------------------------------------------------
+    def target_frame(self, targets: Targets = None, reference=None, budgets: int | Sequence[float] = 31
+                     ) -> pl.LazyFrame:
+        """Targets as a frame: a frame as given, a name or list, or each suite's default set.
 
         `targets="runlength"`: runlength-based targets (suite, function, dimension, target) of
-        `reference` (a packaged set's name, default "best2009", or an `Analysis`) for `budgets`
+        `reference` (a packaged set's name, default each suite's, or an `Analysis`) for `budgets`
         (see `pipeline.measures.runlength.runlength_targets`)."""
         if isinstance(targets, pl.DataFrame):
             targets = targets.lazy()
@@ -154,100 +158,71 @@ class Analysis:
         budget_per_dimension, target; `reference` a packaged set's name or an Analysis (default: cocopp's
         reference of each suite, best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on
         bbob-largescale)."""
-        from .measures import reference as ref, runlength
-
-        if reference is None or isinstance(reference, str):
-            parts = []
-            for suite in self.suites():
-                name = reference or ref.DEFAULT_FOR_SUITE.get(suite)
-                try:
-                    if name:
-                        parts.append(runlength.runlength_targets(ref.open_reference(name, suite), budgets, **options))
-                except ref.ReferenceError:
-                    continue
-            if not parts:
-                if reference:
-                    ref.resolve(reference)  # an unknown name raises here, listing the known ones
-                label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
-                raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
-            return pl.concat(parts)
-        return runlength.runlength_targets(reference, budgets, **options)
+        if reference is not None and not isinstance(reference, str):
+            return runlength.runlength_targets(reference, budgets, **options)
+        parts = []
+        for suite in self.suites():
+            name = reference or reference_sets.DEFAULT_FOR_SUITE.get(suite)
+            try:
+                if name:
+                    parts.append(runlength.runlength_targets(open_reference(name, suite), budgets, **options))
+            except reference_sets.ReferenceError:
+                continue
+        if not parts:
+            if reference:
+                reference_sets.resolve(reference)  # an unknown name raises here, listing the known ones
+            label = f"reference {reference!r}" if reference else "no default reference (cocopp's)"
+            raise ValueError(f"{label} has no data for the suites {', '.join(self.suites()) or '(none)'}")
+        return pl.concat(parts)
 
     def reference_choices(self) -> pl.LazyFrame:
         """For the reference algorithms in the selection, which algorithm each took per (suite,
-        function, dimension, target) (see `pipeline.measures.reference.choices`)."""
-        from .measures import reference as ref
+        function, dimension, target) (see `pipeline.reference_sets.choices`)."""
+        return reference_sets.choices(self.store, self.filters["algorithm"])
 
-        return ref.choices(self.store, self.filters["algorithm"])
+    # -- how groups of algorithms are computed -----------------------------------------------
+    def _targets_once(self, targets: Targets, reference=None) -> pl.DataFrame:
+        """The target frame, read once for every group of algorithms; the store's cache filled for the
+        whole selection at once when groups will read it (each would fill only its own sources)."""
+        frame = self.target_frame(targets, reference=reference).collect()
+        if self.plan.group_size and self.plan.executor == "local":
+            self.selection.fill_cache(frame)
+        return frame
+
+    def _grouped(self, measure: Callable[[Selection], pl.LazyFrame], sort: Sequence[str] = (),
+                 descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
+                 ) -> pl.LazyFrame:
+        return per_group(self.selection, measure, self.plan, sort, descending, balance, presorted)
+
+    def per_algorithm(self, measure: Callable[[Analysis], pl.LazyFrame], sort: Sequence[str] = (),
+                      descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
+                      ) -> pl.LazyFrame:
+        """`measure(part)` of every group of algorithms (an Analysis each, computed at once), concatenated
+        and sorted by the `sort` columns present (`pipeline.execution.per_group`)."""
+        executor = self.plan.executor
+        return self._grouped(lambda sel: measure(Analysis(sel, executor=executor, group_size=None)), sort,
+                             descending, balance, presorted)
 
     # -- measures --------------------------------------------------------------------------
-    def hits(self, targets=None) -> pl.LazyFrame:
+    def hits(self, targets: Targets = None) -> pl.LazyFrame:
         """First hitting times per (run, target); with a budget cut B a target counts as reached
         only if the trial's first hitting time is <= B (and the run's columns are those of the cut
         trial). Read from the store's cache of hitting times where it can answer
-        (`pipeline.measures.cache`), else computed from the events."""
-        from .measures import cache
+        (`pipeline.hits.cache`), else computed from the events."""
+        return self.selection.hits(self.target_frame(targets))
 
-        runs = self.runs()
-        tf = self.target_frame(targets)
-        if self.cache and self.indicator == "logged":
-            tfd = tf.collect()
-            cached = cache.hits(self.store, runs, tfd, self.exact, self.max_budget)
-            if cached is not None:
-                return cached
-            tf = tfd.lazy()
-        events = self._tables(cut=False)[1]
-        return cache.cut_hits(runtime.hitting_times(runs, events, tf, exact=self.exact), self.max_budget)
-
-    def _fill_cache(self, target_frame: pl.DataFrame) -> None:
-        """Fill the store's hitting-time cache for the whole selection at once, in batches over the
-        workers, where `hits` will read it (before groups of algorithms do, each its own sources)."""
-        if self.cache and self.indicator == "logged" and self.executor == "local":
-            from .measures import cache
-
-            cache.prefill(self.store, self._keys().lazy(), target_frame, self.exact)
-
-    def algorithms(self) -> list[str]:
-        """Algorithms in the selection (read from the partition keys and sources only)."""
-        return sorted(self._keys()["algorithm"].unique().to_list())
-
-    def per_algorithm(self, measure, chunk: int | None = 8, sort: Sequence[str] = (),
-                      descending: Sequence[bool] | bool = False, balance: bool = False,
-                      presorted: bool = False) -> pl.LazyFrame:
-        """Apply `measure(analysis) -> LazyFrame` to groups of `chunk` algorithms and concatenate,
-        sorted by the `sort` columns present, so that memory stays bounded by the largest group
-        (measures are independent per algorithm); with executor "ray" each group is a Ray task.
-        `measure` must not chunk again (pass chunk=None to the measures it calls). `balance`: groups of
-        equal sizes, at least one per worker (`distributed.split`), for measures whose result does not
-        depend on the grouping (no generator shared by a group); `presorted`: `measure` gives its rows
-        in the `sort` order already."""
-        algs = self.algorithms() if chunk else []
-        if not chunk or (len(algs) <= chunk and self.executor == "local"):
-            return measure(self)
-        parts = [self.select(algorithm=g) for g in distributed.split(algs, chunk, balance)]
-        order = list(zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending))
-        # every group sorted where it is computed; the whole sorted again only where groups interleave
-        return distributed.concat_sorted(distributed.collect_parts(measure, parts, self.executor, order, presorted),
-                                         order).lazy()
-
-    def art(self, targets=None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
-            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None,
-            chunk: int | None = 8) -> pl.LazyFrame:
+    def art(self, targets: Targets = None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
+            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
         """aRT, successes and trials per (suite, algorithm, function, dimension, target); with
         `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
-        bootstrap interval art_low..art_high. Computed `chunk` algorithms at a time."""
-        if chunk:
-            if targets is None or isinstance(targets, str) and targets != "runlength":
-                targets = self.target_frame(targets).collect()  # once, not per group
-                self._fill_cache(targets)
-            # balanced groups: the result does not depend on the grouping (the dispersion and the
-            # confidence intervals draw from one generator per suite, algorithm and dimension)
-            return self.per_algorithm(lambda a: a.art(targets, dispersion, samples, seed, percentiles, confidence,
-                                                      chunk=None), chunk, [*runtime.PROBLEM, "target"],
-                                      [False] * 4 + [True], balance=True)
-        return art_m.art(self.hits(targets), dispersion, percentiles, samples, seed, confidence)
+        bootstrap interval art_low..art_high."""
+        frame = self._targets_once(targets)
+        # balanced groups: the result does not depend on the grouping (the dispersion and the
+        # confidence intervals draw from one generator per suite, algorithm and dimension)
+        return self._grouped(lambda sel: art_m.art(sel.hits(frame), dispersion, percentiles, samples, seed, confidence),
+                             [*PROBLEM, "target"], [False] * 4 + [True], balance=True)
 
-    def simulated_runtimes(self, targets=None, samples: int = 1000, seed: int = 1,
+    def simulated_runtimes(self, targets: Targets = None, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
         """Runtimes of simulated restarts per (problem, target, sample)."""
         return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
@@ -255,156 +230,112 @@ class Analysis:
     def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
                      ) -> pl.LazyFrame:
         """Best precision reached within given budgets, per run or summarised per problem."""
-        runs, events = self._tables()
-        v = runtime.fixed_budget(runs, events, list(budgets), per_dimension)
-        return runtime.fixed_budget_summary(v) if summary else v
+        values = runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension)
+        return runtime.fixed_budget_summary(values) if summary else values
 
-    def ert(self, targets=None, eval_max: float | None = None) -> pl.LazyFrame:
+    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
         """IOHprofiler's ERT per (problem, target): unsuccessful runs charged `eval_max` (default: each
         problem's largest run evaluations); see `pipeline.measures.ert`."""
-        from .measures.ert import ert
-
-        cap = pl.col("evaluations").max().over(runtime.PROBLEM) if eval_max is None else eval_max
-        return ert(self.hits(targets), cap)
+        cap = pl.col("evaluations").max().over(PROBLEM) if eval_max is None else eval_max
+        return ert_m.ert(self.hits(targets), cap)
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
-        from .measures import aocc
-
-        runs, events = self._tables()
+        runs, events = self.runs(), self.events()
         if not per_dimension:
-            return aocc.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
+            return aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
         dims = runs.select("dimension").unique().collect()["dimension"].to_list()
-        return pl.concat([aocc.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
-                                                 [b * d for b in budgets], lower, upper, log) for d in dims])
+        return pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                   [b * d for b in budgets], lower, upper, log) for d in dims])
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
         evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
-        from .measures import aocc, auc
+        runs, events = self.runs(), self.events()
+        longest = pl.col("last_evaluation").max().cast(pl.Float64)
+        b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
+             runs.group_by("suite", "function", "dimension").agg(budget=longest))
+        return aocc_m.aocc(runs, events, b, lower, upper, log)
 
-        runs, events = self._tables()
-        b = (auc.budgets(runs, self.max_budget) if self.max_budget else
-             runs.group_by("suite", "function", "dimension").agg(budget=pl.col("last_evaluation").max().cast(pl.Float64)))
-        return aocc.aocc(runs, events, b, lower, upper, log)
-
-    def ecdf(self, targets=None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-             max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+             max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
         dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
-        range is the budget cut when one is set, else `max_x`. Computed `chunk` algorithms at a time."""
-        ecdf_m.check(mode, self.max_budget, max_x, samples)
+        range is the budget cut when one is set, else `max_x`."""
+        budget = self.max_budget
+        ecdf_m.check(mode, budget, max_x, samples)
         return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
-                                                       max_budget=self.max_budget, max_x=max_x),
-                                targets, reference, chunk, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
+                                                            max_budget=budget, max_x=max_x),
+                                targets, reference, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
 
-    def ecdf_summary(self, targets=None, group=None, mode: str = "simulated", max_x: float | str | None = None,
-                     reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_summary(self, targets: Targets = None, group=None, mode: str = "simulated",
+                     max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `ecdf`: final_fraction, solvable_fraction, max_x,
         median_max_evaluations, problems, functions, trials."""
-        ecdf_m.check(mode, self.max_budget, max_x)
-        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=self.max_budget,
-                                                               max_x=max_x),
-                                targets, reference, chunk, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
+        budget = self.max_budget
+        ecdf_m.check(mode, budget, max_x)
+        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=budget, max_x=max_x),
+                                targets, reference, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
 
-    def ecdf_band(self, targets=None, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
-                  seed: int = 1, samples: int = 100, max_x: float | str | None = None, reference=None,
-                  chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_band(self, targets: Targets = None, group=None, mode: str = "trials", level: float = 0.95,
+                  replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
+                  reference=None) -> pl.LazyFrame:
         """`ecdf` with a bootstrap confidence band `low`..`high` at `level` (trials resampled within each
         function and dimension, seeded; `pipeline.measures.uncertainty.ecdf_band`)."""
-        from .measures.uncertainty import ecdf_band
+        budget = self.max_budget
+        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, budget, max_x),
+                                targets, reference, ["group", "x"])
 
-        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, self.max_budget,
-                                                    max_x), targets, reference, chunk, ["group", "x"])
-
-    def ecdf_per_instance(self, targets=None, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
-                          max_x: float | str | None = None, reference=None, chunk: int | None = 8) -> pl.LazyFrame:
+    def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
+                          seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """`ecdf` of every instance alone (column `instance`), to draw faintly behind the aggregate."""
-        from .measures.uncertainty import ecdf_per_instance
+        budget = self.max_budget
+        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, budget, max_x),
+                                targets, reference, ["group", "instance", "x"])
 
-        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, self.max_budget, max_x),
-                                targets, reference, chunk, ["group", "instance", "x"])
-
-    def _ecdf_parts(self, table, targets, reference, chunk, order, independent: bool = False,
+    def _ecdf_parts(self, table: Callable, targets: Targets, reference, order: list[str], independent: bool = False,
                     schema: pl.Schema | None = None) -> pl.LazyFrame:
-        """`table(hits)` over groups of `chunk` algorithms (each algorithm's ECDF is independent);
-        `independent`: each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one
-        generator per suite, algorithm and dimension), so the groups are balanced over the workers.
-        With `schema`, `table` takes a group's prepared trials instead (`_ecdf_trials`) and gives that schema."""
-        tf = self.target_frame(targets, reference=reference)
-        if chunk or schema is not None:
-            tf = tf.collect()  # the targets once, not per group
-            if chunk:
-                self._fill_cache(tf)
+        """`table(hits)` over groups of algorithms (each algorithm's ECDF is independent); `independent`:
+        each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one generator per suite,
+        algorithm and dimension), so the groups are balanced over the workers. With `schema`, `table`
+        takes a group's prepared trials instead (kept for the next table, `execution.KeptTrials`) and gives
+        that schema."""
+        frame = self._targets_once(targets, reference)
         if schema is not None:
-            def measure(a: Analysis) -> pl.LazyFrame:
-                return pl.defer(lambda: table(self._ecdf_trials(a, tf)), schema=schema)
+            kept, plan = self.kept, self.plan
+
+            def measure(sel: Selection) -> pl.LazyFrame:
+                return pl.defer(lambda: table(kept.trials(sel, frame, plan)), schema=schema)
         else:
-            def measure(a: Analysis) -> pl.LazyFrame:
-                return table(a.hits(tf.lazy()))
-        return self.per_algorithm(measure, chunk, ["suite", "algorithm", "dimension", *order],
-                                  balance=independent, presorted=independent)
-
-    #: trial rows of prepared ECDF data an Analysis keeps for its next ECDF table (about 50 bytes a row)
-    ECDF_KEEP_ROWS = 2_000_000
-    _ecdf_lock = threading.Lock()
-
-    def _ecdf_trials(self, part: Analysis, tf: pl.DataFrame):
-        """`ecdf.prepare` of the hits of `part` (this Analysis or a group of its algorithms) for the targets
-        `tf`, kept on this Analysis (the latest, up to ECDF_KEEP_ROWS trial rows) for the next ECDF table of
-        the same part, settings, targets and state of the store: `ecdf` then `ecdf_summary` (as the charts
-        draw them) read and order the hits once."""
-        try:
-            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
-            stamp = None
-        if stamp is None or part.indicator != "logged" or self.executor != "local":  # (Ray tasks keep nothing)
-            return ecdf_m.prepare(part.hits(tf.lazy()).collect())
-        key = (stamp, tuple((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in part.filters.items()),
-               part.max_budget, part.all_instances, part.exact, part.cache,
-               tuple(tf.columns), tuple(map(str, tf.dtypes)), tuple(tf.iter_rows()))
-        kept = self.__dict__.setdefault("_ecdf_kept", {})
-        with self._ecdf_lock:
-            data = kept.get(key)
-        if data is None:
-            data = ecdf_m.prepare(part.hits(tf.lazy()).collect())
-            rows = data.trials.height
-            with self._ecdf_lock:
-                if rows <= self.ECDF_KEEP_ROWS:
-                    while kept and sum(d.trials.height for d in kept.values()) + rows > self.ECDF_KEEP_ROWS:
-                        kept.pop(next(iter(kept)))  # the oldest first
-                    kept[key] = data
-        return data
+            def measure(sel: Selection) -> pl.LazyFrame:
+                return table(sel.hits(frame))
+        return self._grouped(measure, ["suite", "algorithm", "dimension", *order], balance=independent,
+                             presorted=independent)
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
-                shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
+                shared: bool = True) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x
         (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`.
-        Computed `chunk` algorithms at a time, with parameters from the whole selection."""
-        from .measures import profiles
-
-        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return self._profile_parts(profiles.steps, group, s, chunk)
+        Computed per group of algorithms, with parameters from the whole selection."""
+        return self._profile_parts(profiles.steps, group, profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
     def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
-                        eps="target", shared: bool = True, chunk: int | None = 8) -> pl.LazyFrame:
+                        eps="target", shared: bool = True) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `profile`: final_value, start_x, max_x, functions, trials."""
-        from .measures import profiles
+        return self._profile_parts(profiles.summary, group,
+                                   profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
-        s = profiles.Settings(transform, f0, delta, f_inf, eps, shared)
-        return self._profile_parts(profiles.summary, group, s, chunk)
-
-    def _profile_parts(self, table, group, settings, chunk) -> pl.LazyFrame:
-        """`table(run_profiles, runs, group)` over groups of `chunk` algorithms (bounded memory)."""
-        from .measures import profiles
-
+    def _profile_parts(self, table: Callable, group, settings: profiles.Settings) -> pl.LazyFrame:
+        """`table(run_profiles, runs, group)` over groups of algorithms (bounded memory)."""
         profiles.check_groups(self.runs(), group)
         # parameters of the whole selection, so that every group of algorithms shares one scale
-        params = profiles.parameters(self.runs(), self.events(), settings).collect().lazy() if chunk else None
-        return self.per_algorithm(
-            lambda a: table(profiles.checked_run_profiles(a.runs(), a.events(), settings, params), a.runs(), group),
-            chunk, [*profiles.STEP_KEYS, "x"])
+        params = (profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
+                  if self.plan.group_size else None)
+        def measure(sel: Selection) -> pl.LazyFrame:
+            return table(profiles.checked_run_profiles(sel.runs(), sel.events(), settings, params), sel.runs(), group)
+
+        return self._grouped(measure, [*profiles.STEP_KEYS, "x"])
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
@@ -418,11 +349,30 @@ class Analysis:
         return add_outcomes(ingest(fetched.paths, self.store, meta=fetched.meta, **options), fetched)
 
 
+def _selection_changes(**options) -> dict:
+    """The fields of a `Selection` that the keywords of `Analysis` give (only those given; None for
+    all_instances, exact, indicator or cache: as they are)."""
+    names = {"max_budget": "budget", "all_instances": "instances", "exact": "hit_rule"}
+    flags = {"all_instances": ("interesting", "all"), "exact": ("cocopp", "exact")}
+    out = {}
+    for key, value in options.items():
+        if key not in (*KEYS, "max_budget", "all_instances", "exact", "indicator", "cache"):
+            raise TypeError(f"unknown selection keyword {key!r}")
+        if key == "max_budget":
+            value = Budget.parse(value)
+        elif value is None and key not in KEYS:
+            continue
+        elif key in flags:
+            value = flags[key][bool(value)]
+        out[names.get(key, key)] = value
+    return out
+
+
 def open_store(path: str | os.PathLike, **selection) -> Analysis:
     """Open a store for analysis; keyword arguments select data and settings (see `Analysis`). A
     selection of suites, algorithms, functions or dimensions that matches no trial raises
     `pipeline.selection.SelectionError`, naming what was asked and what the store holds."""
     a = Analysis(Store(path), **selection)
-    if any(a.filters.get(k) not in (None, []) for k in a.filters):
+    if any(v is not None for v in a.filters.values()):
         a.check()
     return a

@@ -24,13 +24,32 @@ def is_biobjective(suite: str) -> bool:
 
 
 def reached(delta: pl.Expr, target: pl.Expr | float) -> pl.Expr:
-    """Whether a best-so-far precision reaches a target, with cocopp's relative tolerance.
+    """Whether a best-so-far precision reaches a target: THE hit rule, cocopp's (`readalign.is_close`).
 
-    cocopp aligns data with ``readalign.is_close`` (relative 1e-9), so a precision within
-    1e-9 relative of the target counts as reaching it.
+    A precision at or below the target, or within `HIT_RTOL` relative of it, reaches it; an infinite
+    precision counts as close to every target, as in cocopp. `reaches` is the same rule on two numbers
+    (as `pipeline.alignment` replays cocopp's reading); as an order it reads `record_key(delta) <=
+    target_level(target)` (see those), which lets an as-of join find first hits (`pipeline.hits.spec`).
     """
-    target = pl.lit(target) if not isinstance(target, pl.Expr) else target
+    target = target if isinstance(target, pl.Expr) else pl.lit(target)
     return (delta <= target) | ((delta - target).abs() <= HIT_RTOL * pl.max_horizontal(delta.abs(), target.abs()))
+
+
+def reaches(delta: float, target: float) -> bool:
+    """`reached` of two numbers."""
+    return delta <= target or abs(delta - target) <= HIT_RTOL * max(abs(delta), abs(target))
+
+
+def target_level(target: pl.Expr) -> pl.Expr:
+    """A target as the level that `record_key`s at or below it reach (`reached` as an order): a
+    negative target is moved by `HIT_RTOL` towards 0, since a precision within that of it reaches it."""
+    return pl.when(target < 0).then(target * (1 - HIT_RTOL)).otherwise(target)
+
+
+def record_key(best: pl.Expr) -> pl.Expr:
+    """A precision as the key an as-of match compares with `target_level`s (`reached` as an order): a
+    positive precision is moved by `HIT_RTOL` towards 0, since it reaches a target within that above it."""
+    return pl.when(best > 0).then(best * (1 - HIT_RTOL)).otherwise(best)
 
 
 def interesting_instances(runs: pl.LazyFrame, all_instances: bool = False) -> pl.LazyFrame:

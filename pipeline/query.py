@@ -13,7 +13,6 @@ whole filter and the column selection are applied inside each partition's plan.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -22,6 +21,10 @@ from urllib.parse import unquote
 
 import polars as pl
 
+from .api import Analysis
+from .hits import targets as tg
+from .hits.budget import Budget, cut
+from .selection import filter_frame
 from .sql_calls import calls
 from .store import Store, schema as store_schema
 
@@ -145,54 +148,38 @@ def _ecdf_function() -> Callable | None:
     return None
 
 
-def _art(analysis, targets) -> pl.LazyFrame:
-    kw = {"dispersion": False}
-    if "chunk" in inspect.signature(analysis.art).parameters:
-        kw["chunk"] = None  # one partition at a time already; chunking would collect eagerly
-    return analysis.art(targets, **kw)
-
-
 class QueryTables:
     """The tables and views a query sees, over one store and one set of measure settings."""
 
-    def __init__(self, store: Store, *, max_budget: str | float | None = None, all_instances: bool = False,
+    def __init__(self, store: Store, *, max_budget: str | float | Budget | None = None, all_instances: bool = False,
                  exact: bool = False):
-        from .api import Analysis
-
         self.store = store = SchemaScanStore(store)
-        self.settings = dict(max_budget=max_budget, all_instances=all_instances, exact=exact)
-        Analysis(store, **self.settings)  # validates the budget
+        self.settings = dict(max_budget=Budget.parse(max_budget), all_instances=all_instances, exact=exact)
         self.parts = partitions(store)
         self.log: list[tuple[str, str, str]] = []  # (view, suite, algorithm) computed, for tests and --verbose
         self._ecdf = _ecdf_function()
 
     # one partition's frames
     def analysis(self, suite: str, algorithm: str, cache: bool = True):
-        from .api import Analysis
-
-        return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, **self.settings)
+        # one partition at a time already: no groups of algorithms (they would collect eagerly)
+        return Analysis(self.store, suite=suite, algorithm=algorithm, cache=cache, group_size=None, **self.settings)
 
     def _targets(self, suite: str) -> pl.LazyFrame:
-        from .measures import targets as tg
-
         return tg.frame(None, [suite])  # the suite's default set, as Analysis.target_frame(None)
 
     def _hits(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
         return self.analysis(suite, algorithm, cache).hits(self._targets(suite))
 
     def _art(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
-        return _art(self.analysis(suite, algorithm, cache), self._targets(suite))
+        return self.analysis(suite, algorithm, cache).art(self._targets(suite), dispersion=False)
 
     def _ecdf_view(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
         return self._ecdf(self._hits(suite, algorithm, cache)).lazy()
 
     def _cut(self, table: str, suite: str, algorithm: str) -> pl.LazyFrame:
-        from .api import filter_frame
-        from .measures import runtime
-
         runs = filter_frame(self.store.runs(), suite=suite, algorithm=algorithm)
         events = filter_frame(self.store.events(), suite=suite, algorithm=algorithm)
-        r, e = runtime.cut(runs, events, self.settings["max_budget"])
+        r, e = cut(runs, events, self.settings["max_budget"])
         return (r if table == "runs" else e).select(list(self.store.scan(table).collect_schema()))
 
     def _schema(self, build: Callable[[str, str], pl.LazyFrame]) -> Callable[[], pl.Schema]:

@@ -1,13 +1,32 @@
-"""Checks that a selection (suites, algorithms, functions, dimensions) matches data: a selection that
-matches nothing is an error naming what was asked and what exists, never an empty result."""
+"""What an analysis looks at: a frozen `Selection` of a store's trials, below every measure.
+
+A selection names suites, algorithms, functions and dimensions (None: all), a budget cut (`Budget`,
+parsed once where the user gave it), which instances count (cocopp's instances of interest, or all),
+the hit rule (cocopp's reading of the .dat records, or seed 000's exact one on every record) and the
+biobjective indicator (as logged, or recomputed). It reads the trials and records it selects (cut at
+the budget), and their first hitting times through the store's cache (`pipeline.hits.cache`). A
+selection that matches nothing is an error naming what was asked and what exists (`check`).
+
+>>> sel = open_reference("best2009").narrow(function=[1, 2])
+>>> sel.algorithms(), sel.suites()
+(['best2009-bbob'], ['bbob'])
+"""
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import polars as pl
 
+from . import biobj
 from .conventions import interesting_instances
+from .hits import cache, spec
+from .hits.budget import Budget, cut, cut_hits
+from .reference_sets import data_dir, resolve
+from .store import Store
+from .store.store import MANIFEST
 
 #: the selection's columns in the order they narrow each other (a function is looked for in the suites asked)
 KEYS = ("suite", "algorithm", "function", "dimension")
@@ -47,10 +66,19 @@ def _where(narrowed: dict[str, list]) -> str:
     return f" with {' and '.join(parts)}" if parts else ""
 
 
-def _values(v) -> list | None:
+def _values(v) -> tuple | None:
+    """The values of one selection key as a tuple, in the order given (None: no filter)."""
     if v is None or (isinstance(v, (list, tuple)) and not v):
         return None
-    return [v] if isinstance(v, (str, int)) else list(v)
+    return (v,) if isinstance(v, (str, int)) else tuple(v)
+
+
+def filter_frame(lf: pl.LazyFrame, **criteria: Sequence | str | int | None) -> pl.LazyFrame:
+    """Keep rows whose columns take one of the given values (None or empty: no filter)."""
+    for col, values in criteria.items():
+        if (vals := _values(values)) is not None:
+            lf = lf.filter(pl.col(col).is_in(list(vals)))
+    return lf
 
 
 def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: str = "the store") -> None:
@@ -78,8 +106,168 @@ def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: 
             near = closest(str(missing[0]), [str(p) for p in present])
             raise SelectionError(f"no {key} {', '.join(repr(str(m)) for m in missing)} in {what}{where}: it holds "
                                  f"{_listed(near)}")
-        have = have.filter(pl.col(key).is_in(asked))
-        narrowed[key] = asked
+        have = have.filter(pl.col(key).is_in(list(asked)))
+        narrowed[key] = list(asked)
     if interesting_instances(have.lazy(), all_instances).select(pl.len()).collect().item() == 0:
         raise SelectionError(f"the selection{_where(narrowed)} holds only instances cocopp leaves out by default "
                              f"(instances {ranges(have['instance'].to_list())}); --all-instances keeps them")
+
+
+INSTANCES = ("interesting", "all")
+HIT_RULES = ("cocopp", "exact")
+INDICATORS = ("logged", "recomputed")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Trials of a store: suites, algorithms, functions and dimensions (a tuple of values, in the order
+    given, or None for all), a `budget` cut (or None), the `instances` that count ("interesting": those
+    cocopp considers by default; "all"), the `hit_rule` ("cocopp": as cocopp reads the .dat records;
+    "exact": seed 000's definition on every record), the biobjective `indicator` ("logged" or
+    "recomputed") and whether first hitting times are read through the store's `cache`.
+
+    Frozen: `narrow(**changes)` gives another selection. Nothing is read until a method asks.
+    """
+
+    store: Store
+    suite: tuple[str, ...] | None = None
+    algorithm: tuple[str, ...] | None = None
+    function: tuple[int, ...] | None = None
+    dimension: tuple[int, ...] | None = None
+    budget: Budget | None = None
+    instances: str = "interesting"
+    hit_rule: str = "cocopp"
+    indicator: str = "logged"
+    cache: bool = True
+    _known: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for key in KEYS:
+            object.__setattr__(self, key, _values(getattr(self, key)))
+        if self.budget is not None and not isinstance(self.budget, Budget):
+            raise TypeError(f"budget {self.budget!r}: a Budget (Budget.parse('100x')) or None")
+        for name, value, known in (("instances", self.instances, INSTANCES), ("hit rule", self.hit_rule, HIT_RULES),
+                                   ("indicator", self.indicator, INDICATORS)):
+            if value not in known:
+                raise ValueError(f"{name} {value!r}: expected {' or '.join(repr(k) for k in known)}")
+        if self.indicator == "recomputed":  # a one-line error now, not one at collect time
+            if biobj.NAME not in self.store.derived():
+                raise ValueError(f"{self.store.path}: the biobjective indicator was not recomputed; run "
+                                 f"`cocopipe biobj recompute --store {self.store.path}` first")
+            if stale := biobj.stale_sources(self.store):
+                raise ValueError(f"{self.store.path}: source {stale[0]} changed after the biobjective indicator "
+                                 f"was recomputed; run `cocopipe biobj recompute --store {self.store.path}` again")
+
+    def narrow(self, **changes) -> Selection:
+        """A copy with other values of some fields (not checked against the store: see `check`)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def filters(self) -> dict:
+        """suite, algorithm, function and dimension as asked (a tuple each, or None)."""
+        return {k: getattr(self, k) for k in KEYS}
+
+    @property
+    def exact(self) -> bool:
+        """Whether hits follow seed 000's definition on every record (hit rule "exact")."""
+        return self.hit_rule == "exact"
+
+    @property
+    def all_instances(self) -> bool:
+        """Whether every instance counts, not only cocopp's instances of interest."""
+        return self.instances == "all"
+
+    def check(self) -> Selection:
+        """This selection, once each suite, algorithm, function and dimension asked is known to have trials
+        in the store: else `SelectionError`, naming what was asked and what the store holds."""
+        check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
+        return self
+
+    # -- trials and records ------------------------------------------------------------------
+    def _matching(self) -> pl.LazyFrame:
+        return interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+
+    def _trials(self) -> pl.LazyFrame:
+        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum have
+        none: `precision_unknown` counts them), not cut."""
+        runs = self._matching()
+        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
+
+    def _records(self) -> pl.LazyFrame:
+        """The records of the selection's trials, not cut."""
+        events = (biobj.recomputed_events(self.store) if self.indicator == "recomputed" else self.store.events())
+        events = filter_frame(events, suite=self.suite, algorithm=self.algorithm)
+        return events.join(self._trials().select("run_id"), on="run_id", how="semi")
+
+    def runs(self) -> pl.LazyFrame:
+        """The selection's trials (the store's `runs` columns), cut at the budget."""
+        return cut(self._trials(), self._records(), self.budget)[0]
+
+    def events(self) -> pl.LazyFrame:
+        """The records of the selection's trials (the store's `events` columns), cut at the budget."""
+        return cut(self._trials(), self._records(), self.budget)[1]
+
+    def precision_unknown(self) -> pl.DataFrame:
+        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
+        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
+        return (self._matching().filter(pl.col("final_delta").is_null())
+                .group_by("suite", "algorithm", "function", "dimension").agg(runs=pl.len())
+                .sort("suite", "algorithm", "function", "dimension").collect())
+
+    # -- first hitting times -----------------------------------------------------------------
+    def _cached(self) -> bool:
+        return self.cache and self.indicator == "logged"
+
+    def hits(self, targets: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+        """First hitting times per (trial, target) (`pipeline.hits.spec.hitting_times`): `targets` has a
+        column `target` and optionally key columns of the runs (suite; function and dimension). With a
+        budget cut B a target counts as reached only if its first hitting time is <= B (the run's
+        columns are those of the cut trial). Read from the store's cache where it can answer, else
+        computed from the records."""
+        runs = self.runs()
+        if self._cached():
+            frame = targets.collect() if isinstance(targets, pl.LazyFrame) else targets
+            cached = cache.hits(self.store, runs, frame, self.exact, self.budget)
+            if cached is not None:
+                return cached
+            targets = frame
+        hits = spec.hitting_times(runs, self._records(), targets.lazy(), exact=self.exact)
+        return cut_hits(hits, self.budget)
+
+    def fill_cache(self, targets: pl.DataFrame) -> None:
+        """Fill the store's cache of hitting times for the whole selection at once (in batches over the
+        workers), where `hits` of `targets` will read it."""
+        if self._cached():
+            cache.prefill(self.store, self.keys().lazy(), targets, self.exact)
+
+    # -- what the selection holds --------------------------------------------------------------
+    def keys(self) -> pl.DataFrame:
+        """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read
+        once per state of the store (its manifest's modification time)."""
+        try:
+            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
+        except (OSError, AttributeError):  # no manifest (e.g. a stand-in serving frames): read every time
+            stamp = None
+        known = self._known.get("keys")
+        if known is None or stamp is None or known[0] != stamp:
+            runs = self._trials()
+            cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
+            known = (stamp, runs.select(cols).unique().collect())
+            self._known["keys"] = known
+        return known[1]
+
+    def suites(self) -> list[str]:
+        """Suites present in the selection."""
+        return sorted(self.keys()["suite"].unique().to_list())
+
+    def algorithms(self) -> list[str]:
+        """Algorithms in the selection (read from the partition keys and sources only)."""
+        return sorted(self.keys()["algorithm"].unique().to_list())
+
+
+def open_reference(name: str, suite: str | None = None) -> Selection:
+    """The packaged reference set `name` ('best2009', 'best09-16', 'best2016', 'best2019' or a full
+    name such as 'best2009-bbob-noisy') for `suite` (default: its first suite), as a Selection of the
+    packaged store (never written to: its hits are computed, not cached)."""
+    su, full = resolve(name, suite)
+    return Selection(Store(data_dir()), suite=su, algorithm=full)

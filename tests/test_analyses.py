@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import auc, glicko, ranking, runtime, targets
+from pipeline.hits import spec, targets
+from pipeline.measures import auc, glicko, ranking
 from pipeline.measures._kernels import glicko2 as glicko_kernel
 from pipeline.store import Store
 from test_measures_hand import frames
@@ -65,7 +66,7 @@ def test_rank_parity(shared4, tmp_path, dim):
 def test_auc_by_hand():
     # 2-D, budget 200: width log10(200 / 2) = 2; hits at 2 and 20 evaluations give areas 2 and 1; a failure 0
     runs, ev = frames([(1, [(2, 0.5)], 50), (2, [(1, 5.0), (20, 0.5)], 60), (3, [(1, 5.0)], 70)])
-    h = runtime.hitting_times(runs, ev, targets.frame([1.0]))
+    h = spec.hitting_times(runs, ev, targets.frame([1.0]))
     b = pl.LazyFrame({"suite": ["bbob"], "function": [1], "dimension": [2], "budget": [200.0]},
                      schema_overrides={"function": pl.Int64, "dimension": pl.Int64})
     got = auc.auc(h, b).collect()
@@ -90,7 +91,7 @@ def test_auc_never_decreases_when_hitting_times_decrease(trials, shift):
     def value(ts):
         rs = [(i + 1, [(1, 5.0)] + ([(t, 0.5)] if ok else []), 600) for i, (t, ok) in enumerate(ts)]
         runs, ev = frames(rs)
-        return auc.auc(runtime.hitting_times(runs, ev, targets.frame([1.0])), b).collect()["auc"][0]
+        return auc.auc(spec.hitting_times(runs, ev, targets.frame([1.0])), b).collect()["auc"][0]
 
     faster = [(max(1, t - shift), ok) for t, ok in trials]
     assert value(faster) >= value(trials) - 1e-12
@@ -109,7 +110,7 @@ def test_three_algorithms_with_known_dominance_are_ranked_by_both_methods():
                            dict(run_id=rid, evaluations=hit, best_delta=0.0, trigger=3)]
                 rid += 1
     r, e = pl.LazyFrame(runs), pl.LazyFrame(events)
-    h = runtime.hitting_times(r, e, targets.frame(targets.BBOB))
+    h = spec.hitting_times(r, e, targets.frame(targets.BBOB))
     a = auc.auc(h, auc.default_budgets(r.with_columns(evaluations=pl.lit(1000))))
     by_auc = ranking.rank_by_auc(a)
     assert by_auc.sort("rank")["algorithm"].to_list() == ["fast", "mid", "slow"]
@@ -158,8 +159,8 @@ def test_glicko2_period_matches_glickmans_example():
 
 
 def test_measures_per_group_of_algorithms_equal_the_whole(shared4):
-    whole = Analysis(shared4).art(dispersion=False, chunk=None).collect().sort("algorithm", "function", "dimension", "target")
-    parts = Analysis(shared4).art(dispersion=False, chunk=1).collect().sort("algorithm", "function", "dimension", "target")
+    whole = Analysis(shared4, group_size=None).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
+    parts = Analysis(shared4, group_size=1).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
     assert whole.equals(parts)
 
 
@@ -167,15 +168,15 @@ def test_art_dispersion_does_not_depend_on_the_selection_nor_its_grouping(shared
     # one generator per (suite, algorithm, dimension): an algorithm's p10/p50/p90 are the same alone,
     # among others, computed in one group or in groups of one (balanced over the workers)
     key = ["algorithm", "function", "dimension", "target"]
-    whole = Analysis(shared4).art(dispersion=True, samples=30, chunk=None).collect().sort(key)
-    parts = Analysis(shared4).art(dispersion=True, samples=30, chunk=1).collect().sort(key)
+    whole = Analysis(shared4, group_size=None).art(dispersion=True, samples=30).collect().sort(key)
+    parts = Analysis(shared4, group_size=1).art(dispersion=True, samples=30).collect().sort(key)
     assert whole.equals(parts)
     alg = whole["algorithm"].unique().sort()[1]
     alone = Analysis(shared4).select(algorithm=[alg]).art(dispersion=True, samples=30).collect().sort(key)
     assert alone.equals(whole.filter(pl.col("algorithm") == alg))
     assert whole["p90"].drop_nulls().len() > 0 and (whole["p10"] <= whole["p90"]).all()
     # so do the bootstrap intervals of aRT
-    conf = [Analysis(shared4).art(dispersion=False, confidence=0.9, samples=30, chunk=c).collect().sort(key)
+    conf = [Analysis(shared4, group_size=c).art(dispersion=False, confidence=0.9, samples=30).collect().sort(key)
             for c in (None, 1)]
     assert conf[0].equals(conf[1]) and conf[0]["art_high"].drop_nulls().len() > 0
     # and the bootstrap bands of the ECDF

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from pipeline.biobj import (BiobjError, distance_to_roi, normalise, read_reference_values, recomputed_frame,
                             trajectory)
-from pipeline.measures import targets as tg
+from pipeline.hits import targets as tg
 
 
 def run(points, ideal=(0.0, 0.0), nadir=(1.0, 1.0), reference=0.0, run_id=1, adjust_extremes=True):

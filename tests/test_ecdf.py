@@ -310,15 +310,15 @@ def test_an_analysis_keeps_the_prepared_trials_for_its_next_table_until_the_stor
     st = store_of(tmp_path, HALF)
     a, kw = Analysis(st), dict(targets=[1.0], mode="trials")
     assert a.ecdf(**kw).collect().equals(Analysis(st).ecdf(**kw).collect())
-    assert len(a._ecdf_kept) == 1
+    assert len(a.kept) == 1
     assert a.ecdf_summary(**kw).collect().equals(Analysis(st).ecdf_summary(**kw).collect())
-    assert len(a._ecdf_kept) == 1
+    assert len(a.kept) == 1
     a.ecdf(targets=[1.0, 1e-2], mode="trials").collect()  # other targets: other trials kept beside
-    assert len(a._ecdf_kept) == 2
+    assert len(a.kept) == 2
     assert not ingest([write_new2(tmp_path / "more", alg="OTHER", runs=ALL_SUCCEED)], st).problems
     summary = a.ecdf_summary(**kw).collect()
     assert summary.equals(Analysis(st).ecdf_summary(**kw).collect())
     assert summary["algorithm"].unique().sort().to_list() == ["ALG", "OTHER"]
     monkey = Analysis(st)
-    monkey.ECDF_KEEP_ROWS = 1  # more trials than may be kept: prepared for every table
-    assert monkey.ecdf(**kw).collect().equals(a.ecdf(**kw).collect()) and not monkey.__dict__.get("_ecdf_kept")
+    monkey.kept.max_rows = 1  # more trials than may be kept: prepared for every table
+    assert monkey.ecdf(**kw).collect().equals(a.ecdf(**kw).collect()) and not len(monkey.kept)

@@ -53,15 +53,15 @@ def test_measures_as_ray_tasks_equal_local(tmp_path):
 
     st = Store(tmp_path / "s", create=True)
     ingest([SHARED / "data" / x for x in SOURCES], st)
-    local, remote = Analysis(st), Analysis(st, executor="ray")
+    local, remote = Analysis(st, group_size=1), Analysis(st, executor="ray", group_size=1)
     try:
-        art = remote.art(dispersion=True, samples=50, chunk=1).collect()
-        ecdf = remote.ecdf(chunk=1).collect()
+        art = remote.art(dispersion=True, samples=50).collect()
+        ecdf = remote.ecdf().collect()
     finally:
         ray.shutdown()
     assert art.select("suite", "algorithm").n_unique() == 3  # DIRECT, and RS on two suites: two tasks
-    assert art.equals(local.art(dispersion=True, samples=50, chunk=1).collect())
-    assert ecdf.equals(local.ecdf(chunk=1).collect())
+    assert art.equals(local.art(dispersion=True, samples=50).collect())
+    assert ecdf.equals(local.ecdf().collect())
 
 
 def test_unknown_executor_is_refused(tmp_path):
@@ -79,14 +79,12 @@ def test_measures_in_threads_equal_one_part_at_a_time(tmp_path, monkeypatch):
     shared_or_skip()
     st = Store(tmp_path / "s", create=True)
     ingest([SHARED / "data" / x for x in SOURCES], st)
-    a = Analysis(st)
+    a = Analysis(st, group_size=1)
     monkeypatch.setenv("COCOPIPE_WORKERS", "1")
     assert distributed.workers() == 1
-    one = (a.art(dispersion=True, samples=50, chunk=1).collect(), a.ecdf(chunk=1).collect(),
-           a.ecdf_summary(chunk=1).collect())
+    one = (a.art(dispersion=True, samples=50).collect(), a.ecdf().collect(), a.ecdf_summary().collect())
     monkeypatch.setenv("COCOPIPE_WORKERS", "2")
-    two = (a.art(dispersion=True, samples=50, chunk=1).collect(), a.ecdf(chunk=1).collect(),
-           a.ecdf_summary(chunk=1).collect())
+    two = (a.art(dispersion=True, samples=50).collect(), a.ecdf().collect(), a.ecdf_summary().collect())
     assert one[0].select("suite", "algorithm").n_unique() == 3
     assert all(x.equals(y) for x, y in zip(one, two))
     monkeypatch.setenv("COCOPIPE_WORKERS", "many")
@@ -98,7 +96,7 @@ def test_parts_sorted_where_computed_are_put_in_order():
     # parts that follow each other are concatenated as they are; interleaving parts are sorted as a whole
     import polars as pl
 
-    from pipeline.distributed import concat_sorted
+    from pipeline.execution import concat_sorted
 
     order = [("suite", False), ("target", True), ("absent", False)]
     a = pl.DataFrame({"suite": ["bbob", "bbob"], "target": [10.0, 1.0]})

@@ -1,4 +1,4 @@
-"""The hitting-time cache (pipeline.measures.cache): what it answers equals what is computed from the events."""
+"""The hitting-time cache (pipeline.hits.cache): what it answers equals what is computed from the events."""
 from __future__ import annotations
 
 import polars as pl
@@ -9,7 +9,7 @@ from conftest import NAMES
 from logs import write_new2
 from pipeline.api import Analysis, open_store
 from pipeline.ingest import ingest
-from pipeline.measures import cache, targets as tg
+from pipeline.hits import cache, targets as tg
 from pipeline.store import Store
 
 KEY = ["run_id", "target"]
@@ -110,10 +110,11 @@ def test_cached_files_follow_the_schema(stores):
 def test_packaged_reference_sets_are_never_written(monkeypatch):
     """The reference stores shipped in the package are read only: no cache beside them."""
     monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
-    from pipeline.measures.reference import data_dir, open_reference
+    from pipeline.reference_sets import data_dir
+    from pipeline.selection import open_reference
 
     ref = open_reference("best2009", "bbob")
-    assert ref.select(function=[1, 2]).hits().collect().height > 0
+    assert Analysis(ref, function=[1, 2]).hits().collect().height > 0
     # also when the packaged store is opened by its path, with the cache asked for
     assert Analysis(ref.store, function=[3], cache=True).hits().collect().height > 0
     assert not (data_dir() / "derived").exists()

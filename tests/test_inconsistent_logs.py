@@ -16,7 +16,7 @@ from conftest import ROOT, SHARED, shared_or_skip
 from logs import write_new2
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import targets as tg
+from pipeline.hits import targets as tg
 from pipeline.store import Store
 
 GRID = {round(t, 3): t for t in tg.default("bbob")}  # the standard targets, bit for bit
@@ -170,7 +170,7 @@ def test_hits_equal_cocopps_on_random_data_sets_whose_precision_rises(path):
     negative), where they differ from the first record that reaches the target."""
     import json
 
-    from pipeline.measures import runtime
+    from pipeline.hits import _kernel, spec
 
     sets = json.loads((ROOT / "tests" / "fixtures" / "alignment_cocopp.json").read_text())
     assert {s["suite"] for s in sets} == {"bbob", "bbob-biobj"}
@@ -186,9 +186,9 @@ def test_hits_equal_cocopps_on_random_data_sets_whose_precision_rises(path):
                                       "trigger": pl.Int8})
         ts = tg.default(s["suite"])
         if path == "first_hits":
-            got = runtime.first_hits(runs, events, {s["suite"]: ts})
+            got = _kernel.first_hits(runs, events, {s["suite"]: ts})
         else:
-            got = runtime.hitting_times(runs.lazy(), events.lazy(), tg.frame(ts)).select(
+            got = spec.hitting_times(runs.lazy(), events.lazy(), tg.frame(ts)).select(
                 "run_id", "target", "hit").collect()
         by = {(r, t): h for r, t, h in got.rows()}
         want = [[by[(i, t)] for i in range(n)] for t in ts]

@@ -33,7 +33,7 @@ def _store(path: Path, sources) -> Store:
 
 
 def _export(st: Store, out: Path, **selection) -> list[Path]:
-    from pipeline.api import filter_frame
+    from pipeline.selection import filter_frame
 
     runs = filter_frame(st.runs(), **selection).collect()
     ids = runs.select("run_id").lazy()

@@ -15,7 +15,8 @@ from conftest import SHARED, shared_or_skip
 from logs import write_new2
 from pipeline.api import open_store
 from pipeline.ingest import ingest
-from pipeline.measures import profiles as pr, runtime
+from pipeline.hits import spec
+from pipeline.measures import profiles as pr
 from pipeline.store import Store
 
 
@@ -225,7 +226,7 @@ def test_default_profile_is_the_ecdf_of_dense_log_uniform_targets(functions):
     grid = pl.DataFrame({"k": range(n)}).with_columns(u=(pl.col("k") + 0.5) / n)
     tg = p.join(grid, how="cross").select("function", target=10 ** (pl.col("f0").log10()
                                                                     - pl.col("u") * (pl.col("f0").log10() + 8)))
-    hits = runtime.hitting_times(runs, events, tg.lazy(), exact=True).collect()
+    hits = spec.hitting_times(runs, events, tg.lazy(), exact=True).collect()
     steps = pr.profile(runs, events, "all").collect()
     xs = sorted({e / 2 for e in events.collect()["evaluations"]})
     for x in xs:
@@ -292,7 +293,8 @@ def test_every_shared_data_set(shared_store, tmp_path):
 def test_profiles_computed_per_group_of_algorithms_equal_the_whole(shared_store):
     a = open_store(shared_store.path, dimension=[2, 3])
     assert len(a.algorithms()) > 2
-    for method in (a.profile, a.profile_summary):
-        whole, parts = method(chunk=None).collect(), method(chunk=2).collect()
+    for method in ("profile", "profile_summary"):
+        whole = getattr(a.select(group_size=None), method)().collect()
+        parts = getattr(a.select(group_size=2), method)().collect()
         keys = ["suite", "algorithm", "dimension", "group"] + (["x"] if "x" in whole.columns else [])
         assert_frame_equal(parts.sort(keys), whole.sort(keys), check_exact=False, rel_tol=1e-12, abs_tol=1e-12)

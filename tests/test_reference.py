@@ -13,7 +13,8 @@ from logs import write_new2
 from pipeline.api import Analysis
 from pipeline.cli import app
 from pipeline.ingest import ingest
-from pipeline.measures import reference as ref
+from pipeline import reference_sets as sets, references as ref
+from pipeline.selection import open_reference
 from pipeline.store import Store
 
 KEYS = ["suite", "function", "dimension", "target"]
@@ -56,7 +57,7 @@ def test_ties_go_to_the_first_listed_algorithm_and_names_must_be_new(two, tmp_pa
     both_at_one = [60.0]  # A and B reach 60 at their first evaluation
     assert ref.best_choices(two, "tie", both_at_one)["chosen"].to_list() == ["A"]  # name order
     assert ref.best_choices(two.select(algorithm=["B", "A"]), "tie", both_at_one)["chosen"].to_list() == ["B"]
-    with pytest.raises(ref.ReferenceError, match="'A' is one of the algorithms"):
+    with pytest.raises(sets.ReferenceError, match="'A' is one of the algorithms"):
         ref.build_reference(two.select(algorithm=["A", "B"]), "A")
     # without a selection, a rebuild leaves the earlier reference out of its members, and replaces it
     first = ref.build_reference(two, "best", targets=TARGETS)
@@ -68,7 +69,7 @@ def test_ties_go_to_the_first_listed_algorithm_and_names_must_be_new(two, tmp_pa
     ref.build_reference(two.select(algorithm=["A", "B"]), "B/2", targets=TARGETS)
     assert set(two.store.sources()) == sources | {"reference:B/2"}
     assert two.select(algorithm="B/2").reference_choices().collect().height == 3
-    with pytest.raises(ref.ReferenceError, match="no algorithm in the selection reaches any target"):
+    with pytest.raises(sets.ReferenceError, match="no algorithm in the selection reaches any target"):
         ref.best_algorithm(two.select(algorithm=["A", "B"]), "none", targets=[1e-12])
 
 
@@ -115,27 +116,27 @@ def test_best_of_shared_algorithms_has_the_smallest_art_and_equals_cocopps(tmp_p
 
 
 def test_open_reference_by_name_offline():
-    a = ref.open_reference("best2009")
+    a = open_reference("best2009")
     assert a.algorithms() == ["best2009-bbob"] and a.suites() == ["bbob"]
     assert a.runs().collect().height == 24 * 6
-    assert ref.open_reference("best09-16", "bbob-noisy").algorithms() == ["best09-16-bbob-noisy"]
-    assert ref.open_reference("best2016").suites() == ["bbob-biobj"]
-    assert ref.open_reference("best2019").algorithms() == ["best2019-bbob-largescale"]
-    assert ref.open_reference("best2009-bbob-noisy").suites() == ["bbob-noisy"]
-    assert ref.data_dir().name == "refalgs"
+    assert open_reference("best09-16", "bbob-noisy").algorithms() == ["best09-16-bbob-noisy"]
+    assert open_reference("best2016").suites() == ["bbob-biobj"]
+    assert open_reference("best2019").algorithms() == ["best2019-bbob-largescale"]
+    assert open_reference("best2009-bbob-noisy").suites() == ["bbob-noisy"]
+    assert sets.data_dir().name == "refalgs"
 
 
 def test_unknown_reference_names_list_the_known_ones():
-    with pytest.raises(ref.ReferenceError) as exc:
-        ref.open_reference("best2010")
-    assert str(exc.value) == "unknown reference 'best2010': known are " + ", ".join(ref.known_references())
+    with pytest.raises(sets.ReferenceError) as exc:
+        open_reference("best2010")
+    assert str(exc.value) == "unknown reference 'best2010': known are " + ", ".join(sets.known_references())
     assert "best2009, best2016, best2019" in str(exc.value)
-    with pytest.raises(ref.ReferenceError, match="'best2016' has no set for suite 'bbob': it has bbob-biobj"):
-        ref.open_reference("best2016", "bbob")
+    with pytest.raises(sets.ReferenceError, match="'best2016' has no set for suite 'bbob': it has bbob-biobj"):
+        open_reference("best2016", "bbob")
 
 
 def test_published_choices_are_read_from_the_records():
-    ch = ref.reference_choices("best2009").collect()
+    ch = sets.reference_choices("best2009").collect()
     f1 = ch.filter((pl.col("function") == 1) & (pl.col("dimension") == 2))
     # best2009-bbob_f01_d02.dat: 1 15.8 MCS, 2 6.3 MCS, 3 2.5 MCS, 5 1.58 DIRECT, 6 1e-8 NEWUOA
     assert f1.select("art", "chosen").rows() == [(1.0, "MCS_huyer_noiseless"), (2.0, "MCS_huyer_noiseless"),
@@ -144,7 +145,7 @@ def test_published_choices_are_read_from_the_records():
     # targets as the grid values they were printed from: 10^(6/5), 10^(4/5), ... as in targets.BBOB
     assert f1["target"].to_list() == [10 ** (k / 5) for k in (6, 4, 2, 1, -40)]
     # every record of the packaged store has its choice
-    events = ref.open_reference("best2009").events().collect()
+    events = open_reference("best2009").events().collect()
     assert ch.height == events.height
 
 
@@ -154,9 +155,9 @@ def test_packaged_sets_equal_a_fresh_ingest(tmp_path):
     fresh = ref.package_references(archives, tmp_path / "refalgs")
     for table in ("runs", "events"):
         ours = Store(fresh).scan(table).collect().sort("run_id", *(["evaluations"] if table == "events" else []))
-        packaged = Store(ref.data_dir()).scan(table).collect().sort("run_id", *(["evaluations"] if table == "events" else []))
+        packaged = Store(sets.data_dir()).scan(table).collect().sort("run_id", *(["evaluations"] if table == "events" else []))
         assert ours.equals(packaged), table
-    assert ref.choices(Store(fresh)).collect().equals(ref.choices(Store(ref.data_dir())).collect())
+    assert sets.choices(Store(fresh)).collect().equals(sets.choices(Store(sets.data_dir())).collect())
     assert sorted(Store(fresh).sources()) == sorted(a.name.split(".tar")[0] for a in archives)
 
 

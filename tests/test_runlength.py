@@ -13,7 +13,7 @@ from pipeline.api import Analysis
 from pipeline.cli import app
 from pipeline.ingest import ingest
 from pipeline.measures import runlength as rl
-from pipeline.measures.reference import open_reference
+from pipeline.selection import open_reference
 from pipeline.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -164,3 +164,30 @@ def test_files_of_an_older_minor_schema_version_are_consistent(tmp_path):
     st = two_sources(tmp_path)
     as_runs_1_0_0(st.path)
     assert check(st.path) == []
+
+
+def test_a_cache_folder_keeps_its_per_source_files_as_long_as_their_source(tmp_path):
+    """The store knows no cache's layout: a folder `cache_dir(name)` whose files are named by source id
+    loses a file with its source; a file of no stored source is found by check and goes at repair,
+    whatever the cache's name; the files of its own table schema are checked against it."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    from pipeline.store import schema
+
+    st = two_sources(tmp_path)
+    ids = {e["name"]: e["source_id"] for e in st.sources().values()}
+    folder = st.cache_dir("any-cache")
+    folder.mkdir(parents=True)
+    hits = pl.DataFrame({"run_id": [1], "target": [1.0], "hit": [3]})
+    for sid in ids.values():
+        pq.write_table(schema.conform("hits", hits), folder / f"{sid}.parquet")
+    assert st.cache_dirs() == [folder] and check(st.path) == []
+    st.remove_source(next(k for k, e in st.sources().items() if e["name"] == "A"))
+    assert sorted(p.stem for p in folder.glob("*.parquet")) == [ids["B"]]
+    pq.write_table(schema.conform("hits", hits), folder / "0123456789abcdef.parquet")  # of no stored source
+    (folder / f"{ids['B']}.parquet").write_bytes(b"not parquet")
+    found = {(f.kind, Path(f.path).stem) for f in check(st.path)}
+    assert found == {("cache", "0123456789abcdef"), ("cache", ids["B"])}
+    done, left = repair(st.path)
+    assert left == [] and not list(folder.glob("*.parquet")) and len(done) == 2

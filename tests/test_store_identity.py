@@ -14,7 +14,7 @@ import polars as pl
 from logs import write_new2
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import cache
+from pipeline.hits import cache
 from pipeline.store import Store
 from pipeline.store.check import check
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from conftest import shared_or_skip
 from pipeline.api import Analysis
 from pipeline.cli import app
-from pipeline.measures import targets as tg
+from pipeline.hits import targets as tg
 from pipeline.tables import art_table, fmt_num, fmt_sci, fmt_target, pairwise_table, to_html, to_latex, to_markdown
 from test_tables import FAST, SLOW, build, failure, success
 

@@ -8,7 +8,8 @@ import pytest
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
-from pipeline.measures import ecdf, runtime, targets, uncertainty
+from pipeline.hits import spec, targets
+from pipeline.measures import ecdf, uncertainty
 from pipeline.store import Store
 from test_measures_hand import frames
 
@@ -21,7 +22,7 @@ def hits_of(hit_times, budget=1000, instances=None):
         recs = [(1, 10.0)] + ([(h, 0.0)] if h is not None else [(budget, 1.0)])
         trials.append((inst, recs, h if h is not None else budget))
     runs, events = frames(trials)
-    return runtime.hitting_times(runs, events, targets.frame([1e-8]))
+    return spec.hitting_times(runs, events, targets.frame([1e-8]))
 
 
 def width(band: pl.DataFrame) -> float:

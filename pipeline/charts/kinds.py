@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import polars as pl
 
-from ..measures import groups as grp, targets as tg
+from ..hits import targets as tg
+from ..measures import groups as grp
 from . import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, scaling, theme
 
 Chart = alt.TopLevelMixin
@@ -91,11 +92,13 @@ def resolve_reference(a, reference):
     elif reference in a.algorithms() or reference in a.select(algorithm=None).algorithms():
         ref = a.select(algorithm=reference)
     else:
-        from ..measures.reference import ReferenceError, open_reference
+        from ..api import Analysis
+        from ..reference_sets import ReferenceError
+        from ..selection import open_reference
 
         suites = a.suites()
         try:
-            ref = open_reference(reference, suites[0] if suites else None)
+            ref = Analysis(open_reference(reference, suites[0] if suites else None))
         except ReferenceError:  # a packaged set of another suite (e.g. best2009 beside pbo data): none here
             return None
     ref = ref.select(function=a.filters["function"], dimension=a.filters["dimension"], max_budget=a.max_budget,

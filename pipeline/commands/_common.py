@@ -213,6 +213,16 @@ RAY_EXTRA = "pip install 'cocopipe\\[ray]'"
 ExecutorOpt = Annotated[str, typer.Option("--executor", help=f"local, or ray: groups of algorithms as Ray tasks ({RAY_EXTRA}).")]
 
 
+def parse_budget(text: str | None):
+    """The --max-budget option as a `Budget` (None: no cut), or a one-line error."""
+    from ..hits.budget import Budget
+
+    try:
+        return Budget.parse(text)
+    except ValueError as exc:
+        fail(str(exc))
+
+
 def analysis(store: str, suite=None, algorithm=None, function=None, dimension=None, max_budget=None,
              all_instances=False, exact=False, indicator="logged", executor="local"):
     """An `Analysis` of a store from the shared options, checked to match trials, with one-line errors."""

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
-                      SuiteOpt, TargetsOpt, analysis, fail, write_table)
+                      SuiteOpt, TargetsOpt, analysis, fail, parse_budget, write_table)
 
 if TYPE_CHECKING:
     import polars as pl
 
 
-def auc_table(a, targets, max_budget) -> pl.DataFrame:
+def auc_table(a, targets, budget) -> pl.DataFrame:
     """auc per (algorithm, function, dimension) with the default or the given budget: in one query
     on the local executor (two group-bys; the hits are never held whole), else per group of algorithms."""
     from ..measures import auc as m
 
-    budgets = m.budgets(a.runs(), max_budget).collect().lazy()  # across all algorithms, before the groups
+    budgets = m.budgets(a.runs(), budget).collect().lazy()  # across all algorithms, before the groups
     if a.executor == "local":
         return m.auc(a.hits(targets), budgets).collect()
     return a.per_algorithm(lambda part: m.auc(part.hits(targets), budgets)).collect()
@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         """Area under the ECDF of the trials' first hitting times, per (algorithm, function, dimension)."""
         a = analysis(store, suite, algorithm, function, dimension, None, all_instances, exact_hits, indicator)
         try:
-            df = auc_table(a, targets, max_budget)
+            df = auc_table(a, targets, parse_budget(max_budget))
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)
@@ -87,7 +87,8 @@ def register(app: typer.Typer) -> None:
 
         from ..measures import ranking
 
-        a = analysis(store, suite, algorithm, function, dimension, max_budget if by == "glicko2" else None,
+        budget = parse_budget(max_budget)
+        a = analysis(store, suite, algorithm, function, dimension, budget if by == "glicko2" else None,
                      all_instances, exact_hits, indicator)
         if by == "auc" and not 0 < alpha < 1:
             fail(f"--alpha {alpha}: expected a level between 0 and 1")
@@ -96,7 +97,7 @@ def register(app: typer.Typer) -> None:
 
         def ranked(part) -> pl.DataFrame:
             if by == "auc":
-                return ranking.rank_by_auc(auc_table(part, targets, max_budget).lazy(), by_dimension=not overall,
+                return ranking.rank_by_auc(auc_table(part, targets, budget).lazy(), by_dimension=not overall,
                                            alpha=alpha)
             return ranking.glicko2(part.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
 

@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
         """Write a selection of the store (COCO and IOHprofiler data alike) in another tool's format."""
         import polars as pl
 
-        from ..api import filter_frame
+        from ..selection import filter_frame
         from ..export import iohprofiler
 
         if format not in FORMATS:

@@ -167,10 +167,8 @@ def register(app: typer.Typer) -> None:
         all_instances: Annotated[bool, typer.Option(help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")] = False,
     ) -> None:
         """Export the runs table (one row per trial)."""
-        from ..api import filter_frame
         from ..conventions import interesting_instances
-
-        from ..selection import check
+        from ..selection import check, filter_frame
 
         st = open_store(store)
         try:

@@ -55,10 +55,10 @@ def register(app: typer.Typer) -> None:
         linear: LinearOpt = False, all_instances: AllInstOpt = False,
     ) -> None:
         """IOHprofiler's fixed-budget ECDF: the mean normalised best precision over runs at each budget."""
-        from ..measures.runtime import parse_budget
+        from ..hits.budget import Budget
 
         try:
-            parsed = [parse_budget(b) for b in budgets.split(",") if b.strip()]
+            parsed = [Budget.parse(b) for b in budgets.split(",") if b.strip()]
         except ValueError as exc:
             fail(str(exc))
         if not parsed or len({p[1] for p in parsed}) > 1:

@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Tracked parameters (IOHprofiler logs): per-record values, or quantiles over runs at budgets."""
         from ..measures import params as pm
-        from ..measures.runtime import parse_budget
+        from ..hits.budget import Budget
 
         a = analysis(store, suite=suite, algorithm=algorithm, function=function, dimension=dimension)
         vals = pm.values(a.runs(), a.store.scan("params"), name, positions)
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             df = vals.collect()
         else:
             try:
-                parsed = [parse_budget(b) for b in budgets.split(",") if b.strip()]
+                parsed = [Budget.parse(b) for b in budgets.split(",") if b.strip()]
             except ValueError as exc:
                 fail(str(exc))
             if len({p[1] for p in parsed}) > 1:

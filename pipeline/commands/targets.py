@@ -13,8 +13,9 @@ RefOpt = Annotated[Optional[str], typer.Option("--reference", "-r", help="Refere
 
 def _reference(name: str, store: str | None, suite: str | None):
     """The reference as an Analysis: an algorithm of `store`, else a packaged set."""
+    from .. import reference_sets as ref
     from ..api import Analysis
-    from ..measures import reference as ref
+    from ..selection import open_reference
 
     if name is None:
         if store:
@@ -28,7 +29,7 @@ def _reference(name: str, store: str | None, suite: str | None):
             fail(f"{store}: no algorithm {name!r}{f' on suite {suite}' if suite else ''} (build one with `cocopipe reference build`)")
         return a
     try:
-        return ref.open_reference(name, suite)
+        return Analysis(open_reference(name, suite))
     except (ValueError, FileNotFoundError) as exc:
         fail(str(exc))
 
@@ -48,7 +49,8 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None,
     ) -> None:
         """Target values: runlength-based ones per (function, dimension, budget), or a fixed set."""
-        from ..measures import runlength as rl, targets as tg
+        from ..hits import targets as tg
+        from ..measures import runlength as rl
 
         if not runlength:
             try:
@@ -87,7 +89,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
         from ..api import Analysis
-        from ..measures import reference as ref, targets as tg
+        from ..hits import targets as tg
+        from ..references import build_reference
         from ..store import Store, StoreError
 
         try:
@@ -99,7 +102,7 @@ def register(app: typer.Typer) -> None:
             dest = Store(into, create=True) if into else a.store
             values = tg.parse(targets_) if targets_ else None
             with dest.writing(wait):
-                ch = ref.build_reference(a, name, dest, values)
+                ch = build_reference(a, name, dest, values)
         except (ValueError, StoreError) as exc:
             fail(str(exc))
         counts = ch.group_by("chosen").len().sort("len", descending=True)
@@ -113,12 +116,13 @@ def register(app: typer.Typer) -> None:
         """The packaged reference sets: name, suite, algorithm, functions, dimensions."""
         import polars as pl
 
-        from ..measures import reference as ref
+        from ..reference_sets import PUBLISHED
+        from ..selection import open_reference
 
         rows = []
-        for short, sets in ref.PUBLISHED.items():
+        for short, sets in PUBLISHED.items():
             for suite, full in sets.items():
-                runs = ref.open_reference(full).runs().collect()
+                runs = open_reference(full).runs().collect()
                 rows.append((short, suite, full, runs["function"].n_unique(),
                              ",".join(str(d) for d in sorted(runs["dimension"].unique()))))
         write_table(pl.DataFrame(rows, schema=["name", "suite", "algorithm", "functions", "dimensions"], orient="row"), out)
@@ -131,7 +135,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None,
     ) -> None:
         """Which algorithm a reference took per (function, dimension, target)."""
-        from ..measures import reference as ref
+        from .. import reference_sets as ref
 
         if reference is None:
             if store:
@@ -152,13 +156,13 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Optional[str], typer.Option("--out", "-o", help="Folder to (re)write (default: the package's data/refalgs).")] = None,
     ) -> None:
         """Regenerate the packaged reference store from the published archives."""
-        from ..measures import reference as ref
+        from ..references import package_references
 
         missing = [str(p) for p in sources if not p.is_file()]
         if missing:
             fail(f"{missing[0]}: no such file")
         try:
-            path = ref.package_references(sources, out)
+            path = package_references(sources, out)
         except (ValueError, FileNotFoundError) as exc:
             fail(str(exc))
         err.print(f"wrote {len(sources)} reference sets to {path}")

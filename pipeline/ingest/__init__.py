@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -15,9 +17,9 @@ from . import consistency, duplicates, ioh
 from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .identity import Identity, resolve_source
-from .sources import Limits, Source, SourceError, expand, read_source
+from .sources import Limits, Source, SourceError, expand, read_source, source_name
 
-__all__ = ["IngestSummary", "Limits", "Problem", "ingest", "parse_source", "read_source"]
+__all__ = ["IngestSummary", "Limits", "Problem", "ingest", "parse_source", "read_source", "source_names"]
 
 
 @dataclass
@@ -141,6 +143,12 @@ def _duplicates(outcome: SourceOutcome, store: Store, key: str) -> None:
 
 def _failed(path, message: str) -> SourceOutcome:
     return SourceOutcome(str(path), str(path), "failed", problems=[Problem(str(path), None, message, "source skipped")])
+
+
+def source_names(paths: list[str | os.PathLike]) -> list[str]:
+    """The names of the sources that `paths` (folders, archives) hold, as `ingest` finds and names them
+    (the `source` column of the store's runs: an archive's base name, a folder's name)."""
+    return [source_name(p) for p in expand(paths)]
 
 
 def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | SourceError:
@@ -275,3 +283,13 @@ def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | Non
         p = refs.pop(ready[0])
         src, parsed, error = ray.get(ready[0])
         yield (src if src is not None else p), parsed, error
+
+
+class _Package(types.ModuleType):
+    """This package, called as its `ingest` function: `pipeline.ingest(paths, store)`."""
+
+    def __call__(self, paths: list[str | os.PathLike], store: Store, **options) -> IngestSummary:
+        return ingest(paths, store, **options)
+
+
+sys.modules[__name__].__class__ = _Package

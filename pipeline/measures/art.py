@@ -7,7 +7,7 @@ The aRT of a problem (suite, algorithm, function, dimension) and a target is
 
 infinite without a successful trial: the expected runtime of the conceptual restart algorithm
 (`pipeline.measures.restarts`). Sums and counts weigh the trials by their instance-balancing weight
-(cocopp's balanced columns, `runtime.instance_weights`). The dispersion of cocopp's aRT tables is the
+(cocopp's balanced columns, `pipeline.hits.spec.instance_weights`). The dispersion of cocopp's aRT tables is the
 10th-90th percentiles of simulated restart runtimes (`restarts.art_dispersion`); a percentile bootstrap
 interval of the aRT is `uncertainty.art_confidence`.
 
@@ -54,7 +54,7 @@ def art_spec(hits: pl.LazyFrame) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`): the `GROUP` columns, weight, evaluations,
+        First hitting times (`pipeline.hits.spec.hitting_times`): the `GROUP` columns, weight, evaluations,
         hit and success.
 
     Returns
@@ -89,7 +89,7 @@ def art(hits: pl.LazyFrame, dispersion: bool = False, percentiles: Sequence[floa
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     dispersion : bool
         Add the percentiles of simulated restart runtimes (`restarts.art_dispersion`).
     percentiles : sequence of float

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from .runtime import PROBLEM, parse_budget
+from ..hits.budget import Budget
+from .runtime import PROBLEM
 
 FINAL_TARGET = 1e-8
 
@@ -57,24 +58,24 @@ def default_budgets(runs: pl.LazyFrame, final_target: float = FINAL_TARGET) -> p
     )
 
 
-def budgets(runs: pl.LazyFrame, max_budget: str | float | None = None) -> pl.LazyFrame:
+def budgets(runs: pl.LazyFrame, max_budget: Budget | None = None) -> pl.LazyFrame:
     """B per (suite, function, dimension): the budget cut when one is given, else `default_budgets`.
 
     Parameters
     ----------
     runs : polars.LazyFrame
         Trials (as `default_budgets`).
-    max_budget : str or float, optional
-        The budget cut: evaluations, or "Nx" (N times the dimension).
+    max_budget : Budget, optional
+        The budget cut (`Budget.parse("1000")`, `Budget.parse("100x")`: N times the dimension).
 
     Returns
     -------
     polars.LazyFrame
         suite, function, dimension and budget (evaluations).
     """
-    if not max_budget:
+    if max_budget is None:
         return default_budgets(runs)
-    value, per_dim = parse_budget(max_budget)
+    value, per_dim = max_budget
     return runs.select("suite", "function", "dimension").unique().with_columns(
         budget=(pl.lit(value) * pl.col("dimension") if per_dim else pl.lit(value)).cast(pl.Float64))
 
@@ -90,7 +91,7 @@ def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     budgets : polars.LazyFrame
         suite, function, dimension and budget (evaluations), as `budgets` gives them.
 

@@ -63,11 +63,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from ..hits.budget import Budget
 from ._kernels import ecdf_steps as kernel
 from .generators import BLOCK, block_rng
 from .groups import membership, select_levels
 from .restarts import balanced_trials, draw_restarts
-from .runtime import parse_budget
 
 MODES = ("simulated", "exact", "trials")
 #: cocopp's default right end of the ECDF plots (genericsettings.xlimit_pprldmany), evaluations / dimension
@@ -87,7 +87,7 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
 Prepared = kernel.Prepared
 
 
-def check(mode: str = "simulated", max_budget: str | float | None = None, max_x: float | str | None = None,
+def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: float | str | None = None,
           samples: int = 1) -> None:
     """Raise ValueError for an unknown mode, a bad plotted range or sample count, before anything is computed.
 
@@ -95,8 +95,8 @@ def check(mode: str = "simulated", max_budget: str | float | None = None, max_x:
     ----------
     mode : str
         One of `MODES`.
-    max_budget : str or float, optional
-        The budget cut (evaluations, or "Nx" times the dimension).
+    max_budget : Budget, optional
+        The budget cut (evaluations, or N times the dimension: `Budget.parse("100x")`).
     max_x : float or str, optional
         The plotted range: a positive number, "budget" or "cocopp".
     samples : int
@@ -116,7 +116,7 @@ def check(mode: str = "simulated", max_budget: str | float | None = None, max_x:
     _range_spec(mode, max_budget, max_x)
 
 
-def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
+def _range_spec(mode: str, max_budget: Budget | None, max_x) -> tuple[str, float]:
     """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B)."""
     if max_x is not None:
         if isinstance(max_x, str) and max_x in ("budget", "cocopp"):
@@ -128,9 +128,8 @@ def _range_spec(mode: str, max_budget, max_x) -> tuple[str, float]:
         if not value > 0:
             raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'")
         return "fixed", value
-    b = parse_budget(max_budget)
-    if b is not None:
-        return ("fixed", b[0]) if b[1] else ("evaluations", b[0])
+    if max_budget is not None:
+        return ("fixed", max_budget.value) if max_budget.per_dimension else ("evaluations", max_budget.value)
     return ("budget", 1.0) if mode == "exact" else ("fixed", X_LIMIT)
 
 
@@ -327,7 +326,7 @@ def _inputs(hits: pl.DataFrame, group, mode, max_budget, max_x):
 
 
 def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated",
-              samples: int = 100, seed: int = 1, max_budget: str | float | None = None,
+              samples: int = 100, seed: int = 1, max_budget: Budget | None = None,
               max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf`: each problem's runtimes of the mode as masses, summed per group over x.
 
@@ -353,7 +352,7 @@ def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode
 
 
 def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                      max_budget: str | float | None = None, mode: str = "simulated",
+                      max_budget: Budget | None = None, mode: str = "simulated",
                       max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf_summary`. Parameters and Returns as `ecdf_summary`."""
     check(mode, max_budget, max_x)
@@ -395,7 +394,7 @@ def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
 
 
 def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-               max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+               max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf`."""
     check(mode, max_budget, max_x, samples)
     data = kernel.prepare_trials(hits)
@@ -413,7 +412,7 @@ def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated
 
 
 def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated",
-                  max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+                  max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf_summary` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf_summary`."""
     check(mode, max_budget, max_x)
     data = kernel.prepare_trials(hits)
@@ -423,7 +422,7 @@ def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simula
 
 
 def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
-         seed: int = 1, max_budget: str | float | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
+         seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """Runtime ECDF step tables per (suite, algorithm, dimension, group).
 
     Parameters
@@ -438,8 +437,8 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
         Simulated runs per problem in the simulated mode: K * max(2, samples // K), K trials.
     seed : int
         Seed of the simulated restarts (one generator per suite, algorithm and dimension).
-    max_budget : str or float, optional
-        The budget cut B (or "Nx"), whose B / dimension is the plotted range.
+    max_budget : Budget, optional
+        The budget cut B (evaluations, or N times the dimension), whose B / dimension is the plotted range.
     max_x : float or str, optional
         The plotted range (evaluations / dimension): a number, "budget" or "cocopp" (the module).
 
@@ -455,7 +454,7 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
 
 
 def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                 max_budget: str | float | None = None, mode: str = "simulated",
+                 max_budget: Budget | None = None, mode: str = "simulated",
                  max_x: float | str | None = None) -> pl.LazyFrame:
     """One row per (suite, algorithm, dimension, group) of the ECDF of `mode`.
 

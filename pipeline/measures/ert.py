@@ -38,7 +38,7 @@ def ert(hits: pl.LazyFrame, eval_max: float | pl.Expr) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     eval_max : float or polars.Expr
         What an unsuccessful run is charged (an expression: per row, e.g. the problem's largest evaluations).
 

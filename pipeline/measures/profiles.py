@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from . import targets as tg
+from ..hits import targets as tg
 from .groups import membership, select_levels
 
 PROBLEM_KEYS = ["suite", "function", "dimension"]

@@ -55,7 +55,7 @@ def balanced_trials(hits: pl.LazyFrame) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`): the `GROUP` columns, trial, weight,
+        First hitting times (`pipeline.hits.spec.hitting_times`): the `GROUP` columns, trial, weight,
         evaluations, hit and success.
 
     Returns
@@ -161,7 +161,7 @@ def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     samples : int
         Samples per (problem, target).
     seed : int
@@ -198,7 +198,7 @@ def art_dispersion(hits: pl.LazyFrame, percentiles: Sequence[float] = (10, 50, 9
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     percentiles : sequence of float
         Percentiles in [0, 100] (linear interpolation between samples, as `numpy.percentile`).
     samples, seed, first_deterministic

@@ -14,9 +14,9 @@ Examples
 On f1 in 2-D, cocopp's reference best2009 (shipped with cocopipe) reaches 10^0.8 within 2 evaluations and
 1e-8 within 20: the targets of budgets 1 and 10 (times the dimension) are one grid step harder.
 
->>> from pipeline.measures.reference import open_reference
 >>> from pipeline.measures.runlength import runlength_targets
->>> best2009 = open_reference("best2009", "bbob").select(function=[1], dimension=[2])
+>>> from pipeline.selection import open_reference
+>>> best2009 = open_reference("best2009", "bbob").narrow(function=(1,), dimension=(2,))
 >>> runlength_targets(best2009, [1.0, 10.0]).select("budget_per_dimension", "target").collect().rows()
 [(1.0, 3.981071709516045), (10.0, 1e-08)]
 """

@@ -25,7 +25,7 @@ from ._kernels.restarts import block_codes, by_block, flat_trials
 from .ecdf import STEP_SCHEMA, check, ecdf_table
 from .generators import block_rng
 from .restarts import GROUP
-from .runtime import instance_weights
+from ..hits.spec import instance_weights
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -37,7 +37,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     level : float
         The confidence level.
     samples : int

@@ -15,7 +15,10 @@ import polars as pl
 
 from ..api import Analysis
 from ..conventions import is_biobjective
-from ..measures import targets as tg
+from ..hits import targets as tg
+from ..ingest import source_names
+from ..reference_sets import DEFAULT_FOR_SUITE, known_references
+from ..selection import Selection, check, closest, open_reference
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -78,15 +81,11 @@ def _match(name: str, present: Sequence[str]) -> str | None:
 
 def default_reference(suite: str) -> str | None:
     """The reference algorithm cocopp shows by default on a suite: the packaged set of that suite, or None."""
-    from ..measures.reference import DEFAULT_FOR_SUITE
-
     return DEFAULT_FOR_SUITE.get(suite)
 
 
-def _packaged_reference(name: str, suite: str) -> Analysis | None:
+def _packaged_reference(name: str, suite: str) -> Selection | None:
     """The packaged reference set `name` of `suite`, or None when it has none for that suite."""
-    from ..measures.reference import open_reference
-
     try:
         return open_reference(name, suite)
     except (ValueError, KeyError, FileNotFoundError):
@@ -139,11 +138,9 @@ def background_algorithms(entries, base: Analysis, present: list[str], stores: S
             raise SettingsError(f"background {e!r}: neither an algorithm of the store ({', '.join(present[:8])}"
                                 f"{', ...' if len(present) > 8 else ''}), nor a store, nor an existing folder or "
                                 "archive")
-        from ..ingest.sources import expand, source_name
-
         if sources is None:
             sources = base.runs().select("source", "algorithm").unique().collect()
-        names = [source_name(Path(x)) for x in expand([Path(e)])]
+        names = source_names([e])
         found = sorted(set(sources.filter(pl.col("source").is_in(names))["algorithm"]))
         if not found:
             raise SettingsError(f"background {e}: no data of it in the store (ingest it with the report's sources)")
@@ -164,8 +161,6 @@ class Context:
         base = analysis.select(suite=s.suites, function=s.functions, dimension=s.dimensions,
                                max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact_hits,
                                algorithm=None)
-        from ..selection import check
-
         try:  # every suite, algorithm, function and dimension asked has trials
             check(base.store.runs(), dict(suite=s.suites, algorithm=s.algorithms, function=s.functions,
                                           dimension=s.dimensions), s.all_instances, what=f"the store {base.store.path}")
@@ -233,7 +228,7 @@ class Context:
     def parts(self, algorithms: Sequence[str]) -> list[Analysis]:
         """The selection of `algorithms` as one Analysis per store that holds them (the report's store,
         a packaged reference set, other background stores), so that each reads its own cache of
-        hitting times (`pipeline.measures.cache`); their measures concatenated are those of the union."""
+        hitting times (`pipeline.hits.cache`); their measures concatenated are those of the union."""
         left, out = list(algorithms), []
         for store, names in self._members:
             mine = [a for a in left if a in names]
@@ -301,9 +296,6 @@ class Context:
                 self.notes.append(f"The reference algorithm {default_reference(suite)} of suite {suite} is not in the "
                                   "data and its packaged set could not be opened: that suite shows no reference.")
         elif not self.references:
-            from ..measures.reference import known_references
-            from ..selection import closest
-
             present = base.algorithms()
             held = ", ".join(closest(name, present)[:8])
             raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "

@@ -93,11 +93,11 @@ class Measures:
         c, s = self.ctx, self.ctx.settings
         from ..measures.auc import budgets as auc_budgets
 
-        budgets = auc_budgets(c.compared.runs(), s.max_budget).collect()
+        budgets = auc_budgets(c.compared.runs(), c.compared.max_budget).collect()
         targets = self._targets(self.ctx.ecdf_targets)
         algs = sorted(c.all_shown)
         return [c.runner.submit(chunk_tables, c.parts(part), targets, s.mode,
-                                s.ecdf_samples, s.seed, s.max_budget, budgets) for part in chunks(algs)]
+                                s.ecdf_samples, s.seed, c.compared.max_budget, budgets) for part in chunks(algs)]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:

@@ -8,7 +8,7 @@ import polars as pl
 def reference_choices(reference: str | None, suites: list[str], store=None) -> pl.DataFrame:
     """The recorded choices of `reference`: a reference built in `store` (`cocopipe reference build`),
     else a packaged published set; an empty frame when none is recorded."""
-    from ..measures import reference as rf
+    from .. import reference_sets as rf
 
     if not reference:
         return pl.DataFrame(schema=rf.CHOICES_SCHEMA)

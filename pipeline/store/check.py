@@ -14,10 +14,6 @@ from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
 from .store import DERIVED, JOURNAL, MANIFEST, Store, write_manifest
 
-#: the cached first hitting times (pipeline.measures.cache), one file per source_id
-HITS = "hits-"
-
-
 @dataclass
 class Finding:
     """One thing wrong with a store: its kind, the file (relative to the store) and what is wrong."""
@@ -72,10 +68,28 @@ def _table_of(rel: str, derived: dict) -> str | None:
     top, _, rest = rel.partition("/")
     if top in schema.TABLES:
         return top
-    name = rest.partition("/")[0]
-    if name.startswith(HITS):
-        return "hits"
-    return derived.get(name, {}).get("table")
+    return derived.get(rest.partition("/")[0], {}).get("table")
+
+
+def _cache_files(files: list[str], derived: dict) -> list[str]:
+    """The files of caches among the files under derived/ (`Store.cache_dir`: directly in a folder
+    that holds no derived table)."""
+    return [f for f in files if f.count("/") == 2 and f.split("/")[1] not in derived]
+
+
+def _recorded_table(path: Path) -> str | None:
+    """The table of the store's schemas that a file says it holds (its `cocopipe.table` metadata)."""
+    try:
+        name = ((pq.read_schema(path).metadata or {}).get(b"cocopipe.table") or b"").decode()
+    except (OSError, pa.ArrowException, ValueError, UnicodeDecodeError):
+        return None
+    return name if name.isidentifier() and (schema.schema_dir() / f"{name}.json").is_file() else None
+
+
+def _cache_problem(root: Path, f: str, ids: set) -> str | None:
+    """What is wrong with a cache file: unreadable, not of its table's schema, or of no stored source."""
+    return read_problem(root / f, _recorded_table(root / f)) or (
+        None if Path(f).stem in ids else "cache file of no stored source")
 
 
 def _parquet_files(root: Path, top: str) -> list[str]:
@@ -132,7 +146,7 @@ def _check(root: Path) -> list[Finding]:
         for f in d.get("files", []):
             listed.setdefault(f, "")
     data = [f for t in schema.TABLES for f in _parquet_files(root, t)]
-    cached = [f for f in _parquet_files(root, DERIVED) if f.split("/")[1].startswith(HITS)]
+    cached = _cache_files(_parquet_files(root, DERIVED), derived)
     others = [f for f in _parquet_files(root, DERIVED) if f not in cached]
     on_disk = set(data) | set(others)
     ids = {e.get("source_id") for e in sources.values()}
@@ -149,9 +163,9 @@ def _check(root: Path) -> list[Finding]:
             unread.add(f)
             out.append(Finding("schema" if "schema" in problem else "corrupt", f, problem, listed.get(f) or None))
     for f in cached:
-        problem = read_problem(root / f, "hits")
-        if problem or (m is not None and Path(f).stem not in ids):
-            out.append(Finding("cache", f, problem or "cached hits of no stored source"))
+        problem = _cache_problem(root, f, ids) if m is not None else read_problem(root / f, _recorded_table(root / f))
+        if problem:
+            out.append(Finding("cache", f, problem))
     for key, e in sources.items():
         runs = [f for f in e["files"] if f.startswith("runs/") and f in on_disk and f not in unread]
         held = sum(pq.ParquetFile(root / f).metadata.num_rows for f in runs)
@@ -284,12 +298,13 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
 def _repair_derived(root: Path, m: dict, done: list[str]) -> None:
     derived = m.get("derived", {})
     ids = {e.get("source_id") for e in m["sources"].values()}
-    for f in _parquet_files(root, DERIVED):
+    files = _parquet_files(root, DERIVED)
+    cached = set(_cache_files(files, derived))
+    for f in files:
         name = f.split("/")[1]
-        if name.startswith(HITS):
-            problem = read_problem(root / f, "hits")
-            if problem or Path(f).stem not in ids:
-                _unlink(root, f, problem or "cached hits of no stored source", done)
+        if f in cached:
+            if problem := _cache_problem(root, f, ids):
+                _unlink(root, f, problem, done)
         elif name not in derived or f not in derived[name].get("files", []):
             _unlink(root, f, "no derived table lists it", done)
     for name, d in list(derived.items()):

@@ -5,10 +5,12 @@ source's files into place and replaces the manifest (the commit point) under a j
 crash at any moment leaves the store as before or after it: the next writer (or any process that
 finds the writer lock free) finishes or rolls back the interrupted commit. Files are named by the
 content hash of their source (`<source_id>.parquet`): two sources of identical content list the
-same files, and a file goes only when no source lists it any more (likewise the cached hits).
+same files, and a file goes only when no source lists it any more (likewise the files of caches
+computed from sources, `Store.cache_dir`).
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -266,6 +268,22 @@ class Store:
             shutil.rmtree(trash, ignore_errors=True)
             return added
 
+    # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
+    def cache_dir(self, name: str) -> Path:
+        """The folder of the cache `name`, under derived/ (made by its owner, who lays out its files).
+        The store lists no cache in its manifest; a cache file named `<source_id>.<suffix>` goes with
+        its source: the store deletes it when no source of that content is left, or when it writes that
+        source's files anew."""
+        return self.path / DERIVED / name
+
+    def cache_dirs(self) -> list[Path]:
+        """The cache folders of the store: the folders under derived/ that hold no derived table."""
+        root = self.path / DERIVED
+        if not root.is_dir():
+            return []
+        tables = set(self.derived())
+        return sorted(p for p in root.iterdir() if p.is_dir() and p.name not in tables and not p.name.startswith("."))
+
     # -- writing ---------------------------------------------------------------------------
     def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
         """True when the source `key` is stored with this content (and algorithm name given to it)."""
@@ -349,7 +367,7 @@ class Store:
         removed = sorted({f for e in old for f in e["files"]} - listed)
         rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
         uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
-                          | rewritten) - {None, ""})  # cached hits of files gone or written anew
+                          | rewritten) - {None, ""})  # cache files of sources gone or written anew
         journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
                    "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
                    "uncache": uncache}
@@ -385,13 +403,16 @@ class Store:
         os.replace(tmp, self.path / JOURNAL)
 
     def _finish(self, journal: dict) -> None:
-        """The end of a commit: files no source lists are deleted, with the cached hits of their
-        sources (`derived/hits-*/<source_id>.parquet`, see pipeline.measures.cache)."""
+        """The end of a commit: files no source lists are deleted, with the cache files of the sources
+        gone or written anew (`cache_dir`)."""
         for rel in journal["removed"]:
             (self.path / rel).unlink(missing_ok=True)
-        for source_id in journal["uncache"]:
-            for d in (self.path / DERIVED).glob("hits-*"):
-                (d / f"{source_id}.parquet").unlink(missing_ok=True)
+        if journal["uncache"]:
+            folders = self.cache_dirs()
+            for source_id in journal["uncache"]:
+                for d in folders:
+                    for f in d.glob(f"{glob.escape(source_id)}.*"):
+                        f.unlink(missing_ok=True)
         self._cleanup(journal)
 
     # -- crash recovery --------------------------------------------------------------------

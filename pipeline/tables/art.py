@@ -18,7 +18,8 @@ import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
-from ..measures import art as art_m, significance, targets as tg
+from ..hits import targets as tg
+from ..measures import art as art_m, significance
 from ..measures.runtime import PROBLEM
 from .markers import marker, markers
 
@@ -68,11 +69,7 @@ def _reference_frame(reference: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
 
 
 def _store_algorithms(analysis) -> list[str]:
-    f = {k: v for k, v in analysis.filters.items() if k != "algorithm"}
-    from ..api import filter_frame
-
-    runs = filter_frame(analysis.store.runs(), **f)
-    return runs.select(pl.col("algorithm").unique()).collect()["algorithm"].to_list()
+    return analysis.select(algorithm=None).algorithms()
 
 
 def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = None,
@@ -282,7 +279,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     elif analysis.executor == "local":  # the table targets' hits are small: one read, no groups of algorithms
         hits = analysis.hits(tt.lazy()).select(cols).collect()
     else:
-        hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols), chunk).collect()
+        hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols)).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
     df = significance.pairwise_tests(hits, _events_of(analysis), order, chunk=chunk, threads=threads)
     df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from scipy import special
 
-from ..runtime import running_min
+from ...hits._kernel import running_min
 
 
 def pair_counts(values: np.ndarray, labels: np.ndarray, k: int, rows: Sequence[int] | None = None

@@ -1,15 +1,17 @@
-"""Reference algorithms: the artificial best algorithm of a set of algorithms, and the published sets.
+"""Reference algorithms built from data: the artificial best algorithm of a set of algorithms, and the
+packaged published sets rebuilt from their archives.
 
 The artificial best algorithm (seed 000, "best 2009"; cocopp `bestalg.BestAlgSet`) takes, on every
 (function, dimension, target), the data of the algorithm with the smallest aRT. As cocopp writes it
 (`bestalg.create_data_files`), it is stored as one artificial trial (instance 0) that reaches each
 target after round(aRT) evaluations, so every measure reads it like any other algorithm; which
 algorithm it took per (function, dimension, target) is kept beside the store in
-`references/<name>.parquet` (see `choices`).
+`references/<name>.parquet` (see `pipeline.reference_sets.choices`).
 
 The published reference sets (best2009, best09-16, best2016, best2019) ship with the package as a
-ready store in `data/refalgs` (`pipeline/_data/refalgs` in a wheel); `open_reference(name)` opens them
-offline and `package_references` rebuilds that folder from the archives.
+ready store (`pipeline.reference_sets`, opened by `pipeline.selection.open_reference`);
+`package_references` rebuilds it from the archives. Building computes aRT through an `Analysis`: this
+module lies above the measures.
 """
 from __future__ import annotations
 
@@ -29,88 +31,13 @@ from urllib.parse import quote
 import numpy as np
 import polars as pl
 
-from ..conventions import is_biobjective
-from ..store import SourceData, Store
-from . import runtime, targets as tg
-
-#: published reference sets by short name: suite -> archive (and algorithm) name
-PUBLISHED: dict[str, dict[str, str]] = {
-    "best2009": {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy"},
-    "best09-16": {"bbob": "best09-16-bbob", "bbob-noisy": "best09-16-bbob-noisy"},
-    "best2016": {"bbob-biobj": "best2016-bbob-biobj"},
-    "best2019": {"bbob-largescale": "best2019-bbob-largescale"},
-}
-#: cocopp's default reference algorithm per suite (testbedsettings `reference_algorithm_filename`)
-DEFAULT_FOR_SUITE = {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy", "bbob-biobj": "best2016-bbob-biobj",
-                     "bbob-largescale": "best2019-bbob-largescale"}
-#: the folder beside a store that records the choices of reference algorithms
-CHOICES_DIR = "references"
-CHOICES_SCHEMA = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32,
-                  "target": pl.Float64, "chosen": pl.String, "art": pl.Float64, "successes": pl.Float64,
-                  "runs": pl.Float64}
-
-
-class ReferenceError(ValueError):
-    """An unknown reference set, or data a reference algorithm cannot be built from."""
-
-
-def data_dir() -> Path:
-    """Folder of the packaged reference sets (installed copy, else the repository's `data/refalgs`)."""
-    here = Path(__file__).resolve().parent.parent
-    for cand in (here / "_data" / "refalgs", here.parent / "data" / "refalgs"):
-        if cand.is_dir():
-            return cand
-    raise FileNotFoundError("packaged reference sets not found beside the package (data/refalgs)")
-
-
-def known_references() -> list[str]:
-    """Every name `open_reference` accepts: short names and the full set names."""
-    return sorted(PUBLISHED) + sorted(s for sets in PUBLISHED.values() for s in sets.values())
-
-
-def resolve(name: str, suite: str | None = None) -> tuple[str, str]:
-    """(suite, set name) of a published reference set: 'best2009' -> ('bbob', 'best2009-bbob')."""
-    full = {s: (su, s) for sets in PUBLISHED.values() for su, s in sets.items()}
-    if name in full:
-        su, s = full[name]
-        if suite is not None and suite != su:
-            raise ReferenceError(f"reference {name!r} is for suite {su!r}, not {suite!r}")
-        return su, s
-    if name not in PUBLISHED:
-        raise ReferenceError(f"unknown reference {name!r}: known are {', '.join(known_references())}")
-    sets = PUBLISHED[name]
-    if suite is None:
-        suite = next(iter(sets))
-    if suite not in sets:
-        raise ReferenceError(f"reference {name!r} has no set for suite {suite!r}: it has {', '.join(sets)}")
-    return suite, sets[suite]
-
-
-def open_reference(name: str, suite: str | None = None):
-    """The packaged reference set `name` ('best2009', 'best09-16', 'best2016', 'best2019' or a full
-    name such as 'best2009-bbob-noisy') for `suite` (default: its first suite) as an `Analysis`."""
-    from ..api import Analysis
-
-    su, full = resolve(name, suite)
-    return Analysis(Store(data_dir()), suite=su, algorithm=full)  # never written to (see measures.cache)
-
-
-def choices(store: Store, algorithm: str | Sequence[str] | None = None) -> pl.LazyFrame:
-    """Which algorithm each reference algorithm of a store took per (suite, function, dimension,
-    target): columns suite, algorithm, function, dimension, target, chosen, art, successes, runs."""
-    files = sorted((store.path / CHOICES_DIR).glob("*.parquet"))
-    if not files:
-        return pl.LazyFrame(schema=CHOICES_SCHEMA)
-    lf = pl.scan_parquet(files).select(list(CHOICES_SCHEMA))
-    if algorithm is not None:
-        lf = lf.filter(pl.col("algorithm").is_in([algorithm] if isinstance(algorithm, str) else list(algorithm)))
-    return lf
-
-
-def reference_choices(name: str, suite: str | None = None) -> pl.LazyFrame:
-    """The choices of a packaged reference set, as recorded in its .dat files (one row per record)."""
-    su, full = resolve(name, suite)
-    return choices(Store(data_dir()), full).filter(pl.col("suite") == su)
+from .conventions import is_biobjective
+from .hits import targets as tg
+from .hits.spec import PROBLEM
+from .ingest import ingest
+from .ingest.consistency import inconsistent_records
+from .reference_sets import CHOICES_DIR, CHOICES_SCHEMA, PUBLISHED, ReferenceError, data_dir, resolve
+from .store import SourceData, Store
 
 
 # -- the artificial best algorithm ------------------------------------------------------------
@@ -149,7 +76,7 @@ def best_choices(analysis, name: str, targets: Sequence[float] | None = None) ->
     order the selection lists them (as cocopp's `bestalg.generate` takes its arguments' order),
     then in name order."""
     grid = _grid_frame(analysis, targets)
-    art = analysis.art(grid, chunk=8).select(*runtime.PROBLEM, "target", "art", "successes", "runs").collect()
+    art = analysis.art(grid).select(*PROBLEM, "target", "art", "successes", "runs").collect()
     finite = art.filter(pl.col("art").is_finite())
     selected = analysis.filters.get("algorithm")
     order = [selected] if isinstance(selected, str) else list(selected or [])
@@ -193,8 +120,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
                                          evaluations=pl.col("evaluations").max(),
                                          final_delta=pl.col("best_delta").min())
     comment = "Combination of " + ", ".join(members)
-    from ..ingest.consistency import inconsistent_records  # a harder target reached earlier: its record comes first
-
+    # a harder target reached earlier: its record comes first
     bad = inconsistent_records(records["seq"].to_numpy(), records["evaluations"].to_numpy(),
                                records["best_delta"].to_numpy(), problems.height)
     runs = (
@@ -302,8 +228,6 @@ def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFr
 def package_references(archives: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> Path:
     """Rebuild the packaged reference store (default: `data_dir()`) from the published archives
     (e.g. ../shared/data/refalgs/*.tar.gz): each archive becomes the algorithm of its own name."""
-    from ..ingest import ingest
-
     out = Path(out) if out is not None else data_dir()
     names = {Path(a).name: _ARCHIVE_EXT.sub("", Path(a).name) for a in archives}
     known = {s for sets in PUBLISHED.values() for s in sets.values()}

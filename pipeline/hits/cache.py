@@ -1,15 +1,16 @@
 """First hitting times cached in the store: computed once per source, read by every later measure.
 
 Every measure (aRT, ECDFs, auc, rankings, tests, the report) starts from the first hitting times
-of the trials (`runtime.hitting_times`), whose cost is reading and scanning all events. For the
-standard target set of each suite they are kept in the store, one Parquet file per source and hit
-rule, `derived/hits-<rule>-v<schema major>/<source_id>.parquet` (schema `schemas/hits.json`: a row
-per trial and standard target, the hit null where it was never reached): written the first
-time a measure needs them, never edited (a changed source has another `source_id`, and its old
-file is removed with it). Target sets that are subsets of the standard ones (e.g. the aRT table
-targets) and budget cuts (a target counts only if hit within B: `cut_hits`) are answered from the
-cache; other targets (runlength-based) and the recomputed biobjective
-indicator are computed as before. `COCOPIPE_HITS_CACHE=0` turns the cache off.
+of the trials (`spec.hitting_times`), whose cost is reading and scanning all events. For the
+standard target set of each suite they are kept in the store, one Parquet file per source in the
+store's cache folder of each hit rule (`Store.cache_dir("hits-<rule>-v<schema major>")`, files
+`<source_id>.parquet`, schema `schemas/hits.json`: a row per trial and standard target, the hit
+null where it was never reached): written the first time a measure needs them (by the fast path,
+`_kernel.first_hits`), never edited (a changed source has another `source_id`, and the store
+removes its old file with it). Target sets that are subsets of the standard ones (e.g. the aRT
+table targets) and budget cuts (a target counts only if hit within B: `budget.cut_hits`) are
+answered from the cache; other targets (runlength-based) and the recomputed biobjective indicator
+are computed from the events. `COCOPIPE_HITS_CACHE=0` turns the cache off.
 """
 from __future__ import annotations
 
@@ -24,10 +25,13 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from .. import distributed
+from ..reference_sets import data_dir
 from ..store import schema
-from ..store.store import DERIVED, Store
-from . import runtime, targets as tg
-from .reference import data_dir
+from ..store.store import Store
+from . import targets as tg
+from ._kernel import first_hits
+from .budget import Budget, cut_hits
+from .spec import RUN_COLS, dataset_columns, hitting_times, instance_weights
 
 TABLE = "hits"
 #: sources whose hits are computed together (bounded memory, fewer passes)
@@ -42,7 +46,7 @@ def enabled() -> bool:
 def folder(store: Store, exact: bool) -> Path:
     """The cache folder of a store for one hit rule (and the cache's schema version)."""
     major = schema.version(TABLE).split(".")[0]
-    return store.path / DERIVED / f"hits-{'exact' if exact else 'cocopp'}-v{major}"
+    return store.cache_dir(f"hits-{'exact' if exact else 'cocopp'}-v{major}")
 
 
 def _asked(target_frame: pl.DataFrame, suites: Iterable[str]) -> dict[str, set[float]] | None:
@@ -134,33 +138,33 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
 def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool) -> None:
     """Fill the cache for every source of `runs` at once, in batches over the workers, where `hits`
     would answer from it (before groups of algorithms read it, each filling only its own sources)."""
-    sources = _cacheable(store, runs, target_frame)
-    if sources:
+    found = _sources(runs, target_frame) if _usable(store, runs, target_frame) else None
+    if found and found[0]:
         try:
-            fill(store, sources, exact)
+            fill(store, found[0], exact)
         except OSError:
             pass  # `hits` computes from the events
 
 
 def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, exact: bool) -> dict[str, pl.DataFrame]:
     """The cached rows of the sources of `runs` (every trial against its suite's standard targets,
-    sorted by run_id, target), by source_id: by `runtime.first_hits`, else by `runtime.hitting_times`."""
+    sorted by run_id, target), by source_id: by `_kernel.first_hits`, else by `spec.hitting_times`."""
     edf = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:  # cocopp's rule reads the target-triggered (.dat) records alone: the others never read
         edf = edf.filter((pl.col("trigger") & 1) == 1)
-    # the trials with the columns that group them as cocopp aligns them (`runtime.first_hits`)
-    cols = dict.fromkeys(["run_id", "suite", "source_id", *runtime.dataset_columns(runs.collect_schema().names())])
+    # the trials with the columns that group them as cocopp aligns them (`_kernel.first_hits`)
+    cols = dict.fromkeys(["run_id", "suite", "source_id", *dataset_columns(runs.collect_schema().names())])
     rdf, edf = pl.collect_all([runs.select(*cols), edf])  # the two scans at once
     rdf = rdf.sort("source_id", "run_id")
     suites = rdf["suite"].unique().sort().to_list()
-    got = runtime.first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
+    got = first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
     if got is not None:  # rows in the order of rdf's runs: one slice per source
         per_run = pl.col("suite").replace_strict({s: len(tg.default(s)) for s in suites}, return_dtype=pl.Int64)
         sizes = rdf.group_by("source_id", maintain_order=True).agg(n=per_run.sum())
         ends = np.cumsum(sizes["n"].to_numpy())
         return {s: got.slice(int(e - n), int(n)) for s, n, e in zip(sizes["source_id"], sizes["n"], ends)}
     events = events.join(runs.select("run_id"), on="run_id", how="semi")
-    h = runtime.hitting_times(runs, events, tg.frame(None, suites), exact=exact)
+    h = hitting_times(runs, events, tg.frame(None, suites), exact=exact)
     got = h.select("run_id", "target", "hit").join(runs.select("run_id", "source_id"), on="run_id").collect()
     return {k[0]: part.sort("run_id", "target") for k, part in got.partition_by("source_id", as_dict=True,
                                                                                 include_key=False).items()}
@@ -176,44 +180,43 @@ def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     return pl.scan_parquet(files, schema=sch)
 
 
-def _cacheable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> list[str] | None:
-    """The sources of `runs` (sorted) where `hits` answers the targets asked for from the cache; None
-    where it does not (the same conditions)."""
+def _usable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> bool:
+    """Whether the cache may answer at all: turned on, a store of ours we may write to, trials that name
+    their source, no target asked twice (whose rows are given twice: computed)."""
     if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
-        return None
-    if _packaged(store) or target_frame.is_duplicated().any():
-        return None
+        return False
+    return not _packaged(store) and not target_frame.is_duplicated().any()  # packaged sets are never written to
+
+
+def _sources(runs: pl.LazyFrame, target_frame: pl.DataFrame) -> tuple[list[str], dict[str, set[float]]] | None:
+    """The sources of `runs` (sorted) and the targets asked for per suite, where they are all among the
+    standard ones of their suite; else None."""
     present = runs.select("suite", "source_id").unique().collect()
     asked = _asked(target_frame, present["suite"].unique().to_list())
     if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
         return None
-    return present["source_id"].unique().sort().to_list()
+    return present["source_id"].unique().sort().to_list(), asked
 
 
 def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool,
-         max_budget: str | float | None = None) -> pl.LazyFrame | None:
-    """First hitting times as `runtime.hitting_times(runs, events, targets)` gives them, from the
+         budget: Budget | None = None) -> pl.LazyFrame | None:
+    """First hitting times as `spec.hitting_times(runs, events, targets)` gives them, from the
     cache (filled first where missing); None where the cache cannot answer (targets outside the
     standard sets, cache turned off, a store we may not write to)."""
-    if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
-        return None  # turned off, or hand-built frames that name no source
-    if _packaged(store):
-        return None  # the reference sets shipped in the package are never written to (and small)
-    if target_frame.is_duplicated().any():
-        return None  # a target asked twice gives its rows twice: computed
-    runs = runs.select(*runtime.RUN_COLS, "source_id").collect().lazy()  # read once, for the sources and the weights
-    present = runs.select("suite", "source_id").unique().collect()
-    asked = _asked(target_frame, present["suite"].unique().to_list())
-    if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
+    if not _usable(store, runs, target_frame):
         return None
-    sources = present["source_id"].unique().sort().to_list()
+    runs = runs.select(*RUN_COLS, "source_id").collect().lazy()  # read once, for the sources and the weights
+    found = _sources(runs, target_frame)
+    if found is None:
+        return None
+    sources, asked = found
     try:
         fill(store, sources, exact)
     except OSError:
         return None
     # every trial has a row per standard target of its suite: one join on the trial, then the
     # targets asked for (none to drop when they are the whole standard set of every suite present)
-    base = runtime.instance_weights(runs.select(runtime.RUN_COLS))
+    base = instance_weights(runs.select(RUN_COLS))
     cached = scan(store, sources, exact)
     subset = any(ts != set(tg.default(s)) for s, ts in asked.items())
     if subset:  # the rows of the targets asked for read alone (a filter of the scan), then each suite's own
@@ -222,17 +225,4 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     if subset:
         keys = [c for c in target_frame.columns if c != "target"]
         out = out.join(target_frame.lazy(), on=[*keys, "target"], how="semi")
-    return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), max_budget)
-
-
-def cut_hits(hits: pl.LazyFrame, max_budget: str | float | None) -> pl.LazyFrame:
-    """Hits of the trials cut at the budget B (evaluations, or 'Nx' = N x dimension): a target counts
-    as reached only if its first hitting time is <= B (issue "budget cut"; as
-    ../shared/tools/cocopp_oracle_cut.py cuts cocopp's own hitting times)."""
-    budget = runtime.parse_budget(max_budget)
-    if budget is None:
-        return hits
-    limit = runtime._budget_expr(budget)
-    return hits.with_columns(hit=pl.when(pl.col("hit") <= limit).then(pl.col("hit"))).with_columns(
-        success=pl.col("hit").is_not_null())
-
+    return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), budget)

@@ -78,6 +78,7 @@ def main() -> None:
     """Console-script entry point. Ctrl-C at any moment (while loading or in a command) ends with one line
     and exit code 130; output piped into a reader that stops early (`| head`) ends quietly; a store that
     cannot be used, or an unreadable file in it, is a one-line error."""
+    sys.unraisablehook = _lost_interrupt(sys.unraisablehook)
     try:
         try:
             app = __getattr__("app") if "app" not in globals() else globals()["app"]
@@ -102,12 +103,32 @@ def main() -> None:
                 raise
             _store_failure(exc)
     except KeyboardInterrupt:
-        try:
-            sys.stderr.write(("\n" if sys.stderr.isatty() else "") + INTERRUPTED + "\n")  # after the terminal's ^C
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        _say_interrupted()
         sys.exit(130)
+
+
+def _say_interrupted() -> None:
+    try:
+        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + INTERRUPTED + "\n")  # after the terminal's ^C
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _lost_interrupt(hook):
+    """`sys.unraisablehook` that ends the command on a Ctrl-C Python would otherwise drop: a
+    KeyboardInterrupt raised inside a callback (an import lock's, a weakref's) is printed as "Exception
+    ignored" and the command goes on. It stops there instead, with the one line and exit code 130 (the
+    store's journal makes any moment safe to stop at, as a kill is)."""
+    def on_unraisable(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            import os
+
+            _say_interrupted()
+            os._exit(130)
+        hook(unraisable)
+
+    return on_unraisable
 
 
 def _store_failure(exc: BaseException) -> None:

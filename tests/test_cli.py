@@ -139,6 +139,16 @@ def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
     assert interrupted >= 8
 
 
+
+def test_a_ctrl_c_python_would_drop_ends_the_command_too():
+    # a KeyboardInterrupt raised inside a callback (an import lock's, a weakref's) is "ignored" by Python,
+    # which prints it and goes on: the command line stops there, with its one line and 130
+    code = ("import sys, weakref\nfrom pipeline import cli\nsys.unraisablehook = cli._lost_interrupt(sys.unraisablehook)\n"
+            "class A: pass\na = A()\ndef cb(_): raise KeyboardInterrupt\nr = weakref.ref(a, cb)\ndel a\n"
+            "print('went on')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "cocopipe: interrupted\n")
+
 # -- tables on a terminal, CSV into a pipe ----------------------------------------------------------------
 def test_a_table_on_a_terminal_is_readable_and_says_what_it_left_out(tiny_store):
     text, code = on_terminal("art", "--store", tiny_store, columns=100)

@@ -110,6 +110,8 @@ def test_a_bad_budget_is_a_one_line_error_before_any_work():
 def test_uses_refuses_what_it_cannot_do():
     with pytest.raises(TypeError, match="has no option max_budget"):
         uses(SelectionOptions, without=("max_budget",))
+    with pytest.raises(TypeError, match="a default for an option not offered: store"):
+        uses(SelectionOptions, only=("suite",), store=None)
     with pytest.raises(TypeError, match="expected one parameter annotated SelectionOptions"):
         uses(SelectionOptions)(lambda store="x": None)
 

@@ -68,8 +68,8 @@ RunlengthRefOpt = Annotated[Optional[str], typer.Option(
          "best09-16, best2016, best2019 or a full name such as best2009-bbob-noisy (default: cocopp's reference of "
          "each suite, best2009 on bbob).")]
 GroupsOpt = Annotated[Optional[list[str]], typer.Option(
-    "--group", "-g", help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every "
-                          "level.")]
+    "--group", "-g",
+    help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
 BudgetsOpt = Annotated[Optional[str], typer.Option(
     "--budgets", "-b", help="Budgets v1,v2,...: evaluations, or with x multiples of the dimension (all alike), e.g. "
                             "10x,100x.")]
@@ -80,7 +80,8 @@ SamplesOpt = Annotated[Optional[int], typer.Option(
 ExecutorOpt = Annotated[str, typer.Option(
     "--executor", help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")]
 WaitOpt = Annotated[float, typer.Option(
-    "--wait", help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")]
+    "--wait",
+    help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")]
 
 
 # -- parsing at the edge ----------------------------------------------------------------------------
@@ -154,9 +155,10 @@ class SelectionOptions:
             fail(str(exc))
         unknown = a.precision_unknown()
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
-            err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({', '.join(sorted(set(unknown['suite'])))}) "
-                      "have no known optimum, so no precision: measures of precisions leave them out (their raw values: "
-                      "`cocopipe params`, events.measured)", soft_wrap=True)
+            suites = ", ".join(sorted(set(unknown["suite"])))
+            err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no "
+                      "precision: measures of precisions leave them out (their raw values: `cocopipe params`, "
+                      "events.measured)", soft_wrap=True)
         return a
 
 
@@ -174,6 +176,8 @@ def uses(group: type, *, only: tuple[str, ...] | None = None, without: tuple[str
     if unknown - set(fields):
         raise TypeError(f"{group.__name__} has no option {', '.join(sorted(unknown - set(fields)))}")
     offered = [f for f in fields.values() if (only is None or f.name in only) and f.name not in without]
+    if stray := set(defaults) - {f.name for f in offered}:
+        raise TypeError(f"a default for an option not offered: {', '.join(sorted(stray))}")
 
     def decorate(command: Callable) -> Callable:
         signature = inspect.signature(command, eval_str=True)

@@ -47,8 +47,8 @@ def register(app: typer.Typer) -> None:
         targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Without --runlength: a named set (bbob, biobj, table, scaling) or v1,v2,...")] = None,
         out: OutOpt = None,
     ) -> None:
-        """Target values: runlength-based ones per (function, dimension, budget), or a fixed set. The reference
-        of runlength-based targets is a packaged set, or with --store an algorithm of that store; --suite: one."""
+        """Target values: runlength-based ones per (function, dimension, budget) of a reference algorithm (a
+        packaged set, or with --store an algorithm of that store) on one --suite, or a fixed set."""
         from ..hits import targets as tg
         from ..measures import runlength as rl
 

@@ -1,9 +1,9 @@
 """The `cocopipe` command line: every module in `pipeline.commands` adds its commands.
 
-The command modules import only typer and `commands._common` when they load; each command imports
-what it computes with (polars, scipy, altair, ...) when it runs, so that `cocopipe --help` and small
-commands start fast (tests/test_cli.py checks that loading the command line imports none of them).
-`app` is built on first use: `from pipeline.cli import app`.
+The command modules import only typer, `commands._common` and `commands._options` when they load;
+each command imports what it computes with (polars, scipy, altair, ...) when it runs, so that
+`cocopipe --help` and small commands start fast (tests/test_cli.py checks that loading the command
+line imports none of them). `app` is built on first use: `from pipeline.cli import app`.
 """
 from __future__ import annotations
 

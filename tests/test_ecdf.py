@@ -149,7 +149,7 @@ def test_cli(tmp_path):
     r = run("--targets", "1.0", "--summary", "--out", "-")
     assert r.returncode == 0 and pl.read_csv(r.stdout.encode())["final_fraction"].to_list() == [0.5, 0.5, 0.5]
     for args, words in ((["--group", "nope"], "group 'nope'"), (["--mode", "x"], "--mode"), (["--max-x", "-1"], "max_x"),
-                        (["--reference", "best2009"], "--targets runlength")):
+                        (["--runlength-reference", "best2009"], "--targets runlength")):
         r = run(*args)
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
         assert r.returncode != 0 and len(lines) == 1 and words in lines[0] and "Traceback" not in r.stderr, r.stderr

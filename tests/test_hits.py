@@ -69,6 +69,12 @@ def test_budget_is_parsed_once_into_evaluations_or_a_multiple_of_the_dimension()
         Budget.parse("ten")
     with pytest.raises(ValueError, match="budget '-1x' must be positive"):
         Budget.parse("-1x")
+    assert Budget.parse_list("10x, 100X,") == [Budget(10.0, True), Budget(100.0, True)]
+    assert Budget.parse_list("1e3") == [Budget(1000.0)]
+    for bad, message in (("10x,100", "all in evaluations or all as multiples"), (" , ", "expected budgets"),
+                         ("1,x", "budget 'x': expected evaluations"), ("0", "must be positive")):
+        with pytest.raises(ValueError, match=message):
+            Budget.parse_list(bad)
     runs, ev = frames([(1, [(1, 10.0), (30, 0.05), (100, 0.01)], 100), (2, [(1, 5.0), (50, 0.1)], 80)])
     r, e = cut(runs, ev, Budget.parse("20x"))  # 40 evaluations in 2-D
     assert r.collect().sort("run_id").select("evaluations", "final_delta").rows() == [(40, 0.05), (40, 5.0)]

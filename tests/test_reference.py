@@ -171,7 +171,7 @@ def test_cli_build_and_choices(two, tmp_path):
     assert r.exit_code == 0 and "A" in r.output
     r = CliRunner().invoke(app, ["reference", "build", "--store", str(two.store.path), "--name", "x", "-a", "C"])
     assert r.exit_code == 1 and "no algorithm 'C' in the store" in r.output
-    r = CliRunner().invoke(app, ["targets", "--runlength", "--store", str(two.store.path), "--reference", "best",
+    r = CliRunner().invoke(app, ["targets", "--runlength", "--store", str(two.store.path), "--runlength-reference", "best",
                                  "--budgets", "1,100"])
     assert r.exit_code == 0, r.output
 

@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI commands: consoles, progress, errors, writing tables.
+"""Helpers shared by the CLI commands: consoles, progress, errors, writing tables, opening a store (the
+options they share: `_options`).
 
 Loaded by `pipeline.cli` for every command, even `--help`: it imports typer and rich only (polars
 and the measures are imported by the functions that use them)."""
@@ -192,52 +193,3 @@ def unreadable_store_file() -> str | None:
             return (f"{path / bad[0].path}: {bad[0].detail}{more}; `cocopipe check --store {path} --repair` "
                     "drops what cannot be read")
     return None
-
-
-# -- options shared by the analysis commands -------------------------------------------------
-from typing import Annotated, Optional  # noqa: E402
-
-StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store folder.")]
-OutOpt = Annotated[Optional[str], typer.Option("--out", "-o", help="Output file (.csv, .parquet, .json, .md); '-' for CSV on stdout.")]
-SuiteOpt = Annotated[Optional[list[str]], typer.Option("--suite", help="Only these suites.")]
-AlgOpt = Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="Only these algorithms.")]
-FuncOpt = Annotated[Optional[list[int]], typer.Option("--function", "-f", help="Only these functions.")]
-DimOpt = Annotated[Optional[list[int]], typer.Option("--dimension", "-d", help="Only these dimensions.")]
-BudgetOpt = Annotated[Optional[str], typer.Option("--max-budget", help="Cut every trial at B evaluations, or Nx = N x dimension.")]
-AllInstOpt = Annotated[bool, typer.Option("--all-instances", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")]
-ExactOpt = Annotated[bool, typer.Option("--exact-hits", help="Hitting times from every record by seed 000's definition, not cocopp's .dat-only reading.")]
-IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
-TargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, scaling, runlength (runlength-based targets of each suite's reference algorithm), or v1,v2,... (default: the suite's standard set).")]
-#: `pip install` of an extra in help text (typer reads help as rich markup, where [ray] would be a tag)
-RAY_EXTRA = "pip install 'cocopipe\\[ray]'"
-ExecutorOpt = Annotated[str, typer.Option("--executor", help=f"local, or ray: groups of algorithms as Ray tasks ({RAY_EXTRA}).")]
-
-
-def parse_budget(text: str | None):
-    """The --max-budget option as a `Budget` (None: no cut), or a one-line error."""
-    from ..hits.budget import Budget
-
-    try:
-        return Budget.parse(text)
-    except ValueError as exc:
-        fail(str(exc))
-
-
-def analysis(store: str, suite=None, algorithm=None, function=None, dimension=None, max_budget=None,
-             all_instances=False, exact=False, indicator="logged", executor="local"):
-    """An `Analysis` of a store from the shared options, checked to match trials, with one-line errors."""
-    from ..api import Analysis
-
-    st = open_store(store)
-    try:
-        a = Analysis(st, suite=suite, algorithm=algorithm, function=function, dimension=dimension,
-                     max_budget=max_budget, all_instances=all_instances, exact=exact, indicator=indicator,
-                     executor=executor).check()
-    except ValueError as exc:
-        fail(str(exc))
-    unknown = a.precision_unknown()
-    if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
-        err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({', '.join(sorted(set(unknown['suite'])))}) have no "
-                  "known optimum, so no precision: measures of precisions leave them out (their raw values: "
-                  "`cocopipe params`, events.measured)", soft_wrap=True)
-    return a

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt,
-                      SuiteOpt, TargetsOpt, analysis, fail, parse_budget, write_table)
+from ._common import fail, write_table
+from ._options import OutOpt, SeedOpt, SelectionOptions, TargetsOpt, uses
 
 if TYPE_CHECKING:
     import polars as pl
@@ -46,17 +46,15 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions)
     def auc(
-        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None,
         group_means: Annotated[bool, typer.Option("--by-group", help="Also write means per function group and over all functions (FILE.groups.EXT).")] = False,
-        indicator: IndicatorOpt = "logged",
     ) -> None:
         """Area under the ECDF of the trials' first hitting times, per (algorithm, function, dimension)."""
-        a = analysis(store, suite, algorithm, function, dimension, None, all_instances, exact_hits, indicator)
+        a = sel.analysis(cut=False)  # --max-budget B: the area up to B, the trials not cut
         try:
-            df = auc_table(a, targets, parse_budget(max_budget))
+            df = auc_table(a, targets, sel.budget)
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)
@@ -69,17 +67,16 @@ def register(app: typer.Typer) -> None:
                 write_table(g, out)
 
     @app.command()
+    @uses(SelectionOptions)
     def rank(
+        sel: SelectionOptions,
         by: Annotated[str, typer.Option("--by", help="auc (average rank of per-function auc, Friedman test) or glicko2.")] = "auc",
-        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        out: OutOpt = None, targets: TargetsOpt = None,
         overall: Annotated[bool, typer.Option("--overall", help="One ranking over all dimensions instead of one per dimension.")] = False,
         rounds: Annotated[int, typer.Option(help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
-        seed: Annotated[int, typer.Option(help="Glicko-2: seed of the draws.")] = 1,
+        seed: SeedOpt = 1,
         alpha: Annotated[float, typer.Option(help="auc: level of the Nemenyi critical difference.")] = 0.05,
         cliques: Annotated[Optional[str], typer.Option("--cliques", help="auc: write the critical-difference cliques (algorithms not significantly different) to this file.")] = None,
-        indicator: IndicatorOpt = "logged",
     ) -> None:
         """Rank algorithms: `--by auc` (mean ranks, Friedman test, Nemenyi critical difference) or `--by glicko2`;
         per dimension unless --overall."""
@@ -87,9 +84,8 @@ def register(app: typer.Typer) -> None:
 
         from ..measures import ranking
 
-        budget = parse_budget(max_budget)
-        a = analysis(store, suite, algorithm, function, dimension, budget if by == "glicko2" else None,
-                     all_instances, exact_hits, indicator)
+        budget = sel.budget  # glicko2: the trials cut at it; auc: the end of the area
+        a = sel.analysis(cut=by == "glicko2")
         if by == "auc" and not 0 < alpha < 1:
             fail(f"--alpha {alpha}: expected a level between 0 and 1")
         if by not in ("auc", "glicko2"):

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import err, fail, out, write_table
+from ._options import OutOpt, SuiteOpt
 
 ArchiveUrlOpt = Annotated[Optional[str], typer.Option(
     "--archive-url", envvar="COCOPIPE_ARCHIVE_URL", show_envvar=True,
@@ -70,8 +71,8 @@ def register(app: typer.Typer) -> None:
     @arch.command("list")
     def list_(
         pattern: Annotated[Optional[str], typer.Argument(help="Only data sets this name pattern selects (a substring, as cocopp).", show_default=False)] = None,
-        suite: Annotated[Optional[list[str]], typer.Option("--suite", help="Only these suites.")] = None,
-        out_file: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the list (.csv, .parquet, .json, .md); '-' for CSV on stdout.")] = None,
+        suite: SuiteOpt = None,
+        out_file: OutOpt = None,
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
         refresh: Annotated[bool, typer.Option("--refresh", help="Download the archive's definition file again.")] = False,

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import StoreOpt, err, fail, open_store
+from ._common import err, fail, open_store
+from ._options import STORE, StoreOpt, WaitOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -17,12 +18,12 @@ def register(app: typer.Typer) -> None:
 
     @biobj.command()
     def recompute(
-        store: StoreOpt = "cocopipe-store",
+        store: StoreOpt = STORE,
         reference_values: Annotated[Optional[str], typer.Option(
             "--reference-values", "-r",
             help="File of reference indicator values (lines `bbob-biobj_f01_i01_d02 VALUE`, or a CSV with "
                  "function, dimension, instance, reference_value); default: the values in the logs' headers.")] = None,
-        wait: Annotated[float, typer.Option("--wait", help="Seconds to wait while another process writes to the store.")] = 0,
+        wait: WaitOpt = 0,
     ) -> None:
         """Recompute the hypervolume indicator of every biobjective run from its archive (.adat) and
         store it beside the logged one; measures read it with --indicator recomputed."""

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..charts import KIND_NAMES
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
-                      TargetsOpt, analysis, err, fail)
+from ._common import err, fail
+from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
 
 
 def parse_value(text: str):
@@ -47,15 +47,14 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
     @app.command(help="Draw a chart of a store. KIND is one of: " + ", ".join(KIND_NAMES)
                  + ". Options of the kind with -O KEY=VALUE (see --list).")
+    @uses(SelectionOptions)
     def chart(
+        sel: SelectionOptions,
         kind: Annotated[str, typer.Argument(help=KIND_HELP)] = "ecdf",
         out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file: .json (Vega-Lite), .svg, .png, .pdf or .html.")] = None,
-        store: StoreOpt = "cocopipe-store", targets: TargetsOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
-        indicator: IndicatorOpt = "logged",
+        targets: TargetsOpt = None,
         group: Annotated[Optional[str], typer.Option("--group", "-g", help="Function group: all, separ, lcond, hcond, multi, mult2, fN (kinds that aggregate).")] = None,
-        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: a store algorithm or a packaged set (best2009, ...).")] = None,
+        reference: ReferenceOpt = None,
         band: Annotated[bool, typer.Option("--band", help="ECDF: the bootstrap confidence band of each algorithm.")] = False,
         level: Annotated[Optional[float], typer.Option("--level", help="ECDF: confidence level of the band (default 0.95).")] = None,
         per_instance: Annotated[bool, typer.Option("--per-instance", help="ECDF: every instance's ECDF as a thin faint line.")] = False,
@@ -92,12 +91,12 @@ def register(app: typer.Typer) -> None:
             if name not in known:
                 fail(f"chart {kind}: --{name.replace('_', '-')} does not apply (options: {', '.join(known)})")
             opts[name] = value
-        if dimension and "dimension" in known:
-            opts.setdefault("dimension", dimension if len(dimension) > 1 else dimension[0])
+        if sel.dimension and "dimension" in known:
+            opts.setdefault("dimension", sel.dimension if len(sel.dimension) > 1 else sel.dimension[0])
         for k in opts:
             if k not in known and not takes_any:
                 fail(f"chart {kind}: unknown option {k!r} (options: {', '.join(known)})")
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        a = sel.analysis()
         try:
             c = kinds.chart(kind, a, **opts)
             path = export.save(c, out, scale=scale)

@@ -5,7 +5,8 @@ from typing import Annotated
 
 import typer
 
-from ._common import StoreOpt, err, fail, out
+from ._common import err, fail, out
+from ._options import STORE, StoreOpt, WaitOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -13,9 +14,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def check(
-        store: StoreOpt = "cocopipe-store",
+        store: StoreOpt = STORE,
         repair: Annotated[bool, typer.Option("--repair", help="Keep what is readable, drop the rest, and say what was dropped.")] = False,
-        wait: Annotated[float, typer.Option("--wait", help="With --repair: seconds to wait while another process writes to the store.")] = 0,
+        wait: WaitOpt = 0,
     ) -> None:
         """Check that the manifest and the files of a store agree: files missing, orphaned, unreadable or
         of another schema version, and every source's run count. Exits non-zero while problems remain."""

@@ -5,26 +5,21 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, ExecutorOpt, FuncOpt,
-                      IndicatorOpt, OutOpt, StoreOpt,
-                      SuiteOpt, TargetsOpt, analysis, fail, write_table)
-
-GroupOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
+from ._common import fail, write_table
+from ._options import (ExecutorOpt, GroupsOpt, OutOpt, RunlengthRefOpt, SamplesOpt, SeedOpt, SelectionOptions,
+                       TargetsOpt, uses)
 
 
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions)
     def ecdf(
-        store: StoreOpt = "cocopipe-store", out: OutOpt = None, targets: TargetsOpt = None, group: GroupOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
-        indicator: IndicatorOpt = "logged", executor: ExecutorOpt = "local",
-        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference set of --targets runlength (best2009, best09-16, best2016, best2019; default: the suite's).")] = None,
+        sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None, group: GroupsOpt = None,
+        executor: ExecutorOpt = "local", runlength_reference: RunlengthRefOpt = None,
         mode: Annotated[str, typer.Option("--mode", "-m", help="simulated (cocopp's simulated restarts, seeded), exact (their expected ECDF in closed form) or trials (the trials' own hitting times).")] = "simulated",
-        samples: Annotated[int, typer.Option(help="Simulated runs per problem: K * max(2, samples // K), K trials (cocopp: 100).")] = 100,
-        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
+        samples: SamplesOpt = 100, seed: SeedOpt = 1,
         max_x: Annotated[Optional[str], typer.Option("--max-x", help="Plotted range in evaluations / dimension: a number, budget (the trials' largest) or cocopp (1e7). Default: cocopp, budget in exact mode; --max-budget B sets B / dimension.")] = None,
         band: Annotated[Optional[float], typer.Option("--band", help="Add a bootstrap confidence band low..high at this level (e.g. 0.95): trials resampled within each function and dimension.")] = None,
         replicates: Annotated[int, typer.Option(help="Bootstrap replicates of --band.")] = 100,
@@ -44,10 +39,10 @@ def register(app: typer.Typer) -> None:
             fail(f"--replicates {replicates}: expected at least 2")
         if sum((summary, band is not None, per_instance)) > 1:
             fail("choose one of --summary, --band and --per-instance")
-        if reference is not None and targets != "runlength":
-            fail("--reference applies to --targets runlength only")
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator,
-                     executor)
+        if runlength_reference is not None and targets != "runlength":
+            fail("--runlength-reference applies to --targets runlength only")
+        a = sel.analysis(executor)
+        reference = runlength_reference  # the measures' `reference`: of the runlength targets
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ._common import AlgOpt, DimOpt, FuncOpt, StoreOpt, SuiteOpt, err, fail, open_store
+from ._common import err, fail, open_store
+from ._options import SelectionOptions, uses
 
 FORMATS = ("iohprofiler",)
 
@@ -15,14 +16,11 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions, only=("store", "suite", "algorithm", "function", "dimension"))
     def export(
+        sel: SelectionOptions,
         out: Annotated[str, typer.Option("--out", "-o", help="Folder to write (new or empty).")],
         format: Annotated[str, typer.Option("--format", help="iohprofiler: the json + .dat layout IOHinspector and IOHanalyzer read.")] = "iohprofiler",
-        store: StoreOpt = "cocopipe-store",
-        suite: SuiteOpt = None,
-        algorithm: AlgOpt = None,
-        function: FuncOpt = None,
-        dimension: DimOpt = None,
     ) -> None:
         """Write a selection of the store (COCO and IOHprofiler data alike) in another tool's format."""
         import polars as pl
@@ -35,8 +33,8 @@ def register(app: typer.Typer) -> None:
         target = Path(out)
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             fail(f"{out}: exists and is not an empty folder")
-        st = open_store(store)
-        runs = filter_frame(st.runs(), suite=suite, algorithm=algorithm, function=function, dimension=dimension).collect()
+        st = open_store(sel.store)
+        runs = filter_frame(st.runs(), **sel.filters).collect()
         if not runs.height:
             fail("the selection matches no runs")
         ids = runs.select("run_id").lazy()

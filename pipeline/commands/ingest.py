@@ -7,11 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import OPENED, RAY_EXTRA, err, fail, open_store, progress, write_table
+from ._common import OPENED, err, fail, open_store, progress, write_table
+from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
 from .archive import ArchiveUrlOpt, OfflineOpt
-
-STORE = typer.Option("--store", "-s", help="Store folder.")
-WAIT = typer.Option("--wait", help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")
 
 
 def _discard(path: Path, before: set[str] | None) -> None:
@@ -92,18 +90,18 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def ingest(
         sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives; archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).")],
-        store: Annotated[str, STORE] = "cocopipe-store",
+        store: StoreOpt = STORE,
         name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
-        executor: Annotated[str, typer.Option(help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")] = "local",
+        executor: ExecutorOpt = "local",
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
         max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
         max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
-        wait: Annotated[float, WAIT] = 0,
+        wait: WaitOpt = 0,
         source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
         replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
         problems_out: Annotated[Optional[str], typer.Option("--problems", help="Write every problem met (source, file, line, message, action) to this file (.csv, .parquet, .json); the terminal shows the first few of each source.")] = None,
@@ -159,23 +157,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
     @app.command()
-    def runs(
-        store: Annotated[str, STORE] = "cocopipe-store",
-        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file (.csv, .parquet); '-' for CSV on stdout.")] = None,
-        suite: Annotated[Optional[list[str]], typer.Option(help="Only these suites.")] = None,
-        algorithm: Annotated[Optional[list[str]], typer.Option(help="Only these algorithms.")] = None,
-        all_instances: Annotated[bool, typer.Option(help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")] = False,
-    ) -> None:
+    @uses(SelectionOptions, without=READING)
+    def runs(sel: SelectionOptions, out: OutOpt = None) -> None:
         """Export the runs table (one row per trial)."""
         from ..conventions import interesting_instances
         from ..selection import check, filter_frame
 
-        st = open_store(store)
+        st = open_store(sel.store)
         try:
-            check(st.runs(), dict(suite=suite, algorithm=algorithm), all_instances, what=f"the store {store}")
+            check(st.runs(), sel.filters, bool(sel.all_instances), what=f"the store {sel.store}")
         except ValueError as exc:
             fail(str(exc))
-        lf = interesting_instances(filter_frame(st.runs(), suite=suite, algorithm=algorithm), all_instances)
+        lf = interesting_instances(filter_frame(st.runs(), **sel.filters), bool(sel.all_instances))
         write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
 
 
@@ -217,8 +210,7 @@ def _partial(n: int) -> str:
 
 def _register_info(app: typer.Typer) -> None:
     @app.command()
-    def info(store: Annotated[str, STORE] = "cocopipe-store",
-             out: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the summary table to a file.")] = None) -> None:
+    def info(store: StoreOpt = STORE, out: OutOpt = None) -> None:
         """What the store holds: per suite and algorithm, runs, functions, dimensions, sources, formats."""
         import polars as pl
 

@@ -1,24 +1,21 @@
 """`cocopipe profile`: target-free runtime profiles (seed 004) as a step table."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, FuncOpt, IndicatorOpt, OutOpt, StoreOpt, SuiteOpt,
-                      analysis, fail, write_table)
-
-GroupOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
+from ._common import fail, write_table
+from ._options import GroupsOpt, OutOpt, SelectionOptions, uses
 
 
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions, without=("exact_hits",))
     def profile(
-        store: StoreOpt = "cocopipe-store", out: OutOpt = None, group: GroupOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, indicator: IndicatorOpt = "logged",
+        sel: SelectionOptions, out: OutOpt = None, group: GroupsOpt = None,
         transform: Annotated[str, typer.Option(help="T applied to f - f_inf + eps: log10 or linear.")] = "log10",
         f0: Annotated[str, typer.Option("--f0", help="Start value f0: observed (max of the trials' first values) or a number.")] = "observed",
         delta: Annotated[str, typer.Option("--delta", help="Size of the first step delta: a number >= 0 or first-improvement.")] = "0",
@@ -28,7 +25,7 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final value, start and end x, functions, trials.")] = False,
     ) -> None:
         """Target-free runtime profile per (algorithm, dimension, group): x = evaluations / dimension, value in [0, 1]."""
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, False, indicator)
+        a = sel.analysis()
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")

@@ -5,17 +5,19 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import AllInstOpt, BudgetOpt, ExactOpt, OutOpt, StoreOpt, fail, open_store, out, write_table
+from ._common import fail, open_store, out, write_table
+from ._options import OutOpt, SelectionOptions, uses
 
 
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions, only=("store", "all_instances", "budget", "exact_hits"))
     def query(
+        sel: SelectionOptions,
         sql: Annotated[Optional[str], typer.Argument(metavar="FILE.sql|SQL", help="A .sql file or the query text, e.g. \"SELECT algorithm, COUNT(*) FROM runs GROUP BY 1\".")] = None,
-        store: StoreOpt = "cocopipe-store", out_file: OutOpt = None, max_budget: BudgetOpt = None,
-        all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
+        out_file: OutOpt = None,
         tables: Annotated[bool, typer.Option("--tables", help="List the tables and views with their columns, and exit.")] = False,
         explain: Annotated[bool, typer.Option("--explain", help="Print the optimized query plan (which partitions and columns are read) instead of running it.")] = False,
         allow_files: Annotated[bool, typer.Option("--allow-files", help="Let the query read files too (read_csv, read_parquet, read_json, read_ipc); by default it sees the store's tables and views only.")] = False,
@@ -25,9 +27,9 @@ def register(app: typer.Typer) -> None:
         read. Malformed queries exit with code 2."""
         from ..query import QueryError, QueryTables, collect, run_sql
 
-        st = open_store(store)
+        st = open_store(sel.store)
         try:
-            qt = QueryTables(st, max_budget=max_budget, all_instances=all_instances, exact=exact_hits)
+            qt = QueryTables(st, max_budget=sel.budget, all_instances=bool(sel.all_instances), exact=sel.exact_hits)
         except ValueError as exc:
             fail(str(exc))
         if tables:

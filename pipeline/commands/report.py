@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, stages
+from ._common import err, fail, stages
+from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt
 
 #: how settings.json names the sample data shipped with the package
@@ -61,19 +62,16 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions, without=("exact_hits", "indicator"), store=None, all_instances=None)
     def report(
+        sel: SelectionOptions,
         sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data); archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).", show_default=False)] = None,
-        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Store to report on; with SOURCES, they are ingested into it (default: a temporary store).")] = None,
         out: Annotated[str, typer.Option("--out", "-o", help="Report folder (index.html, pages, settings.json, static/).")] = "cocopipe-report",
         settings_file: Annotated[Optional[str], typer.Option("--settings", help="settings.json of an earlier report: rebuild it exactly (options given here override it).")] = None,
-        algorithm: AlgOpt = None, suite: SuiteOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None,
         reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: one of the store, or a packaged set (best2009, best09-16, best2016, best2019), for the suites it fits; 'none' for none (default: each suite's packaged set as cocopp: best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on bbob-largescale).")] = None,
         mode: Annotated[Optional[str], typer.Option("--mode", help="ECDF of simulated restarts: simulated (seeded, as cocopp) or exact (its expectation).")] = None,
-        seed: Annotated[Optional[int], typer.Option(help="Seed of the simulated restarts (ECDFs and aRT dispersion).")] = None,
-        samples: Annotated[Optional[int], typer.Option(help="Simulated restarts: per trial for the ECDFs and per problem for the aRT dispersion (default 100 and 1000).")] = None,
+        seed: SeedOpt = None, samples: SamplesOpt = None,
         targets: Annotated[Optional[str], typer.Option("--targets", "-t", help="ECDF targets: bbob, biobj, or v1,v2,... (default: the suite's standard set).")] = None,
-        all_instances: Annotated[Optional[bool], typer.Option("--all-instances/--instances-of-interest", help="Keep instances cocopp leaves out by default (bbob-biobj 11+).", show_default=False)] = None,
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
         background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, another cocopipe store (all its algorithms), or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
@@ -89,12 +87,15 @@ def register(app: typer.Typer) -> None:
         from ..report.output import check_replaceable
         from ._common import open_store
 
+        store = sel.store  # with SOURCES, they are ingested into it (default: a temporary store)
+
         try:
             settings = Settings.load(settings_file) if settings_file else Settings()
             old_record = settings.record
-            changes = dict(algorithms=algorithm or None, suites=suite or None, functions=function or None,
-                           dimensions=dimension or None, max_budget=max_budget, reference=reference, mode=mode,
-                           seed=seed, targets=targets, all_instances=all_instances, renderer=renderer,
+            changes = dict(algorithms=sel.algorithm or None, suites=sel.suite or None, functions=sel.function or None,
+                           dimensions=sel.dimension or None, max_budget=sel.budget and str(sel.budget),
+                           reference=reference, mode=mode, seed=seed, targets=targets, all_instances=sel.all_instances,
+                           renderer=renderer,
                            background=[b if not Path(b).exists() else str(Path(b).resolve()) for b in background]
                            if background else None)
             if samples is not None:

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
-                      analysis, err, fail)
+from ._common import err, fail
+from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 
 TableTargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, table-biobj, scaling, or v1,v2,... (default: cocopp's table targets of each suite).")]
 FORMATS = ("md", "html", "tex", "csv", "parquet")
@@ -32,20 +32,16 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions)
     def table(
-        store: StoreOpt = "cocopipe-store",
+        sel: SelectionOptions,
         out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output file; stdout when omitted.")] = None,
         fmt: Annotated[Optional[str], typer.Option("--format", help="md, html, tex, csv or parquet (default: from --out, else md).")] = None,
-        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Algorithm of the store whose aRT divides the others' (and which each is tested against).")] = None,
+        reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm (one of the store) whose aRT divides the others' (and which each is tested against).")] = None,
         absolute: Annotated[bool, typer.Option("--absolute", help="Absolute aRT, no reference (the default without --reference).")] = False,
         correction: Annotated[str, typer.Option("--correction", help="Multiple-testing correction: bonferroni or holm.")] = "bonferroni",
         pairwise: Annotated[bool, typer.Option("--pairwise", help="Rank-sum tests for every pair of algorithms instead of the aRT table.")] = False,
-        targets: TableTargetsOpt = None,
-        suite: SuiteOpt = None, algorithm: AlgOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
-        max_budget: BudgetOpt = None, all_instances: AllInstOpt = False, exact_hits: ExactOpt = False,
-        indicator: IndicatorOpt = "logged",
-        samples: Annotated[int, typer.Option(help="Simulated restarts per problem for the dispersion.")] = 1000,
-        seed: Annotated[int, typer.Option(help="Seed of the simulated restarts.")] = 1,
+        targets: TableTargetsOpt = None, samples: SamplesOpt = 1000, seed: SeedOpt = 1,
         alpha: Annotated[float, typer.Option(help="Significance level of the markers (after correction).")] = 0.05,
         standalone: Annotated[bool, typer.Option(help="LaTeX: a complete document (pdflatex; xelatex or lualatex for names beyond Latin scripts), not a fragment.")] = False,
     ) -> None:
@@ -60,7 +56,7 @@ def register(app: typer.Typer) -> None:
             fail("--absolute and --reference exclude each other")
         if pairwise and reference:
             fail("--pairwise tests every pair of algorithms; --reference does not apply")
-        a = analysis(store, suite, algorithm, function, dimension, max_budget, all_instances, exact_hits, indicator)
+        a = sel.analysis()
         try:
             if pairwise:
                 df = pairwise_table(a, targets, correction, alpha=alpha)

@@ -6,12 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import AlgOpt, DimOpt, FuncOpt, OutOpt, SuiteOpt, err, fail, open_store, write_table
+from ._common import err, fail, open_store, write_table
+from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
 
-RefOpt = Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference algorithm: a packaged set (best2009, best09-16, best2016, best2019, or a full name such as best2009-bbob-noisy), or with --store an algorithm of that store (default: cocopp's reference of the suite, best2009 on bbob).")]
 
-
-def _reference(name: str, store: str | None, suite: str | None):
+def _reference(name: str, store: str | None, suite: str | None, option: str = "--reference"):
     """The reference as an Analysis: an algorithm of `store`, else a packaged set."""
     from .. import reference_sets as ref
     from ..api import Analysis
@@ -19,7 +18,7 @@ def _reference(name: str, store: str | None, suite: str | None):
 
     if name is None:
         if store:
-            fail("--reference: name the reference algorithm of the store")
+            fail(f"{option}: name the reference algorithm of the store")
         name = ref.DEFAULT_FOR_SUITE.get(suite or "bbob")
         if name is None:
             fail(f"suite {suite!r} has no default reference: choose one of {', '.join(ref.known_references())}")
@@ -38,20 +37,24 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
+    @uses(SelectionOptions, only=("store", "suite"), store=None)
     def targets(
+        sel: SelectionOptions,
         runlength: Annotated[bool, typer.Option("--runlength", help="Runlength-based targets of a reference algorithm (seed 000).")] = False,
-        reference: RefOpt = None,
-        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
-        suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set (default: its first, e.g. bbob).")] = None,
+        runlength_reference: RunlengthRefOpt = None,
         budgets: Annotated[str, typer.Option("--budgets", "-b", help="31 (a count: log-uniform budgets 0.5..50 x dimension, the ECDF setting) or budgets per dimension v1,v2,... (with the 'not chosen before' rule).")] = "31",
         factor: Annotated[Optional[float], typer.Option("--factor", help="Factor of the 'not chosen before' rule (default 1 for a count, 10^0.04 for a list; cocopp's tables use 10^0.2 = 1.585).")] = None,
         targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Without --runlength: a named set (bbob, biobj, table, scaling) or v1,v2,...")] = None,
         out: OutOpt = None,
     ) -> None:
-        """Target values: runlength-based ones per (function, dimension, budget), or a fixed set."""
+        """Target values: runlength-based ones per (function, dimension, budget) of a reference algorithm (a
+        packaged set, or with --store an algorithm of that store) on one --suite, or a fixed set."""
         from ..hits import targets as tg
         from ..measures import runlength as rl
 
+        store, suite, reference = sel.store, one_suite(sel.suite), runlength_reference
+        if reference is not None and not runlength:
+            fail("--runlength-reference applies to --runlength only")
         if not runlength:
             try:
                 values = tg.parse(targets_, suite or "bbob")
@@ -63,7 +66,7 @@ def register(app: typer.Typer) -> None:
             spec = rl.parse_budgets(budgets)
         except ValueError as exc:
             fail(f"--budgets: {exc}")
-        ref = _reference(reference, store, suite)
+        ref = _reference(reference, store, suite, "--runlength-reference")
         try:
             df = rl.runlength_targets(ref, spec, factor=factor).collect()
         except ValueError as exc:
@@ -78,26 +81,21 @@ def register(app: typer.Typer) -> None:
     app.add_typer(ref_app, name="reference")
 
     @ref_app.command("build")
+    @uses(SelectionOptions, without=READING)
     def build(
+        sel: SelectionOptions,
         name: Annotated[str, typer.Option("--name", "-n", help="Name of the reference algorithm to add to the store.")],
-        store: Annotated[str, typer.Option("--store", "-s", help="Store holding the algorithms.")] = "cocopipe-store",
-        algorithm: AlgOpt = None, suite: SuiteOpt = None, function: FuncOpt = None, dimension: DimOpt = None,
         into: Annotated[Optional[str], typer.Option("--into", help="Write the reference into this store instead (created if missing).")] = None,
         targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Targets to build on (default: the suite's standard set, extended upwards to the first records).")] = None,
         out: OutOpt = None,
-        wait: Annotated[float, typer.Option("--wait", help="Seconds to wait while another process writes to the store.")] = 0,
+        wait: WaitOpt = 0,
     ) -> None:
         """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
-        from ..api import Analysis
         from ..hits import targets as tg
         from ..references import build_reference
         from ..store import Store, StoreError
 
-        try:
-            a = Analysis(open_store(store), suite=suite, algorithm=algorithm, function=function,
-                         dimension=dimension).check()
-        except ValueError as exc:
-            fail(str(exc))
+        a = sel.analysis()
         try:
             dest = Store(into, create=True) if into else a.store
             values = tg.parse(targets_) if targets_ else None
@@ -128,15 +126,13 @@ def register(app: typer.Typer) -> None:
         write_table(pl.DataFrame(rows, schema=["name", "suite", "algorithm", "functions", "dimensions"], orient="row"), out)
 
     @ref_app.command("choices")
-    def choices(
-        reference: RefOpt = None,
-        store: Annotated[Optional[str], typer.Option("--store", "-s", help="Take the reference algorithm from this store.")] = None,
-        suite: Annotated[Optional[str], typer.Option("--suite", help="Suite of the reference set.")] = None,
-        out: OutOpt = None,
-    ) -> None:
-        """Which algorithm a reference took per (function, dimension, target)."""
+    @uses(SelectionOptions, only=("store", "suite"), store=None)
+    def choices(sel: SelectionOptions, reference: ReferenceOpt = None, out: OutOpt = None) -> None:
+        """Which algorithm a reference took per (function, dimension, target): a packaged set (default: cocopp's
+        reference of the suite, best2009 on bbob), or with --store an algorithm of that store."""
         from .. import reference_sets as ref
 
+        store, suite = sel.store, one_suite(sel.suite)
         if reference is None:
             if store:
                 fail("--reference: name the reference algorithm of the store")

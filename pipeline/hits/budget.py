@@ -42,6 +42,21 @@ class Budget(NamedTuple):
             raise ValueError(f"budget {spec!r} must be positive")
         return cls(value, per_dimension)
 
+    @classmethod
+    def parse_list(cls, spec: str) -> list[Budget]:
+        """Budgets 'v1,v2,...' (each as `parse` reads it), all in evaluations or all multiples of the
+        dimension. ValueError for none, a budget `parse` refuses, or budgets of both kinds.
+
+        >>> Budget.parse_list("10x, 100x")
+        [Budget(value=10.0, per_dimension=True), Budget(value=100.0, per_dimension=True)]
+        """
+        budgets = [cls.parse(part) for part in spec.split(",") if part.strip()]
+        if not budgets:
+            raise ValueError(f"budgets {spec!r}: expected budgets v1,v2,..., e.g. 100,1000 or 10x,100x")
+        if len({b.per_dimension for b in budgets}) > 1:
+            raise ValueError(f"budgets {spec!r}: give all in evaluations or all as multiples of the dimension (Nx)")
+        return budgets
+
     def limit(self) -> pl.Expr:
         """B in evaluations, for each row of a frame with a `dimension` column."""
         return pl.lit(self.value) * pl.col("dimension").cast(pl.Float64) if self.per_dimension else pl.lit(self.value)

@@ -1,0 +1,211 @@
+"""The options several commands share, each declared once.
+
+An option one command alone has is declared in that command's signature. An option several commands
+share is declared here, once: as a type to annotate a parameter with (`out: OutOpt = None`), or, for
+the options that choose and read trials (--store, --suite, --algorithm, --function, --dimension,
+--all-instances, --max-budget, --exact-hits, --indicator), as a field of the group `SelectionOptions`.
+A command takes that group whole with `uses`, which hands it one object whose values are parsed
+(`--max-budget 100x` as a `Budget`)::
+
+    @app.command()
+    @uses(SelectionOptions, without=("exact_hits",))
+    def profile(sel: SelectionOptions, out: OutOpt = None, ...) -> None:
+        a = sel.analysis()  # the store opened, the selection checked: one-line errors
+
+`cocopipe profile --help` lists every option of the group but --exact-hits, then the command's own.
+
+Loaded for every command, even `--help`: it imports typer only (polars and the measures are imported
+when a command runs).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from ._common import err, fail, open_store
+
+if TYPE_CHECKING:
+    from ..api import Analysis
+    from ..hits.budget import Budget
+
+#: the store the commands read when no --store is given
+STORE = "cocopipe-store"
+#: `pip install` of an extra in help text (typer reads help as rich markup, where [ray] would be a tag)
+RAY_EXTRA = "pip install 'cocopipe\\[ray]'"
+
+# -- the options, one declaration each --------------------------------------------------------------
+StoreOpt = Annotated[Optional[str], typer.Option("--store", "-s", help="Store folder.")]
+SuiteOpt = Annotated[Optional[list[str]], typer.Option("--suite", help="Only these suites.")]
+AlgOpt = Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="Only these algorithms.")]
+FuncOpt = Annotated[Optional[list[int]], typer.Option("--function", "-f", help="Only these functions.")]
+DimOpt = Annotated[Optional[list[int]], typer.Option("--dimension", "-d", help="Only these dimensions.")]
+AllInstOpt = Annotated[Optional[bool], typer.Option(
+    "--all-instances/--instances-of-interest",
+    help="Keep instances cocopp leaves out by default (bbob-biobj 11+).")]
+BudgetOpt = Annotated[Optional[str], typer.Option(
+    "--max-budget", metavar="B", help="Cut every trial at B evaluations, or Nx = N x dimension.")]
+ExactOpt = Annotated[bool, typer.Option(
+    "--exact-hits", help="Hitting times from every record by seed 000's definition, not cocopp's .dat-only reading.")]
+IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
+
+OutOpt = Annotated[Optional[str], typer.Option(
+    "--out", "-o", help="Output file (.csv, .parquet, .json, .md); '-' for CSV on stdout.")]
+TargetsOpt = Annotated[Optional[str], typer.Option(
+    "--targets", "-t", help="bbob, biobj, table, scaling, runlength (runlength-based targets of each suite's "
+                            "reference algorithm), or v1,v2,... (default: the suite's standard set).")]
+ReferenceOpt = Annotated[Optional[str], typer.Option(
+    "--reference", "-r", help="Reference algorithm: an algorithm of the store, or a packaged set (best2009, best09-16, "
+                              "best2016, best2019, or a full name such as best2009-bbob-noisy).")]
+RunlengthRefOpt = Annotated[Optional[str], typer.Option(
+    "--runlength-reference", metavar="NAME",
+    help="Reference algorithm of the runlength-based targets (cocopp's reference_data): a packaged set, best2009, "
+         "best09-16, best2016, best2019 or a full name such as best2009-bbob-noisy (default: cocopp's reference of "
+         "each suite, best2009 on bbob).")]
+GroupsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--group", "-g",
+    help="Only these groups: fN (one function), a cocopp group (separ, lcond, ...), all. Default: every level.")]
+BudgetsOpt = Annotated[Optional[str], typer.Option(
+    "--budgets", "-b", help="Budgets v1,v2,...: evaluations, or with x multiples of the dimension (all alike), e.g. "
+                            "10x,100x.")]
+SeedOpt = Annotated[Optional[int], typer.Option(
+    "--seed", help="Seed of the random draws (simulated restarts, bootstrap, Glicko-2 games).")]
+SamplesOpt = Annotated[Optional[int], typer.Option(
+    "--samples", help="Simulated restarts drawn per problem (cocopp: 100 for ECDFs, 1000 for the aRT dispersion).")]
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")]
+WaitOpt = Annotated[float, typer.Option(
+    "--wait",
+    help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")]
+
+
+# -- parsing at the edge ----------------------------------------------------------------------------
+def parse_budget(text: str | None) -> Budget | None:
+    """--max-budget as a `Budget` (None: no cut), or a one-line error."""
+    from ..hits.budget import Budget
+
+    try:
+        return Budget.parse(text)
+    except ValueError as exc:
+        fail(f"--max-budget: {exc}")
+
+
+def parse_budgets(text: str, option: str = "--budgets") -> list[Budget]:
+    """A list of budgets alike (`Budget.parse_list`), or a one-line error naming the option."""
+    from ..hits.budget import Budget
+
+    try:
+        return Budget.parse_list(text)
+    except ValueError as exc:
+        fail(f"{option}: {exc}")
+
+
+def one_suite(suite: list[str] | None) -> str | None:
+    """The one --suite given (None: none), or a one-line error when there are several."""
+    if suite and len(suite) > 1:
+        fail(f"--suite: give one suite (got {', '.join(suite)})")
+    return suite[0] if suite else None
+
+
+# -- groups of options ------------------------------------------------------------------------------
+def option(declared: Any, default: Any = None, parse: Callable[[Any], Any] | None = None):
+    """A field of an option group: the option `declared` above (a typer annotation), its default, and
+    `parse`, which turns what typer read into the field's value (one-line errors)."""
+    return field(default=default, metadata={"option": declared, "parse": parse})
+
+
+@dataclass(frozen=True)
+class SelectionOptions:
+    """Which trials a command reads and how (the command line of a `pipeline.selection.Selection`)."""
+
+    store: str | None = option(StoreOpt, STORE)
+    suite: list[str] | None = option(SuiteOpt)
+    algorithm: list[str] | None = option(AlgOpt)
+    function: list[int] | None = option(FuncOpt)
+    dimension: list[int] | None = option(DimOpt)
+    all_instances: bool | None = option(AllInstOpt, False)
+    budget: Budget | None = option(BudgetOpt, None, parse_budget)
+    exact_hits: bool = option(ExactOpt, False)
+    indicator: str = option(IndicatorOpt, "logged")
+
+    @property
+    def filters(self) -> dict:
+        """suite, algorithm, function and dimension as given (None: all)."""
+        return dict(suite=self.suite, algorithm=self.algorithm, function=self.function, dimension=self.dimension)
+
+    def analysis(self, executor: str = "local", cut: bool = True) -> Analysis:
+        """An `Analysis` of the store: opened, the selection checked to match trials, one-line errors; a note
+        on the IOHprofiler runs left out for want of a known optimum. `cut=False`: the trials whole, whatever
+        --max-budget (`cocopipe auc` reads it as the end of the area instead)."""
+        from ..api import Analysis
+        from ..selection import Selection
+
+        st = open_store(self.store)
+        try:
+            sel = Selection(st, **self.filters, budget=self.budget if cut else None,
+                            instances="all" if self.all_instances else "interesting",
+                            hit_rule="exact" if self.exact_hits else "cocopp", indicator=self.indicator)
+            a = Analysis(sel.check(), executor=executor)
+        except ValueError as exc:
+            fail(str(exc))
+        unknown = a.precision_unknown()
+        if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
+            suites = ", ".join(sorted(set(unknown["suite"])))
+            err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no "
+                      "precision: measures of precisions leave them out (their raw values: `cocopipe params`, "
+                      "events.measured)", soft_wrap=True)
+        return a
+
+
+#: the options of `SelectionOptions` that say how trials are read, not which
+READING = ("budget", "exact_hits", "indicator")
+
+
+def uses(group: type, *, only: tuple[str, ...] | None = None, without: tuple[str, ...] = (), **defaults):
+    """Decorate a command that takes an option group: its parameter annotated with `group` becomes the
+    group's options in the signature typer reads (those `only` names, less those `without`; `defaults`
+    replace some defaults), and the command is called with one `group` object built from them (the
+    options it does not offer keep the group's defaults)."""
+    fields = {f.name: f for f in dataclasses.fields(group)}
+    unknown = set(only or ()) | set(without) | set(defaults)
+    if unknown - set(fields):
+        raise TypeError(f"{group.__name__} has no option {', '.join(sorted(unknown - set(fields)))}")
+    offered = [f for f in fields.values() if (only is None or f.name in only) and f.name not in without]
+    if stray := set(defaults) - {f.name for f in offered}:
+        raise TypeError(f"a default for an option not offered: {', '.join(sorted(stray))}")
+
+    def decorate(command: Callable) -> Callable:
+        signature = inspect.signature(command, eval_str=True)
+        names = [p.name for p in signature.parameters.values() if p.annotation is group]
+        if len(names) != 1:
+            raise TypeError(f"{command.__name__}: expected one parameter annotated {group.__name__}")
+        name = names[0]
+        params = []
+        for p in signature.parameters.values():
+            if p.name != name:
+                params.append(p.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+                continue
+            for f in offered:
+                if f.name in signature.parameters:
+                    raise TypeError(f"{command.__name__}: parameter {f.name!r} is also an option of {group.__name__}")
+                params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=f.metadata["option"],
+                                                default=defaults.get(f.name, f.default)))
+
+        @functools.wraps(command)
+        def run(**kwargs):
+            given = {}
+            for f in offered:
+                value = kwargs.pop(f.name)
+                given[f.name] = f.metadata["parse"](value) if f.metadata["parse"] else value
+            return command(**kwargs, **{name: group(**given)})
+
+        run.__signature__ = signature.replace(parameters=params)
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        return run
+
+    return decorate

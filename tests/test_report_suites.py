@@ -147,7 +147,7 @@ def test_one_algorithm_per_suite_leaves_out_what_compares(logs, tmp_path):
 
 def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_path, monkeypatch):
     from pipeline.charts import kinds
-    from pipeline.report import pages as views
+    from pipeline.report import pages as views_of_pages, views
 
     making = importlib.import_module("pipeline.report.build")  # (the package's `build` is the function)
 
@@ -158,7 +158,7 @@ def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_pat
         raise RuntimeError("no scaling page today")
 
     monkeypatch.setitem(kinds.KINDS, "convergence", broken)
-    monkeypatch.setattr(making, "VIEWS", [scaling if v is views.scaling else v for v in views.VIEWS])
+    monkeypatch.setattr(making, "VIEWS", [scaling if v is views_of_pages.scaling else v for v in views.VIEWS])
     settings = Settings(suites=["bbob"], dimensions=[2], ecdf_samples=10, table_samples=10)
     index = build(open_store(three), tmp_path / "r", settings, jobs=1)
     rec = record(tmp_path / "r")

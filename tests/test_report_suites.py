@@ -146,7 +146,7 @@ def test_one_algorithm_per_suite_leaves_out_what_compares(logs, tmp_path):
 
 
 def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_path, monkeypatch):
-    from pipeline.charts import kinds
+    from pipeline.recipes import kinds
     from pipeline.report import pages as views_of_pages, views
 
     making = importlib.import_module("pipeline.report.build")  # (the package's `build` is the function)

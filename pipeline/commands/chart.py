@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..charts import KIND_NAMES
+from ..recipes import KIND_NAMES
 from ._common import (AlgOpt, AllInstOpt, BudgetOpt, DimOpt, ExactOpt, FuncOpt, IndicatorOpt, StoreOpt, SuiteOpt,
                       TargetsOpt, analysis, err, fail)
 
@@ -64,7 +64,8 @@ def register(app: typer.Typer) -> None:
         list_: Annotated[bool, typer.Option("--list", help="List the kinds and their options, then exit.")] = False,
     ) -> None:
         """Draw one chart kind from a store and write it by the file extension."""
-        from ..charts import export, kinds
+        from ..charts import export
+        from ..recipes import kinds
 
         if list_:
             for name in kinds.KINDS:

@@ -23,7 +23,8 @@ import dataclasses
 import polars as pl
 
 from ..charts import pairs, theme
-from ..charts.kinds import KINDS, settings_lines
+from ..recipes.inputs import settings_lines
+from ..recipes.kinds import KINDS
 from ..selection import ranges
 from ..tables import to_html
 from .context import Context
@@ -48,7 +49,7 @@ SCALING_TARGET = 1e-8
 
 
 def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption: str = "", **options) -> Figure:
-    """A figure of a chart kind of `pipeline.charts.kinds.KINDS`, made by the runner."""
+    """A figure of a chart kind of `pipeline.recipes.kinds.KINDS`, made by the runner."""
     return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
 
 

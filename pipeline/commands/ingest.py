@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from ._common import OPENED, RAY_EXTRA, err, fail, open_store, progress, write_table
-from .archive import ArchiveUrlOpt, OfflineOpt
+from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
 STORE = typer.Option("--store", "-s", help="Store folder.")
 WAIT = typer.Option("--wait", help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")
@@ -16,8 +17,6 @@ WAIT = typer.Option("--wait", help="Seconds to wait while another process writes
 
 def _discard(path: Path, before: set[str] | None) -> None:
     """Remove what creating a store at `path` added (the folder itself when it did not exist: `before` None)."""
-    import shutil
-
     if before is None:
         shutil.rmtree(path, ignore_errors=True)
         return
@@ -55,7 +54,6 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
                   f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
                   "see schemas/); new files are written in the new schema", soft_wrap=True)
     from ..archive.sources import add_outcomes
-    from .archive import archived_sources
 
     try:
         fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),

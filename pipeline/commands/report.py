@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, stages
-from .archive import ArchiveUrlOpt, OfflineOpt
+from ..archive import is_archive_source
+from ._common import AlgOpt, BudgetOpt, DimOpt, FuncOpt, SuiteOpt, err, fail, open_store, stages
+from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
+from .ingest import ingest_sources, read_nothing
 
 #: how settings.json names the sample data shipped with the package
 SAMPLE = "cocopipe:sample"
@@ -28,10 +31,6 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
     sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
     from rich.text import Text
-
-    from ..archive import is_archive_source
-    from .archive import fetch_errors
-    from .ingest import ingest_sources, read_nothing
 
     paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
@@ -84,10 +83,8 @@ def register(app: typer.Typer) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
-        from ..archive import is_archive_source
         from ..report import Settings, SettingsError, build
         from ..report.output import check_replaceable
-        from ._common import open_store
 
         try:
             settings = Settings.load(settings_file) if settings_file else Settings()
@@ -124,7 +121,6 @@ def register(app: typer.Typer) -> None:
                     index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
-        import json
         from rich.markup import escape
 
         record = json.loads((index.parent / "settings.json").read_text())["record"]

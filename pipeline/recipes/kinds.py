@@ -100,9 +100,10 @@ def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palet
                 title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")
 
 
-def scatter(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
-            function=None, columns: int = 6) -> Drawing:
-    """aRT / dimension of b against a, per function, all targets (cocopp ppscatter)."""
+def pair_art(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
+             function=None, columns: int = 6) -> Drawing:
+    """aRT of two algorithms a and b per function, dimension and target: drawn as aRT / dimension of b
+    against a (cocopp ppscatter), or as the aRT ratio b / a versus target, a line per dimension (ppfig2)."""
     targets = resolve_targets(a, targets)
     an = narrow(a, dimension, function)
     x, y = pair(an, a_name, b_name)
@@ -120,16 +121,6 @@ def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targe
     steps = pairs.ratio_steps(sel.hits(targets).collect(), x, y, group_frame(sel, group))
     return dict(steps=steps, a=x, b=y, settings=settings_lines(an, "all pairs of trials", targets=targets),
                 columns=columns)
-
-
-def art_ratio(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
-              function=None, columns: int = 6) -> Drawing:
-    """aRT ratio b / a versus target per function, a line per dimension (cocopp ppfig2)."""
-    targets = resolve_targets(a, targets)
-    an = narrow(a, dimension, function)
-    x, y = pair(an, a_name, b_name)
-    art = an.select(algorithm=[x, y]).art(targets).collect()
-    return dict(art=art, a=x, b=y, settings=settings_lines(an, targets=targets), columns=columns)
 
 
 def rt_ecdf(a, *, targets=distributions.RT_TARGETS, group="all", dimension=None, columns: int = 3) -> Drawing:
@@ -268,9 +259,9 @@ KINDS: dict[str, Kind] = {
     "ecdf": Kind(ecdf, ecdf_mod.ecdf_grid),
     "ecdf-explorer": Kind(ecdf_explorer_kind, ecdf_mod.ecdf_explorer),
     "scaling": Kind(scaling_kind, scaling.scaling_chart),
-    "scatter": Kind(scatter, pairs.scatter_chart),
+    "scatter": Kind(pair_art, pairs.scatter_chart),
     "ratio-ecdf": Kind(ratio_ecdf, pairs.ratio_ecdf_chart),
-    "art-ratio": Kind(art_ratio, pairs.art_ratio_chart),
+    "art-ratio": Kind(pair_art, pairs.art_ratio_chart),
     "rt-ecdf": Kind(rt_ecdf, distributions.runtime_ecdf_chart),
     "precision-ecdf": Kind(precision_ecdf, distributions.precision_ecdf_chart),
     "logloss": Kind(logloss_kind, logloss.logloss_chart),

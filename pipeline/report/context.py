@@ -16,6 +16,7 @@ import polars as pl
 from ..api import Analysis
 from ..charts import theme
 from ..conventions import is_biobjective
+from ..execution import Plan
 from ..hits import targets as tg
 from ..ingest import source_names
 from ..measures.groups import groups_frame
@@ -155,6 +156,8 @@ class Context:
         self.settings = settings.check()
         #: where charts and tables are made (in-process by default)
         self.runner = runner or Runner(1)
+        #: the groups of algorithms the ECDF tables are computed in (the analysis's)
+        self.plan: Plan = analysis.plan
         #: follows the long work: progress(stage, done, total, label) (`build.Progress`; set by `build`)
         self.progress = lambda stage, done, total, label="": None
         s = self.settings

@@ -1,11 +1,12 @@
 """The measures a report shows, computed once for all its pages (each page takes slices).
 
 Memory stays bounded however many algorithms a report holds: the hitting times, ECDF step tables
-and areas under the ECDF are computed a group of algorithms at a time (the groups of the analysis's
-`execution.Plan`; each algorithm's measures are independent of the others'; groups run in the
-runner's worker processes), and each group's step table is cut at the plotted range and thinned to `RESOLUTION` in log10(x) at once, at most 100
-points a decade, which is finer than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and
-coarser; thinning keeps each bin's last step, so a thinned line never rises earlier than the data).
+and areas under the ECDF are computed a group of algorithms at a time (the groups of the plan of the
+analysis reported on, `execution.Plan`; each algorithm's measures are independent of the others';
+the groups run in the runner's worker processes), and each group's step table is cut at the plotted
+range and thinned to `RESOLUTION` in log10(x) at once, at most 100 points a decade, which is finer
+than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and coarser; thinning keeps each bin's last
+step, so a thinned line never rises earlier than the data).
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ class Measures:
         algs = sorted(c.all_shown)
         return [c.runner.submit(group_tables, c.parts(part), targets, s.mode,
                                 s.ecdf_samples, s.seed, c.compared.max_budget, budgets)
-                for part in c.compared.plan.groups(algs)]
+                for part in c.plan.groups(algs)]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:

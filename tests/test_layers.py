@@ -34,9 +34,11 @@ def test_the_package_keeps_its_import_contract():
 
 @pytest.mark.parametrize("module, line, broken, chain", [
     # an upward import, inside a function: the lowest layer must not know the chart recipes
-    ("sql_calls.py", "def _late():\n    from .recipes import kinds\n", LAYERS, "pipeline.sql_calls -> pipeline.recipes"),
+    ("sql_calls.py", "def _late():\n    from .recipes import kinds\n", LAYERS,
+     "pipeline.sql_calls -> pipeline.recipes"),
     # a chart that computes a measure
-    ("charts/scaling.py", "def _late():\n    from ..measures import art\n", CHARTS, "pipeline.charts.scaling -> pipeline.measures"),
+    ("charts/scaling.py", "def _late():\n    from ..measures import art\n", CHARTS,
+     "pipeline.charts.scaling -> pipeline.measures"),
     # a cycle within a package (report.pages imports report.figures)
     ("report/figures.py", "def _late():\n    from . import pages\n", CYCLES, ".figures -> .pages"),
 ])

@@ -14,7 +14,7 @@ from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
 from pipeline.ingest.sources import expand
-from pipeline.query import QueryError, QueryTables, prune, run_sql
+from pipeline.query import QueryTables, prune, run_sql
 from pipeline.store import Store
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"

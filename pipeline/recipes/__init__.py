@@ -4,5 +4,5 @@ with a chart function of `pipeline.charts`, which draws them. `kinds.KINDS` is t
 (`cocopipe chart KIND`, the report's figures); `inputs` holds what the recipes share."""
 
 #: the chart kinds of `kinds.KINDS` (listed here so that the CLI need not import Altair to name them)
-KIND_NAMES = ("ecdf", "ecdf-explorer", "scaling", "scatter", "ratio-ecdf", "art-ratio", "rt-ecdf", "precision-ecdf", "logloss",
-              "convergence", "profile")
+KIND_NAMES = ("ecdf", "ecdf-explorer", "scaling", "scatter", "ratio-ecdf", "art-ratio", "rt-ecdf", "precision-ecdf",
+              "logloss", "convergence", "profile")

@@ -152,7 +152,8 @@ def pair(a, a_name, b_name) -> tuple[str, str]:
         if len(algs) != 2:
             raise ValueError(f"choose the two algorithms: a_name=... b_name=... (the selection has {len(algs)}: "
                              f"{', '.join(algs[:6])})")
-        a_name, b_name = (a_name or [x for x in algs if x != b_name][0]), (b_name or [x for x in algs if x != a_name][-1])
+        a_name, b_name = (a_name or [x for x in algs if x != b_name][0],
+                          b_name or [x for x in algs if x != a_name][-1])
     for n in (a_name, b_name):
         if n not in algs:
             raise ValueError(f"algorithm {n!r} not in the selection ({', '.join(algs)})")

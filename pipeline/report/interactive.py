@@ -37,7 +37,6 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
     (Friedman test, Nemenyi critical difference, cliques), and the Glicko-2 ratings."""
     if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
-    s = ctx.settings
     glicko = m.glicko
     ranks = m.ranks
     several = len(ctx.suites) > 1

@@ -49,18 +49,19 @@ def store(path: Path):
 
 
 def cases(st) -> dict[str, tuple]:
-    """(chart function, args, kwargs) per kind, the tables computed as `pipeline.charts.kinds` does."""
+    """(chart function, args, kwargs) per kind, the tables computed as `pipeline.recipes` does."""
     import polars as pl
 
     from pipeline.api import Analysis
-    from pipeline.charts import convergence, distributions, ecdf, kinds, logloss, pairs, ranking, scaling, theme
+    from pipeline.charts import convergence, distributions, ecdf, logloss, pairs, ranking, scaling, theme
+    from pipeline.recipes.inputs import ecdf_tables
 
     a = Analysis(st)
     algs = [x for x in a.algorithms() if x != REF]
     pal = theme.palette([*algs, REF], reference=REF)
     five = a.select(dimension=5)
-    steps, summ = kinds.ecdf_tables(five, group="all")
-    steps_all, summ_all = kinds.ecdf_tables(a, group=None, samples=20)
+    steps, summ = ecdf_tables(five, group="all")
+    steps_all, summ_all = ecdf_tables(a, group=None, samples=20)
     out: dict[str, tuple] = {
         "ecdf": (ecdf.ecdf_chart, (steps, summ), dict(palette=pal, reference=REF, settings=["a", "b"], zoom=False)),
         "ecdf-explorer": (ecdf.ecdf_explorer, (steps_all, summ_all), dict(palette=pal, reference=REF)),

@@ -341,6 +341,7 @@ class Analysis:
         """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
         data archive (`pipeline.archive`; fetched from `archive_url` into the cache); `options` of
         `pipeline.ingest.ingest` (name, force, jobs, executor). Returns its `IngestSummary`."""
+        # the readers load when logs are read: about 0.1 s more for `import pipeline.api` otherwise
         from .archive.sources import add_outcomes, expand
         from .ingest import ingest
 

@@ -7,7 +7,11 @@ line imports none of them). `app` is built on first use: `from pipeline.cli impo
 """
 from __future__ import annotations
 
+import importlib
+import os
 import sys
+
+from . import commands
 
 #: the commands in the order of a user's work, in panels of the help; commands not named here come last
 PANELS: dict[str, tuple[str, ...]] = {
@@ -23,12 +27,7 @@ INTERRUPTED = "cocopipe: interrupted"
 
 def build_app():
     """The typer application with every command of `pipeline.commands`, in the order of `PANELS`."""
-    import importlib
-    import os
-
-    import typer
-
-    from . import commands
+    import typer  # with click and rich: loaded to build the app, not by `import pipeline.cli`
 
     app = typer.Typer(
         name="cocopipe",
@@ -92,8 +91,6 @@ def main() -> None:
         except (BrokenPipeError, OSError) as exc:
             if not isinstance(exc, BrokenPipeError) and "Broken pipe" not in str(exc):
                 _store_failure(exc)
-            import os
-
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
             sys.exit(141)
         except Exception as exc:  # noqa: BLE001 - Polars names no file of a damaged store
@@ -134,7 +131,7 @@ def _lost_interrupt(hook):
 def _store_failure(exc: BaseException) -> None:
     """Exit with one line: the store error, or the unreadable store file behind a failed read;
     re-raise anything else."""
-    import polars as pl
+    import polars as pl  # the failure path only: `import pipeline.cli` stays light
     from rich.text import Text
 
     from .commands._common import err, unreadable_store_file

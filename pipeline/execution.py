@@ -36,6 +36,10 @@ class Plan:
         if self.group_size is not None and not self.group_size >= 1:
             raise ValueError(f"group size {self.group_size!r}: expected a positive number of algorithms, or None")
 
+    def groups(self, algorithms: Sequence[str]) -> list[list[str]]:
+        """The algorithms in consecutive groups of `group_size`, in the order given (one group without a size)."""
+        return split(algorithms, self.group_size) if self.group_size else [list(algorithms)]
+
 
 def per_group(selection: Selection, measure: Measure, plan: Plan, sort: Sequence[str] = (),
               descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False

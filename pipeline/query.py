@@ -1,5 +1,5 @@
 """SQL over a store: the tables `runs` and `events` and the derived views `hitting_times`, `art`
-(and `ecdf` where `pipeline.measures.ecdf` provides it), run by Polars' SQL interface on lazy frames.
+and `ecdf`, run by Polars' SQL interface on lazy frames.
 
 >>> from pipeline.store import Store
 >>> run_sql(Store("cocopipe-store"), "SELECT algorithm, COUNT(*) AS trials FROM runs GROUP BY 1").collect()
@@ -20,10 +20,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from .api import Analysis
 from .hits import targets as tg
 from .hits.budget import Budget, cut
+from .measures.ecdf import ecdf
 from .selection import filter_frame
 from .sql_calls import calls
 from .store import Store, schema as store_schema
@@ -91,8 +93,6 @@ def partitioned_view(name: str, parts: list[tuple[str, str]], build: Callable[[s
                      schema: Callable[[], pl.Schema], log: list | None = None) -> pl.LazyFrame:
     """A LazyFrame computed partition by partition by `build(suite, algorithm)`, only for the
     partitions the pushed-down predicate can select; `log` receives the partitions computed."""
-    from polars.io.plugins import register_io_source
-
     def source(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
                batch_size: int | None) -> Iterator[pl.DataFrame]:
         left = n_rows
@@ -134,20 +134,6 @@ class SchemaScanStore(Store):
         return store_schema.scan(table, root)
 
 
-def _ecdf_function() -> Callable | None:
-    """The ECDF measure of `pipeline.measures.ecdf`, if that module exists and offers one
-    taking hitting times (`ecdf(hits)` or `ecdf_from_hits(hits)`)."""
-    try:
-        from .measures import ecdf as mod
-    except ImportError:
-        return None
-    for fname in ("ecdf", "ecdf_from_hits", "runtime_ecdf"):
-        fn = getattr(mod, fname, None)
-        if callable(fn):
-            return fn
-    return None
-
-
 class QueryTables:
     """The tables and views a query sees, over one store and one set of measure settings."""
 
@@ -157,7 +143,6 @@ class QueryTables:
         self.settings = dict(max_budget=Budget.parse(max_budget), all_instances=all_instances, exact=exact)
         self.parts = partitions(store)
         self.log: list[tuple[str, str, str]] = []  # (view, suite, algorithm) computed, for tests and --verbose
-        self._ecdf = _ecdf_function()
 
     # one partition's frames
     def analysis(self, suite: str, algorithm: str, cache: bool = True):
@@ -174,7 +159,7 @@ class QueryTables:
         return self.analysis(suite, algorithm, cache).art(self._targets(suite), dispersion=False)
 
     def _ecdf_view(self, suite: str, algorithm: str, cache: bool = True) -> pl.LazyFrame:
-        return self._ecdf(self._hits(suite, algorithm, cache)).lazy()
+        return ecdf(self._hits(suite, algorithm, cache)).lazy()
 
     def _cut(self, table: str, suite: str, algorithm: str) -> pl.LazyFrame:
         runs = filter_frame(self.store.runs(), suite=suite, algorithm=algorithm)
@@ -190,7 +175,7 @@ class QueryTables:
     # all of them
     def available(self) -> list[str]:
         """Names of the tables and views a query can use."""
-        return [*BASE_TABLES, "hitting_times", "art", *(["ecdf"] if self._ecdf else []), "archive", "params"]
+        return [*BASE_TABLES, "hitting_times", "art", "ecdf", "archive", "params"]
 
     def frames(self) -> dict[str, pl.LazyFrame]:
         """Every table and view as a LazyFrame (nothing is read before a query collects)."""
@@ -204,9 +189,7 @@ class QueryTables:
                                           self.log)
         out["archive"] = self.store.archive()  # bbob-biobj archived solutions (no budget cut)
         out["params"] = self.store.scan("params")  # tracked parameters of IOHprofiler runs (no budget cut)
-        views = {"hitting_times": self._hits, "art": self._art}
-        if self._ecdf:
-            views["ecdf"] = self._ecdf_view
+        views = {"hitting_times": self._hits, "art": self._art, "ecdf": self._ecdf_view}
         for name, build in views.items():
             out[name] = partitioned_view(name, self.parts, build, self._schema(build), self.log)
         return out
@@ -235,9 +218,6 @@ def _explain_missing(msg: str, tables: QueryTables) -> str:
     if not m:
         return msg
     name = m.group(1)
-    if name == "ecdf":
-        return ("table 'ecdf' is not available: pipeline.measures.ecdf is not installed or offers no "
-                "ecdf(hits) function; use hitting_times to compute the ECDF")
     return f"no table {name!r}; the tables are {', '.join(tables.available())}"
 
 

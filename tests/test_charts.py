@@ -15,11 +15,12 @@ import pytest
 
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
-from pipeline.charts import KIND_NAMES, export, theme
+from pipeline.charts import export, theme
 from pipeline.charts.ecdf import dodge, ecdf_chart, thin, value_at
-from pipeline.charts.kinds import KINDS, chart, options
 from pipeline.charts.logloss import loss_table
 from pipeline.ingest import ingest
+from pipeline.recipes import KIND_NAMES
+from pipeline.recipes.kinds import KINDS, chart, options
 from pipeline.store import Store
 
 SOURCES = ["real/DIRECT_posik_noiseless.tgz", "generated/NM_on_bbob.tgz", "generated/RS_on_bbob.tgz"]
@@ -196,7 +197,7 @@ def test_kind_names_listed_for_the_cli():
 
 # -- ECDF -----------------------------------------------------------------------------------------------
 def ecdf_tables(a, **kw):
-    from pipeline.charts.kinds import ecdf_tables as tables
+    from pipeline.recipes.inputs import ecdf_tables as tables
 
     return tables(a, **kw)
 

@@ -10,7 +10,7 @@ import pytest
 from pipeline.api import Analysis
 from pipeline.charts import theme
 from pipeline.charts.ecdf import INSTANCE_WIDTH, band_points, instance_lines, value_at
-from pipeline.charts.kinds import chart
+from pipeline.recipes.kinds import chart
 from test_charts import REF, cli, find, marks, rendered, store, subtitle  # noqa: F401 (store: the shared fixture)
 
 

@@ -11,7 +11,7 @@ import pytest
 from pipeline.api import Analysis
 from pipeline.charts import export, theme
 from pipeline.charts.ecdf import quantize, thin
-from pipeline.charts.kinds import chart
+from pipeline.recipes.kinds import chart
 from test_charts import REF, find, marks, store  # noqa: F401 (store: the shared fixture)
 
 

@@ -14,7 +14,7 @@ from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
 from pipeline.ingest.sources import expand
-from pipeline.query import QueryError, QueryTables, prune, run_sql
+from pipeline.query import QueryTables, prune, run_sql
 from pipeline.store import Store
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"
@@ -205,15 +205,10 @@ def test_malformed_query_one_line_exit_2(qstore, sql, words):
     assert all(w in lines[0] for w in words), lines[0]
 
 
-def test_ecdf_view_or_clear_message(qstore):
+def test_ecdf_view(qstore):
     qt = QueryTables(qstore)
-    if "ecdf" in qt.available():
-        assert run_sql(qstore, "SELECT * FROM ecdf LIMIT 5", tables=qt).collect().height > 0
-    else:
-        with pytest.raises(QueryError, match="table 'ecdf' is not available"):
-            run_sql(qstore, "SELECT * FROM ecdf", tables=qt)
-        r = cli("query", "SELECT * FROM ecdf", "--store", qstore.path)
-        assert r.returncode == 2 and "not available" in r.stderr and "TODO" not in r.stderr
+    assert "ecdf" in qt.available()
+    assert run_sql(qstore, "SELECT * FROM ecdf LIMIT 5", tables=qt).collect().height > 0
 
 
 def test_tables_lists_views(qstore):

@@ -145,9 +145,23 @@ def test_one_algorithm_per_suite_leaves_out_what_compares(logs, tmp_path):
     assert why in p["index.html"] and f"note: {why}" in r.output
 
 
+def test_the_ecdf_tables_are_computed_in_the_groups_of_the_analysis_plan(three, tmp_path):
+    # a group per algorithm, or all of them at once: the same report (each algorithm's measures are its own)
+    settings = Settings(suites=["bbob"], dimensions=[2], ecdf_samples=10, table_samples=10)
+    groups = {}
+    for name, size in (("one", 1), ("all", None)):
+        def progress(stage, done, total, label="", name=name):
+            if stage == "measures" and total:
+                groups[name] = total
+        build(open_store(three, group_size=size), tmp_path / name, settings, progress=progress, jobs=1)
+    rec = record(tmp_path / "one")
+    assert groups == {"one": len(rec["algorithms"]) + 1, "all": 1}  # the compared algorithms and the reference
+    assert pages(tmp_path / "one") == pages(tmp_path / "all")
+
+
 def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_path, monkeypatch):
-    from pipeline.charts import kinds
-    from pipeline.report import pages as views
+    from pipeline.recipes import kinds
+    from pipeline.report import pages as views_of_pages, views
 
     making = importlib.import_module("pipeline.report.build")  # (the package's `build` is the function)
 
@@ -158,7 +172,7 @@ def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_pat
         raise RuntimeError("no scaling page today")
 
     monkeypatch.setitem(kinds.KINDS, "convergence", broken)
-    monkeypatch.setattr(making, "VIEWS", [scaling if v is views.scaling else v for v in views.VIEWS])
+    monkeypatch.setattr(making, "VIEWS", [scaling if v is views_of_pages.scaling else v for v in views.VIEWS])
     settings = Settings(suites=["bbob"], dimensions=[2], ecdf_samples=10, table_samples=10)
     index = build(open_store(three), tmp_path / "r", settings, jobs=1)
     rec = record(tmp_path / "r")

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import platformdirs
+
 from . import ArchiveError
 from .definition import FILENAME, Definition, Entry, file_sha256, parse
+from .download import download, fetch_text
 from .resolve import NoMatch, resolve
 
 #: the official COCO data archive (cocopp 2.9.1's `archiving.coco_url`)
@@ -43,8 +46,6 @@ def cache_dir() -> Path:
     """cocopipe's cache folder: COCOPIPE_CACHE, else the platform's user cache folder."""
     if os.environ.get(ENV_CACHE):
         return Path(os.environ[ENV_CACHE]).expanduser()
-    import platformdirs
-
     return Path(platformdirs.user_cache_dir("cocopipe", appauthor=False))
 
 
@@ -104,8 +105,6 @@ class Archive:
             raise ArchiveError(f"{self.url}: its definition file is not in the cache ({path}); run once "
                                "without --offline")
         if refresh or not path.is_file():
-            from .download import fetch_text
-
             text = fetch_text(self.definition_url)
             definition = parse(text, self.definition_url)  # a bad file is not cached
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,8 +171,6 @@ class Archive:
         elif offline:
             raise ArchiveError(f"{entry.name}: not in the cache (--offline); download it with "
                                f"`cocopipe archive get {entry.name}` (from {self.url})")
-        from .download import download
-
         download(self.data_url(entry), path, entry.sha256, entry.name, progress)
         return path
 

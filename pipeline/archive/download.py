@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import ArchiveError
@@ -13,13 +14,12 @@ from .definition import file_sha256
 #: progress(label, bytes done, bytes in all or None); called as bytes arrive
 Progress = Callable[[str, int, "int | None"], None]
 CHUNK = 1 << 16
+# httpx loads in the functions that go online (about 0.1 s, which reading local sources does not need)
 
 
 def _client():
     """An HTTP client: redirects followed, no content encoding (the bytes hashed are the file's)."""
     import httpx
-
-    from importlib.metadata import PackageNotFoundError, version
 
     try:
         agent = f"cocopipe/{version('cocopipe')}"

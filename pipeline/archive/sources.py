@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ingest import Problem, SourceOutcome
 from . import PREFIX, ArchiveError, is_archive_source
 from .catalog import Archive
 from .definition import Entry
@@ -35,8 +36,6 @@ def expand(args, *, url: str | None = None, offline: bool = False, store=None, f
     fetch each data set the store does not hold (unless `force`). A name that matches nothing raises
     ArchiveError before anything is fetched; a data set that cannot be fetched is a failed outcome.
     `one`: each name must name one data set. `progress(label, done, total)` sees the downloads."""
-    from ..ingest import Problem, SourceOutcome
-
     out = Expanded()
     if not any(is_archive_source(a) for a in args):
         out.paths = list(args)

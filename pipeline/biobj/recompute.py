@@ -6,6 +6,7 @@ import csv
 import hashlib
 import re
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
 import polars as pl
@@ -184,8 +185,6 @@ def recompute(store: Store, reference_values: str | Path | None = None,
 
 def _points_origin() -> str:
     try:
-        from importlib.metadata import version
-
         return f"coco-experiment {version('coco-experiment')}"
     except Exception:  # not installed: points were given
         return "given"

@@ -1,6 +1,3 @@
-"""Altair charts of COCO measures: one theme, table -> chart functions, and `kinds.KINDS`, each
-kind computing its table from an Analysis. Export with `export.save(chart, path)`."""
-
-#: the chart kinds of `kinds.KINDS` (listed here so that the CLI need not import Altair to name them)
-KIND_NAMES = ("ecdf", "ecdf-explorer", "scaling", "scatter", "ratio-ecdf", "art-ratio", "rt-ecdf", "precision-ecdf", "logloss",
-              "convergence", "profile")
+"""Altair charts of COCO measures: one theme, and functions from tidy frames (the tables of the
+measures) to charts; `pipeline.recipes` computes those frames from an Analysis. Export with
+`export.save(chart, path)`."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 
 import altair as alt
@@ -290,6 +291,47 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
         layers[first] = layers[first].add_params(pick)
     chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))
     return theme.finish(chart, title, settings, configured)
+
+
+def _part(table: pl.DataFrame | None, dimension, group) -> pl.DataFrame | None:
+    """The rows of one (dimension, group) of a table, or None."""
+    if table is None:
+        return None
+    return table.filter((pl.col("dimension") == dimension) & (pl.col("group") == group))
+
+
+def _side_by_side(charts: list[alt.LayerChart], columns: int) -> alt.TopLevelMixin:
+    """One chart, or several side by side sharing one highlight selection (the same palette), configured."""
+    if len(charts) == 1:
+        return theme.configure(charts[0])
+    with warnings.catch_warnings():  # the charts' identical selections merge into one, as intended
+        warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
+        both = alt.concat(*charts, columns=columns, resolve=theme.independent(color="independent",
+                                                                             shape="independent"))
+    return theme.configure(both)
+
+
+def ecdf_grid(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str = "ECDF of runtimes",
+              settings: Sequence[str] = (), counts: bool = True, bands: pl.DataFrame | None = None,
+              instances: pl.DataFrame | None = None, columns: int = 2, **options) -> alt.TopLevelMixin:
+    """One `ecdf_chart` per (dimension, group) of `summary`, titled "`title`, {d}-D, {group}", side by
+    side on one x axis (`ecdf_range` of all) in `columns`; `counts`: the first line of `settings`
+    starts with the dimension, group and number of functions of its chart; `bands` and `instances`
+    hold every chart's rows; the other `options` are `ecdf_chart`'s."""
+    keys = summary.select("dimension", "group").unique().sort("dimension", "group").rows()
+    x_range = ecdf_range(steps, summary)  # one x axis for all the charts
+    charts = []
+    for d, g in keys:
+        u = _part(summary, d, g)
+        label = "all functions" if g == "all" else g
+        lines = list(settings)
+        if counts:
+            n = u["functions"].max()
+            lines[0] = f"{d}-D, {label} ({n} function{'s' if n != 1 else ''}); " + lines[0]
+        charts.append(ecdf_chart(_part(steps, d, g), u, title=f"{title}, {d}-D, {label}", settings=lines,
+                                 zoom=len(keys) == 1, band=_part(bands, d, g), instances=_part(instances, d, g),
+                                 x_range=x_range, configured=False, **options))
+    return _side_by_side(charts, columns)
 
 
 def quantize(lines: pl.DataFrame, quantum: float, by: Sequence[str] = ("algorithm",)) -> pl.DataFrame:

@@ -44,18 +44,3 @@ def parameter_chart(summary: pl.DataFrame, *, name: str, palette: theme.Palette 
         facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns, data=theme.data(t.select(cols), 4),
         resolve=theme.independent(y="independent"))
     return theme.finish(chart, f"Tracked parameter {name}: median and 25-75% band over runs", settings, configured)
-
-
-def parameter_kind(analysis, name: str, budgets_per_decade: int = 5, **options) -> alt.FacetChart:
-    """The chart of parameter `name` from an Analysis: quantiles at 10^(k/budgets_per_decade) evaluations."""
-    from ..measures import params as pm
-    from .convergence import budget_grid
-
-    runs = analysis.runs()
-    vals = pm.values(runs, pm.params_table(analysis.store), [name]).collect()
-    if not vals.height:
-        raise ValueError(f"no values of the parameter {name!r} in the selection")
-    grid = budget_grid(float(vals["evaluations"].max()), budgets_per_decade)
-    summary = pm.quantiles(pm.at_budgets(vals.lazy(), grid)).collect()
-    return parameter_chart(summary, name=name, settings=f"quantiles at {budgets_per_decade} budgets per decade",
-                           **options)

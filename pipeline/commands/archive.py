@@ -6,6 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..archive import ArchiveError
+from ..archive.catalog import Archive
+from ..archive.definition import create as create_definition
 from ._common import err, fail, out, write_table
 from ._options import OutOpt, SuiteOpt
 
@@ -40,7 +43,6 @@ def download_progress():
 def archived_sources(sources, store=None, archive_url=None, offline=False, force=False, one=False):
     """`pipeline.archive.sources.expand` with a progress bar: a name that matches nothing ends the
     command with a one-line error; the data sets that cannot be fetched are `.failed` outcomes."""
-    from ..archive import ArchiveError
     from ..archive.sources import expand
 
     try:
@@ -81,9 +83,6 @@ def register(app: typer.Typer) -> None:
         terminal, CSV in a pipe)."""
         import polars as pl
 
-        from ..archive import ArchiveError
-        from ..archive.catalog import Archive
-
         try:
             archive = Archive(archive_url)
             entries = archive.entries(offline, refresh)
@@ -122,11 +121,8 @@ def register(app: typer.Typer) -> None:
     def create(folder: Annotated[str, typer.Argument(help="Folder of data sets (.tgz, .tar.gz, .zip, ...), in any sub-folders.")]) -> None:
         """Write FOLDER/coco_archive_definition.txt (cocopp's format) so that the folder, or a copy of it
         online, is an archive: `--archive-url FOLDER-or-URL`."""
-        from ..archive import ArchiveError
-        from ..archive.definition import create as write
-
         try:
-            target, entries = write(folder)
+            target, entries = create_definition(folder)
         except ArchiveError as exc:
             fail(str(exc))
         err.print(f"wrote {target}: {len(entries)} data set(s), {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",

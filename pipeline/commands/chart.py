@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..charts import KIND_NAMES
+from ..recipes import KIND_NAMES
 from ._common import err, fail
 from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
 
@@ -63,7 +63,8 @@ def register(app: typer.Typer) -> None:
         list_: Annotated[bool, typer.Option("--list", help="List the kinds and their options, then exit.")] = False,
     ) -> None:
         """Draw one chart kind from a store and write it by the file extension."""
-        from ..charts import export, kinds
+        from ..charts import export
+        from ..recipes import kinds
 
         if list_:
             for name in kinds.KINDS:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,13 +10,11 @@ import typer
 
 from ._common import OPENED, err, fail, open_store, progress, write_table
 from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
-from .archive import ArchiveUrlOpt, OfflineOpt
+from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
 
 def _discard(path: Path, before: set[str] | None) -> None:
     """Remove what creating a store at `path` added (the folder itself when it did not exist: `before` None)."""
-    import shutil
-
     if before is None:
         shutil.rmtree(path, ignore_errors=True)
         return
@@ -53,7 +52,6 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
                   f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
                   "see schemas/); new files are written in the new schema", soft_wrap=True)
     from ..archive.sources import add_outcomes
-    from .archive import archived_sources
 
     try:
         fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, stages
+from ..archive import is_archive_source
+from ._common import err, fail, open_store, stages
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
-from .archive import ArchiveUrlOpt, OfflineOpt
+from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
+from .ingest import ingest_sources, read_nothing
 
 #: how settings.json names the sample data shipped with the package
 SAMPLE = "cocopipe:sample"
@@ -29,10 +32,6 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
     sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
     from rich.text import Text
-
-    from ..archive import is_archive_source
-    from .archive import fetch_errors
-    from .ingest import ingest_sources, read_nothing
 
     paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
@@ -82,10 +81,8 @@ def register(app: typer.Typer) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
-        from ..archive import is_archive_source
         from ..report import Settings, SettingsError, build
         from ..report.output import check_replaceable
-        from ._common import open_store
 
         store = sel.store  # with SOURCES, they are ingested into it (default: a temporary store)
 
@@ -125,7 +122,6 @@ def register(app: typer.Typer) -> None:
                     index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
-        import json
         from rich.markup import escape
 
         record = json.loads((index.parent / "settings.json").read_text())["record"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.metadata import version
 from pathlib import Path
 
 import polars as pl
@@ -39,8 +40,6 @@ def _num(v: float | None) -> str:
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
         return f"cocopipe {version('cocopipe')}"
     except Exception:  # noqa: BLE001 (not installed: a source checkout)
         return "cocopipe"

@@ -273,9 +273,7 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
 
 def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None):
     """Parse sources as Ray tasks, yielding results as they complete."""
-    from ..distributed import ray as ray_instance
-
-    ray = ray_instance(jobs if jobs > 1 else None)
+    ray = distributed.ray(jobs if jobs > 1 else None)
     task = ray.remote(_parse)
     refs = {task.remote(p, name, limits): p for p in paths}
     while refs:

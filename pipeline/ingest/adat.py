@@ -16,6 +16,7 @@ import re
 import numpy as np
 import polars as pl
 
+from ..store import schema as store_schema
 from .coco import Problem
 from .sources import Source
 
@@ -41,9 +42,7 @@ def _read_lines(src: Source, paths: list[str]) -> pl.DataFrame:
 
 
 def _empty() -> pl.DataFrame:
-    from ..store import schema
-
-    return pl.DataFrame(schema=schema.polars_schema("archive"))
+    return pl.DataFrame(schema=store_schema.polars_schema("archive"))
 
 
 def _root(path: str) -> str:

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from .. import distributed
 from ..conventions import reached
+from ..store import schema as store_schema
 from . import consistency, duplicates, validity
 from .sources import ArchiveFiles, Source
 from .validity import MAX_EVALUATIONS
@@ -589,7 +590,6 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
 
     biobj = pl.col("data_format") == "bbob-biobj"
     constrained = pl.col("suite") == "bbob-constrained"
-    from ..store import schema
     runs = runs.lazy().with_columns(
         evaluations=pl.when(constrained & pl.col("tdat_fg").is_not_null()).then(pl.col("tdat_fg").cast(pl.Int64))
         .when(~biobj & pl.col("hit").is_not_null()).then(pl.col("hit").cast(pl.Int64))
@@ -601,7 +601,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         function=pl.col("function").cast(pl.Int32),
         dimension=pl.col("dimension").cast(pl.Int32),
         instance=pl.col("instance").cast(pl.Int32),
-    ).select(list(schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
+    ).select(list(store_schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
     events = events.lazy().select(
         suite=pl.lit(tr["suite"]).gather(pl.col("seq")), algorithm=pl.lit(tr["algorithm"]).gather(pl.col("seq")),
         run_id="run_id", evaluations=pl.col("evaluations").cast(pl.Int64),
@@ -615,5 +615,4 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
 
 
 def _empty(table: str) -> pl.DataFrame:
-    from ..store import schema
-    return pl.DataFrame(schema=schema.polars_schema(table))
+    return pl.DataFrame(schema=store_schema.polars_schema(table))

@@ -29,6 +29,7 @@ import re
 import polars as pl
 
 from ..conventions import reached
+from ..store import schema as store_schema
 from .coco import Parsed, Problem, _decode
 from .sources import Source
 
@@ -199,8 +200,6 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
 
 def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
-    from ..store import schema
-
     problems: list[Problem] = []
     meta, announced = _metadata(src, algorithm, problems)
     runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
@@ -241,7 +240,7 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
         precision=pl.when(known).then(pl.lit(PRECISION)), reference_value="optimum", indicator=pl.lit(None, pl.String),
         data_format=pl.lit(FORMAT), coco_version=pl.lit(None, pl.String), source=pl.lit(src.name),
         source_id=pl.lit(src.source_id),
-    ).select(list(schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
+    ).select(list(store_schema.polars_schema("runs"))).sort("suite", "algorithm", "function", "dimension", "trial")
     names = runs.select("run_id", "suite", "algorithm")
     recs = recs.join(names, on="run_id", how="inner", maintain_order="left")
     events = recs.select("suite", "algorithm", "run_id", "evaluations", g_evaluations=pl.lit(0, pl.Int64),

@@ -7,7 +7,7 @@ settings) with a navigation bar, interactive Vega-Lite charts rendered by the sh
 >>> build(open_store("cocopipe-store"), "report")
 """
 from .build import Progress, build
-from .pages import VIEWS
+from .views import VIEWS
 from .settings import Settings, SettingsError
 
 __all__ = ["build", "Progress", "Settings", "SettingsError", "VIEWS"]

@@ -14,11 +14,16 @@ from pathlib import Path
 import polars as pl
 
 from ..api import Analysis
+from ..charts import theme
 from ..conventions import is_biobjective
+from ..execution import Plan
 from ..hits import targets as tg
 from ..ingest import source_names
+from ..measures.groups import groups_frame
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
 from ..selection import Selection, check, closest, open_reference
+from ..store import Store, StoreError
+from ..store.store import MANIFEST
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -94,15 +99,11 @@ def _packaged_reference(name: str, suite: str) -> Selection | None:
 
 def is_store(path: str) -> bool:
     """Whether `path` is a cocopipe store folder (it holds the store's manifest)."""
-    from ..store.store import MANIFEST
-
     return (Path(path) / MANIFEST).is_file()
 
 
 def background_stores(entries) -> list:
     """The other stores among the `background` entries (folders holding a cocopipe store), opened."""
-    from ..store import Store, StoreError
-
     out = []
     for e in entries or []:
         if is_store(e):
@@ -155,6 +156,8 @@ class Context:
         self.settings = settings.check()
         #: where charts and tables are made (in-process by default)
         self.runner = runner or Runner(1)
+        #: the groups of algorithms the ECDF tables are computed in (the analysis's)
+        self.plan: Plan = analysis.plan
         #: follows the long work: progress(stage, done, total, label) (`build.Progress`; set by `build`)
         self.progress = lambda stage, done, total, label="": None
         s = self.settings
@@ -307,8 +310,6 @@ class Context:
         return _UnionStore([base.store, packaged]) if packaged is not None else base.store
 
     def _palette(self) -> dict[str, tuple[str, str]]:
-        from ..charts import theme
-
         refs = self.reference_names
         return theme.palette(self.algorithms + refs, refs, fixed=self.settings.fixed_palette())
 
@@ -332,8 +333,6 @@ class Context:
 
     def groups(self, suite: str, algorithms: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(group, label) of the suite's function groups that hold a shown function (of `algorithms`)."""
-        from ..measures.groups import groups_frame
-
         g = groups_frame(suite).filter(pl.col("function").is_in(self.functions(suite, algorithms))).collect()
         return list(dict.fromkeys(zip(g["group"], g["group_label"])))
 

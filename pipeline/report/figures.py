@@ -4,6 +4,7 @@ the shipped JavaScript renders, or as static SVG), HTML tables and notes; and se
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 import unicodedata
@@ -11,6 +12,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import altair as alt
+import polars as pl
+
+from ..tables import fmt_num
+from .runner import canonical_names
+from .vendor import vegalite_version
 
 
 def _readable(text: str) -> str:
@@ -49,8 +55,6 @@ def unique_slugs(names) -> dict[str, str]:
 def spec_of(chart: alt.TopLevelMixin | dict) -> dict:
     """The Vega-Lite spec of a chart (Altair validates when it builds the chart's parts; the
     whole-spec schema validation is skipped: it costs more than building the report)."""
-    from .runner import canonical_names
-
     return canonical_names(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
 
 
@@ -68,8 +72,6 @@ COMPACT_ABOVE = 20_000
 def _csv_table(values: list) -> tuple[str, dict] | None:
     """(CSV text, Vega-Lite parse map) of a table of flat rows, or None when CSV cannot carry it exactly
     (nested values, text columns with nulls, rows that are not objects)."""
-    import polars as pl
-
     if not values or not all(isinstance(r, dict) for r in values):
         return None
     try:
@@ -154,9 +156,7 @@ class Figure:
     def render_svg(self) -> str:
         """The static SVG of the chart (vl-convert, offline), kept in `svg`."""
         if self.svg is None:
-            import vl_convert as vlc
-
-            from .vendor import vegalite_version
+            import vl_convert as vlc  # only static (SVG) reports convert: loading it takes a while
 
             self.svg = vlc.vegalite_to_svg(self.spec, vl_version=vegalite_version())
         return self.svg
@@ -199,6 +199,25 @@ class Table:
     caption: str = ""
     kind: str = "table"
     collapsed: bool = False  #: shown on demand (a closed <details>: long pages open fast)
+
+
+def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
+    """A small HTML table of a data frame (escaped; lists joined with commas; numbers with a fraction
+    by the tables' one rule, `fmt_num`)."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+    body = []
+    for row in df.iter_rows():
+        cells = []
+        for v in row:
+            if isinstance(v, list):
+                v = ", ".join(str(x) for x in v)
+            elif isinstance(v, float):
+                v = fmt_num(v)
+            cells.append(f"<td>{html.escape('' if v is None else str(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    text = (f'<table class="cocopipe-table data" id="{html.escape(slug(id))}"><caption><b>{html.escape(title)}.</b> '
+            f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+    return Table(slug(id), title, text, caption)
 
 
 @dataclass

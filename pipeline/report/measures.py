@@ -1,11 +1,12 @@
 """The measures a report shows, computed once for all its pages (each page takes slices).
 
 Memory stays bounded however many algorithms a report holds: the hitting times, ECDF step tables
-and areas under the ECDF are computed `CHUNK` algorithms at a time (each algorithm's measures are
-independent of the others'; chunks run in the runner's worker processes), and each chunk's step
-table is cut at the plotted range and thinned to `RESOLUTION` in log10(x) at once, at most 100
-points a decade, which is finer than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and
-coarser; thinning keeps each bin's last step, so a thinned line never rises earlier than the data).
+and areas under the ECDF are computed a group of algorithms at a time (the groups of the plan of the
+analysis reported on, `execution.Plan`; each algorithm's measures are independent of the others';
+the groups run in the runner's worker processes), and each group's step table is cut at the plotted
+range and thinned to `RESOLUTION` in log10(x) at once, at most 100 points a decade, which is finer
+than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and coarser; thinning keeps each bin's last
+step, so a thinned line never rises earlier than the data).
 """
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import functools
 
 import polars as pl
 
-from ..measures import ecdf as ecdf_measure
+from ..charts.ecdf import thin
+from ..measures import ecdf as ecdf_measure, ranking
+from ..measures.auc import auc, budgets as auc_budgets
 from ..tables import art_table, pairwise_table
 from .context import Context
 
-#: algorithms per chunk of the ECDF and auc measures (the peak memory is that of one chunk)
-CHUNK = 8
 #: steps of the report's ECDF tables are merged to this resolution in log10(evaluations / dimension)
 RESOLUTION = 0.01
 STEP_KEYS = ["suite", "algorithm", "dimension", "group"]
@@ -27,14 +28,12 @@ STEP_KEYS = ["suite", "algorithm", "dimension", "group"]
 def thin_steps(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION) -> pl.DataFrame:
     """Steps cut at each line's plotted range (summary's max_x) and thinned to `resolution` in log10(x):
     per bin the last x and the largest fraction; steps that do not rise are dropped (a line's last is kept)."""
-    from ..charts.ecdf import thin
-
     cut = (steps.join(summary.select(*STEP_KEYS, "max_x"), on=STEP_KEYS, how="inner")
            .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
     return thin(cut, resolution, by=STEP_KEYS).select(steps.columns)
 
 
-def chunk_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int, max_budget,
+def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int, max_budget,
                  budgets: pl.DataFrame | None, resolution: float = RESOLUTION) -> dict[str, pl.DataFrame]:
     """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
     per store), from one computation of their hitting times (auc only with `budgets`; `pipeline.measures.auc`)."""
@@ -43,22 +42,13 @@ def chunk_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int,
     steps = ecdf_measure.ecdf(hits.lazy(), None, mode, samples, seed, max_budget).collect()
     out = {"steps": thin_steps(steps, summary, resolution), "summary": summary}
     if budgets is not None:
-        from ..measures.auc import auc
-
         out["auc"] = auc(hits.lazy(), budgets.lazy()).collect()
     return out
 
 
 def glicko(analysis, targets, seed: int) -> pl.DataFrame:
     """Glicko-2 ratings of the algorithms of `analysis` per dimension (`measures.ranking.glicko2`)."""
-    from ..measures import ranking
-
     return ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
-
-
-def chunks(algorithms: list[str], size: int = CHUNK) -> list[list[str]]:
-    """The algorithms in consecutive groups of `size` (the order given)."""
-    return [algorithms[i:i + size] for i in range(0, len(algorithms), size)]
 
 
 class Measures:
@@ -68,7 +58,7 @@ class Measures:
         self.ctx = ctx
         self._art = self._pairwise = None
         # the tables take long: they start at once (in a worker when the runner has some), unless the
-        # best ranked algorithms are to be chosen first (many algorithms); then the ECDF chunks
+        # best ranked algorithms are to be chosen first (many algorithms); then the ECDF groups
         if not ctx.many:
             self.start_tables(ctx.algorithms)
         # Glicko-2 plays every pair of algorithms: only up to max_detail of them; within each suite
@@ -76,7 +66,7 @@ class Measures:
             suite: ctx.runner.submit(glicko, self.one_store(algs).select(suite=suite), ctx.settings.targets,
                                      ctx.settings.seed)
             for suite in ctx.suites if len(algs := ctx.algorithms_of(suite)) > 1 and ctx.has_pairs}
-        self._chunks = self._start_chunks()
+        self._groups = self._start_groups()
 
     def one_store(self, algorithms: list[str]):
         """The compared `algorithms` as one Analysis: of their store alone when one store holds them all
@@ -84,29 +74,28 @@ class Measures:
         parts = self.ctx.parts(algorithms)
         return parts[0] if len(parts) == 1 else self.ctx.compared.select(algorithm=list(algorithms))
 
-    # -- ECDFs and auc, chunked ---------------------------------------------------------------
+    # -- ECDFs and auc, by groups of algorithms ---------------------------------------------------------------
     def _targets(self, which) -> pl.DataFrame:
         rows = [(s, float(t)) for s in self.ctx.suites for t in which(s)]
         return pl.DataFrame(rows, schema={"suite": pl.String, "target": pl.Float64}, orient="row")
 
-    def _start_chunks(self) -> list:
+    def _start_groups(self) -> list:
         c, s = self.ctx, self.ctx.settings
-        from ..measures.auc import budgets as auc_budgets
-
         budgets = auc_budgets(c.compared.runs(), c.compared.max_budget).collect()
         targets = self._targets(self.ctx.ecdf_targets)
         algs = sorted(c.all_shown)
-        return [c.runner.submit(chunk_tables, c.parts(part), targets, s.mode,
-                                s.ecdf_samples, s.seed, c.compared.max_budget, budgets) for part in chunks(algs)]
+        return [c.runner.submit(group_tables, c.parts(part), targets, s.mode,
+                                s.ecdf_samples, s.seed, c.compared.max_budget, budgets)
+                for part in c.plan.groups(algs)]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:
-        parts, n = [], len(self._chunks)
-        for i, f in enumerate(self._chunks):
+        parts, n = [], len(self._groups)
+        for i, f in enumerate(self._groups):
             self.ctx.progress("measures", i, n, f"ECDFs and auc, {n} group(s) of algorithms")
             parts.append(f.result())
         self.ctx.progress("measures", n, n, "")
-        self._chunks = []
+        self._groups = []
         return {k: pl.concat([p[k] for p in parts], how="vertical_relaxed") for k in parts[0]}
 
     @property
@@ -170,8 +159,6 @@ class Measures:
         """Mean rank of auc per dimension and over all dimensions (dimension 0) of the compared
         algorithms of each suite (column suite), with the Friedman test and the Nemenyi critical
         difference (`measures.ranking`)."""
-        from ..measures import ranking
-
         alpha, parts = self.ctx.settings.alpha, []
         for suite in self.ctx.suites:
             a = self.aucs.filter(pl.col("suite") == suite).lazy()

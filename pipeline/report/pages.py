@@ -1,6 +1,7 @@
-"""The views of a report, each a function `view(ctx, measures) -> list[Page]`, in navigation order.
+"""The views of a report, each a function `view(ctx, measures) -> list[Page]` (`views.VIEWS` lists them
+in navigation order, with the interactive views and the tracked parameters).
 
-A new view (issue 12's interactive pages) is a function appended to `VIEWS`; the navigation bar,
+A new view (issue 12's interactive pages) is a function appended to `views.VIEWS`; the navigation bar,
 the settings banner and the chart embedding come with the templates. The views follow cocopp's
 output for one, two and many algorithms (seed 000 for the measures):
 
@@ -17,63 +18,23 @@ output for one, two and many algorithms (seed 000 for the measures):
 """
 from __future__ import annotations
 
-import html
-from collections.abc import Callable
+import dataclasses
 
 import polars as pl
 
-from ..charts import theme
-from ..tables import fmt_num, to_html
+from ..charts import pairs, theme
+from ..recipes.inputs import settings_lines
+from ..recipes.kinds import KINDS
+from ..selection import ranges
+from ..tables import to_html
 from .context import Context
-from .figures import Figure, Legend, Note, Page, Section, Table, slug, unique_slugs
+from .ecdfs import Fixed, ecdf_figure, explorer_spec
+from .figures import Figure, Legend, Note, Page, Section, Table, frame_table, unique_slugs
 from .measures import Measures
-
-View = Callable[[Context, Measures], list[Page]]
+from .provenance import provenance_table, reference_choices
 
 
 # -- shared pieces --------------------------------------------------------------------------------
-def ecdf_subtitle(ctx: Context, suite: str) -> str:
-    """What an ECDF chart aggregates, in a few words."""
-    s = ctx.settings
-    mode = (f"simulated restarts ({s.ecdf_samples} per trial, seed {s.seed})" if s.mode == "simulated"
-            else "expected ECDF of simulated restarts (exact)")
-    cut = f", budget cut {s.max_budget}" if s.max_budget else ""
-    return f"{theme.fmt_targets(ctx.ecdf_targets(suite))}, {mode}{cut}"
-
-
-def suite_ecdf_range(ctx: Context, m: Measures, suite: str) -> tuple[float, float]:
-    """The x range of every runtime ECDF of a suite (its dimensions shown, groups and functions: one
-    axis to compare them by, as cocopp draws them all up to one limit)."""
-    from ..charts.ecdf import ecdf_range
-
-    cache = m.__dict__.setdefault("_ecdf_ranges", {})
-    if suite not in cache:
-        keep = (pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
-        cache[suite] = ecdf_range(m.ecdf.filter(keep), m.ecdf_summary.filter(keep))
-    return cache[suite]
-
-
-def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
-                id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
-    """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
-    the names beside the dots and the zoom (small multiples under a `legend`)."""
-    from ..charts.ecdf import ecdf_chart
-
-    steps, summ = m.ecdf_slice(suite, dim, group, algorithms)
-    if summ.height == 0:
-        return None
-    title = f"{label}, {dim}-D"
-    more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
-    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
-                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
-                             x_range=suite_ecdf_range(ctx, m, suite), **more)
-    n = summ["functions"].max()
-    caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
-               f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
-               f"crosses: median of the trials' evaluations / dimension.")
-    return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
-
-
 #: the dimensions cocopp draws one algorithm's ECDFs in (genericsettings.rldDimsOfInterest)
 SINGLE_DIMENSIONS = (5, 20)
 
@@ -88,9 +49,7 @@ SCALING_TARGET = 1e-8
 
 
 def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption: str = "", **options) -> Figure:
-    """A figure of a chart kind of `pipeline.charts.kinds.KINDS`, made by the runner."""
-    from ..charts.kinds import KINDS
-
+    """A figure of a chart kind of `pipeline.recipes.kinds.KINDS`, made by the runner."""
     return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
 
 
@@ -99,25 +58,6 @@ def legend(ctx: Context, suite: str | None = None) -> Legend:
     refs = ctx.reference_names if suite is None else [ctx.reference_of(suite)]
     shown = None if suite is None else {*ctx.algorithms_of(suite), *refs}
     return Legend([(a, c, m, a in refs) for a, (c, m) in ctx.palette.items() if shown is None or a in shown])
-
-
-def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
-    """A small HTML table of a data frame (escaped; lists joined with commas; numbers with a fraction
-    by the tables' one rule, `fmt_num`)."""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = []
-    for row in df.iter_rows():
-        cells = []
-        for v in row:
-            if isinstance(v, list):
-                v = ", ".join(str(x) for x in v)
-            elif isinstance(v, float):
-                v = fmt_num(v)
-            cells.append(f"<td>{html.escape('' if v is None else str(v))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    text = (f'<table class="cocopipe-table data" id="{html.escape(slug(id))}"><caption><b>{html.escape(title)}.</b> '
-            f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
-    return Table(slug(id), title, text, caption)
 
 
 def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]]:
@@ -129,8 +69,6 @@ def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]
 def overview(ctx: Context, m: Measures) -> list[Page]:
     """Data sets, and the ECDFs over all functions per dimension."""
     rec = ctx.record
-    from ..selection import ranges
-
     ds = pl.DataFrame(rec["data_sets"]).select(
         "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
         pl.col("dimensions").list.eval(pl.element().cast(pl.String)).list.join(", "),
@@ -145,8 +83,6 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
         sections[0].blocks.append(Note(many_note(ctx)))
     for suite in ctx.suites:
         if ctx.many:  # the explorer's chart and tables, at one dimension and all functions
-            from .interactive import Fixed, explorer_spec
-
             explorer = explorer_spec(ctx, m, suite)
             figs = [Figure.later(f"ecdf-{suite}-{d}-all", f"All functions, {d}-D",
                                  Fixed(explorer, d, "all", f"All functions, {d}-D"),
@@ -181,8 +117,6 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
 
 
 def _ecdfs_many(ctx: Context, m: Measures) -> Page:
-    from .interactive import Fixed, explorer_spec
-
     sections = [Section("ecdf-rules", "Many algorithms", [Note(many_note(ctx))], columns=1)]
     for suite in ctx.suites:
         explorer = explorer_spec(ctx, m, suite)
@@ -251,9 +185,6 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
 
 def pairwise(ctx: Context, m: Measures) -> list[Page]:
     """Two algorithms compared: aRT scatter, runtime-ratio ECDF and aRT ratio per pair."""
-    from ..charts import pairs
-    from ..charts.kinds import settings_lines
-
     if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
     sections = []
@@ -369,8 +300,6 @@ def reference_text(record: dict) -> str:
 
 def settings_page(ctx: Context, m: Measures) -> list[Page]:
     """The settings, the versions and the data sets, in full."""
-    import dataclasses
-
     s, rec = ctx.settings, ctx.record
     values = [(f.name, s.__dict__[f.name]) for f in dataclasses.fields(s) if f.name != "record"]
     unset = {"algorithms": "all but the reference", "suites": "all", "functions": "all", "dimensions": "all",
@@ -405,8 +334,6 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
             columns=1),
         Section("versions", "Versions", [frame_table("versions-table", "Software", vers)], columns=1),
     ]
-    from .provenance import provenance_table, reference_choices
-
     for i, ref in enumerate(ctx.reference_names):
         suites = [su for su in rec["suites"] if ctx.reference_of(su) == ref]
         made_of = provenance_table(reference_choices(ref, suites, getattr(ctx.analysis, "store", None)))
@@ -418,10 +345,3 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
                 columns=1))
     return [Page("settings", "Settings", sections, nav="Settings")]
 
-
-#: the views in navigation order; append a view function to add pages
-from .interactive import explore, ranking_view  # noqa: E402 (they use this module's helpers)
-from .parameters import parameters  # noqa: E402
-
-VIEWS: list[View] = [overview, explore, ecdfs, scaling, tables, ranking_view, pairwise, algorithms, parameters,
-                     settings_page]

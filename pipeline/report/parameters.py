@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from ..measures.params import POSITION, params_table
+from ..recipes.kinds import PARAMETER
 from .context import Context
 from .figures import Figure, Page, Section
 from .measures import Measures
@@ -11,8 +13,6 @@ from .measures import Measures
 
 def tracked(ctx: Context) -> list[tuple[str, str]]:
     """(suite, parameter) pairs of the compared algorithms' runs, positions (x0, x1, ...) left out."""
-    from ..measures.params import POSITION, params_table
-
     table = params_table(ctx.compared.store)
     if table is None:
         return []
@@ -24,11 +24,9 @@ def tracked(ctx: Context) -> list[tuple[str, str]]:
 
 def parameters(ctx: Context, m: Measures) -> list[Page]:
     """One page with the tracked parameters, when there are any."""
-    from ..charts.params import parameter_kind
-
     sections = []
     for suite, name in tracked(ctx):
-        chart = ctx.runner.chart(parameter_kind, ctx.compared.select(suite=[suite]), name, palette=ctx.palette)
+        chart = ctx.runner.chart(PARAMETER, ctx.compared.select(suite=[suite]), name, palette=ctx.palette)
         sections.append(Section(f"param-{suite}-{name}", f"{name}, {suite}", [Figure.later(
             f"param-{suite}-{name}", f"{name}, {suite}", chart,
             f"Median of the tracked parameter {name} over the runs versus evaluations, with the band between the "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from .. import reference_sets as rf
+
 
 def reference_choices(reference: str | None, suites: list[str], store=None) -> pl.DataFrame:
     """The recorded choices of `reference`: a reference built in `store` (`cocopipe reference build`),
     else a packaged published set; an empty frame when none is recorded."""
-    from .. import reference_sets as rf
-
     if not reference:
         return pl.DataFrame(schema=rf.CHOICES_SCHEMA)
     if store is not None and hasattr(store, "path"):

@@ -14,6 +14,11 @@ import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
+import altair as alt
+from altair.utils.schemapi import debug_mode
+
+from ..charts import theme
+
 
 class Deferred:
     """A result computed on first demand in this process (the in-process stand-in for a Future)."""
@@ -35,10 +40,6 @@ class Deferred:
 @functools.cache
 def theme_config() -> dict:
     """The chart theme's configuration as spec data (`pipeline.charts.theme.configure`)."""
-    import altair as alt
-
-    from ..charts import theme
-
     return theme.configure(alt.Chart()).to_dict(validate=False)["config"]
 
 
@@ -54,8 +55,6 @@ def chart_spec(fn: Callable, args: tuple, kwargs: dict) -> dict:
     chart is assembled is switched off (the spec is the same, the time a third), and the theme
     configuration is set once on the finished spec instead of on every intermediate chart object
     (identical result: see tests/test_report.py)."""
-    from altair.utils.schemapi import debug_mode
-
     with debug_mode(False):
         if _accepts_configured(fn) and "configured" not in kwargs:
             spec = fn(*args, configured=False, **kwargs).to_dict(validate=False)

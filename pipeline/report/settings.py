@@ -7,9 +7,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import polars as pl
+
+from .vendor import versions as js_versions
 
 #: the settings.json format
 FORMAT = "cocopipe-report/1"
@@ -133,17 +136,13 @@ class Settings:
 
 def software_versions() -> dict[str, str]:
     """Versions of cocopipe and of the libraries that shape the numbers and the charts."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .vendor import versions as js
-
     out = {}
     for dist in ("cocopipe", "polars", "numpy", "scipy", "altair", "vl-convert-python"):
         try:
             out[dist] = version(dist)
         except PackageNotFoundError:
             out[dist] = "not installed"
-    out.update({f"{k} (JavaScript)": v for k, v in js().items() if k != "vl-convert"})
+    out.update({f"{k} (JavaScript)": v for k, v in js_versions().items() if k != "vl-convert"})
     return out
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import altair as alt
+
 STATIC = Path(__file__).resolve().parent / "static"
 BUNDLE = "vega-bundle.js"
 VENDOR = "vendor.json"
@@ -27,15 +29,12 @@ def versions() -> dict[str, str]:
 
 def vegalite_version() -> str:
     """The Vega-Lite version (major.minor) Altair writes specs for, e.g. "6.4"."""
-    import altair as alt
-
     return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def write_bundle(static: Path = STATIC) -> dict[str, str]:
     """Write `vega-bundle.js` (global `vegaEmbed`, `vega`, `vegaLite`) and `vendor.json`."""
-    import altair as alt
-    import vl_convert as vlc
+    import vl_convert as vlc  # the maintainers' tool: reports need no vl-convert to open
 
     vl = vegalite_version()
     info = {"vega": vlc.get_vega_version(), "vega-lite": alt.SCHEMA_VERSION.lstrip("v"),

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import jinja2
 import polars as pl
 
 
@@ -301,8 +302,6 @@ table.cocopipe-table span.disp, table.cocopipe-table span.final { font-size: 0.8
 
 def to_html(df: pl.DataFrame, css: bool = False) -> str:
     """HTML tables (a fragment for the report), each with a <caption>; `css` prepends `CSS`."""
-    import jinja2
-
     env = jinja2.Environment(autoescape=True)
     kind = "pairwise" if _is_pairwise(df) else "art"
     tables = [dict(kind=kind, label=g.label, title=g.title, caption=g.caption, header=g.header,

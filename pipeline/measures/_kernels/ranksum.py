@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import polars as pl
 from scipy import special
+from threadpoolctl import threadpool_limits
 
 from ...hits._kernel import running_min
 
@@ -90,7 +91,7 @@ def exact_table(n1: int, n2: int) -> np.ndarray:
     """scipy's exact two-sided p-value for samples of sizes n1, n2 without ties, for every U in
     0..n1 n2 (it depends on nothing else): one vectorised mannwhitneyu call on samples built to
     have each U (x_i just below the c_i-th smallest y, sum of c_i = U)."""
-    from scipy.stats import mannwhitneyu
+    from scipy.stats import mannwhitneyu  # scipy.stats takes about 0.7 s to load: not with the measures
 
     us = np.arange(n1 * n2 + 1)
     c = np.clip(us[:, None] - n2 * np.arange(n1)[None, :], 0, n2)  # c_i in 0..n2, row sums = U
@@ -533,8 +534,6 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     # groups on threads (numpy releases the GIL in the large array operations); the matrix products
     # of the counts on one BLAS thread each (BLAS threads on matrices this small cost more than
     # they give, and would compete with the groups' threads)
-    from threadpoolctl import threadpool_limits
-
     workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
     importlib.import_module("scipy.stats")  # imported whole before the threads need it (no two threads importing it)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:

@@ -1,0 +1,290 @@
+"""Every chart kind as a `Kind`: a recipe `fn(analysis, **options) -> {keyword: value}` computes the
+chart's tidy frames from the Analysis, with a subtitle stating the settings that matter, and a chart
+function of `pipeline.charts` draws them. `KINDS` is the registry; `chart(kind, analysis, **options)`
+builds one by name. The options of each kind are its recipe's (see `inputs` for those most share).
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from ..charts import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, params, scaling, theme
+from ..measures import groups as grp, params as pm
+from .inputs import (compared, dimensions, ecdf_inputs, group_frame, mode_text, narrow, pair, resolve_background,
+                     resolve_reference, resolve_targets, settings_lines, targets_text, without)
+
+Chart = alt.TopLevelMixin
+#: what a recipe gives: the keyword arguments of its chart function (tidy frames, names, texts)
+Drawing = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A chart kind: `recipe(analysis, *args, **options)` computes what `chart(**drawing)` draws."""
+
+    recipe: Callable[..., Drawing]
+    chart: Callable[..., Chart]
+
+    def __call__(self, analysis, *args, **options) -> Chart:
+        """The chart of `analysis`."""
+        return self.chart(**self.recipe(analysis, *args, **options))
+
+
+# -- recipes ----------------------------------------------------------------------------------
+def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated", samples: int = 100,
+         seed: int = 1, max_x: float | str | None = None, reference=None, palette=None, labels: bool = True,
+         legend: bool = False, background=None, band: bool = False, level: float = 0.95, replicates: int = 100,
+         per_instance: bool = False,
+         columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Drawing:
+    """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
+    group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
+    evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
+    (names of the store, or an Analysis) thin and light grey behind. `band`: the bootstrap
+    confidence band at `level` of each compared algorithm (`Analysis.ecdf_band`, `replicates`
+    resamplings of the trials within each problem, seeded by `seed`) under its line;
+    `per_instance`: the ECDF of every instance alone as thin faint lines."""
+    targets = resolve_targets(a, targets)
+    a = narrow(a, dimension)
+    group_frame(a, group)  # unknown group names fail here, with the names there are
+    ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
+                                            palette)
+    main = compared(a, ref, bg)
+    bands = (main.ecdf_band(targets, group, mode=mode, level=level, replicates=replicates, seed=seed,
+                            samples=samples, max_x=max_x).collect() if band else None)
+    per = (main.ecdf_per_instance(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
+           if per_instance else None)
+    band_note = ecdf_mod.band_text(level, replicates, seed) if band else None
+    if per_instance:
+        band_note = "; ".join(filter(None, [band_note, "thin lines: each instance alone"]))
+    if not summ.height:
+        raise ValueError("no ECDF data in the selection")
+    ref_text = f"reference {', '.join(ref[1])}" if ref else None
+    settings = settings_lines(a, mode_text(mode, samples, seed), ref_text,
+                              f"plotted to {max_x} evaluations / dimension" if max_x else None, targets=targets)
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None, settings=settings,
+                labels=labels, legend=legend, width=width, height=height, background=bg[1] if bg else None,
+                bands=bands, instances=per, band_settings=band_note, columns=columns)
+
+
+def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palette=None, function=None,
+                 background=None, columns: int = 6) -> Drawing:
+    """aRT / dimension versus dimension per function (cocopp ppfigdim for one algorithm, a line per
+    target of `targets`, default the scaling set; ppfigs for several, one line per algorithm at
+    `target`, `background` algorithms thin and light grey behind)."""
+    targets = resolve_targets(a, targets)
+    a = narrow(a, function=function)
+    ref = resolve_reference(a, reference)
+    bg = resolve_background(a, background)
+    main = compared(a, ref, bg)
+    algs = main.algorithms()
+    if len(algs) == 1 and not ref and not bg:
+        ts = targets if targets is not None else "scaling"
+        return dict(art=main.art(ts).collect(), series="target",
+                    settings=settings_lines(a, f"algorithm {algs[0]}", targets=ts),
+                    title=f"Scaling with dimension: {algs[0]}", columns=columns)
+    ts = [float(target)]
+    art = main.art(ts).collect()
+    for extra in (ref, bg):
+        if extra:
+            art = pl.concat([art, extra[0].art(ts).collect()], how="vertical_relaxed")
+    pal = theme.extend(palette, sorted(algs), ref[1] if ref else None)
+    if ref:
+        pal = theme.extend(pal, ref[1], ref[1])
+    return dict(art=art, series="algorithm", palette=pal, reference=ref[1] if ref else None,
+                background=bg[1] if bg else None, settings=settings_lines(a, targets=ts), columns=columns,
+                title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")
+
+
+def pair_art(a, *, a_name: str | None = None, b_name: str | None = None, targets=None, dimension=None,
+             function=None, columns: int = 6) -> Drawing:
+    """aRT of two algorithms a and b per function, dimension and target: drawn as aRT / dimension of b
+    against a (cocopp ppscatter), or as the aRT ratio b / a versus target, a line per dimension (ppfig2)."""
+    targets = resolve_targets(a, targets)
+    an = narrow(a, dimension, function)
+    x, y = pair(an, a_name, b_name)
+    art = an.select(algorithm=[x, y]).art(targets).collect()
+    return dict(art=art, a=x, b=y, settings=settings_lines(an, targets=targets), columns=columns)
+
+
+def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targets=distributions.RT_TARGETS,
+               group="all", dimension=None, columns: int = 3) -> Drawing:
+    """ECDF of runtime ratios b / a over trial pairs, a line per target (cocopp pprldistr2)."""
+    targets = resolve_targets(a, targets)
+    an = narrow(a, dimension)
+    x, y = pair(an, a_name, b_name)
+    sel = an.select(algorithm=[x, y])
+    steps = pairs.ratio_steps(sel.hits(targets).collect(), x, y, group_frame(sel, group))
+    return dict(steps=steps, a=x, b=y, settings=settings_lines(an, "all pairs of trials", targets=targets),
+                columns=columns)
+
+
+def rt_ecdf(a, *, targets=distributions.RT_TARGETS, group="all", dimension=None, columns: int = 3) -> Drawing:
+    """ECDF of the trials' runtimes for a few targets, per algorithm, dimension and group (cocopp pprldistr)."""
+    targets = resolve_targets(a, targets)
+    an = narrow(a, dimension)
+    steps, summ = distributions.runtime_steps(an.hits(targets).collect(), group_frame(an, group))
+    return dict(steps=steps, summary=summ, settings=settings_lines(an, "trials' own runtimes", targets=targets),
+                columns=columns)
+
+
+def precision_ecdf(a, *, budgets: Sequence[float] = distributions.BUDGETS, final: bool = True, group="all",
+                   dimension=None, columns: int = 3) -> Drawing:
+    """ECDF of the best precision reached within budgets (multiples of the dimension) and at the end
+    of the trials (cocopp pprldistr, right panels)."""
+    an = narrow(a, dimension)
+    runs = an.runs().collect()
+    top = float((runs["evaluations"] / runs["dimension"]).max())
+    bs = [float(b) for b in budgets if float(b) <= top]
+    labels = {b: f"{theme.fmt_number(b)} x D" for b in bs}
+    v = an.fixed_budget(bs, per_dimension=True, summary=False).collect().with_columns(
+        budget=pl.col("budget").replace_strict(labels, return_dtype=pl.String))
+    order = [labels[b] for b in bs]
+    if final:
+        fin = runs.select("suite", "algorithm", "function", "dimension", "run_id", best_delta="final_delta",
+                          budget=pl.lit("final"))
+        v = pl.concat([v, fin], how="diagonal_relaxed")
+        order.append("final")
+    steps = distributions.precision_steps(v, group_frame(an, group))
+    floor = theme.fmt_number(distributions.PRECISION_FLOOR)
+    return dict(steps=steps, budget_order=order, columns=columns,
+                settings=settings_lines(an, f"precisions below {floor} at the left end", with_targets=False))
+
+
+def logloss_kind(a, *, reference="best2009", targets=None, per_decade: int = 2, group="all", dimension=None,
+                 palette=None, columns: int = 3) -> Drawing:
+    """aRT loss ratio against the reference versus budget (cocopp pplogloss)."""
+    targets = resolve_targets(a, targets)
+    an = narrow(a, dimension)
+    ref = resolve_reference(an, reference)
+    if not ref:
+        raise ValueError("logloss needs a reference (e.g. reference=best2009)")
+    main = without(an, ref[1]) if ref[0].store is an.store else an
+    art = pl.concat([main.art(targets).collect(), ref[0].art(targets).collect()], how="vertical_relaxed")
+    runs = main.runs().collect()
+    top = float((runs["evaluations"] / runs["dimension"]).max())
+    parts = []
+    for name in ref[1]:
+        parts.append(logloss.loss_table(art.filter(pl.col("algorithm").is_in([*main.algorithms(), name])), name,
+                                        logloss.budgets_grid(top, per_decade), group_frame(main, group)))
+    pal = theme.extend(palette, sorted(main.algorithms()))
+    return dict(table=pl.concat(parts), reference=", ".join(ref[1]), palette=pal, columns=columns,
+                settings=settings_lines(an, f"target grid of {targets_text(an, targets)}", with_targets=False))
+
+
+def convergence_kind(a, *, dimension: int | None = None, function=None, runs: bool = False, per_decade: int = 5,
+                     band: str = "q25,q75", palette=None, columns: int = 6) -> Drawing:
+    """Median best precision versus evaluations / dimension with a quantile band (and every trial
+    with runs=True), a panel per function, one dimension (default: the smallest)."""
+    d = dimensions(narrow(a, dimension, function))[0]
+    an = narrow(a, d, function)
+    r = an.runs().collect()
+    grid = convergence.budget_grid(float((r["evaluations"] / r["dimension"]).max()), per_decade)
+    summ = an.fixed_budget(grid, per_dimension=True, summary=True).collect()
+    per_run = an.fixed_budget(grid, per_dimension=True, summary=False).collect() if runs else None
+    lo, hi = (s.strip() for s in band.split(",")) if isinstance(band, str) else band
+    pal = theme.extend(palette, sorted(an.algorithms()))
+    note = f"{d}-D; median and {lo[1:]}-{hi[1:]} % of trials" + ("; every trial" if runs else "")
+    return dict(summary=summ, runs=per_run, band=(lo, hi), palette=pal, columns=columns,
+                settings=settings_lines(an, note, with_targets=False),
+                title=f"Convergence, {d}-D: best precision reached")
+
+
+def profile(a, *, group="all", dimension=None, reference=None, palette=None, labels: bool = True,
+            legend: bool = False, columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT,
+            **settings) -> Drawing:
+    """Target-free runtime profiles (seed 004), drawn like the ECDF; `settings` are
+    Analysis.profile's (transform, f0, delta, f_inf, eps, shared)."""
+    an = narrow(a, dimension)
+    ref = resolve_reference(an, reference)
+    main = without(an, ref[1]) if ref and ref[0].store is an.store else an
+    steps, summ = [], []
+    for src in [main] + ([ref[0]] if ref else []):
+        steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
+        s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
+        r = src.runs().collect()
+        m = grp.membership(r.lazy().select("suite", "function"), grp.select_levels(group)[0]).collect()
+        cross = (r.join(m, on=["suite", "function"]).group_by("suite", "algorithm", "dimension", "group")
+                 .agg(median_max_evaluations=(pl.col("evaluations") / pl.col("dimension")).median()))
+        summ.append(s.join(cross, on=["suite", "algorithm", "dimension", "group"], how="left"))
+    steps = pl.concat(steps, how="vertical_relaxed")
+    summ = pl.concat(summ, how="vertical_relaxed")
+    if not summ.height:
+        raise ValueError("no profile data in the selection")
+    pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
+    if ref:
+        pal = theme.extend(pal, ref[1], ref[1])
+    opts = ", ".join(f"{k}={v}" for k, v in settings.items()) or "default profile parameters (log10, f0 observed)"
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None, title="Runtime profile",
+                settings=settings_lines(an, opts, with_targets=False), counts=False,
+                y_title="profile value (target-free)", labels=labels, legend=legend, width=width, height=height,
+                columns=columns)
+
+
+def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+                       max_x: float | str | None = None, reference=None, background=None, palette=None,
+                       group=None, dimension=None, width: int = 520, height: int = 320) -> Drawing:
+    """Runtime ECDFs of every dimension and function group (`group`: None = all levels, or names)
+    in ONE interactive chart: drop-downs choose the dimension and the functions, a legend click
+    highlights algorithms, `background` algorithms thin and grey behind."""
+    targets = resolve_targets(a, targets)
+    a = narrow(a, dimension)
+    ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
+                                            palette)
+    extra = [f"reference {', '.join(ref[1])}" if ref else None,
+             f"{len(bg[1])} background algorithms in grey" if bg else None]
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None,
+                background=bg[1] if bg else None, width=width, height=height,
+                settings=settings_lines(a, mode_text(mode, samples, seed), *extra, targets=targets),
+                title="ECDF of runtimes (choose the dimension and the functions)")
+
+
+def parameter(analysis, name: str, budgets_per_decade: int = 5, **options) -> Drawing:
+    """The quantiles over runs of a tracked parameter `name` at 10^(k/budgets_per_decade) evaluations;
+    `options` are `charts.params.parameter_chart`'s."""
+    vals = pm.values(analysis.runs(), pm.params_table(analysis.store), [name]).collect()
+    if not vals.height:
+        raise ValueError(f"no values of the parameter {name!r} in the selection")
+    grid = convergence.budget_grid(float(vals["evaluations"].max()), budgets_per_decade)
+    summary = pm.quantiles(pm.at_budgets(vals.lazy(), grid)).collect()
+    return dict(summary=summary, name=name, settings=f"quantiles at {budgets_per_decade} budgets per decade",
+                **options)
+
+
+KINDS: dict[str, Kind] = {
+    "ecdf": Kind(ecdf, ecdf_mod.ecdf_grid),
+    "ecdf-explorer": Kind(ecdf_explorer_kind, ecdf_mod.ecdf_explorer),
+    "scaling": Kind(scaling_kind, scaling.scaling_chart),
+    "scatter": Kind(pair_art, pairs.scatter_chart),
+    "ratio-ecdf": Kind(ratio_ecdf, pairs.ratio_ecdf_chart),
+    "art-ratio": Kind(pair_art, pairs.art_ratio_chart),
+    "rt-ecdf": Kind(rt_ecdf, distributions.runtime_ecdf_chart),
+    "precision-ecdf": Kind(precision_ecdf, distributions.precision_ecdf_chart),
+    "logloss": Kind(logloss_kind, logloss.logloss_chart),
+    "convergence": Kind(convergence_kind, convergence.convergence_chart),
+    "profile": Kind(profile, ecdf_mod.ecdf_grid),
+}
+#: the chart of a tracked parameter (the report's Parameters page; not a kind of `cocopipe chart`)
+PARAMETER = Kind(parameter, params.parameter_chart)
+
+
+def options(kind: str) -> dict[str, object]:
+    """The options of a kind with their defaults."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown chart kind {kind!r}: expected one of {', '.join(KINDS)}")
+    sig = inspect.signature(KINDS[kind].recipe)
+    return {n: p.default for n, p in list(sig.parameters.items())[1:] if p.kind == p.KEYWORD_ONLY}
+
+
+def chart(kind: str, analysis, **opts) -> Chart:
+    """Build a chart of a kind by name, with a clear error for unknown kinds or options."""
+    known = options(kind)
+    takes_more = any(p.kind == p.VAR_KEYWORD for p in inspect.signature(KINDS[kind].recipe).parameters.values())
+    unknown = [k for k in opts if k not in known and not takes_more]
+    if unknown:
+        raise ValueError(f"chart {kind}: unknown option {unknown[0]!r} (options: {', '.join(known)})")
+    return KINDS[kind](analysis, **opts)

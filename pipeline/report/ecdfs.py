@@ -1,0 +1,130 @@
+"""The runtime ECDF figures several views of a report share: the settings they state, one x range per
+suite, the ECDF of one (suite, dimension, group), and the ECDF explorer (every dimension and function
+group in one chart, chosen by drop-downs), whole or with a choice fixed (`Fixed`).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+
+import polars as pl
+
+from ..charts import theme
+from ..charts.ecdf import ecdf_chart, ecdf_explorer, ecdf_range
+from .context import Context
+from .figures import Figure
+from .measures import Measures
+
+
+def ecdf_subtitle(ctx: Context, suite: str) -> str:
+    """What an ECDF chart aggregates, in a few words."""
+    s = ctx.settings
+    mode = (f"simulated restarts ({s.ecdf_samples} per trial, seed {s.seed})" if s.mode == "simulated"
+            else "expected ECDF of simulated restarts (exact)")
+    cut = f", budget cut {s.max_budget}" if s.max_budget else ""
+    return f"{theme.fmt_targets(ctx.ecdf_targets(suite))}, {mode}{cut}"
+
+
+def suite_ecdf_range(ctx: Context, m: Measures, suite: str) -> tuple[float, float]:
+    """The x range of every runtime ECDF of a suite (its dimensions shown, groups and functions: one
+    axis to compare them by, as cocopp draws them all up to one limit)."""
+    cache = m.__dict__.setdefault("_ecdf_ranges", {})
+    if suite not in cache:
+        keep = (pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
+        cache[suite] = ecdf_range(m.ecdf.filter(keep), m.ecdf_summary.filter(keep))
+    return cache[suite]
+
+
+def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
+                id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
+    """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
+    the names beside the dots and the zoom (small multiples under a `legend`)."""
+    steps, summ = m.ecdf_slice(suite, dim, group, algorithms)
+    if summ.height == 0:
+        return None
+    title = f"{label}, {dim}-D"
+    more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
+    chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
+                             title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
+                             x_range=suite_ecdf_range(ctx, m, suite), **more)
+    n = summ["functions"].max()
+    caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
+               f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
+               f"crosses: median of the trials' evaluations / dimension.")
+    return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
+
+
+#: many lines: 10 points per decade, fractions in steps of 1/50 (the chart's size stays small)
+COARSE = dict(resolution=0.1, quantum=0.02)
+
+
+def explorer_spec(ctx: Context, m: Measures, suite: str):
+    """The explorer chart of a suite (a Future or Deferred of its spec; made once, shared by the views
+    that show it), or None without data. Lines are coarse (`COARSE`) with many algorithms."""
+    cache = m.__dict__.setdefault("_explorers", {})
+    if suite not in cache:
+        keep = pl.col("suite") == suite
+        steps = m.ecdf.filter(keep)
+        many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
+        # the columns the explorer shows (with many algorithms, not the counts of problems, functions, trials)
+        summ = m.ecdf_summary.filter(keep).drop("suite", "solvable_fraction", *(
+            ("problems", "functions", "trials") if many else ()))
+        if summ.height == 0:
+            cache[suite] = None
+        else:
+            back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
+            cache[suite] = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette,
+                                            reference=ctx.reference_of(suite),
+                                            background=ctx.background or None, group_labels=dict(ctx.groups(suite)),
+                                            title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
+                                            **(COARSE if many else {}))
+    return cache[suite]
+
+
+def _subset(values, keep: dict[str, str]):
+    """The rows of a spec's table (rows, or CSV text) whose columns take the given values (compared as text);
+    a table without those columns as it is."""
+    if isinstance(values, str):
+        df = pl.read_csv(io.StringIO(values), infer_schema_length=0)
+        if not set(keep) <= set(df.columns):
+            return values
+        return df.filter(*[pl.col(k) == v for k, v in keep.items()]).write_csv()
+    if not values or not all(isinstance(r, dict) and set(keep) <= set(r) for r in values[:1]):
+        return values
+    return [r for r in values if all(str(r[k]) == v for k, v in keep.items())]
+
+
+def _table_name(values) -> str:
+    """A content-hash name of a table (as the charts name theirs)."""
+    return "data-" + hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:32]
+
+
+class Fixed:
+    """The spec of an explorer chart with its dimension (and optionally its function group) fixed: the
+    drop-down of a fixed choice is removed, and its tables hold only the rows of that choice (renamed by
+    their content), so that a page of such charts holds the explorer's tables once in all."""
+
+    def __init__(self, explorer, dimension: int, group: str | None, title: str):
+        self.explorer, self.dimension, self.group, self.title = explorer, dimension, group, title
+
+    def result(self) -> dict:
+        """The spec (waits for the explorer's)."""
+        spec = dict(self.explorer.result())
+        keep = {"dimension": str(self.dimension), **({"group": self.group} if self.group is not None else {})}
+        tables, renamed = {}, {}
+        for name, values in spec.get("datasets", {}).items():
+            sub = _subset(values, keep)
+            new = name if sub is values else _table_name(sub)
+            tables[new], renamed[name] = sub, new
+        text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
+        for old, new in renamed.items():
+            text = text.replace(json.dumps(old), json.dumps(new))
+        spec = {**json.loads(text), "datasets": tables}
+        for p in spec.get("params", []):
+            if p.get("name") == "dimension_shown" or (self.group is not None and p.get("name") == "group_shown"):
+                p["value"] = self.dimension if p["name"] == "dimension_shown" else self.group
+                p.pop("bind", None)
+        if isinstance(spec.get("title"), dict):
+            spec["title"]["text"] = self.title
+        return spec

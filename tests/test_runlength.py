@@ -162,7 +162,8 @@ def test_cli_targets_runlength(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--reference", "best2010"], "unknown reference 'best2010': known are best09-16, best2009"),
     (["--budgets", "1,x"], "--budgets"),
-    (["--reference", "best2009", "--suite", "bbob-biobj"], "'best2009' has no set for suite 'bbob-biobj': it has bbob, bbob-noisy"),
+    (["--reference", "best2009", "--suite", "bbob-biobj"],
+     "'best2009' has no set for suite 'bbob-biobj': it has bbob, bbob-noisy"),
     (["--suite", "bbob-mixint"], "suite 'bbob-mixint' has no default reference: choose one of best09-16"),
 ])
 def test_cli_targets_errors(args, message):

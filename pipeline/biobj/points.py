@@ -69,7 +69,7 @@ def problem_points(problems: pl.DataFrame) -> pl.DataFrame:
     `problems` has `suite`, `function`, `dimension`, `instance`; returns them with `ideal1`,
     `ideal2`, `nadir1`, `nadir2` and `problem` (cocoex's name of the instance, which names the
     two single-objective problems, as in the .adat and .dat headers)."""
-    cx = cocoex()
+    cocoex()  # missing coco-experiment: one error before any work
     rows = []
     keys = problems.select("suite", "function", "dimension", "instance").unique().sort(pl.all())
     for suite, group in keys.group_by("suite", maintain_order=True):

@@ -436,7 +436,8 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
 CHUNK_BYTES = 4 << 20
 
 
-def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int | None = None
+               ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Header facts and records of the data files (see `_records`), read in contiguous chunks of
     files on as many threads as there are cores (Polars and the reads release the GIL)."""
     sizes = np.cumsum([len(src.view(p)) for p in paths])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -25,7 +25,7 @@ from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table
 from .measures import Measures
 from .pages import VIEWS, reference_text
 from .runner import Runner, default_jobs
-from .settings import Settings, SettingsError
+from .settings import Settings
 from .vendor import BUNDLE, STATIC, versions as js_versions
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

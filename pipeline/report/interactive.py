@@ -124,7 +124,6 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
         return []
     from ..measures import ranking
 
-    s = ctx.settings
     glicko = m.glicko
     ranks = m.ranks
     several = len(ctx.suites) > 1

@@ -150,7 +150,7 @@ class Store:
 
     # -- locks -----------------------------------------------------------------------------
     @contextmanager
-    def writing(self, wait: float = 0) -> Iterator["Store"]:
+    def writing(self, wait: float = 0) -> Iterator[Store]:
         """Hold the store's writer lock (waiting up to `wait` seconds for another writer, then
         `StoreBusy`); the first hold of a process finishes an interrupted write, removes what
         crashed writers staged and upgrades an older manifest."""
@@ -160,12 +160,12 @@ class Store:
             yield self
 
     @contextmanager
-    def reading(self) -> Iterator["Store"]:
+    def reading(self) -> Iterator[Store]:
         """Hold the store's read lock: no commit of another process happens meanwhile."""
         with lock.reading(self.path):
             yield self
 
-    def hold_reading(self) -> "Store":
+    def hold_reading(self) -> Store:
         """Hold the read lock until the process ends (a command's consistent view of the store)."""
         if self._read_hold is None:
             self._read_hold = lock.reading(self.path)

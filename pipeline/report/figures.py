@@ -154,9 +154,10 @@ class Figure:
     def render_svg(self) -> str:
         """The static SVG of the chart (vl-convert, offline), kept in `svg`."""
         if self.svg is None:
-            import vl_convert as vlc
-
+            from ..extras import require
             from .vendor import vegalite_version
+
+            vlc = require("vl_convert", "static", "--renderer svg")
 
             self.svg = vlc.vegalite_to_svg(self.spec, vl_version=vegalite_version())
         return self.svg

@@ -36,7 +36,7 @@ FORMAT = mf.FORMAT
 
 def _write_parquet(tbl: pa.Table, out: Path) -> None:
     """Write one zstd-compressed Parquet file; dictionary encoding only for string columns (on
-    numbers it costs half the write time and makes the files larger)."""
+    numbers it makes the files larger and slower to write: docs/internals.md)."""
     strings = [f.name for f in tbl.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     pq.write_table(tbl, out, compression="zstd", row_group_size=1 << 20, use_dictionary=strings)
 

@@ -63,7 +63,7 @@ def folder(tmp_path_factory) -> Path:
 def run_doctest(test: doctest.DocTest) -> None:
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     out: list[str] = []
-    runner.run(test, out=out.append)
+    runner.run(test, out=out.append, clear_globs=False)  # the names stay for the blocks that follow
     assert runner.failures == 0, "".join(out)
 
 
@@ -108,7 +108,9 @@ def test_python_and_sql_blocks_run(path, folder, monkeypatch):
     for lang, text, line in blocks(path):
         where = f"{path.name}:{line}"
         if lang == "python" and ">>>" in text:
-            run_doctest(doctest.DocTestParser().get_doctest(text, names, where, str(path), line))
+            test = doctest.DocTestParser().get_doctest(text, names, where, str(path), line)
+            run_doctest(test)
+            names = test.globs  # a DocTest runs in a copy of the names it is given
         elif lang == "python":
             exec(compile(text, where, "exec"), names)  # noqa: S102 - the documentation's own code
         elif lang == "sql" and text.startswith("-- DuckDB"):
@@ -152,27 +154,44 @@ def command_lines(text: str) -> list[str]:
     return out
 
 
+def wrong_commands(text: str, tree: dict[str, set[str]]) -> list[str]:
+    """The `cocopipe` command lines of a shell block that name a command or an option that does not exist."""
+    wrong = []
+    for cmd in command_lines(text):
+        words = shlex.split(cmd)[1:]
+        name = words[0] if words and not words[0].startswith("-") else ""
+        if len(words) > 1 and f"{name} {words[1]}" in tree:  # a group's command: archive list
+            name = f"{name} {words[1]}"
+        if name and name not in tree:
+            wrong.append(f"no command {name!r}: {cmd}")
+            continue
+        options = tree.get(name, {"--help"})
+        for w in words:
+            opt = w.strip("[]").split("=", 1)[0]  # a synopsis's optional parts: [--name sigma]
+            if opt.startswith("-") and opt != "-" and not re.fullmatch(r"-\d.*", opt) and opt not in options:
+                wrong.append(f"`cocopipe {name}` has no option {opt}: {cmd}")
+    return wrong
+
+
 def test_shell_blocks_name_commands_and_options_that_exist():
     tree = cli_tree()
-    wrong = []
-    for path in DOCS:
-        for lang, text, line in blocks(path):
-            if lang not in ("sh", "console", "bash", "shell"):
-                continue
-            for cmd in command_lines(text):
-                words = shlex.split(cmd)[1:]
-                name = words[0] if words and not words[0].startswith("-") else ""
-                if len(words) > 1 and f"{name} {words[1]}" in tree:  # a group's command: archive list
-                    name = f"{name} {words[1]}"
-                if name and name not in tree:
-                    wrong.append(f"{path.name}:{line}: no command {name!r}: {cmd}")
-                    continue
-                options = tree.get(name, {"--help"})
-                for w in words:
-                    opt = w.split("=", 1)[0]
-                    if opt.startswith("-") and opt != "-" and not re.fullmatch(r"-\d.*", opt) and opt not in options:
-                        wrong.append(f"{path.name}:{line}: `cocopipe {name}` has no option {opt}: {cmd}")
+    wrong = [f"{path.name}:{line}: {w}" for path in DOCS for lang, text, line in blocks(path)
+             if lang in ("sh", "console", "bash", "shell") for w in wrong_commands(text, tree)]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_shell_check_finds_what_does_not_exist():
+    text = ("cocopipe art --store S --nope 1 \\\n  --targets table\ncocopipe nosuch\n"
+            "pip install . && cocopipe archive list --suite bbob")
+    wrong = wrong_commands(text, cli_tree())
+    assert [w.split(":")[0] for w in wrong] == ["`cocopipe art` has no option --nope", "no command 'nosuch'"]
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = [text for lang, text, _ in blocks(ROOT / "README.md") if "pytest" in text and lang == "sh"]
+    assert len(readme) == 1, readme
+    command = readme[0].strip()
+    assert command.startswith("pip install") and command in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
 # -- the CLI reference and the measures -------------------------------------------------------
@@ -182,3 +201,18 @@ def test_the_cli_reference_is_up_to_date():
     assert r.returncode == 0, r.stderr
     assert r.stdout == (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"), (
         "docs/cli.md is out of date: run `python docs/make_cli.py`")
+
+
+def test_every_option_and_measure_is_documented():
+    """Every option of every command, every measure of the facade and every module of `pipeline.measures`
+    is named in README.md or docs/."""
+    from pipeline import measures
+    from pipeline.api import Analysis
+
+    text = "\n".join(p.read_text(encoding="utf-8") for p in DOCS)
+    missing = sorted({o for opts in cli_tree().values() for o in opts if o.startswith("--") and o not in text})
+    methods = [m for m, _ in inspect.getmembers(Analysis, inspect.isfunction) if not m.startswith("_")]
+    missing += [f"Analysis.{m}" for m in methods if f".{m}(" not in text]
+    missing += [f"pipeline.measures.{m.name}" for m in pkgutil.iter_modules(measures.__path__)
+                if not m.name.startswith("_") and f"measures.{m.name}" not in text and f"measures/{m.name}.py" not in text]
+    assert not missing, f"not documented in README.md or docs/: {', '.join(missing)}"

@@ -19,8 +19,8 @@ class MissingExtra(ImportError):
 
 
 def require(module: str, extra: str, what: str) -> ModuleType:
-    """The module `module`, or `MissingExtra`: "`what` needs PACKAGE: pip install 'cocopipe[extra]'"."""
+    """The module `module`, or `MissingExtra`: "`what`: install PACKAGE with pip install 'cocopipe[extra]'"."""
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise MissingExtra(f"{what} needs {PACKAGES.get(module, module)}: pip install 'cocopipe[{extra}]'") from None
+        raise MissingExtra(f"{what}: install {PACKAGES.get(module, module)} with pip install 'cocopipe[{extra}]'") from None

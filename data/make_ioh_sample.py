@@ -119,7 +119,8 @@ def main(out: Path) -> None:
         sets = {
             "bbob": [("RandomSearch", "uniform random search", RandomSearch(1), bbob(), {}),
                      ("OnePlusOneES", "(1+1)-ES, 1/5th success rule", OnePlusOneES(2), bbob(), {"watch": "sigma"})],
-            "pbo": [("RandomSearch", "uniform random bit strings", RandomSearch(3), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]}),
+            "pbo": [("RandomSearch", "uniform random bit strings", RandomSearch(3), pbo(),
+                     {"triggers": [ioh.logger.trigger.ALWAYS]}),
                     ("OnePlusOneEA", "(1+1)-EA, rate 1/n", OnePlusOneEA(4), pbo(), {"triggers": [ioh.logger.trigger.ALWAYS]})],
             "modes": [("OnePlusOneES-budgets", "(1+1)-ES, fixed budgets", OnePlusOneES(5), ioh.suite.BBOB([1], [1], [2]),
                        {"watch": "sigma", "positions": True,

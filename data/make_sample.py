@@ -34,7 +34,7 @@ def main(shared: str) -> None:
                 if name.endswith(".rdat") or name.endswith(".mdat"):
                     continue
                 if name.endswith(".info"):
-                    lines, keep, text = data.decode("latin-1").splitlines(), [], []
+                    lines, text = data.decode("latin-1").splitlines(), []
                     for i in range(0, len(lines) - 2, 3):
                         if dim_of(lines[i]) in KEEP_DIMS:
                             text += lines[i:i + 3]

@@ -7,10 +7,13 @@ The public API, loaded on first use (`import pipeline.cli` stays light):
 - `Selection`, `open_reference(name)`: what an analysis looks at (`pipeline.selection`);
 - `Budget`: a budget cut, `Budget.parse("100x")` (`pipeline.hits.budget`).
 
+The examples of the docstrings read the store of the sample data, which `cocopipe ingest data/sample
+--store cocopipe-store` makes in a clone's folder (docs/python.md), and the packaged reference sets.
+
 >>> import pipeline
->>> a = pipeline.open_store("data/refalgs", algorithm="best2009-bbob", dimension=2)
->>> a.art(targets=[1e-8]).collect().height
-24
+>>> a = pipeline.open_store("cocopipe-store", algorithm="NM", dimension=2)
+>>> a.art(targets=[1e-8]).collect().select("function", "art").head(3).rows()
+[(1, 123.86666666666666), (2, 176.13333333333333), (3, 14479.5)]
 """
 from __future__ import annotations
 

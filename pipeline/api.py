@@ -5,9 +5,22 @@ An `Analysis` is a `Selection` of a store's trials (what to look at, `pipeline.s
 method per measure, which calls the measure functions of `pipeline.measures` on the selection's first
 hitting times, trials or records.
 
->>> a = open_store("data/refalgs", algorithm="best2009-bbob", function=[1, 2], dimension=2)
->>> a.art(targets="table").collect().select("function", "target", "art").head(2).rows()
-[(1, 10.0, 2.0), (1, 1.0, 6.0)]
+The examples of this module read the store of the sample data (`cocopipe ingest data/sample --store
+cocopipe-store`, in a clone's folder) and the packaged reference sets (`data/refalgs`).
+
+>>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
+>>> a.art(targets=[1.0, 1e-8], dispersion=False).collect().select("algorithm", "target", "art", "successes")
+shape: (4, 4)
+┌───────────┬───────────┬─────────────┬───────────┐
+│ algorithm ┆ target    ┆ art         ┆ successes │
+│ ---       ┆ ---       ┆ ---         ┆ ---       │
+│ str       ┆ f64       ┆ f64         ┆ i64       │
+╞═══════════╪═══════════╪═════════════╪═══════════╡
+│ DIRECT    ┆ 1.0       ┆ 86.0        ┆ 5         │
+│ DIRECT    ┆ 1.0000e-8 ┆ 2314.8      ┆ 5         │
+│ NM        ┆ 1.0       ┆ 734.933333  ┆ 15        │
+│ NM        ┆ 1.0000e-8 ┆ 1150.066667 ┆ 15        │
+└───────────┴───────────┴─────────────┴───────────┘
 """
 from __future__ import annotations
 
@@ -34,12 +47,38 @@ Targets = str | Sequence[float] | pl.LazyFrame | pl.DataFrame | None
 class Analysis:
     """A selection of a store's trials, how to compute, and every measure as a method.
 
-    `data` is a `Store` (everything in it) or a `Selection`; the keywords narrow it: suite, algorithm,
-    function, dimension (a value or a list), max_budget (a budget cut: "1000" evaluations, "100x" times
-    the dimension, or a `Budget`), all_instances (not only cocopp's instances of interest), exact (seed
-    000's hit rule on every record, not cocopp's reading of the .dat records), indicator ("logged" or
-    "recomputed"), cache (read first hitting times through the store's cache). `executor` ("local" or
-    "ray") and `group_size` (algorithms computed at a time; None: all at once) say how to compute.
+    Each measure returns a `polars.LazyFrame`: nothing is read until it is collected.
+
+    Parameters
+    ----------
+    data : Store or Selection
+        The store (everything in it) or a selection of it; the keywords narrow it.
+    suite, algorithm : str or list of str, optional
+        Only these suites, algorithms.
+    function, dimension : int or list of int, optional
+        Only these functions, dimensions.
+    max_budget : str, float or Budget, optional
+        A budget cut: "1000" evaluations, "100x" times the dimension (`Budget.parse`).
+    all_instances : bool, optional
+        Every instance counts, not only cocopp's instances of interest (bbob-biobj: 1-10).
+    exact : bool, optional
+        Seed 000's hit rule on every record, not cocopp's reading of the .dat records.
+    indicator : {"logged", "recomputed"}, optional
+        The biobjective indicator (`cocopipe biobj recompute` makes the recomputed one).
+    cache : bool, optional
+        Read first hitting times through the store's cache (default True).
+    executor : {"local", "ray"}
+        Where groups of algorithms are computed: threads of this process, or Ray tasks.
+    group_size : int or None
+        Algorithms computed at a time (bounded memory); None: all at once.
+
+    Examples
+    --------
+    >>> a = Analysis(Store("cocopipe-store"), algorithm="NM", dimension=[2, 5])
+    >>> a.algorithms(), a.filters["dimension"], a.max_budget
+    (['NM'], (2, 5), None)
+    >>> a.select(max_budget="100x").max_budget
+    Budget(value=100.0, per_dimension=True)
     """
 
     def __init__(self, data: Store | Selection, *, suite=None, algorithm=None, function=None, dimension=None,
@@ -56,16 +95,49 @@ class Analysis:
         self.kept: KeptTrials = KeptTrials()
 
     def select(self, **changes) -> Analysis:
-        """A copy with other values of some keywords of `Analysis` (None clears a filter or the budget
-        cut), not checked against the store (see `check`)."""
+        """A copy with other values of some keywords of `Analysis`.
+
+        Parameters
+        ----------
+        **changes
+            Keywords of `Analysis` (None clears a filter or the budget cut); not checked against the
+            store (see `check`).
+
+        Returns
+        -------
+        Analysis
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM")
+        >>> a.select(algorithm=None).algorithms()
+        ['DIRECT', 'NM', 'RS']
+        """
         executor = changes.pop("executor", self.plan.executor)
         group_size = changes.pop("group_size", self.plan.group_size)
         return Analysis(self.selection.narrow(**_selection_changes(**changes)), executor=executor,
                         group_size=group_size)
 
     def check(self) -> Analysis:
-        """This Analysis, once its selection is known to match trials of the store: else `SelectionError`
-        names what was asked and what the store holds (`pipeline.selection.check`)."""
+        """This Analysis, once its selection is known to match trials of the store.
+
+        Returns
+        -------
+        Analysis
+            self.
+
+        Raises
+        ------
+        pipeline.selection.SelectionError
+            Naming what was asked and what the store holds, the closest names first.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").select(algorithm="CMAES").check()
+        Traceback (most recent call last):
+        ...
+        pipeline.selection.SelectionError: no algorithm 'CMAES' in the store cocopipe-store: it holds ...
+        """
         self.selection.check()
         return self
 
@@ -111,24 +183,70 @@ class Analysis:
         return self.plan.executor
 
     def suites(self) -> list[str]:
-        """Suites present in the selection."""
+        """Suites present in the selection.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").suites()
+        ['bbob']
+        """
         return self.selection.suites()
 
     def algorithms(self) -> list[str]:
-        """Algorithms in the selection (read from the partition keys and sources only)."""
+        """Algorithms in the selection (read from the partition keys and sources only).
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").algorithms()
+        ['DIRECT', 'NM', 'RS']
+        """
         return self.selection.algorithms()
 
     def runs(self) -> pl.LazyFrame:
-        """Trials of the selection (budget cut applied)."""
+        """Trials of the selection, one row per trial (the store's `runs` table, schemas/runs.json).
+
+        Returns
+        -------
+        polars.LazyFrame
+            With the budget cut applied (evaluations and final_delta as at the cut).
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store", algorithm="DIRECT", dimension=2).runs().collect().height
+        120
+        """
         return self.selection.runs()
 
     def events(self) -> pl.LazyFrame:
-        """Records of the selection (budget cut applied)."""
+        """Records of the selection's trials, one row per logged record (schemas/events.json).
+
+        Returns
+        -------
+        polars.LazyFrame
+            With the budget cut applied (records after it dropped).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="DIRECT", function=1, dimension=5)
+        >>> a.events().collect().height, a.select(max_budget="10x").events().collect().height
+        (442, 121)
+        """
         return self.selection.events()
 
     def precision_unknown(self) -> pl.DataFrame:
-        """Trials of the selection left out of every measure for want of a known optimum, per (suite,
-        algorithm, function, dimension): IOHprofiler runs whose raw values cannot be made precisions."""
+        """Trials left out of every measure for want of a known optimum (docs/ioh.md).
+
+        Returns
+        -------
+        polars.DataFrame
+            runs per (suite, algorithm, function, dimension): IOHprofiler runs whose raw values cannot be
+            made precisions.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").precision_unknown().height
+        0
+        """
         return self.selection.precision_unknown()
 
     # -- targets -------------------------------------------------------------------------------
@@ -136,9 +254,26 @@ class Analysis:
                      ) -> pl.LazyFrame:
         """Targets as a frame: a frame as given, a name or list, or each suite's default set.
 
-        `targets="runlength"`: runlength-based targets (suite, function, dimension, target) of
-        `reference` (a packaged set's name, default each suite's, or an `Analysis`) for `budgets`
-        (see `pipeline.measures.runlength.runlength_targets`)."""
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            A set's name (bbob, biobj, table, scaling), "runlength", numbers or "v1,v2", a frame with a
+            column `target` (and key columns), or None for each suite's standard set.
+        reference : str or Analysis, optional
+            With "runlength": the reference algorithm (a packaged set's name; default each suite's).
+        budgets : int or list of float
+            With "runlength": the budgets (`runlength_targets`).
+
+        Returns
+        -------
+        polars.LazyFrame
+            A column `target`, with suite (and function, dimension) where targets depend on them.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").target_frame("table").collect()["target"].to_list()
+        [10.0, 1.0, 0.1, 0.01, 0.001, 1e-05, 1e-07]
+        """
         if isinstance(targets, pl.DataFrame):
             targets = targets.lazy()
         if isinstance(targets, pl.LazyFrame):
@@ -154,10 +289,29 @@ class Analysis:
         return tg.frame(values, self.suites())
 
     def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:
-        """Runlength-based targets for the suites of the selection: suite, function, dimension,
-        budget_per_dimension, target; `reference` a packaged set's name or an Analysis (default: cocopp's
-        reference of each suite, best2009 on bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on
-        bbob-largescale)."""
+        """Runlength-based targets for the suites of the selection (seed 000, "Runlength-based Target Values").
+
+        Parameters
+        ----------
+        reference : str or Analysis, optional
+            A packaged set's name or an Analysis; default cocopp's reference of each suite: best2009 on
+            bbob and bbob-noisy, best2016 on bbob-biobj, best2019 on bbob-largescale.
+        budgets : int or list of float
+            Budgets per dimension, or a number of budgets log-uniform in 0.5..50 (31: cocopp's ECDF targets).
+        **options
+            Of `pipeline.measures.runlength.runlength_targets`.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, function, dimension, budget_per_dimension, target.
+
+        Examples
+        --------
+        >>> t = open_store("cocopipe-store").runlength_targets(budgets=[1, 10]).collect()
+        >>> t.filter(function=1, dimension=2)["target"].to_list()
+        [3.981071709516045, 1e-08]
+        """
         if reference is not None and not isinstance(reference, str):
             return runlength.runlength_targets(reference, budgets, **options)
         parts = []
@@ -176,8 +330,20 @@ class Analysis:
         return pl.concat(parts)
 
     def reference_choices(self) -> pl.LazyFrame:
-        """For the reference algorithms in the selection, which algorithm each took per (suite,
-        function, dimension, target) (see `pipeline.reference_sets.choices`)."""
+        """For the reference algorithms in the selection, which algorithm each took per problem and target.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, target, chosen, and the chosen one's art, successes
+            and runs (`pipeline.reference_sets.choices`).
+
+        Examples
+        --------
+        >>> r = Analysis(open_reference("best2009"), function=1, dimension=2)
+        >>> r.reference_choices().collect()["chosen"][0]
+        'MCS_huyer_noiseless'
+        """
         return reference_sets.choices(self.store, self.filters["algorithm"])
 
     # -- how groups of algorithms are computed -----------------------------------------------
@@ -197,25 +363,91 @@ class Analysis:
     def per_algorithm(self, measure: Callable[[Analysis], pl.LazyFrame], sort: Sequence[str] = (),
                       descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
                       ) -> pl.LazyFrame:
-        """`measure(part)` of every group of algorithms (an Analysis each, computed at once), concatenated
-        and sorted by the `sort` columns present (`pipeline.execution.per_group`)."""
+        """A measure computed per group of algorithms (`group_size` at a time, on the executor).
+
+        Parameters
+        ----------
+        measure : callable
+            `measure(part)` of an Analysis of one group, a LazyFrame.
+        sort, descending
+            The columns the result is sorted by (those present), and their order.
+        balance : bool
+            Spread the algorithms evenly over the groups.
+        presorted : bool
+            Each part comes sorted by `sort` (merged, not sorted again).
+
+        Returns
+        -------
+        polars.LazyFrame
+            The parts concatenated (`pipeline.execution.per_group`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", function=1, dimension=2, group_size=1)
+        >>> a.per_algorithm(lambda part: part.runs().select("algorithm"), sort=["algorithm"]).collect().height
+        35
+        """
         executor = self.plan.executor
         return self._grouped(lambda sel: measure(Analysis(sel, executor=executor, group_size=None)), sort,
                              descending, balance, presorted)
 
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets: Targets = None) -> pl.LazyFrame:
-        """First hitting times per (run, target); with a budget cut B a target counts as reached
-        only if the trial's first hitting time is <= B (and the run's columns are those of the cut
-        trial). Read from the store's cache of hitting times where it can answer
-        (`pipeline.hits.cache`), else computed from the events."""
+        """First hitting times per (trial, target): the base of every measure (`pipeline.hits.spec`).
+
+        With a budget cut B a target counts as reached only if the trial's first hitting time is <= B
+        (and the trial's columns are those of the cut trial). Read from the store's cache of hitting
+        times where it can answer (`pipeline.hits.cache`), else computed from the records.
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame`.
+
+        Returns
+        -------
+        polars.LazyFrame
+            The trial's columns (run_id, suite, algorithm, function, dimension, instance, trial,
+            evaluations, final_delta, weight), target, hit (evaluations, null if never) and success.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.hits([1e-8]).collect().sort("instance", "trial").select("instance", "evaluations", "hit").head(2).rows()
+        [(1, 1287, 1287), (2, 1293, 1293)]
+        """
         return self.selection.hits(self.target_frame(targets))
 
     def art(self, targets: Targets = None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
-        """aRT, successes and trials per (suite, algorithm, function, dimension, target); with
-        `dispersion` the percentiles of simulated restarts, with `confidence` (e.g. 0.95) a
-        bootstrap interval art_low..art_high."""
+        """Average runtime per (suite, algorithm, function, dimension, target) (`pipeline.measures.art`).
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame`.
+        dispersion : bool
+            Add the `percentiles` of simulated restart runtimes (cocopp's tables: 10, 50, 90).
+        samples, seed : int
+            Simulated restarts per problem, and their seed (one generator per suite, algorithm and
+            dimension: an algorithm's figures do not depend on what else is selected).
+        percentiles : tuple of float
+            Of the dispersion.
+        confidence : float, optional
+            Add a bootstrap interval art_low..art_high at this level (e.g. 0.95).
+
+        Returns
+        -------
+        polars.LazyFrame
+            art, successes, runs (weighted by instance balancing), success_rate, trials, ... sorted by
+            problem, then from the easiest target to the hardest.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.art([1e-8], samples=100).collect().select("art", "successes", "runs").row(0)
+        (1150.0666666666666, 15, 15)
+        """
         frame = self._targets_once(targets)
         # balanced groups: the result does not depend on the grouping (the dispersion and the
         # confidence intervals draw from one generator per suite, algorithm and dimension)
@@ -224,24 +456,108 @@ class Analysis:
 
     def simulated_runtimes(self, targets: Targets = None, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
-        """Runtimes of simulated restarts per (problem, target, sample)."""
+        """Runtimes of simulated restarts per (problem, target, sample) (`pipeline.measures.restarts`).
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame`.
+        samples, seed : int
+            Simulated runs per problem and target, and their seed.
+        first_deterministic : bool
+            The first sample starts from the first trial (as cocopp).
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, target, sample, runtime (inf: never reached).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.simulated_runtimes([1.0], samples=10).collect().height
+        15
+        """
         return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
 
     def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
                      ) -> pl.LazyFrame:
-        """Best precision reached within given budgets, per run or summarised per problem."""
+        """Best precision reached within given budgets, per trial or summarised per problem.
+
+        Parameters
+        ----------
+        budgets : list of float
+            Budgets in evaluations, or in multiples of the dimension with `per_dimension`.
+        per_dimension : bool
+            The budgets are multiples of the dimension.
+        summary : bool
+            Quantiles per (problem, budget); False: one row per trial and budget.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, budget, and the quantiles q10..q90 of the best
+            precisions, runs, runs_with_data (with `summary`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="DIRECT", function=1, dimension=5)
+        >>> a.fixed_budget([100, 1000]).collect()["budget"].to_list()
+        [100.0, 1000.0]
+        """
         values = runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension)
         return runtime.fixed_budget_summary(values) if summary else values
 
     def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
-        """IOHprofiler's ERT per (problem, target): unsuccessful runs charged `eval_max` (default: each
-        problem's largest run evaluations); see `pipeline.measures.ert`."""
+        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md).
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame`.
+        eval_max : float, optional
+            What an unsuccessful run is charged; default: each problem's largest run evaluations.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, target, ert, successes, runs.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.ert([1e-8]).collect()["ert"].to_list()
+        [1150.0666666666666]
+        """
         cap = pl.col("evaluations").max().over(PROBLEM) if eval_max is None else eval_max
         return ert_m.ert(self.hits(targets), cap)
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
-        """IOHprofiler's fixed-budget ECDF per (problem, budget); see `pipeline.measures.aocc`."""
+        """IOHprofiler's fixed-budget ECDF per (problem, budget) (`pipeline.measures.aocc`, docs/ioh.md).
+
+        Parameters
+        ----------
+        budgets : list of float
+            Budgets in evaluations, or multiples of the dimension with `per_dimension`.
+        per_dimension : bool
+            The budgets are multiples of the dimension.
+        lower, upper : float
+            Bounds of the precisions normalised to [0, 1] (IOHinspector's defaults 1e-8, 1e8).
+        log : bool
+            Normalise on a log scale.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, budget, fraction, runs.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.fixed_budget_ecdf([10, 100], per_dimension=True).collect()["budget"].to_list()
+        [50.0, 500.0]
+        """
         runs, events = self.runs(), self.events()
         if not per_dimension:
             return aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
@@ -250,8 +566,26 @@ class Analysis:
                                                    [b * d for b in budgets], lower, upper, log) for d in dims])
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
-        """IOHprofiler's AOCC per problem, with the budget cut as B (default: each problem's largest run
-        evaluations, `auc.budgets`' default); see `pipeline.measures.aocc`."""
+        """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
+
+        The budget B is the budget cut, else each problem's largest run evaluations.
+
+        Parameters
+        ----------
+        lower, upper, log
+            As `fixed_budget_ecdf`.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, budget, aocc, runs.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
+        >>> a.aocc().collect().select("algorithm", "aocc").rows()
+        [('DIRECT', 0.829935...), ('NM', 0.798812...)]
+        """
         runs, events = self.runs(), self.events()
         longest = pl.col("last_evaluation").max().cast(pl.Float64)
         b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
@@ -260,9 +594,38 @@ class Analysis:
 
     def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """Runtime ECDF step table (seed 000): suite, algorithm, dimension, group, x (evaluations /
-        dimension), fraction; modes simulated, exact, trials (see `pipeline.measures.ecdf`). The plotted
-        range is the budget cut when one is set, else `max_x`."""
+        """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).
+
+        The fraction of (problem, run) pairs solved within x = evaluations / dimension, a problem being
+        a (function, target) pair, per function group and dimension.
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame` (default: each suite's standard set).
+        group : str or list of str, optional
+            Only these groups: "fN" (one function), a cocopp group (separ, lcond, ...), "all".
+        mode : {"simulated", "exact", "trials"}
+            cocopp's simulated restarts (seeded), their expectation in closed form, or the trials' own
+            hitting times.
+        samples, seed : int
+            Simulated restarts per problem (K x max(2, samples // K), K trials) and their seed.
+        max_x : float or str, optional
+            The plotted range: a number, "budget" or "cocopp" (1e7); the budget cut when one is set.
+        reference : str, optional
+            With `targets="runlength"`: the reference set.
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, dimension, group, x, fraction: one row per step.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="DIRECT", dimension=5)
+        >>> a.ecdf(group="all", mode="exact").collect().select("x", "fraction").head(2).rows()
+        [(0.2, 0.033496...), (0.4, 0.038071...)]
+        """
         budget = self.max_budget
         ecdf_m.check(mode, budget, max_x, samples)
         return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
@@ -271,8 +634,25 @@ class Analysis:
 
     def ecdf_summary(self, targets: Targets = None, group=None, mode: str = "simulated",
                      max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """Per (suite, algorithm, dimension, group) of `ecdf`: final_fraction, solvable_fraction, max_x,
-        median_max_evaluations, problems, functions, trials."""
+        """What an ECDF figure marks besides its steps, per (suite, algorithm, dimension, group) of `ecdf`.
+
+        Parameters
+        ----------
+        targets, group, mode, max_x, reference
+            As `ecdf`.
+
+        Returns
+        -------
+        polars.LazyFrame
+            final_fraction (successes / runs: the dot), solvable_fraction, max_x, median_max_evaluations
+            (the cross), problems, functions, trials.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", dimension=5)
+        >>> a.ecdf_summary(group="all").collect().select("algorithm", "problems", "trials").rows()
+        [('DIRECT', 6120, 120), ('NM', 18360, 360), ('RS', 18360, 360)]
+        """
         budget = self.max_budget
         ecdf_m.check(mode, budget, max_x)
         return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=budget, max_x=max_x),
@@ -281,15 +661,53 @@ class Analysis:
     def ecdf_band(self, targets: Targets = None, group=None, mode: str = "trials", level: float = 0.95,
                   replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
                   reference=None) -> pl.LazyFrame:
-        """`ecdf` with a bootstrap confidence band `low`..`high` at `level` (trials resampled within each
-        function and dimension, seeded; `pipeline.measures.uncertainty.ecdf_band`)."""
+        """`ecdf` with a bootstrap confidence band (`pipeline.measures.uncertainty.ecdf_band`).
+
+        Parameters
+        ----------
+        targets, group, mode, samples, max_x, reference
+            As `ecdf` (default mode: the trials' own hitting times).
+        level : float
+            Confidence level of the band.
+        replicates, seed : int
+            Bootstrap replicates (trials resampled within each function and dimension) and their seed.
+
+        Returns
+        -------
+        polars.LazyFrame
+            The columns of `ecdf` and low, high.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> band = a.ecdf_band(group="all", replicates=20).collect()
+        >>> bool((band["low"] <= band["fraction"]).all() and (band["fraction"] <= band["high"]).all())
+        True
+        """
         budget = self.max_budget
         return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, budget, max_x),
                                 targets, reference, ["group", "x"])
 
     def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
                           seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """`ecdf` of every instance alone (column `instance`), to draw faintly behind the aggregate."""
+        """`ecdf` of every instance alone, to draw faintly behind the aggregate.
+
+        Parameters
+        ----------
+        targets, group, mode, samples, seed, max_x, reference
+            As `ecdf` (default mode: the trials' own hitting times).
+
+        Returns
+        -------
+        polars.LazyFrame
+            The columns of `ecdf` and instance.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.ecdf_per_instance(group="all").collect()["instance"].n_unique()
+        15
+        """
         budget = self.max_budget
         return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, budget, max_x),
                                 targets, reference, ["group", "instance", "x"])
@@ -315,14 +733,54 @@ class Analysis:
 
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True) -> pl.LazyFrame:
-        """Target-free runtime profile (seed 004) as a step table: suite, algorithm, dimension, group, x
-        (evaluations / dimension), value; parameters and defaults in `pipeline.measures.profiles`.
-        Computed per group of algorithms, with parameters from the whole selection."""
+        """Target-free runtime profile (seed 004) as a step table (`pipeline.measures.profiles`).
+
+        Each record's best-so-far precision is mapped to [0, 1], a trial's profile is its running
+        maximum, and profiles are averaged with equal weight per function.
+
+        Parameters
+        ----------
+        group : str or list of str, optional
+            As `ecdf`.
+        transform, f0, delta, f_inf, eps
+            The seed's parameters (their meaning and defaults: `pipeline.measures.profiles`).
+        shared : bool
+            Parameters shared by the algorithms selected together (False: each its own).
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, dimension, group, x (evaluations / dimension), value.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", dimension=5)
+        >>> p = a.profile(group="all").collect()
+        >>> bool(p["value"].is_between(0, 1).all() and p["value"].is_sorted())
+        True
+        """
         return self._profile_parts(profiles.steps, group, profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
     def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
                         eps="target", shared: bool = True) -> pl.LazyFrame:
-        """Per (suite, algorithm, dimension, group) of `profile`: final_value, start_x, max_x, functions, trials."""
+        """Per (suite, algorithm, dimension, group) of `profile`: its last value and range.
+
+        Parameters
+        ----------
+        group, transform, f0, delta, f_inf, eps, shared
+            As `profile`.
+
+        Returns
+        -------
+        polars.LazyFrame
+            final_value, start_x, max_x, functions, trials.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", dimension=5)
+        >>> a.profile_summary(group="all").collect().select("algorithm", "max_x").rows()
+        [('DIRECT', 63545.0), ('NM', 1000.0), ('RS', 1000.0)]
+        """
         return self._profile_parts(profiles.summary, group,
                                    profiles.Settings(transform, f0, delta, f_inf, eps, shared))
 
@@ -338,10 +796,34 @@ class Analysis:
         return self._grouped(measure, [*profiles.STEP_KEYS, "x"])
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
-        """Read sources into the store: folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO
-        data archive (`pipeline.archive`; fetched from `archive_url` into the cache); `options` of
-        `pipeline.ingest.ingest` (name, force, jobs, executor). Returns its `IngestSummary`."""
-        # the readers load when logs are read: about 0.1 s more for `import pipeline.api` otherwise
+        """Read sources into the store (`pipeline.ingest.ingest`).
+
+        Parameters
+        ----------
+        *sources : str or path
+            Folders, .tgz/.zip archives, and `archive:NAME` data sets of a COCO data archive
+            (docs/archive.md), fetched from `archive_url` into the cache.
+        archive_url : str, optional
+            The archive of `archive:NAME` (default: COCOPIPE_ARCHIVE_URL, else the official one).
+        offline : bool
+            Use only the cache for `archive:NAME`.
+        **options
+            Of `pipeline.ingest.ingest`: name, force, jobs, executor, wait, ...
+
+        Returns
+        -------
+        IngestSummary
+            A `SourceOutcome` per source (status, runs, problems), and their sums.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> a = open_store(Store(tempfile.mkdtemp() + "/s", create=True).path)
+        >>> summary = a.ingest("data/sample/RS_on_bbob.tgz")
+        >>> [s.status for s in summary.sources], summary.runs, a.algorithms()
+        (['ingested'], 1080, ['RS'])
+        """
+        # the readers load when logs are read, not when pipeline.api is imported
         from .archive.sources import add_outcomes, expand
         from .ingest import ingest
 
@@ -370,9 +852,36 @@ def _selection_changes(**options) -> dict:
 
 
 def open_store(path: str | os.PathLike, **selection) -> Analysis:
-    """Open a store for analysis; keyword arguments select data and settings (see `Analysis`). A
-    selection of suites, algorithms, functions or dimensions that matches no trial raises
-    `pipeline.selection.SelectionError`, naming what was asked and what the store holds."""
+    """Open a store for analysis.
+
+    Parameters
+    ----------
+    path : str or path
+        The store's folder (`cocopipe ingest ... --store path` made it).
+    **selection
+        Keywords of `Analysis`: suite, algorithm, function, dimension, max_budget, all_instances, exact,
+        indicator, cache, executor, group_size.
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    pipeline.selection.SelectionError
+        When the suites, algorithms, functions or dimensions asked match no trial, naming what was asked
+        and what the store holds.
+
+    Examples
+    --------
+    >>> a = open_store("cocopipe-store", algorithm="NM", max_budget="100x")
+    >>> a.art().collect().height
+    3672
+    >>> open_store("cocopipe-store", function=25)
+    Traceback (most recent call last):
+    ...
+    pipeline.selection.SelectionError: no function 25 in the store cocopipe-store: it holds functions 1-24
+    """
     a = Analysis(Store(path), **selection)
     if any(v is not None for v in a.filters.values()):
         a.check()

@@ -135,9 +135,10 @@ def _store_failure(exc: BaseException) -> None:
     from rich.text import Text
 
     from .commands._common import err, unreadable_store_file
+    from .extras import MissingExtra
     from .store.errors import StoreError
 
-    line = str(exc) if isinstance(exc, StoreError) else None
+    line = str(exc) if isinstance(exc, (StoreError, MissingExtra)) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
         line = unreadable_store_file()
     if line:

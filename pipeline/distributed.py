@@ -21,10 +21,9 @@ def check(executor: str) -> str:
 
 def ray(num_cpus: int | None = None):
     """The `ray` module with a running instance (a local one unless one is already connected)."""
-    try:
-        import ray as _ray
-    except ImportError as exc:
-        raise RuntimeError("the Ray executor needs Ray: pip install 'cocopipe[ray]'") from exc
+    from .extras import require
+
+    _ray = require("ray", "ray", "the Ray executor")
     if not _ray.is_initialized():
         _ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     return _ray

@@ -1,8 +1,8 @@
 """SQL over a store: the tables `runs` and `events` and the derived views `hitting_times`, `art`
 and `ecdf`, run by Polars' SQL interface on lazy frames.
 
->>> from pipeline.store import Store
->>> run_sql(Store("cocopipe-store"), "SELECT algorithm, COUNT(*) AS trials FROM runs GROUP BY 1").collect()
+>>> run_sql("cocopipe-store", "SELECT algorithm, COUNT(*) AS trials FROM runs GROUP BY 1 ORDER BY 1").collect().rows()
+[('DIRECT', 360), ('NM', 1080), ('RS', 1080)]
 
 Only what a query touches is read. `runs` and `events` are hive-partitioned Parquet scans, so a
 filter on `suite` or `algorithm` skips the other partitions' files and only the referenced columns
@@ -260,9 +260,43 @@ def file_reads(sql: str) -> list[str]:
 def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
             all_instances: bool = False, exact: bool = False, tables: QueryTables | None = None,
             allow_files: bool = False) -> pl.LazyFrame:
-    """The result of a SQL query as a LazyFrame; `QueryError` (one line) for a malformed one, and
-    for one that reads files (table functions such as read_csv) unless `allow_files`: by default
-    a query sees the store's tables and views only."""
+    """The result of a SQL query (Polars' dialect) over the store's tables and views (docs/sql.md).
+
+    Parameters
+    ----------
+    store : Store or path
+        The store.
+    sql : str
+        The query, or the path of a .sql file.
+    max_budget : str or float, optional
+        A budget cut applied to every table and view ("1000", "100x").
+    all_instances, exact : bool
+        As `open_store`: every instance counts; seed 000's hit rule.
+    tables : QueryTables, optional
+        Tables and views already opened (reused across queries).
+    allow_files : bool
+        Let the query read files (read_csv, read_parquet, ...); by default it sees the store only.
+
+    Returns
+    -------
+    polars.LazyFrame
+        The result; only the partitions and columns the query touches are read when it is collected.
+
+    Raises
+    ------
+    QueryError
+        One line, for a malformed query or one that reads files unless `allow_files`.
+
+    Examples
+    --------
+    >>> q = "SELECT algorithm, MIN(art) AS best FROM art WHERE function = 1 AND dimension = 5 AND target = 1e-8 GROUP BY 1"
+    >>> run_sql("cocopipe-store", q).sort("algorithm").collect().rows()
+    [('DIRECT', 2314.8), ('NM', 1150.0666666666666), ('RS', inf)]
+    >>> run_sql("cocopipe-store", "SELECT * FROM nosuch")
+    Traceback (most recent call last):
+    ...
+    pipeline.query.QueryError: no table 'nosuch'; the tables are runs, events, hitting_times, art...
+    """
     if not isinstance(store, Store):
         store = Store(store)
     text = _strip_final_semicolon(read_sql(sql))

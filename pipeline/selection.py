@@ -120,13 +120,34 @@ INDICATORS = ("logged", "recomputed")
 
 @dataclass(frozen=True)
 class Selection:
-    """Trials of a store: suites, algorithms, functions and dimensions (a tuple of values, in the order
-    given, or None for all), a `budget` cut (or None), the `instances` that count ("interesting": those
-    cocopp considers by default; "all"), the `hit_rule` ("cocopp": as cocopp reads the .dat records;
-    "exact": seed 000's definition on every record), the biobjective `indicator` ("logged" or
-    "recomputed") and whether first hitting times are read through the store's `cache`.
+    """Trials of a store, and how to read them: what every measure starts from.
 
     Frozen: `narrow(**changes)` gives another selection. Nothing is read until a method asks.
+
+    Parameters
+    ----------
+    store : Store
+        The store.
+    suite, algorithm, function, dimension : value or sequence, optional
+        Only these (kept as tuples, in the order given); None: all.
+    budget : Budget, optional
+        A budget cut (`Budget.parse("100x")`); None: none.
+    instances : {"interesting", "all"}
+        The instances cocopp considers by default (bbob-biobj: 1-10), or all.
+    hit_rule : {"cocopp", "exact"}
+        cocopp's reading of the .dat records, or seed 000's definition on every record.
+    indicator : {"logged", "recomputed"}
+        The biobjective indicator as logged, or recomputed (`cocopipe biobj recompute`).
+    cache : bool
+        Read first hitting times through the store's cache.
+
+    Examples
+    --------
+    >>> sel = Selection(Store("cocopipe-store"), algorithm="NM", dimension=[2, 5])
+    >>> sel.algorithm, sel.dimension, sel.runs().collect().height
+    (('NM',), (2, 5), 720)
+    >>> sel.narrow(budget=Budget.parse("10x")).runs().collect()["evaluations"].max()
+    50
     """
 
     store: Store
@@ -159,7 +180,13 @@ class Selection:
                                  f"was recomputed; run `cocopipe biobj recompute --store {self.store.path}` again")
 
     def narrow(self, **changes) -> Selection:
-        """A copy with other values of some fields (not checked against the store: see `check`)."""
+        """A copy with other values of some fields (not checked against the store: see `check`).
+
+        Examples
+        --------
+        >>> open_reference("best2009").narrow(function=(1, 2)).function
+        (1, 2)
+        """
         return dataclasses.replace(self, **changes)
 
     @property
@@ -178,8 +205,20 @@ class Selection:
         return self.instances == "all"
 
     def check(self) -> Selection:
-        """This selection, once each suite, algorithm, function and dimension asked is known to have trials
-        in the store: else `SelectionError`, naming what was asked and what the store holds."""
+        """This selection, once each suite, algorithm, function and dimension asked has trials in the store.
+
+        Raises
+        ------
+        SelectionError
+            Naming what was asked and what the store holds, the closest names first.
+
+        Examples
+        --------
+        >>> Selection(Store("cocopipe-store"), algorithm="nm").check()
+        Traceback (most recent call last):
+        ...
+        pipeline.selection.SelectionError: no algorithm 'nm' in the store cocopipe-store: it holds NM, DIRECT, RS
+        """
         check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
         return self
 
@@ -200,11 +239,23 @@ class Selection:
         return events.join(self._trials().select("run_id"), on="run_id", how="semi")
 
     def runs(self) -> pl.LazyFrame:
-        """The selection's trials (the store's `runs` columns), cut at the budget."""
+        """The selection's trials (the store's `runs` columns), cut at the budget.
+
+        Examples
+        --------
+        >>> open_reference("best2009").narrow(dimension=2).runs().collect().height
+        24
+        """
         return cut(self._trials(), self._records(), self.budget)[0]
 
     def events(self) -> pl.LazyFrame:
-        """The records of the selection's trials (the store's `events` columns), cut at the budget."""
+        """The records of the selection's trials (the store's `events` columns), cut at the budget.
+
+        Examples
+        --------
+        >>> open_reference("best2009").narrow(function=2, dimension=2).events().collect()["evaluations"].max()
+        30
+        """
         return cut(self._trials(), self._records(), self.budget)[1]
 
     def precision_unknown(self) -> pl.DataFrame:
@@ -219,11 +270,30 @@ class Selection:
         return self.cache and self.indicator == "logged"
 
     def hits(self, targets: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
-        """First hitting times per (trial, target) (`pipeline.hits.spec.hitting_times`): `targets` has a
-        column `target` and optionally key columns of the runs (suite; function and dimension). With a
-        budget cut B a target counts as reached only if its first hitting time is <= B (the run's
-        columns are those of the cut trial). Read from the store's cache where it can answer, else
-        computed from the records."""
+        """First hitting times per (trial, target) (`pipeline.hits.spec.hitting_times`).
+
+        With a budget cut B a target counts as reached only if its first hitting time is <= B (the
+        trial's columns are those of the cut trial). Read from the store's cache where it can answer,
+        else computed from the records.
+
+        Parameters
+        ----------
+        targets : polars.LazyFrame or polars.DataFrame
+            A column `target`, and optionally key columns of the runs (suite; function and dimension).
+
+        Returns
+        -------
+        polars.LazyFrame
+            The trial's columns, target, hit (evaluations, null if never) and success.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> sel = open_reference("best2009").narrow(function=2, dimension=2)
+        >>> hits = sel.hits(pl.DataFrame({"target": [10.0, 1e-8]})).collect()
+        >>> hits.sort("target", descending=True).select("target", "hit").rows()
+        [(10.0, 16), (1e-08, 30)]
+        """
         runs = self.runs()
         if self._cached():
             frame = targets.collect() if isinstance(targets, pl.LazyFrame) else targets
@@ -257,17 +327,54 @@ class Selection:
         return known[1]
 
     def suites(self) -> list[str]:
-        """Suites present in the selection."""
+        """Suites present in the selection.
+
+        Examples
+        --------
+        >>> open_reference("best2016").suites()
+        ['bbob-biobj']
+        """
         return sorted(self.keys()["suite"].unique().to_list())
 
     def algorithms(self) -> list[str]:
-        """Algorithms in the selection (read from the partition keys and sources only)."""
+        """Algorithms in the selection (read from the partition keys and sources only).
+
+        Examples
+        --------
+        >>> Selection(Store("cocopipe-store"), suite="bbob").algorithms()
+        ['DIRECT', 'NM', 'RS']
+        """
         return sorted(self.keys()["algorithm"].unique().to_list())
 
 
 def open_reference(name: str, suite: str | None = None) -> Selection:
-    """The packaged reference set `name` ('best2009', 'best09-16', 'best2016', 'best2019' or a full
-    name such as 'best2009-bbob-noisy') for `suite` (default: its first suite), as a Selection of the
-    packaged store (never written to: its hits are computed, not cached)."""
+    """A packaged reference algorithm (`data/refalgs`), as a selection of the packaged store.
+
+    Parameters
+    ----------
+    name : str
+        'best2009', 'best09-16', 'best2016', 'best2019', or a full name such as 'best2009-bbob-noisy'.
+    suite : str, optional
+        The suite whose set is meant (default: the name's first suite).
+
+    Returns
+    -------
+    Selection
+        Of the packaged store (never written to: its hits are computed, not cached).
+
+    Raises
+    ------
+    pipeline.reference_sets.ReferenceError
+        For an unknown name, or a suite the set has no data for.
+
+    Examples
+    --------
+    >>> ref = open_reference("best2009", suite="bbob-noisy")
+    >>> ref.algorithm, ref.suite
+    (('best2009-bbob-noisy',), ('bbob-noisy',))
+    >>> from pipeline import Analysis
+    >>> Analysis(ref, function=101, dimension=2).art([1e-8]).collect()["art"].to_list()
+    [24.0]
+    """
     su, full = resolve(name, suite)
     return Selection(Store(data_dir()), suite=su, algorithm=full)

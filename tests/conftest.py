@@ -45,6 +45,26 @@ def stores(tmp_path_factory):
     return out
 
 
+#: the kind of each test file that is not `unit` (pyproject.toml registers the markers); a test that uses
+#: the `driver` fixture (headless Chromium) is `browser` wherever it is
+KINDS = {
+    "parity": {"test_parity.py", "test_biobj_parity.py", "test_ioh_parity.py", "test_ioh_export.py",
+               "test_inconsistent_logs.py"},
+    "distributed": {"test_executors.py"},
+    "browser": {"test_report_browser.py"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its kind (unit, parity, browser, distributed): `pytest -m "not browser"`."""
+    for item in items:
+        kinds = {kind for kind, files in KINDS.items() if item.path.name in files}
+        if "driver" in getattr(item, "fixturenames", ()):
+            kinds.add("browser")
+        for kind in sorted(kinds or {"unit"}):
+            item.add_marker(kind)
+
+
 def pytest_terminal_summary(terminalreporter):
     """One line at the end naming what was skipped and why (what to install to run every test)."""
     from collections import Counter

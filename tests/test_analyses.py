@@ -159,7 +159,8 @@ def test_glicko2_period_matches_glickmans_example():
 
 
 def test_measures_per_group_of_algorithms_equal_the_whole(shared4):
-    whole = Analysis(shared4, group_size=None).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
+    whole = (Analysis(shared4, group_size=None).art(dispersion=False).collect()
+             .sort("algorithm", "function", "dimension", "target"))
     parts = Analysis(shared4, group_size=1).art(dispersion=False).collect().sort("algorithm", "function", "dimension", "target")
     assert whole.equals(parts)
 
@@ -256,7 +257,7 @@ def test_glicko2_stays_finite_with_many_algorithms():
         for alg in range(60):
             family = alg % 4
             fast = (f - 1) % 4 == family
-            for trial in range(5):
+            for _trial in range(5):
                 hit = rng.lognormal(2 if fast else 6 + family, 0.5)
                 rows.append(dict(dimension=2, algorithm=f"A{alg:02d}", function=f, target=1.0, hit=hit))
     r = ranking.glicko2(pl.LazyFrame(rows), rounds=10)
@@ -298,7 +299,7 @@ def test_glicko2_equals_the_reference_with_missing_algorithms_ties_and_failures(
                 for alg in present:
                     if (alg + f) % 5 == 0:
                         continue
-                    for trial in range(rng.integers(1, 6)):
+                    for _trial in range(rng.integers(1, 6)):
                         hit = None if rng.random() < 0.3 else float(rng.integers(1, 6) * 10 ** (alg % 3))
                         rows.append(dict(dimension=dim, algorithm=f"A{alg:02d}", function=f, target=target, hit=hit))
     h = pl.LazyFrame(rows, schema_overrides={"hit": pl.Float64})

@@ -1,9 +1,9 @@
-"""The public API as documented: `pipeline`'s exports, the examples of the docstrings, a frozen
-`Selection` under a thin `Analysis`, measures that know nothing of groups of algorithms."""
+"""The public API as documented: `pipeline`'s exports (the examples of the docstrings run in
+tests/test_docs.py), a frozen `Selection` under a thin `Analysis`, measures that know nothing of groups of
+algorithms."""
 from __future__ import annotations
 
 import dataclasses
-import doctest
 import importlib
 import inspect
 import subprocess
@@ -18,13 +18,6 @@ from pipeline.api import Analysis
 from pipeline.hits.budget import Budget
 from pipeline.selection import Selection, SelectionError, open_reference
 from pipeline.store import Store
-
-
-@pytest.mark.parametrize("module", ["pipeline", "pipeline.api", "pipeline.selection", "pipeline.hits.budget"])
-def test_the_docstring_examples_run(module, monkeypatch):
-    monkeypatch.chdir(ROOT)  # the examples read the packaged reference sets, data/refalgs
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_the_package_exports_the_api_lazily():

@@ -363,8 +363,8 @@ def test_art_ratio_versus_target(three, tmp_path):
     (_, rows), = find(spec, "line")
     art = a.select(algorithm=["DIRECT", "NM"]).art().collect()
     p = art.pivot("algorithm", index=["function", "dimension", "target"], values="art")
-    want = {(f"f{f}", d, float(f"{t:.4g}")): n / dd for f, d, t, dd, n in p.select("function", "dimension", "target", "DIRECT", "NM")
-            .iter_rows() if math.isfinite(dd) and math.isfinite(n)}
+    cells = p.select("function", "dimension", "target", "DIRECT", "NM").iter_rows()
+    want = {(f"f{f}", d, float(f"{t:.4g}")): n / dd for f, d, t, dd, n in cells if math.isfinite(dd) and math.isfinite(n)}
     got = {(r["function_label"], r["dimension"], r["target"]): r["ratio"] for r in rows}
     assert got.keys() == want.keys() and len(got) > 50
     assert all(got[k] == pytest.approx(want[k], rel=1e-3) for k in want)

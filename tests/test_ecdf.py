@@ -141,8 +141,11 @@ def test_seeded_and_group_errors(tmp_path):
 def test_cli(tmp_path):
     st = store_of(tmp_path, HALF)
     out = tmp_path / "e.csv"
-    run = lambda *args: subprocess.run([sys.executable, "-m", "pipeline.cli", "ecdf", "--store", str(st.path), *args],
-                                       capture_output=True, text=True)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "pipeline.cli", "ecdf", "--store", str(st.path), *args],
+                              capture_output=True, text=True)
+
     r = run("--targets", "1.0", "--mode", "exact", "--max-x", "1000", "--group", "f1", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert pl.read_csv(out)["fraction"][:2].to_list() == pytest.approx([0.5, 0.75])

@@ -19,7 +19,8 @@ OLD_INFO = """funcId = 5, DIM = 2, Precision = 1.000e-008, algId = 'OLD'
 % 2009 style
 data_f5\\bbobexp_f5_DIM2.dat, 1:19|-1.0e-009, 1:25|3.0e+000
 """
-OLD_HEAD = "% function evaluation | noise-free fitness - Fopt (-9.210000000000e+000) | best noise-free fitness - Fopt | measured fitness | best measured fitness | x1 | x2..."
+OLD_HEAD = ("% function evaluation | noise-free fitness - Fopt (-9.210000000000e+000) | best noise-free fitness - Fopt | "
+            "measured fitness | best measured fitness | x1 | x2...")
 OLD_DAT = f"""{OLD_HEAD}
 1 +5.500000000e+001 +5.500000000e+001 +4.579000000e+001 +4.579000000e+001 +0.0000e+000 +0.0000e+000
 13 +1.000000000e+000 +1.000000000e+000 -8.210000000e+000 -8.210000000e+000 +0.0000e+000 +0.0000e+000

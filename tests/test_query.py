@@ -159,7 +159,7 @@ def test_other_partitions_are_never_opened(qstore, tmp_path):
         want = run_sql(qstore, q).collect()
         assert got.height == want.height > 0
         assert sort_all(got).equals(sort_all(want)), q
-    with pytest.raises(Exception):  # the garbage is real: touching another algorithm fails
+    with pytest.raises(pl.exceptions.PolarsError):  # the garbage is real: touching another algorithm fails
         run_sql(Store(broken), "SELECT COUNT(*) FROM runs WHERE algorithm = 'RS'").collect()
 
 

@@ -143,7 +143,8 @@ def test_parse_budgets():
 
 def test_cli_targets_runlength(tmp_path):
     out = tmp_path / "t.csv"
-    r = CliRunner().invoke(app, ["targets", "--runlength", "--runlength-reference", "best2009", "--budgets", "31", "--out", str(out)])
+    r = CliRunner().invoke(app, ["targets", "--runlength", "--runlength-reference", "best2009", "--budgets", "31",
+                                 "--out", str(out)])
     assert r.exit_code == 0, r.output
     df = pl.read_csv(out)
     assert df.columns == ["function", "dimension", "budget_per_dimension", "target"]
@@ -162,7 +163,8 @@ def test_cli_targets_runlength(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--runlength-reference", "best2010"], "unknown reference 'best2010': known are best09-16, best2009"),
     (["--budgets", "1,x"], "--budgets"),
-    (["--runlength-reference", "best2009", "--suite", "bbob-biobj"], "'best2009' has no set for suite 'bbob-biobj': it has bbob, bbob-noisy"),
+    (["--runlength-reference", "best2009", "--suite", "bbob-biobj"],
+     "'best2009' has no set for suite 'bbob-biobj': it has bbob, bbob-noisy"),
     (["--suite", "bbob-mixint"], "suite 'bbob-mixint' has no default reference: choose one of best09-16"),
 ])
 def test_cli_targets_errors(args, message):

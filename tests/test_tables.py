@@ -337,7 +337,7 @@ def _per_pair(analysis, targets):
     tt = table_targets(analysis.suites(), targets)
     traj = Trajectories(analysis.events())
     out = {}
-    for (s, d, f, t), g in trial_groups(analysis.hits(tt.lazy()).collect()):
+    for (_s, _d, f, t), g in trial_groups(analysis.hits(tt.lazy()).collect()):
         algs = sorted(g)
         for i, x in enumerate(algs):
             for y in algs[i + 1:]:
@@ -356,7 +356,7 @@ def mixed_budgets(seed: int = 5) -> Analysis:
         for alg, budget, n, ok in (("a", 60, 10, 0.6), ("b", 80, 9, 0.5), ("c", 120, 4, 0.5), ("d", 200, 6, 1.0),
                                    ("e", 90, 10, 0.3), ("f", 1000, 3, 1.0)):
             trials = []
-            for i in range(n):
+            for _ in range(n):
                 if rng.random() < ok:
                     trials.append(success(int(rng.integers(5, 15)) * 10))  # ties across algorithms
                 else:
@@ -395,7 +395,7 @@ def test_pairwise_table_from_hits_at_hand():
 def test_corrections_per_family_equal_correct(rows, method):
     df = pl.DataFrame(rows, schema={"fam": pl.Int64, "p": pl.Float64}, orient="row")
     got = significance.correct_frame(df, "p", "pc", ["fam"], method)
-    for fam, g in got.with_row_index().group_by("fam"):
+    for _, g in got.with_row_index().group_by("fam"):
         assert g["pc"].to_list() == significance.correct(g["p"].to_numpy(), method).tolist()
         assert (g["family_size"] == g.height).all()
     whole = significance.correct_frame(df, "p", "pc", [], method)

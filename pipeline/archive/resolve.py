@@ -6,8 +6,8 @@ expression from the start of the name (`.` any character, `.*` any run): `bfgs` 
 the same entries, `bfgs.*` only names starting with "bfgs". A trailing `!` takes the first match
 only, a trailing `*` every match. Unlike cocopp, where a plain pattern must match one entry (or name
 one exactly), a plain pattern selects every match (`archive:bbob/2009/` for all of 2009), and a plain
-name equal to an entry's selects that entry only; cocopp's rule holds where one data set is meant. A pattern that is no valid regular expression (cocopp
-raises) is matched as a substring only.
+name equal to an entry's selects that entry only; cocopp's rule holds where one data set is meant.
+A pattern that is no valid regular expression (cocopp raises) is matched as a substring only.
 """
 from __future__ import annotations
 

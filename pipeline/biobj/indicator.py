@@ -26,7 +26,8 @@ from itertools import islice
 
 import numpy as np
 import polars as pl
-from sortedcontainers import SortedList
+
+from ..extras import require
 
 #: the logger's grid for normalised objective values, and its equality tolerance
 DISCRETIZATION = 5 * 1e-13
@@ -92,9 +93,12 @@ def sweep(n1: np.ndarray, n2: np.ndarray, starts: np.ndarray) -> tuple[np.ndarra
     v1, v2 = n1.tolist(), n2.tolist()
     acc, hvl = [False] * n, [0.0] * n
     bounds = np.asarray(starts).tolist()
+    sorted_list = None  # sortedcontainers' SortedList (the biobj extra), for runs longer than SMALL_RUN
     for r in range(len(bounds) - 1):
         small = bounds[r + 1] - bounds[r] <= SMALL_RUN  # a plain list is faster for short runs
-        keys = [] if small else SortedList()  # grid keys of objective 1 of the archived points, increasing
+        if not small and sorted_list is None:
+            sorted_list = require("sortedcontainers", "biobj", "the biobjective indicator").SortedList
+        keys = [] if small else sorted_list()  # grid keys of objective 1 of the archived points, increasing
         find = partial(bisect_left, keys) if small else keys.bisect_left
         pts: dict[float, list] = {}  # key -> [key of objective 2, f1, f2 normalised, in ROI, contribution]
         cv = 0.0

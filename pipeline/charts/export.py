@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import altair as alt
-import vl_convert as vlc
+
+from ..extras import require
 
 FORMATS = ("json", "svg", "png", "pdf", "html")
 
@@ -28,15 +29,16 @@ def render(chart: alt.TopLevelMixin | dict, fmt: str, scale: float = 2.0) -> byt
     v = _vl_version()
     if fmt == "json":
         return json.dumps(s, indent=1, allow_nan=False)
+    if fmt not in FORMATS:
+        raise ValueError(f"chart format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    vlc = require("vl_convert", "static", f"{fmt.upper()} charts")
     if fmt == "svg":
         return vlc.vegalite_to_svg(s, vl_version=v)
     if fmt == "png":
         return vlc.vegalite_to_png(s, vl_version=v, scale=scale)
     if fmt == "pdf":
         return vlc.vegalite_to_pdf(s, vl_version=v)
-    if fmt == "html":
-        return vlc.vegalite_to_html(s, vl_version=v, bundle=True)
-    raise ValueError(f"chart format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    return vlc.vegalite_to_html(s, vl_version=v, bundle=True)
 
 
 def save(chart: alt.TopLevelMixin | dict, path: str | os.PathLike, scale: float = 2.0) -> Path:

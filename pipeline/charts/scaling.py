@@ -73,7 +73,8 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     faded = theme.faded(pick)
     tip = [theme.tip("algorithm:N"), theme.tip("function_label:N", title="function"),
            theme.tip("dimension:Q"), theme.tip("target:Q", format=".0e"),
-           theme.tip("art:Q", title="aRT", format=".4~g"), theme.tip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
+           theme.tip("art:Q", title="aRT", format=".4~g"),
+           theme.tip("art_per_dimension:Q", title="aRT / dimension", format=".4~g"),
            theme.tip("successes:Q", format=".4~g"), theme.tip("runs:Q", format=".4~g")]
     cross_tip = [*tip[:4], theme.tip("unsuccessful:Q", title="median evaluations / dimension (no success)",
                                      format=".4~g")]

@@ -13,6 +13,15 @@ import polars as pl
 class Budget(NamedTuple):
     """A budget of `value` evaluations, or of `value` times the dimension (`per_dimension`, "Nx").
 
+    Parameters
+    ----------
+    value : float
+        Evaluations, or multiples of the dimension.
+    per_dimension : bool
+        `value` is a multiple of the dimension.
+
+    Examples
+    --------
     >>> Budget.parse("100x")
     Budget(value=100.0, per_dimension=True)
     >>> str(Budget.parse("1e4"))
@@ -24,8 +33,32 @@ class Budget(NamedTuple):
 
     @classmethod
     def parse(cls, spec: str | float | Budget | None) -> Budget | None:
-        """A budget from its text ('1000': evaluations, '100x': times the dimension) or a number; None
-        (or '') for no budget. ValueError for text that is neither, or a budget that is not positive."""
+        """A budget from its text or a number.
+
+        Parameters
+        ----------
+        spec : str, float, Budget or None
+            '1000' (evaluations), '100x' (times the dimension), a number of evaluations, or None (or '')
+            for no budget.
+
+        Returns
+        -------
+        Budget or None
+
+        Raises
+        ------
+        ValueError
+            For text that is neither, or a budget that is not positive.
+
+        Examples
+        --------
+        >>> Budget.parse("1e3"), Budget.parse(None)
+        (Budget(value=1000.0, per_dimension=False), None)
+        >>> Budget.parse("-2x")
+        Traceback (most recent call last):
+        ...
+        ValueError: budget '-2x' must be positive
+        """
         if spec is None or spec == "" or isinstance(spec, Budget):
             return spec or None
         if isinstance(spec, str):
@@ -58,7 +91,14 @@ class Budget(NamedTuple):
         return budgets
 
     def limit(self) -> pl.Expr:
-        """B in evaluations, for each row of a frame with a `dimension` column."""
+        """B in evaluations, for each row of a frame with a `dimension` column.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> pl.DataFrame({"dimension": [2, 5]}).select(Budget.parse("100x").limit())["literal"].to_list()
+        [200.0, 500.0]
+        """
         return pl.lit(self.value) * pl.col("dimension").cast(pl.Float64) if self.per_dimension else pl.lit(self.value)
 
     def __str__(self) -> str:

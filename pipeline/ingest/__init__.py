@@ -163,19 +163,57 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
            executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None, *,
            wait: float = 0, source_name: str | None = None, replace: str | None = None) -> IngestSummary:
-    """Ingest every source the paths name (folders with .info files, archives).
+    """Read COCO or IOHprofiler logs into a store: every source the paths name (docs/store.md).
 
-    Each source is known in the store by its full resolved path (or by `source_name`, for a single
-    source): ingesting it again replaces it, and `replace` names a stored source (key, path or
-    unambiguous base name) that the single source ingested replaces. The store's writer lock is
-    held throughout (waiting up to `wait` seconds for another writer, then `StoreBusy`).
+    Each source is known in the store by its full resolved path (or by `source_name`): ingesting it
+    again replaces it when its content changed, and skips it when not. The store's writer lock is held
+    throughout. Locally, `jobs` sources are read, parsed and staged at once on threads and committed one
+    after the other in the order of `paths`, each atomically; with executor="ray" they are parsed as
+    Ray tasks. Bad input is reported (`IngestSummary.problems`, with file and line), everything readable
+    is kept.
 
-    Locally, `jobs` sources (default: `distributed.workers()`, the cores) are read, parsed and
-    written to staging folders at once on threads (unpacking, Polars and Parquet writes release the
-    GIL), and committed one after the other in the order of `paths`, each atomically; with
-    executor="ray" they are parsed as Ray tasks. Unchanged sources are skipped. `meta`: more fields
-    for the manifest entries of some sources, by their resolved path (e.g. the archive they come
-    from). `limits` cap what an archive may expand to (see `Limits`)."""
+    Parameters
+    ----------
+    paths : list of str or path
+        Folders (with .info files, or IOHprofiler json), .tgz/.tar.gz/.zip archives, or folders of them.
+    store : Store
+        The store written to.
+    name : str, optional
+        The algorithm name, instead of the logs' own.
+    force : bool
+        Read sources whose content is unchanged again.
+    on_source : callable, optional
+        Called with each `SourceOutcome` as its source is done.
+    jobs : int, optional
+        Sources at once (default: COCOPIPE_WORKERS, else the cores).
+    executor : {"local", "ray"}
+        Threads of this process, or Ray tasks.
+    meta : dict, optional
+        More fields for the manifest entries of some sources, by their resolved path.
+    limits : Limits, optional
+        What an archive may expand to (decompression bombs, oversized members).
+    wait : float
+        Seconds to wait for another writer, then `StoreBusy`.
+    source_name : str, optional
+        The (single) source's key instead of its path.
+    replace : str, optional
+        A stored source (key, path or unambiguous base name) that the single source replaces.
+
+    Returns
+    -------
+    IngestSummary
+        A `SourceOutcome` per source (status ingested, unchanged, failed or empty; runs; problems).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> store = Store(tempfile.mkdtemp() + "/store", create=True)
+    >>> summary = ingest(["data/sample/NM_on_bbob.tgz"], store)
+    >>> [(s.name, s.status, s.runs) for s in summary.sources], summary.problems
+    ([('NM_on_bbob', 'ingested', 1080)], [])
+    >>> ingest(["data/sample/NM_on_bbob.tgz"], store).sources[0].status
+    'unchanged'
+    """
     todo = expand(paths)
     if (source_name is not None or replace is not None) and len(todo) != 1:
         raise ValueError(f"--source-name and --replace name one source; the paths hold {len(todo)}")

@@ -100,7 +100,7 @@ def parse_archives(src: Source, runs: pl.DataFrame, problems: list[Problem]) -> 
     bad = recs.filter((pl.col("section") < 0) | pl.col("instance").is_null() | (pl.col("n") < 3) | pl.col("bad_num")
                       | ~((pl.col("n") == 3) | (pl.col("n") == 3 + pl.col("dimension")))
                       | (ev < 1) | (ev != ev.floor()))
-    for f, ln, sec, n in bad.select("file", "lineno", "section", "n").head(_MAX_REPORTED).rows():
+    for f, ln, sec, _n in bad.select("file", "lineno", "section", "n").head(_MAX_REPORTED).rows():
         why = "record before any archive header" if sec < 0 else "malformed archive record"
         problems.append(Problem(paths[f], ln, why, "line skipped"))
     if bad.height > _MAX_REPORTED:

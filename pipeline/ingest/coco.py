@@ -32,8 +32,7 @@ NEW_FORMATS = ("bbob-new", "bbob-new2")
 #: longest .info line read (the longest in the shared data sets has 4520 characters)
 MAX_INFO_LINE = 1 << 20
 
-#: Polars engine of the ingest's queries: in memory, as the data are (the default streaming engine
-#: took twice as long on the sorts, shifts and fills of the events)
+#: Polars engine of the ingest's queries: in memory, as the data are (docs/internals.md: why not streaming)
 ENGINE = "in-memory"
 
 
@@ -289,7 +288,7 @@ def _text(buf: bytes, arr: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> 
 
 class _CArray:
     """An Arrow array seen only through the Arrow C data interface: Polars takes it as it is, without
-    the conversion path for pyarrow objects (which imports pyarrow.compute, a quarter of a second)."""
+    the conversion path for pyarrow objects (which imports pyarrow.compute: docs/internals.md)."""
 
     def __init__(self, array: pa.Array):
         self.array = array
@@ -437,7 +436,8 @@ def _records(lines: pl.DataFrame, tabs: bool, files: pl.DataFrame) -> tuple[pl.D
 CHUNK_BYTES = 4 << 20
 
 
-def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _read_data(src: Source, paths: list[str], files: pl.DataFrame, workers: int | None = None
+               ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Header facts and records of the data files (see `_records`), read in contiguous chunks of
     files on as many threads as there are cores (Polars and the reads release the GIL)."""
     sizes = np.cumsum([len(src.view(p)) for p in paths])

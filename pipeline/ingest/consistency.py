@@ -90,5 +90,6 @@ def note(runs: pl.DataFrame) -> str | None:
     return (f"{bad.height} of {runs.height} runs ({sets.height} of {runs.select(problem).n_unique()} data sets{which}) "
             "log records that disagree with "
             f"themselves ({bad['inconsistent_records'].sum()} records: a best precision above an earlier one, or two "
-            "values at one evaluation count); numbers follow cocopp's reading of them (seed 000's definition of hitting times under --exact-hits); "
+            "values at one evaluation count); numbers follow cocopp's reading of them (seed 000's definition of "
+            "hitting times under --exact-hits); "
             "`cocopipe runs` shows the inconsistent_records of each run")

@@ -88,7 +88,8 @@ def _line_of(text: str, needle: str) -> int | None:
 
 _RUN_SCHEMA = {
     "seq": pl.Int64, "info_file": pl.String, "info_line": pl.Int64, "data_file": pl.String, "section": pl.Int64,
-    "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "function_name": pl.String, "dimension": pl.Int32, "instance": pl.Int32,
+    "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "function_name": pl.String, "dimension": pl.Int32,
+    "instance": pl.Int32,
     "maximize": pl.Boolean, "info_evaluations": pl.Int64, "best_y": pl.Float64, "optimum": pl.Float64,
     "comment": pl.String,
 }
@@ -204,7 +205,7 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     meta, announced = _metadata(src, algorithm, problems)
     runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = []
-    for k, dat in enumerate(announced):
+    for dat in announced:
         r = _records(src, dat, problems)
         nsec = int(r["section"].max()) + 1 if r.height else 0
         if nsec > announced[dat]:

@@ -140,7 +140,7 @@ _FILE_TYPES = (b"0", b"\0", b"7")  # what tarfile counts as regular files, spars
 def _decompressor(raw: bytes):
     """A factory of decompressors of one stream of the archive's kind, and the stream's magic bytes
     (None for a plain .tar)."""
-    if raw[:2] == b"\x1f\x8b":  # ISA-L: twice zlib's speed
+    if raw[:2] == b"\x1f\x8b":  # ISA-L's gunzip (docs/internals.md)
         return (lambda: igzip_lib.IgzipDecompressor(flag=igzip_lib.DECOMP_GZIP)), b"\x1f\x8b"
     if raw[:3] == b"BZh":
         return bz2.BZ2Decompressor, b"BZh"

@@ -144,8 +144,8 @@ def _art_avg(hit: np.ndarray, evals: np.ndarray) -> tuple[float, float]:
 def compare(hit_x, evals_x, prec_x, hit_y, evals_y, prec_y) -> TestResult:
     """Rank-sum test of algorithm x against y on one target (`test_data` scores, larger are better).
 
-    Parameters are those of `test_data`. As in cocopp, a difference only counts (`consistent`) when the better-ranked algorithm also has
-    an aRT not larger than the other's and, when its aRT is finite, fewer average evaluations
+    Parameters are those of `test_data`. As in cocopp, a difference only counts (`consistent`) when
+    the better-ranked algorithm also has an aRT not larger than the other's and, when its aRT is finite, fewer average evaluations
     (aRT and averages over the raw trials, as cocopp computes them in the test). cocopp 2.9.1
     means the same but checks "aRT is infinite" with `is np.inf`, which is never true for its numpy
     values, so it also asks for fewer average evaluations when both aRTs are infinite (only
@@ -418,7 +418,9 @@ def pairwise_tests(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str
 
 
 def pairwise_tests_spec(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str]) -> pl.DataFrame:
-    """The definition of `pairwise_tests`: `compare` on each pair, one pair at a time. Parameters and Returns as `pairwise_tests`."""
+    """The definition of `pairwise_tests`: `compare` on each pair, one pair at a time.
+
+    Parameters and Returns as `pairwise_tests`."""
     order = list(order)
     balanced = art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect()
     by_trial = hits.sort("trial", "run_id").group_by(*KEY, "target", "algorithm", maintain_order=True).agg(

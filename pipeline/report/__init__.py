@@ -2,9 +2,8 @@
 settings) with a navigation bar, interactive Vega-Lite charts rendered by the shipped JavaScript
 (or static SVG), and `settings.json` to rebuild it exactly.
 
->>> from pipeline.api import open_store
->>> from pipeline.report import Settings, build
->>> build(open_store("cocopipe-store"), "report")
+`build(analysis, out_dir, Settings(...))` writes one (its docstring has an example); `cocopipe report` is
+its command.
 """
 from .build import Progress, build
 from .views import VIEWS

@@ -1,10 +1,7 @@
 """Build a report: compute the measures once, make the pages of every view, write them with the
 shipped JavaScript and `settings.json` into a folder that opens offline from a file:// URL.
 
->>> from pipeline.api import open_store
->>> from pipeline.report import Settings, build
->>> build(open_store("cocopipe-store"), "report", Settings(max_budget="1000x"))
-PosixPath('report/index.html')
+The example of `build` shows how it is called.
 """
 from __future__ import annotations
 
@@ -18,6 +15,7 @@ import jinja2
 
 from ..api import Analysis
 from ..charts import theme
+from ..extras import require
 from ..selection import ranges
 from .context import Context
 from . import output
@@ -205,18 +203,49 @@ def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
 
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
           progress: Progress | None = None, jobs: int | None = 1, force: bool = False) -> Path:
-    """Write the report of `analysis` under `settings` into `out_dir`; returns the path of its
-    index.html. `settings.json` beside it records the settings, the resolved selection, the
-    instances, every data set's COCO format and version, and the software versions; a report
-    built from the same data with `Settings.load(that file)` is identical. `progress(stage, done,
-    total, label)` follows the work (`Progress`). `jobs` worker processes make the tables and charts
-    (None: `default_jobs()`; 1: all in this process); the report is the same for any number.
+    """Write the HTML report of an analysis into a folder (docs/report.md).
 
-    What can fail is checked before the long work (the output folder, the selection, the references);
-    a page or chart that fails later is left out, and the others are written: the overview lists what
-    was left out, as does the record's `skipped` (its `notes` say what was left out by design). An
-    existing `out_dir` is replaced only when cocopipe wrote it (`output`), or with `force`."""
+    `settings.json` beside index.html records the settings, the resolved selection, the instances,
+    every data set's COCO format and version, and the software versions; a report built from the same
+    data with `Settings.load(that file)` is identical. What can fail is checked before the long work
+    (the output folder, the selection, the references); a page or chart that fails later is left out,
+    and the others are written: the overview lists what was left out, as does the record's `skipped`
+    (its `notes` say what was left out by design).
+
+    Parameters
+    ----------
+    analysis : Analysis
+        The store (and its selection) to report on.
+    out_dir : str or path
+        The report's folder; an existing one is replaced only when cocopipe wrote it, or with `force`.
+    settings : Settings, optional
+        What is shown and how it is measured and drawn (default: `Settings()`, cocopp's choices).
+    progress : callable, optional
+        `progress(stage, done, total, label)` follows the work (`Progress`).
+    jobs : int or None
+        Worker processes making the tables and charts (None: `default_jobs()`; 1: all in this
+        process); the report is the same for any number.
+    force : bool
+        Replace `out_dir` whatever it holds.
+
+    Returns
+    -------
+    pathlib.Path
+        The report's index.html.
+
+    Examples
+    --------
+    >>> from pipeline.api import open_store
+    >>> from pipeline.report import Settings
+    >>> settings = Settings(algorithms=["DIRECT", "NM"], functions=[1, 2], dimensions=[2], reference="none")
+    >>> build(open_store("cocopipe-store"), "report", settings)
+    PosixPath('report/index.html')
+    >>> sorted(p.name for p in Path("report").glob("*.html"))[:4]
+    ['alg-direct.html', 'alg-nm.html', 'ecdf.html', 'explore.html']
+    """
     settings = (settings or Settings()).check()
+    if settings.renderer == "svg":
+        require("vl_convert", "static", "--renderer svg")  # before the work
     tick = progress or _no_progress
     out = Path(out_dir)
     output.check_replaceable(out, force)  # before the work, and again before replacing

@@ -156,7 +156,9 @@ class Figure:
     def render_svg(self) -> str:
         """The static SVG of the chart (vl-convert, offline), kept in `svg`."""
         if self.svg is None:
-            import vl_convert as vlc  # only static (SVG) reports convert: loading it takes a while
+            from ..extras import require
+
+            vlc = require("vl_convert", "static", "--renderer svg")
 
             self.svg = vlc.vegalite_to_svg(self.spec, vl_version=vegalite_version())
         return self.svg

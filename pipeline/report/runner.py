@@ -1,6 +1,6 @@
 """Where a report's heavy work runs: in this process, or spread over worker processes (the aRT
-tables and tests, and the charts: Altair spends about 0.1 s of CPU on each chart, and a report
-has hundreds). Results are the same either way; only the wall time differs.
+tables and tests, and the charts: a report has hundreds, each with Altair's own cost; docs/internals.md).
+Results are the same either way; only the wall time differs.
 """
 from __future__ import annotations
 

@@ -37,8 +37,12 @@ class Settings:
     suites: list[str] | None = None
     functions: list[int] | None = None
     dimensions: list[int] | None = None
-    reference: str | None = None  #: algorithm of the store or packaged reference set; None: each suite's default (its packaged set, as cocopp); "none": none
-    background: list[str] | None = None  #: drawn thin and grey behind the compared algorithms in every ECDF and scaling chart: algorithm names of the store, other cocopipe stores (all their algorithms), or sources (folders, archives) ingested with the data
+    #: algorithm of the store or packaged reference set; None: each suite's default (its packaged set, as
+    #: cocopp); "none": none
+    reference: str | None = None
+    #: drawn thin and grey behind the compared algorithms in every ECDF and scaling chart: algorithm names of
+    #: the store, other cocopipe stores (all their algorithms), or sources (folders, archives) ingested with the data
+    background: list[str] | None = None
     # how it is measured
     max_budget: str | None = None  #: budget cut: B evaluations or "Nx" (N x dimension); None: none
     targets: str | None = None  #: ECDF targets: None = each suite's standard set, or a name/list
@@ -54,8 +58,12 @@ class Settings:
     # how it is drawn
     renderer: str = "vega"  #: "vega": interactive charts with the shipped JavaScript; "svg": static SVG
     max_pairs: int = 10  #: pairwise comparisons: every pair up to this many, else pairs with the first algorithm
-    colours: dict[str, str | list[str]] | None = None  #: {algorithm: colour, or [colour, marker]}: fixed colours (CSS) and markers (Vega-Lite shapes); every other algorithm keeps the colour its name chooses (charts.theme.palette), in every report
-    max_detail: int = 20  #: above this many compared algorithms the report summarises (pages.MANY_RULES: one ECDF chart per dimension with a function control, no page per algorithm, tables of the best ranked, no Glicko-2)
+    #: {algorithm: colour, or [colour, marker]}: fixed colours (CSS) and markers (Vega-Lite shapes); every other
+    #: algorithm keeps the colour its name chooses (charts.theme.palette), in every report
+    colours: dict[str, str | list[str]] | None = None
+    #: above this many compared algorithms the report summarises (pages.MANY_RULES: one ECDF chart per dimension
+    #: with a function control, no page per algorithm, tables of the best ranked, no Glicko-2)
+    max_detail: int = 20
     # where the data came from (recorded, and used by `cocopipe report --settings` when given)
     sources: list[str] | None = None
     # filled in by the report: instances, data sets, versions

@@ -34,8 +34,9 @@ def vegalite_version() -> str:
 
 def write_bundle(static: Path = STATIC) -> dict[str, str]:
     """Write `vega-bundle.js` (global `vegaEmbed`, `vega`, `vegaLite`) and `vendor.json`."""
-    import vl_convert as vlc  # the maintainers' tool: reports need no vl-convert to open
+    from ..extras import require
 
+    vlc = require("vl_convert", "static", "the Vega bundle")
     vl = vegalite_version()
     info = {"vega": vlc.get_vega_version(), "vega-lite": alt.SCHEMA_VERSION.lstrip("v"),
             "vega-embed": vlc.get_vega_embed_version(), "vl-convert": vlc.__version__}

@@ -36,7 +36,7 @@ FORMAT = mf.FORMAT
 
 def _write_parquet(tbl: pa.Table, out: Path) -> None:
     """Write one zstd-compressed Parquet file; dictionary encoding only for string columns (on
-    numbers it costs half the write time and makes the files larger)."""
+    numbers it makes the files larger and slower to write: docs/internals.md)."""
     strings = [f.name for f in tbl.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     pq.write_table(tbl, out, compression="zstd", row_group_size=1 << 20, use_dictionary=strings)
 
@@ -79,7 +79,33 @@ class Staged:
 
 
 class Store:
-    """A cocopipe store folder."""
+    """A cocopipe store folder: the tables `runs`, `events` (and `archive`, `params`) as hive-partitioned
+    Parquet, and the manifest of the sources they come from (docs/store.md).
+
+    Parameters
+    ----------
+    path : str or path
+        The folder.
+    create : bool
+        Make it a new, empty store when it is none yet (safe when another process does the same).
+
+    Raises
+    ------
+    StoreError
+        When the folder is no store (and `create` is False), or its manifest cannot be read.
+
+    Examples
+    --------
+    >>> store = Store("cocopipe-store")
+    >>> sorted(s["name"] for s in store.sources().values())
+    ['DIRECT_posik_noiseless', 'NM_on_bbob', 'RS_on_bbob']
+    >>> store.runs().filter(algorithm="RS", dimension=2).collect().height
+    360
+    >>> import tempfile
+    >>> empty = Store(tempfile.mkdtemp() + "/new", create=True)
+    >>> empty.sources(), empty.runs().collect().height
+    ({}, 0)
+    """
 
     def __init__(self, path: str | os.PathLike, *, create: bool = False):
         self.path = Path(path)
@@ -131,7 +157,14 @@ class Store:
 
     @property
     def manifest(self) -> dict:
-        """The store manifest (sources, schema versions), as the file holds it now."""
+        """The store's manifest, as the file holds it now (docs/store.md: its fields).
+
+        Examples
+        --------
+        >>> m = Store("cocopipe-store").manifest
+        >>> m["format"], m["manifest_version"], sorted(m["schema_versions"])[:2]
+        ('cocopipe-store', 2, ['archive', 'events'])
+        """
         p = self.path / MANIFEST
         try:
             text = p.read_text(encoding="utf-8")
@@ -145,27 +178,59 @@ class Store:
         write_manifest(self.path, data)
 
     def sources(self) -> dict[str, dict]:
-        """Sources in the store, by key (their full path, or the name given to them)."""
+        """Sources in the store, by key (their full path, or the name given to them).
+
+        Returns
+        -------
+        dict
+            key -> the manifest's entry: name, path, source_id, files, runs, suites, algorithms, ...
+
+        Examples
+        --------
+        >>> [e["runs"] for e in Store("cocopipe-store").sources().values()]
+        [360, 1080, 1080]
+        """
         return self.manifest["sources"]
 
     # -- locks -----------------------------------------------------------------------------
     @contextmanager
-    def writing(self, wait: float = 0) -> Iterator["Store"]:
-        """Hold the store's writer lock (waiting up to `wait` seconds for another writer, then
-        `StoreBusy`); the first hold of a process finishes an interrupted write, removes what
-        crashed writers staged and upgrades an older manifest."""
+    def writing(self, wait: float = 0) -> Iterator[Store]:
+        """Hold the store's writer lock (a context manager): one writer at a time.
+
+        The first hold of a process finishes an interrupted write, removes what crashed writers staged
+        and upgrades an older manifest.
+
+        Parameters
+        ----------
+        wait : float
+            Seconds to wait for another writer, then `StoreBusy`.
+
+        Examples
+        --------
+        >>> store = Store("cocopipe-store")
+        >>> with store.writing():
+        ...     pass  # several writes in one hold: ingest(..., store), write_source(...)
+        """
         with lock.writer(self.path, wait, self.on_wait) as first:
             if first:
                 self._prepare_write()
             yield self
 
     @contextmanager
-    def reading(self) -> Iterator["Store"]:
-        """Hold the store's read lock: no commit of another process happens meanwhile."""
+    def reading(self) -> Iterator[Store]:
+        """Hold the store's read lock (a context manager): no commit of another process happens meanwhile.
+
+        Examples
+        --------
+        >>> store = Store("cocopipe-store")
+        >>> with store.reading():
+        ...     store.runs().collect().height
+        2520
+        """
         with lock.reading(self.path):
             yield self
 
-    def hold_reading(self) -> "Store":
+    def hold_reading(self) -> Store:
         """Hold the read lock until the process ends (a command's consistent view of the store)."""
         if self._read_hold is None:
             self._read_hold = lock.reading(self.path)
@@ -203,8 +268,26 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------
     def scan(self, table: str, root: Path | None = None) -> pl.LazyFrame:
-        """Lazy scan of a table (or of a derived copy under `root`); partition filters on
-        suite/algorithm prune files."""
+        """Lazy scan of a table (or of a derived copy under `root`); filters on suite and algorithm
+        read only their partitions.
+
+        Parameters
+        ----------
+        table : str
+            runs, events, archive or params (schemas/).
+        root : path, optional
+            The folder of a derived copy.
+
+        Returns
+        -------
+        polars.LazyFrame
+            The table's columns (schemas/TABLE.json), suite and algorithm included.
+
+        Examples
+        --------
+        >>> Store("cocopipe-store").scan("events").filter(algorithm="NM").select("best_delta").collect().height
+        106945
+        """
         sch = schema.polars_schema(table)
         root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):
@@ -212,11 +295,11 @@ class Store:
         return schema.scan(table, root)
 
     def runs(self) -> pl.LazyFrame:
-        """The `runs` table."""
+        """The `runs` table: one row per trial (schemas/runs.json)."""
         return self.scan("runs")
 
     def events(self) -> pl.LazyFrame:
-        """The `events` table."""
+        """The `events` table: one row per logged record (schemas/events.json)."""
         return self.scan("events")
 
     def archive(self) -> pl.LazyFrame:
@@ -271,9 +354,16 @@ class Store:
     # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
     def cache_dir(self, name: str) -> Path:
         """The folder of the cache `name`, under derived/ (made by its owner, who lays out its files).
+
         The store lists no cache in its manifest; a cache file named `<source_id>.<suffix>` goes with
         its source: the store deletes it when no source of that content is left, or when it writes that
-        source's files anew."""
+        source's files anew.
+
+        Examples
+        --------
+        >>> Store("cocopipe-store").cache_dir("hits-cocopp-v3").relative_to("cocopipe-store").as_posix()
+        'derived/hits-cocopp-v3'
+        """
         return self.path / DERIVED / name
 
     def cache_dirs(self) -> list[Path]:
@@ -286,12 +376,35 @@ class Store:
 
     # -- writing ---------------------------------------------------------------------------
     def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
-        """True when the source `key` is stored with this content (and algorithm name given to it)."""
+        """Whether the source `key` is stored with this content (and algorithm name given to it).
+
+        Parameters
+        ----------
+        key : str
+            The source's key (its full path, or the name given).
+        source_id : str
+            Its content hash.
+        algorithm_name : str, optional
+            The algorithm name given to it at ingest.
+        """
         s = self.sources().get(key)
         return bool(s) and s["source_id"] == source_id and s.get("algorithm_name") == algorithm_name
 
     def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
-        """Add or replace one source atomically; returns the files written (relative paths)."""
+        """Add or replace one source atomically (`stage`, then `commit`, under the writer lock).
+
+        Parameters
+        ----------
+        data : SourceData
+            The source's tables and manifest entry.
+        replace : sequence of str
+            Keys of stored sources it replaces, in the same commit.
+
+        Returns
+        -------
+        list of str
+            The files written, relative to the store.
+        """
         with self.writing():
             return self.commit(self.stage(data), replace)
 
@@ -348,7 +461,13 @@ class Store:
         return staged.added
 
     def remove_source(self, key: str) -> None:
-        """Delete a source, and the files no other source lists."""
+        """Delete a source, and the files no other source lists (atomically, under the writer lock).
+
+        Parameters
+        ----------
+        key : str
+            The source's key (`sources()`).
+        """
         with self.writing():
             m = self.manifest
             if key not in m["sources"]:

@@ -55,7 +55,7 @@ def fmt_target(t: float) -> str:
     if t > 0:
         k = math.log10(t)
         if abs(k - round(k)) < 1e-9:
-            return "1e%+d" % round(k)
+            return f"1e{round(k):+d}"
     return fmt_sci(t)
 
 
@@ -263,14 +263,16 @@ def to_markdown(df: pl.DataFrame) -> str:
 
 
 # -- HTML ---------------------------------------------------------------------------------------
-_HTML = """{% for t in tables %}<table class="cocopipe-table {{ t.kind }}" id="{{ t.label }}">
+_HTML = ("""{% for t in tables %}<table class="cocopipe-table {{ t.kind }}" id="{{ t.label }}">
 <caption><b>{{ t.title }}.</b> {{ t.caption }}</caption>
 <thead><tr>{% for h in t.header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
 <tbody>
-{% for row in t.rows %}<tr{% if row.start %} class="group-start"{% endif %}>{% for c in row.cells %}<td{% if c.right %} style="text-align:right"{% endif %}>{{ c.html|safe }}</td>{% endfor %}</tr>
-{% endfor %}</tbody>
+"""
+    '{% for row in t.rows %}<tr{% if row.start %} class="group-start"{% endif %}>{% for c in row.cells %}'
+    '<td{% if c.right %} style="text-align:right"{% endif %}>{{ c.html|safe }}</td>{% endfor %}</tr>\n'
+    """{% endfor %}</tbody>
 </table>
-{% endfor %}"""
+{% endfor %}""")
 
 
 def _html_cell(c: Cell) -> str:
@@ -369,7 +371,8 @@ def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
     for g in grids(df):
         out.append(r"{\footnotesize\setlength{\tabcolsep}{3pt}")
         out.append(rf"\begin{{longtable}}{{{g.align}}}")
-        out.append(rf"\caption{{{tex_escape(g.title)}. {tex_escape(g.caption)}}}\label{{{re.sub('[^A-Za-z0-9:-]', '-', g.label)}}}\\")
+        label = re.sub('[^A-Za-z0-9:-]', '-', g.label)
+        out.append(rf"\caption{{{tex_escape(g.title)}. {tex_escape(g.caption)}}}\label{{{label}}}\\")
         out.append(r"\toprule")
         out.append(" & ".join(tex_escape(h) for h in g.header) + r" \\")
         out.append(r"\midrule")

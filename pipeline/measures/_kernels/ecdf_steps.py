@@ -258,7 +258,8 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
     f_start = np.searchsorted(fid, np.arange(funcs.height))
     f_len = np.searchsorted(fid, np.arange(funcs.height), side="right") - f_start
     lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy().astype(np.int64)
-    take = np.repeat(f_start[lf], f_len[lf]) + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf]))
+    take = (np.repeat(f_start[lf], f_len[lf])
+            + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf])))
     cell, x, mass = _sorted_by(np.repeat(lc, f_len[lf]), x[take], mass[take])
     # one row per (cell, x)
     change = np.r_[True, (cell[1:] != cell[:-1]) | (x[1:] != x[:-1])] if len(x) else np.zeros(0, bool)

@@ -327,7 +327,8 @@ def precision_at(events: pl.LazyFrame, queries: pl.DataFrame, chunk: int = 16) -
         part = algs[i:i + chunk]
         q = queries.filter(pl.col("algorithm").is_in(part)).select("run_id", pl.col("fe").cast(pl.Float64))
         asked = q["run_id"].unique()
-        block_run, starts, evals, best = _record_table(events.filter(pl.col("algorithm").is_in(part), pl.col("run_id").is_in(asked.implode())))
+        block_run, starts, evals, best = _record_table(
+            events.filter(pl.col("algorithm").is_in(part), pl.col("run_id").is_in(asked.implode())))
         prec = np.full(q.height, np.inf)
         if len(evals):
             by_id = np.argsort(block_run)

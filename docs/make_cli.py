@@ -1,0 +1,83 @@
+"""Write docs/cli.md, the reference of every `cocopipe` command and option, from the command line itself.
+
+    python docs/make_cli.py            # rewrite docs/cli.md
+    python docs/make_cli.py --stdout   # print it (tests/test_docs.py compares it with docs/cli.md)
+
+Run it after changing a command, an option or a help text; the commands' own help is the one source.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer.main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pipeline.cli import OTHER_PANEL, PANELS, build_app  # noqa: E402 - the clone's package, not an installed one
+
+OUT = Path(__file__).resolve().parent / "cli.md"
+
+HEAD = """# Command-line reference
+
+Every command and option of `cocopipe`, as `cocopipe COMMAND --help` gives them (this page is written by
+`python docs/make_cli.py` from the commands themselves: do not edit it by hand). The user's guide is the
+[README](../README.md); the store, the measures and the report are explained in [store.md](store.md),
+[measures.md](measures.md) and [report.md](report.md).
+
+Options shared by the measures (`--store`, `--suite`, `--algorithm`, `--function`, `--dimension`,
+`--max-budget`, `--all-instances`, `--exact-hits`, `--indicator`) select the trials as `open_store(...)`
+does in Python ([python.md](python.md)). Without `--out`, a table is printed on a terminal and written as
+CSV in a pipe; `--out -` always writes CSV.
+"""
+
+
+def cell(text: str) -> str:
+    """Text for a Markdown table cell (rich's escaped brackets read as brackets)."""
+    return " ".join(str(text).split()).replace("\\[", "[").replace("|", "\\|")
+
+
+def command(cmd, path: str, ctx) -> list[str]:
+    """A command's section: its help, usage, and a row per argument and option as its --help gives them."""
+    params = [p for p in cmd.params if not getattr(p, "hidden", False)]
+    args = [p for p in params if p.param_type_name == "argument"]
+    usage = " ".join((f"{a.name.upper()}..." if a.nargs == -1 else a.name.upper()) if a.required
+                     else f"[{a.name.upper()}{'...' if a.nargs == -1 else ''}]" for a in args)
+    out = [f"### `cocopipe {path}`", "", cell(cmd.help or ""), "", "```text",
+           " ".join(["cocopipe", path, *([usage] if usage else []), "[OPTIONS]"]), "```", "",
+           "| option | what |", "| --- | --- |"]
+    for p in params:
+        if p.param_type_name == "argument":
+            out.append(f"| `{p.name.upper()}` | {cell(getattr(p, 'help', None) or '')} |")
+        else:
+            names, text = p.get_help_record(ctx)
+            out.append(f"| `{cell(names)}` | {cell(text)} |")
+    return [*out, ""]
+
+
+def reference() -> str:
+    root = typer.main.get_command(build_app())
+    ctx = root.make_context("cocopipe", [], resilient_parsing=True)
+    panels: dict[str, list[str]] = {}
+    for name, cmd in root.commands.items():
+        panel = getattr(cmd, "rich_help_panel", None) or OTHER_PANEL
+        lines = panels.setdefault(panel, [])
+        if getattr(cmd, "commands", None):
+            lines += [f"### `cocopipe {name}`", "", cell(cmd.help or ""), ""]
+            for sub_name, sub in cmd.commands.items():
+                lines += command(sub, f"{name} {sub_name}", ctx)
+        else:
+            lines += command(cmd, name, ctx)
+    parts = [HEAD]
+    for panel in [*PANELS, OTHER_PANEL]:
+        if panel in panels:
+            parts += [f"## {panel}", "", *panels[panel]]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    text = reference()
+    if "--stdout" in sys.argv:
+        sys.stdout.write(text)
+    else:
+        OUT.write_text(text, encoding="utf-8")
+        print(f"wrote {OUT}")

@@ -73,6 +73,16 @@ def test_missing_data_file(tmp_path):
     res = parse_source(read_source(root))
     assert any("bbobexp_f2.info:3" in str(x) and "not found" in str(x) and "2 run(s)" in str(x) for x in res.problems)
     assert res.runs["function"].unique().to_list() == [1]
+    assert res.runs_skipped == 2  # the runs the entry announces count as skipped in the summary
+
+
+def test_unreadable_run_entries_count_as_skipped(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    info = root / "bbobexp_f1.info"
+    info.write_text(info.read_text().replace("bbobexp_f1_DIM2.dat, ", "bbobexp_f1_DIM2.dat, x:y:z, ", 1))
+    res = parse_source(read_source(root))
+    assert any("unreadable run entry 'x:y:z'" in str(x) for x in res.problems), res.problems
+    assert res.runs.height == 2 and res.runs_skipped == 1
 
 
 def test_run_without_records(tmp_path):

@@ -233,6 +233,44 @@ def test_a_truncated_tgz_keeps_its_whole_members_and_names_the_cut(tmp_path):
     assert r.returncode == 0 and "4 runs read" in one_line(r.stderr), r.stderr
 
 
+def test_a_truncated_zip_keeps_its_whole_members_and_names_the_cut(tmp_path):
+    root = tmp_path / "exp"
+    write_new2(root / "a", runs=TWO_RUNS)
+    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    (root / "padding.txt").write_text(Path(__file__).read_text())  # a large last member to cut into
+    archive = zipped(root, tmp_path / "exp.zip")
+    raw = archive.read_bytes()
+    archive.write_bytes(raw[: len(raw) * 3 // 4])  # the central directory, at the end, is gone
+    res = parse_source(read_source(archive))
+    assert any("exp.zip" in m and "cut short" in m for m in messages(res.problems)), messages(res.problems)
+    assert sorted(res.runs["function"].to_list()) == [1, 1, 2, 2]
+    r = cli("ingest", archive, "--store", tmp_path / "st")
+    assert r.returncode == 0 and "4 runs read" in one_line(r.stderr), r.stderr
+    # cut inside a log file: the members before it are kept, the one cut is named
+    archive.write_bytes(raw[: raw.index(b"exp/b/data_f2/bbobexp_f2_DIM2.dat") + 60])
+    res = parse_source(read_source(archive))
+    assert any("cut short in exp/b/data_f2/bbobexp_f2_DIM2.dat" in m for m in messages(res.problems)), \
+        messages(res.problems)
+    assert sorted(res.runs["function"].to_list()) == [1, 1]
+
+
+def test_a_zip_member_that_cannot_be_inflated_is_named_and_the_others_kept(tmp_path):
+    root = tmp_path / "exp"
+    write_new2(root / "a", runs=TWO_RUNS)
+    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    archive = zipped(root, tmp_path / "exp.zip")
+    raw = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zf:
+        info = zf.getinfo("exp/b/data_f2/bbobexp_f2_DIM2.dat")
+    data = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    raw[data:data + 8] = b"\xff" * 8  # its deflate stream spoilt
+    archive.write_bytes(bytes(raw))
+    res = parse_source(read_source(archive))
+    assert any("exp/b/data_f2/bbobexp_f2_DIM2.dat" in m and "unreadable member" in m
+               for m in messages(res.problems)), messages(res.problems)
+    assert sorted(res.runs["function"].to_list()) == [1, 1] and res.runs_skipped == 2  # f2's data file is lost
+
+
 def test_non_utf8_member_names_are_read(tmp_path):
     root = write_new2(tmp_path / "A", runs=TWO_RUNS)
     archive = tmp_path / "A.tgz"

@@ -119,6 +119,7 @@ def test_json_without_its_dat_is_named_and_the_rest_kept(tmp_path):
     (p,) = s.problems
     assert p.file == "B/IOHprofiler_f2_Ellipsoid.json" and p.line is not None
     assert "data_f2_Ellipsoid/IOHprofiler_f2_DIM2.dat not found" in p.message and "2 run(s)" in p.action
+    assert s.runs_skipped == 2
 
 
 def test_truncated_dat_and_non_numeric_values_are_named_with_their_line(tmp_path):

@@ -161,10 +161,12 @@ _RUN_SCHEMA = {"entry": pl.UInt32, "instance": pl.Int64, "finalized": pl.Boolean
                "info_final_delta": pl.Float64}
 
 
-def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
-    """One row per trial announced by the source's .info files, in file order."""
+def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]:
+    """One row per trial announced by the source's .info files, in file order, and how many trials
+    they announce that cannot be read (an entry without its data file, an unreadable run entry)."""
     entries: list[tuple] = []
     runs: list[tuple] = []
+    skipped = 0
     for info in src.info_files():
         text = _decode(src.files[info])
         lines = text.splitlines()
@@ -199,23 +201,26 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
                 continue
             entry = dict(header)
             entry.update(parse_header(", ".join(p for p in parts if "=" in p)))
+            trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             try:
                 function = int(entry.get("funcId", entry.get("function", "")).strip())
                 dimension = int(entry.get("DIM", entry.get("dim", "")).strip())
             except ValueError:
                 problems.append(Problem(info, lineno, "entry without function or dimension", "entry skipped"))
+                skipped += len(trials)
                 continue
             if not (_fits32(function) and _fits32(dimension)):
                 problems.append(Problem(info, lineno, f"function {function} or dimension {dimension} out of range "
                                         "(32-bit integers)", "entry skipped"))
+                skipped += len(trials)
                 continue
             algorithm = entry.get("algId") or entry.get("algorithm") or src.name
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
-            trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             if datapath is None:
                 problems.append(Problem(info, lineno, f"data file {datafile} not found",
                                         f"{len(trials)} run(s) of f{function} {dimension}-D skipped"))
+                skipped += len(trials)
                 continue
             k = len(entries)
             entries.append((
@@ -228,17 +233,19 @@ def parse_info(src: Source, problems: list[Problem]) -> pl.DataFrame:
                 m = _RUN.match(r.replace(" ", ""))
                 if not m:
                     problems.append(Problem(info, lineno, f"unreadable run entry {r!r}", "run skipped"))
+                    skipped += 1
                     continue
                 instance, ev = int(m.group(1)), _num(m.group(2))
                 if not _fits32(instance):
                     problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)",
                                             "run skipped"))
+                    skipped += 1
                     continue
                 runs.append((k, instance, m.group(2) is not None,
                              int(ev) if ev is not None and abs(ev) < MAX_EVALUATIONS else None, _num(m.group(3))))
     entry_df = pl.DataFrame(entries, schema=_ENTRY_SCHEMA, orient="row")
     run_df = pl.DataFrame(runs, schema=_RUN_SCHEMA, orient="row")
-    return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal")
+    return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal"), skipped
 
 
 def _joined(src: Source, paths: list[str]) -> tuple[bytes, np.ndarray]:
@@ -498,11 +505,11 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
         return Parsed(_empty("runs"), _empty("events"), problems)
-    trials = parse_info(src, problems)
+    trials, unread = parse_info(src, problems)
     if not src.info_files():
         problems.append(Problem(src.path, None, "no .info index file found", "source skipped"))
     if not trials.height:
-        return Parsed(_empty("runs"), _empty("events"), problems)
+        return Parsed(_empty("runs"), _empty("events"), problems, runs_skipped=unread)
     tr = _trials_frame(trials, algorithm, src.source_id)
 
     # the data files to read: each .dat (pair p) and the .tdat beside it
@@ -611,7 +618,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     runs, events = pl.collect_all([runs, events], engine=ENGINE)
     found = duplicates.trials(runs, events, tr.select("run_id", "info_line"))
     problems += [Problem(*p) for p in duplicates.within(found)]
-    return Parsed(runs, events, problems, runs_skipped=missing.height, runs_partial=partial, trials=found)
+    return Parsed(runs, events, problems, runs_skipped=missing.height + unread, runs_partial=partial, trials=found)
 
 
 def _empty(table: str) -> pl.DataFrame:

@@ -95,10 +95,13 @@ _RUN_SCHEMA = {
 }
 
 
-def _metadata(src: Source, algorithm: str | None, problems: list[Problem]) -> tuple[list[tuple], dict[str, int]]:
-    """The runs the json files announce (rows of `_RUN_SCHEMA`), and each data file's run count."""
+def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
+              ) -> tuple[list[tuple], dict[str, int], int]:
+    """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, and how
+    many announced runs cannot be read (a scenario without its data file, an unreadable run entry)."""
     runs: list[tuple] = []
     announced: dict[str, int] = {}
+    unread = 0
     for jpath in json_files(src):
         text = _decode(src.files[jpath])
         try:
@@ -137,6 +140,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]) -> tu
             if dat not in src.files:
                 problems.append(Problem(jpath, line, f"data file {path} not found",
                                         f"{len(entries)} run(s) of f{function} {dimension}-D skipped"))
+                unread += len(entries)
                 continue
             first = announced.get(dat, 0)
             announced[dat] = first + len(entries)
@@ -147,11 +151,12 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]) -> tu
                     best_y = float(best["y"]) if best.get("y") is not None else None
                 except (KeyError, TypeError, ValueError, AttributeError):
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
+                    unread += 1
                     continue
                 opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
                 runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
                              maximize, evals, best_y, opt, info))
-    return runs, announced
+    return runs, announced, unread
 
 
 def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
@@ -202,7 +207,7 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
 def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
-    meta, announced = _metadata(src, algorithm, problems)
+    meta, announced, unread = _metadata(src, algorithm, problems)
     runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = []
     for dat in announced:
@@ -249,7 +254,7 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     params = (recs.filter(pl.col("names").list.len() > 0)
               .select("suite", "algorithm", "run_id", "evaluations", "names", "values")
               .explode("names", "values").rename({"names": "name", "values": "value"}))
-    parsed = Parsed(runs, events, problems, runs_skipped=empty_runs.height)
+    parsed = Parsed(runs, events, problems, runs_skipped=empty_runs.height + unread)
     parsed.params = params
     return parsed
 

@@ -6,6 +6,7 @@ import hashlib
 import io
 import lzma
 import os
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -277,19 +278,38 @@ def _tarfile_members(tar: bytes | bytearray, max_member: int) -> tuple[dict[str,
 
 def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, bytes], list[tuple]]:
     """The COCO log files of a .zip archive and the problems met, each member read to its cap at
-    most (the sizes a zip states may lie)."""
+    most (the sizes a zip states may lie). A zip cut short has lost its central directory (at the
+    end): its whole members are then read from their local headers (`_zip_local_members`)."""
     files: dict[str, bytes] = {}
     problems: list[tuple] = []
     cap = limits.expanded(len(raw) if raw is not None else path.stat().st_size)
     total = 0
-    with zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path) as zf:
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path)
+    except zipfile.BadZipFile:
+        raw = raw if raw is not None else path.read_bytes()
+        if not raw.startswith(_ZIP_LOCAL):
+            raise
+        files, cut, big = _zip_local_members(raw, limits, cap, path)
+        if not files and not big:
+            raise SourceError(path, "corrupt or unreadable archive (it ends before any whole log file)") from None
+        where = f"in {cut}" if cut else "after its last whole member"
+        problems = [_too_big(name, size, limits) for name, size in big]
+        problems.append((str(path), None, f"archive cut short {where} (no central directory)",
+                         "the whole members before the cut read"))
+        return files, problems
+    with zf:
         for info in zf.infolist():
             name = info.filename.replace("\\", "/")
             if info.is_dir() or not _keep(name):
                 continue
             if info.file_size <= limits.member:
-                with zf.open(info) as fh:
-                    data = fh.read(min(limits.member, cap - total) + 1)
+                try:
+                    with zf.open(info) as fh:
+                        data = fh.read(min(limits.member, cap - total) + 1)
+                except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+                    problems.append((name, None, f"unreadable member of the archive ({exc})", "file skipped"))
+                    continue
                 if len(data) <= limits.member:
                     total += len(data)
                     if total > cap:
@@ -298,6 +318,80 @@ def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, 
                     continue
             problems.append(_too_big(name, max(info.file_size, limits.member + 1), limits))
     return files, problems
+
+
+_ZIP_LOCAL = b"PK\x03\x04"
+_ZIP_HEADER = struct.Struct("<4sHHHHHIIIHH")  # a local file header: 30 bytes (APPNOTE 4.3.7)
+_ZIP_DESCRIPTOR = b"PK\x07\x08"
+
+
+def _zip_local_members(raw: bytes, limits: Limits, cap: int, path: Path
+                       ) -> tuple[dict[str, bytes], str, list[tuple[str, int]]]:
+    """The log files of a zip without its central directory, from the local file headers in archive
+    order: the whole members (stored or deflated, their CRC checked), where the archive stops short
+    ("": after a whole member; else the member the cut falls in) and the log files above the cap on
+    one file, left out, as (name, size)."""
+    files: dict[str, bytes] = {}
+    big: list[tuple[str, int]] = []
+    pos, total, last = 0, 0, ""
+    while raw.startswith(_ZIP_LOCAL, pos):
+        if pos + _ZIP_HEADER.size > len(raw):
+            return files, _after(last), big
+        _, _, flags, method, _, _, crc, csize, usize, nlen, xlen = _ZIP_HEADER.unpack_from(raw, pos)
+        name = raw[pos + 30:pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        name = name.replace("\\", "/")
+        start = pos + 30 + nlen + xlen
+        if start > len(raw) or method not in (0, 8) or flags & 0x1 or (flags & 0x8 and method == 0):
+            return files, name, big  # cut in its header, or a member that cannot be read without its sizes
+        if csize == 0xFFFFFFFF or usize == 0xFFFFFFFF:  # zip64: the sizes in the extra field 0x0001
+            extra = raw[pos + 30 + nlen:start]
+            while len(extra) >= 4:
+                tag, n = struct.unpack_from("<HH", extra)
+                if tag == 1 and n >= 16:
+                    usize, csize = struct.unpack_from("<QQ", extra, 4)
+                extra = extra[4 + n:]
+        wanted = _keep(name)
+        keep = wanted and (usize <= limits.member or flags & 0x8)
+        room = min(limits.member, cap - total) + 1 if keep else 1 << 20
+        data, end = _zip_member(raw, start, method, csize if not flags & 0x8 else None, room)
+        if end is None:
+            return files, name, big
+        if flags & 0x8:  # the sizes and CRC follow the data, after an optional signature
+            at = end + (4 if raw.startswith(_ZIP_DESCRIPTOR, end) else 0)
+            if at + 12 > len(raw):
+                return files, name, big
+            crc = struct.unpack_from("<I", raw, at)[0]
+            end = at + 12
+        if wanted and (not keep or len(data) > limits.member):
+            big.append((name, max(usize, limits.member + 1)))
+        elif keep:
+            total += len(data)
+            if total > cap:
+                raise _bomb(path, name, cap, limits)
+            if zlib.crc32(data) != crc:
+                return files, name, big
+            if not name.endswith("/"):
+                files[name] = data
+        last, pos = name, end
+    return files, "" if raw.startswith(b"PK\x01\x02", pos) or pos >= len(raw) else _after(last), big
+
+
+def _zip_member(raw: bytes, start: int, method: int, csize: int | None, room: int) -> tuple[bytes, int | None]:
+    """A member's data (at most `room` bytes of it expanded) and where its compressed data ends (None:
+    beyond the archive's end). `csize` None: unknown, found by inflating to the end of the stream."""
+    if csize is not None and start + csize > len(raw):
+        return b"", None
+    if method == 0:
+        return raw[start:start + min(csize, room)], start + csize
+    inflate = zlib.decompressobj(-15)
+    stream = memoryview(raw)[start:start + csize if csize is not None else len(raw)]
+    data = inflate.decompress(stream, room)
+    while not inflate.eof:  # beyond `room`: inflated to the end of its stream, not kept
+        if not inflate.decompress(inflate.unconsumed_tail, 1 << 20) and not inflate.unconsumed_tail:
+            break
+    if not inflate.eof:
+        return b"", None
+    return data, start + len(stream) - len(inflate.unused_data)
 
 
 def _bytes(n: int) -> str:

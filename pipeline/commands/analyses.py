@@ -28,18 +28,15 @@ def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
     """Mean auc per function group and over all functions (per suite, algorithm, dimension)."""
     import polars as pl
 
-    try:
-        from ..measures.groups import groups_frame
-    except ImportError:  # groups not available: only the mean over all functions
-        groups_frame = None
+    from ..measures.groups import groups_frame
+    from ..measures.sums import ordered_sum
+
     keys = ["suite", "algorithm", "dimension"]
-    allf = aucs.group_by(keys).agg(auc=pl.col("auc").mean(), functions=pl.len()).with_columns(group=pl.lit("all"))
-    parts = [allf]
-    if groups_frame is not None:
-        g = groups_frame().collect() if hasattr(groups_frame(), "collect") else groups_frame()
-        per = aucs.join(g.select("suite", "function", "group"), on=["suite", "function"])
-        parts.insert(0, per.group_by([*keys, "group"]).agg(auc=pl.col("auc").mean(), functions=pl.len()))
-    return pl.concat([p.select(*keys, "group", "auc", "functions") for p in parts]).sort(keys + ["group"])
+    mean = ordered_sum(pl.col("auc")) / pl.len()  # the same bits on every run
+    allf = aucs.group_by(keys).agg(auc=mean, functions=pl.len()).with_columns(group=pl.lit("all"))
+    g = groups_frame().select("suite", "function", "group").collect()
+    per = aucs.join(g, on=["suite", "function"]).group_by([*keys, "group"]).agg(auc=mean, functions=pl.len())
+    return pl.concat([p.select(*keys, "group", "auc", "functions") for p in (per, allf)]).sort(keys + ["group"])
 
 
 def register(app: typer.Typer) -> None:

@@ -221,8 +221,10 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     subset = any(ts != set(tg.default(s)) for s, ts in asked.items())
     if subset:  # the rows of the targets asked for read alone (a filter of the scan), then each suite's own
         cached = cached.filter(pl.col("target").is_in(sorted(set().union(*asked.values()))))
-    out = base.join(cached, on="run_id", how="inner")
+    # in the trials' order, each trial's targets in the cache's: measures that sum floats (auc) give
+    # the same bits on every run
+    out = base.join(cached, on="run_id", how="inner", maintain_order="left_right")
     if subset:
         keys = [c for c in target_frame.columns if c != "target"]
-        out = out.join(target_frame.lazy(), on=[*keys, "target"], how="semi")
+        out = out.join(target_frame.lazy(), on=[*keys, "target"], how="semi", maintain_order="left")
     return cut_hits(out.with_columns(success=pl.col("hit").is_not_null()), budget)

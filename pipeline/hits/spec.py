@@ -171,7 +171,7 @@ def instance_weights(runs: pl.LazyFrame) -> pl.LazyFrame:
     lcm = pl.concat([stats.filter(pl.col("lo") == pl.col("hi")).select(*PROBLEM, lcm=pl.col("lo").cast(pl.Int64)),
                      mixed])
     w = counts.join(lcm, on=PROBLEM).select(*PROBLEM, "instance", weight=(pl.col("lcm") // pl.col("reps")).cast(pl.Int64))
-    return runs.join(w, on=[*PROBLEM, "instance"], how="left")
+    return runs.join(w, on=[*PROBLEM, "instance"], how="left", maintain_order="left")
 
 
 def _common_multiple(counts: list[int]) -> int:

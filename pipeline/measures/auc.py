@@ -29,6 +29,7 @@ import polars as pl
 
 from ..hits.budget import Budget
 from .runtime import PROBLEM
+from .sums import ordered_sum
 
 FINAL_TARGET = 1e-8
 
@@ -109,7 +110,7 @@ def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
     area = (
         hits.filter(pl.col("hit").is_not_null() & pl.col("success")).join(budgets, on=key, how="inner")
         .filter(pl.col("hit") <= pl.col("budget"))
-        .group_by(PROBLEM).agg(area=((width - x).clip(lower_bound=0.0) * w).sum())
+        .group_by(PROBLEM).agg(area=ordered_sum((width - x).clip(lower_bound=0.0) * w))
     )
     return (
         total.join(budgets, on=key, how="inner").join(area, on=PROBLEM, how="left")

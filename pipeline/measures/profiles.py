@@ -57,6 +57,7 @@ import polars as pl
 
 from ..hits import targets as tg
 from .groups import membership, select_levels
+from .sums import ordered_sum
 
 PROBLEM_KEYS = ["suite", "function", "dimension"]
 STEP_KEYS = ["suite", "algorithm", "dimension", "group"]
@@ -255,7 +256,7 @@ def steps(run_values: pl.LazyFrame, runs: pl.LazyFrame, group: str | list[str] |
     w = _weights(runs, group).select("suite", "algorithm", "function", "dimension", "group", "weight")
     return (
         rise.join(w, on=["suite", "algorithm", "function", "dimension"], how="inner")
-        .group_by(*STEP_KEYS, "x").agg(step=(pl.col("rise") * pl.col("weight")).sum())
+        .group_by(*STEP_KEYS, "x").agg(step=ordered_sum(pl.col("rise") * pl.col("weight")))
         .sort(*STEP_KEYS, "x")
         .with_columns(value=pl.col("step").cum_sum().over(STEP_KEYS, order_by="x").clip(0.0, 1.0))
         .filter(pl.col("value") > pl.col("value").shift(1, fill_value=0.0).over(STEP_KEYS, order_by="x"))
@@ -272,7 +273,7 @@ def summary(run_values: pl.LazyFrame, runs: pl.LazyFrame, group: str | list[str]
     per_run = run_values.group_by("run_id", *keys).agg(
         final=pl.col("value").max(), start_x=pl.col("x").min(), max_x=pl.col("x").max())
     s = per_run.join(w, on=keys, how="inner").group_by(STEP_KEYS).agg(
-        final_value=(pl.col("final") * pl.col("weight")).sum().clip(0.0, 1.0),
+        final_value=ordered_sum(pl.col("final") * pl.col("weight")).clip(0.0, 1.0),
         start_x=pl.col("start_x").min(), max_x=pl.col("max_x").max())
     counts = w.group_by(STEP_KEYS).agg(functions=pl.col("functions").first().cast(pl.Int64),
                                              trials=pl.col("trials").sum().cast(pl.Int64))

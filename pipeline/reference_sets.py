@@ -25,6 +25,8 @@ PUBLISHED: dict[str, dict[str, str]] = {
 #: cocopp's default reference algorithm per suite (testbedsettings `reference_algorithm_filename`)
 DEFAULT_FOR_SUITE = {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy", "bbob-biobj": "best2016-bbob-biobj",
                      "bbob-largescale": "best2019-bbob-largescale"}
+#: the manifest key (true) of a store written by `cocopipe reference package`: read only, wherever it lies
+PACKAGED = "packaged_references"
 #: the folder beside a store that records the choices of reference algorithms
 CHOICES_DIR = "references"
 CHOICES_SCHEMA = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32,

@@ -36,7 +36,8 @@ from .hits import targets as tg
 from .hits.spec import PROBLEM
 from .ingest import ingest
 from .ingest.consistency import inconsistent_records
-from .reference_sets import CHOICES_DIR, CHOICES_SCHEMA, PUBLISHED, ReferenceError, data_dir, resolve
+from .reference_sets import (CHOICES_DIR, CHOICES_SCHEMA, PACKAGED, PUBLISHED, ReferenceError, data_dir,
+                             resolve)
 from .store import SourceData, Store
 
 
@@ -249,6 +250,7 @@ def package_references(archives: Sequence[str | os.PathLike], out: str | os.Path
             entry["path"] = Path(entry["path"]).name
             entry.pop("ingested", None)
         manifest.pop("txn", None)
+        manifest[PACKAGED] = True  # read only: no cache is written beside it, wherever it is
         (stage / "cocopipe-store.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
         if out.exists():
             shutil.rmtree(out)

@@ -1,6 +1,8 @@
 """The hitting-time cache (pipeline.hits.cache): what it answers equals what is computed from the events."""
 from __future__ import annotations
 
+import shutil
+
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -107,8 +109,9 @@ def test_cached_files_follow_the_schema(stores):
         assert meta[b"cocopipe.schema_version"] == schema.version("hits").encode()
 
 
-def test_packaged_reference_sets_are_never_written(monkeypatch):
-    """The reference stores shipped in the package are read only: no cache beside them."""
+def test_packaged_reference_sets_are_never_written(monkeypatch, tmp_path):
+    """The reference stores shipped in the package are read only: no cache beside them, also where an
+    installed package reads the repository's copy (another path: the manifest says it is packaged)."""
     monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
     from pipeline.reference_sets import data_dir
     from pipeline.selection import open_reference
@@ -118,6 +121,10 @@ def test_packaged_reference_sets_are_never_written(monkeypatch):
     # also when the packaged store is opened by its path, with the cache asked for
     assert Analysis(ref.store, function=[3], cache=True).hits().collect().height > 0
     assert not (data_dir() / "derived").exists()
+    copy = tmp_path / "refalgs"
+    shutil.copytree(data_dir(), copy)
+    assert Analysis(Store(copy), function=[3], cache=True).hits().collect().height > 0
+    assert not (copy / "derived").exists()
 
 
 def test_a_source_of_two_algorithms_cached_whole(tmp_path, monkeypatch):

@@ -159,6 +159,7 @@ def test_packaged_sets_equal_a_fresh_ingest(tmp_path):
         assert ours.equals(packaged), table
     assert sets.choices(Store(fresh)).collect().equals(sets.choices(Store(sets.data_dir())).collect())
     assert sorted(Store(fresh).sources()) == sorted(a.name.split(".tar")[0] for a in archives)
+    assert Store(fresh).manifest == Store(sets.data_dir()).manifest  # packaged_references: true in both
 
 
 def test_cli_build_and_choices(two, tmp_path):

@@ -25,9 +25,9 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from .. import distributed
-from ..reference_sets import data_dir
+from ..reference_sets import PACKAGED, data_dir
 from ..store import schema
-from ..store.store import Store
+from ..store.store import Store, StoreError
 from . import targets as tg
 from ._kernel import first_hits
 from .budget import Budget, cut_hits
@@ -66,10 +66,17 @@ def covered(target_frame: pl.DataFrame, suites: Iterable[str]) -> bool:
 
 
 def _packaged(store: Store) -> bool:
-    """True for the packaged reference store (part of the installed package)."""
+    """True for a packaged reference store: the one of the installed package, or any store whose manifest
+    says it was written by `cocopipe reference package` (e.g. the repository's data/refalgs read by an
+    installed package)."""
     try:
-        return store.path.resolve() == data_dir().resolve()
+        if store.path.resolve() == data_dir().resolve():
+            return True
     except FileNotFoundError:
+        pass
+    try:
+        return store.manifest.get(PACKAGED) is True
+    except StoreError:
         return False
 
 

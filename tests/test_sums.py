@@ -1,5 +1,6 @@
-"""Float sums that give the same bits on every run: the measures that add floats (auc, profiles) do not
-change in their last bits with the order or the chunks in which a parallel join hands them their rows."""
+"""Float sums that give the same bits on every run: the measures that add floats (auc, profiles, AOCC, the
+fixed-budget ECDF) do not change in their last bits with the order or the chunks in which a parallel join
+hands them their rows."""
 from __future__ import annotations
 
 import polars as pl
@@ -44,6 +45,19 @@ def test_auc_and_profiles_are_the_same_bits_every_time(tmp_path):
         a = open_store(store.path)
         return (auc.auc(a.hits(), auc.budgets(a.runs())).collect(), a.profile(group="all").collect(),
                 a.profile_summary().collect())
+
+    first = tables()
+    for _ in range(5):
+        assert all(t.equals(f) for t, f in zip(tables(), first))
+
+
+def test_aocc_and_fixed_budget_ecdf_are_the_same_bits_every_time(tmp_path):
+    store = Store(tmp_path / "s", create=True)
+    ingest([ROOT / "data" / "ioh"], store)
+
+    def tables():
+        a = open_store(store.path)
+        return a.aocc().collect(), a.fixed_budget_ecdf([10, 100, 1000]).collect()
 
     first = tables()
     for _ in range(5):

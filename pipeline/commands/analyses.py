@@ -29,10 +29,10 @@ def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
     import polars as pl
 
     from ..measures.groups import groups_frame
-    from ..measures.sums import ordered_sum
+    from ..measures.sums import ordered_mean
 
     keys = ["suite", "algorithm", "dimension"]
-    mean = ordered_sum(pl.col("auc")) / pl.len()  # the same bits on every run
+    mean = ordered_mean(pl.col("auc"))  # the same bits on every run
     allf = aucs.group_by(keys).agg(auc=mean, functions=pl.len()).with_columns(group=pl.lit("all"))
     g = groups_frame().select("suite", "function", "group").collect()
     per = aucs.join(g, on=["suite", "function"]).group_by([*keys, "group"]).agg(auc=mean, functions=pl.len())

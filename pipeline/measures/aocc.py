@@ -44,6 +44,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from .runtime import PROBLEM
+from .sums import ordered_mean, ordered_sum
 
 #: IOHinspector's default bounds of `transform_fval`
 LOWER, UPPER = 1e-8, 1e8
@@ -106,7 +107,7 @@ def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequenc
     steps = _steps(runs, events).with_columns(ev=pl.col("evaluations").cast(pl.Float64)).sort("ev")
     at = pairs.join_asof(steps.select("run_id", "ev", "best"), left_on="budget", right_on="ev", by="run_id",
                          strategy="backward", check_sortedness=False)
-    return (at.group_by(*PROBLEM, "budget").agg(fraction=normalised(pl.col("best"), lower, upper, log).mean(),
+    return (at.group_by(*PROBLEM, "budget").agg(fraction=ordered_mean(normalised(pl.col("best"), lower, upper, log)),
                                                 runs=pl.len())
             .sort(*PROBLEM, "budget"))
 
@@ -139,7 +140,7 @@ def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: 
     first = pl.int_range(pl.len()).over("run_id") == 0
     area = steps.with_columns(v=v).select(
         "run_id", a=pl.col("v") * (nxt - t) + pl.when(first).then(pl.col("v") * t).otherwise(0.0),
-        budget="budget").group_by("run_id").agg(area=(pl.col("a").sum() / pl.col("budget").first()))
+        budget="budget").group_by("run_id").agg(area=(ordered_sum(pl.col("a")) / pl.col("budget").first()))
     return (runs.select("run_id", *PROBLEM).join(area, on="run_id")
-            .group_by(PROBLEM).agg(aocc=pl.col("area").mean(), runs=pl.len())
+            .group_by(PROBLEM).agg(aocc=ordered_mean(pl.col("area")), runs=pl.len())
             .join(budget, on=key).select(*PROBLEM, "budget", "aocc", "runs").sort(PROBLEM))

@@ -20,3 +20,16 @@ def ordered_sum(terms: pl.Expr) -> pl.Expr:
     [(1, 0.75), (2, 1.0)]
     """
     return terms.sort().cum_sum().last()
+
+
+def ordered_mean(terms: pl.Expr) -> pl.Expr:
+    """The mean of the non-null `terms`, their sum taken by `ordered_sum`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pipeline.measures.sums import ordered_mean
+    >>> pl.DataFrame({"v": [0.5, None, 0.25]}).select(ordered_mean(pl.col("v"))).item()
+    0.375
+    """
+    return ordered_sum(terms) / terms.count()

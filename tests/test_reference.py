@@ -162,6 +162,13 @@ def test_packaged_sets_equal_a_fresh_ingest(tmp_path):
     assert Store(fresh).manifest == Store(sets.data_dir()).manifest  # packaged_references: true in both
 
 
+def test_a_reference_in_a_store_must_be_named_and_the_error_says_which_exist(two):
+    for args in (["targets", "--runlength"], ["reference", "choices"]):
+        r = CliRunner().invoke(app, [*args, "--store", str(two.store.path)])
+        text = " ".join(r.output.split())
+        assert r.exit_code == 1 and "name the reference algorithm of the store" in text and "it holds A, B" in text, text
+
+
 def test_cli_build_and_choices(two, tmp_path):
     out = tmp_path / "choices.csv"
     r = CliRunner().invoke(app, ["reference", "build", "--store", str(two.store.path), "--name", "best", "--out", str(out)])

@@ -10,6 +10,16 @@ from ._common import err, fail, open_store, write_table
 from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
 
 
+def _name_it(option: str, store: str) -> None:
+    """Fail: a reference in a store must be named; say which algorithms the store holds."""
+    from ..api import Analysis
+
+    algs = Analysis(open_store(store)).algorithms()
+    held = ", ".join(algs[:8]) + (f" and {len(algs) - 8} more" if len(algs) > 8 else "")
+    fail(f"{option}: name the reference algorithm of the store {store} (it holds {held}); without --store, "
+         "a packaged set (`cocopipe reference list`)")
+
+
 def _reference(name: str, store: str | None, suite: str | None, option: str = "--reference"):
     """The reference as an Analysis: an algorithm of `store`, else a packaged set."""
     from .. import reference_sets as ref
@@ -18,7 +28,7 @@ def _reference(name: str, store: str | None, suite: str | None, option: str = "-
 
     if name is None:
         if store:
-            fail(f"{option}: name the reference algorithm of the store")
+            _name_it(option, store)
         name = ref.DEFAULT_FOR_SUITE.get(suite or "bbob")
         if name is None:
             fail(f"suite {suite!r} has no default reference: choose one of {', '.join(ref.known_references())}")
@@ -135,7 +145,7 @@ def register(app: typer.Typer) -> None:
         store, suite = sel.store, one_suite(sel.suite)
         if reference is None:
             if store:
-                fail("--reference: name the reference algorithm of the store")
+                _name_it("--reference", store)
             reference = ref.DEFAULT_FOR_SUITE.get(suite or "bbob", "best2009")
         try:
             lf = ref.choices(open_store(store), reference) if store else ref.reference_choices(reference, suite)

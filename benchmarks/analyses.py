@@ -68,13 +68,16 @@ import pipeline
 print("package", pipeline.__file__, file=sys.stderr)
 from pipeline.api import open_store
 a = open_store(store)
+def aucs(a):  # Analysis.auc; an older checkout (--src) has the command's auc_table instead
+    if hasattr(a, "auc"):
+        return a.auc().collect()
+    from pipeline.commands.analyses import auc_table
+    return auc_table(a, None, None)
 if step == "auc":
-    from pipeline.commands.analyses import auc_table
-    rows = auc_table(a, None, None).height
+    rows = aucs(a).height
 elif step == "rank-auc":
-    from pipeline.commands.analyses import auc_table
     from pipeline.measures import ranking
-    rows = ranking.rank_by_auc(auc_table(a, None, None).lazy()).height
+    rows = ranking.rank_by_auc(aucs(a).lazy()).height
 elif step == "rank-glicko2":
     from pipeline.measures import ranking
     rows = ranking.glicko2(a.hits(None)).height

@@ -592,6 +592,34 @@ class Analysis:
              runs.group_by("suite", "function", "dimension").agg(budget=longest))
         return aocc_m.aocc(runs, events, b, lower, upper, log)
 
+    def auc(self, targets: Targets = None) -> pl.LazyFrame:
+        """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).
+
+        x = log10(evaluations / dimension) from 0 to log10(B / dimension), B being the budget cut, else per
+        function and dimension the smallest budget among the selected algorithms (`auc.default_budgets`),
+        so that their areas compare. The input of `pipeline.measures.ranking.rank_by_auc`.
+
+        Parameters
+        ----------
+        targets : str, sequence of float or polars.DataFrame, optional
+            As `art` (default: the suite's standard targets).
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, budget and auc (in [0, 1]), sorted by problem.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
+        >>> a.auc().collect().select("algorithm", "budget", "auc").rows()
+        [('DIRECT', 2718.0, 0.338...), ('NM', 2718.0, 0.245...)]
+        """
+        budgets = auc.budgets(self.runs(), self.max_budget).collect().lazy()  # across all algorithms, once
+        if self.executor == "local":  # one query: two group-bys, the hits never held whole
+            return auc.auc(self.hits(targets), budgets)
+        return self.per_algorithm(lambda part: auc.auc(part.hits(targets), budgets))
+
     def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).

@@ -63,6 +63,16 @@ def test_rank_parity(shared4, tmp_path, dim):
     assert "PARITY OK" in parity("rank", ours, ref)
 
 
+def test_the_auc_of_a_cut_selection_is_the_area_of_the_whole_trials_up_to_the_cut(shared4):
+    from pipeline.hits.budget import Budget
+
+    cut = Budget.parse("300")
+    whole = Analysis(shared4, dimension=[2, 5])
+    up_to = auc.auc(whole.hits(), auc.budgets(whole.runs(), cut)).collect()
+    assert Analysis(shared4, dimension=[2, 5], max_budget="300").auc().collect().equals(up_to)
+    assert set(up_to["budget"]) == {300.0}
+
+
 def test_auc_by_hand():
     # 2-D, budget 200: width log10(200 / 2) = 2; hits at 2 and 20 evaluations give areas 2 and 1; a failure 0
     runs, ev = frames([(1, [(2, 0.5)], 50), (2, [(1, 5.0), (20, 0.5)], 60), (3, [(1, 5.0)], 70)])

@@ -138,16 +138,15 @@ class SelectionOptions:
         """suite, algorithm, function and dimension as given (None: all)."""
         return dict(suite=self.suite, algorithm=self.algorithm, function=self.function, dimension=self.dimension)
 
-    def analysis(self, executor: str = "local", cut: bool = True) -> Analysis:
+    def analysis(self, executor: str = "local") -> Analysis:
         """An `Analysis` of the store: opened, the selection checked to match trials, one-line errors; a note
-        on the IOHprofiler runs left out for want of a known optimum. `cut=False`: the trials whole, whatever
-        --max-budget (`cocopipe auc` reads it as the end of the area instead)."""
+        on the IOHprofiler runs left out for want of a known optimum."""
         from ..api import Analysis
         from ..selection import Selection
 
         st = open_store(self.store)
         try:
-            sel = Selection(st, **self.filters, budget=self.budget if cut else None,
+            sel = Selection(st, **self.filters, budget=self.budget,
                             instances="all" if self.all_instances else "interesting",
                             hit_rule="exact" if self.exact_hits else "cocopp", indicator=self.indicator)
             a = Analysis(sel.check(), executor=executor)

@@ -13,17 +13,6 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-def auc_table(a, targets, budget) -> pl.DataFrame:
-    """auc per (algorithm, function, dimension) with the default or the given budget: in one query
-    on the local executor (two group-bys; the hits are never held whole), else per group of algorithms."""
-    from ..measures import auc as m
-
-    budgets = m.budgets(a.runs(), budget).collect().lazy()  # across all algorithms, before the groups
-    if a.executor == "local":
-        return m.auc(a.hits(targets), budgets).collect()
-    return a.per_algorithm(lambda part: m.auc(part.hits(targets), budgets)).collect()
-
-
 def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
     """Mean auc per function group and over all functions (per suite, algorithm, dimension)."""
     import polars as pl
@@ -49,9 +38,9 @@ def register(app: typer.Typer) -> None:
         group_means: Annotated[bool, typer.Option("--by-group", help="Also write means per function group and over all functions (FILE.groups.EXT).")] = False,
     ) -> None:
         """Area under the ECDF of the trials' first hitting times, per (algorithm, function, dimension)."""
-        a = sel.analysis(cut=False)  # --max-budget B: the area up to B, the trials not cut
+        a = sel.analysis()  # --max-budget B: the area up to B
         try:
-            df = auc_table(a, targets, sel.budget)
+            df = a.auc(targets).collect()
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)
@@ -81,8 +70,7 @@ def register(app: typer.Typer) -> None:
 
         from ..measures import ranking
 
-        budget = sel.budget  # glicko2: the trials cut at it; auc: the end of the area
-        a = sel.analysis(cut=by == "glicko2")
+        a = sel.analysis()  # --max-budget B: glicko2 plays the trials cut at B; auc ends its areas at B
         if by == "auc" and not 0 < alpha < 1:
             fail(f"--alpha {alpha}: expected a level between 0 and 1")
         if by not in ("auc", "glicko2"):
@@ -90,8 +78,7 @@ def register(app: typer.Typer) -> None:
 
         def ranked(part) -> pl.DataFrame:
             if by == "auc":
-                return ranking.rank_by_auc(auc_table(part, targets, budget).lazy(), by_dimension=not overall,
-                                           alpha=alpha)
+                return ranking.rank_by_auc(part.auc(targets), by_dimension=not overall, alpha=alpha)
             return ranking.glicko2(part.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
 
         suites = a.suites()

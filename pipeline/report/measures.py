@@ -112,7 +112,7 @@ class Measures:
     @property
     def aucs(self) -> pl.DataFrame:
         """Area under the ECDF of first hitting times per problem of the compared algorithms (the ranking's
-        input, `pipeline.commands.analyses.auc_table`)."""
+        input, `Analysis.auc`)."""
         return self._tables["auc"].filter(pl.col("algorithm").is_in(self.ctx.algorithms))
 
     def ecdf_slice(self, suite: str, dimension: int, group: str, algorithms=None) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -254,6 +254,48 @@ def test_a_truncated_zip_keeps_its_whole_members_and_names_the_cut(tmp_path):
     assert sorted(res.runs["function"].to_list()) == [1, 1]
 
 
+class Unseekable(io.RawIOBase):
+    """A file zipfile cannot seek in: it writes each member's sizes after its data (a data descriptor)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        return self.fh.write(b)
+
+
+def test_a_truncated_streamed_zip_keeps_its_whole_members(tmp_path):
+    root = tmp_path / "exp"
+    write_new2(root / "a", runs=TWO_RUNS)
+    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    archive = tmp_path / "exp.zip"
+    with open(archive, "wb") as fh, zipfile.ZipFile(Unseekable(fh), "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(root.rglob("*")):
+            if f.is_file():
+                zf.write(f, f"exp/{f.relative_to(root).as_posix()}")
+    raw = archive.read_bytes()
+    assert raw.count(b"PK\x07\x08") == 6  # every member's sizes after its data
+    archive.write_bytes(raw[: raw.index(b"PK\x01\x02")])  # the central directory gone
+    res = parse_source(read_source(archive))
+    assert any("cut short after its last whole member" in m for m in messages(res.problems)), messages(res.problems)
+    assert sorted(res.runs["function"].to_list()) == [1, 1, 2, 2]
+
+
+def test_a_zip_bomb_without_its_central_directory_is_refused_naming_its_member(tmp_path):
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("exp/zeros.bin", bytes(64 << 20))  # not a log file: inflated only to find its end
+        zf.writestr("exp/bbobexp_f1.info", b"x")
+    raw = bytearray(path.read_bytes()[: path.read_bytes().index(b"PK\x01\x02")])  # the central directory gone
+    raw[6] |= 0x8  # the first member's sizes said to follow its data, as a streamed zip says: it must be inflated
+    path.write_bytes(bytes(raw))
+    with pytest.raises(SourceError, match=r"bomb.zip: .*exp/zeros.bin.*expands beyond"):
+        read_source(path, Limits(floor=1 << 20))
+
+
 def test_a_zip_member_that_cannot_be_inflated_is_named_and_the_others_kept(tmp_path):
     root = tmp_path / "exp"
     write_new2(root / "a", runs=TWO_RUNS)

@@ -352,10 +352,15 @@ def _zip_local_members(raw: bytes, limits: Limits, cap: int, path: Path
                 extra = extra[4 + n:]
         wanted = _keep(name)
         keep = wanted and (usize <= limits.member or flags & 0x8)
-        room = min(limits.member, cap - total) + 1 if keep else 1 << 20
-        data, end = _zip_member(raw, start, method, csize if not flags & 0x8 else None, room)
+        if not keep and not flags & 0x8:  # left out: passed by its stated size, not inflated
+            data, end = b"", (start + csize if start + csize <= len(raw) else None)
+        else:  # at most `room` bytes kept; a member of unknown size inflated to its end, up to the cap
+            room = min(limits.member, cap - total) + 1 if keep else 0
+            data, end = _zip_member(raw, start, method, csize if not flags & 0x8 else None, room, cap)
         if end is None:
             return files, name, big
+        if end < 0:
+            raise _bomb(path, name, cap, limits)
         if flags & 0x8:  # the sizes and CRC follow the data, after an optional signature
             at = end + (4 if raw.startswith(_ZIP_DESCRIPTOR, end) else 0)
             if at + 12 > len(raw):
@@ -376,18 +381,26 @@ def _zip_local_members(raw: bytes, limits: Limits, cap: int, path: Path
     return files, "" if raw.startswith(b"PK\x01\x02", pos) or pos >= len(raw) else _after(last), big
 
 
-def _zip_member(raw: bytes, start: int, method: int, csize: int | None, room: int) -> tuple[bytes, int | None]:
-    """A member's data (at most `room` bytes of it expanded) and where its compressed data ends (None:
-    beyond the archive's end). `csize` None: unknown, found by inflating to the end of the stream."""
+def _zip_member(raw: bytes, start: int, method: int, csize: int | None, room: int, cap: int
+                ) -> tuple[bytes, int | None]:
+    """A member's data (its first `room` bytes expanded) and where its compressed data ends: None beyond
+    the archive's end, -1 when it expands beyond `cap` bytes. `csize` None: unknown, found by inflating
+    to the end of the stream (what lies beyond `room` is counted, not kept)."""
     if csize is not None and start + csize > len(raw):
         return b"", None
     if method == 0:
         return raw[start:start + min(csize, room)], start + csize
     inflate = zlib.decompressobj(-15)
     stream = memoryview(raw)[start:start + csize if csize is not None else len(raw)]
-    data = inflate.decompress(stream, room)
-    while not inflate.eof:  # beyond `room`: inflated to the end of its stream, not kept
-        if not inflate.decompress(inflate.unconsumed_tail, 1 << 20) and not inflate.unconsumed_tail:
+    data = inflate.decompress(stream, room) if room else b""
+    expanded, tail = len(data), (inflate.unconsumed_tail if room else stream)
+    while not inflate.eof:
+        chunk = inflate.decompress(tail, 1 << 20)
+        tail = inflate.unconsumed_tail
+        expanded += len(chunk)
+        if expanded > cap:
+            return b"", -1
+        if not chunk and not tail:
             break
     if not inflate.eof:
         return b"", None

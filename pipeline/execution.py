@@ -49,10 +49,10 @@ def per_group(selection: Selection, measure: Measure, plan: Plan, sort: Sequence
     here). `balance`: groups of equal sizes, at least one per worker (`split`), for measures whose result
     does not depend on the grouping; `presorted`: `measure` gives its rows in the `sort` order already."""
     algorithms = selection.algorithms() if plan.group_size else []
-    if not plan.group_size or (len(algorithms) <= plan.group_size and plan.executor == "local"):
-        return measure(selection)
-    parts = [selection.narrow(algorithm=g) for g in split(algorithms, plan.group_size, balance)]
     order = list(zip(sort, [descending] * len(sort) if isinstance(descending, bool) else descending))
+    if not plan.group_size or (len(algorithms) <= plan.group_size and plan.executor == "local"):
+        return measure(selection) if presorted else _sorted(measure(selection), order)
+    parts = [selection.narrow(algorithm=g) for g in split(algorithms, plan.group_size, balance)]
     # every group sorted where it is computed; the whole sorted again only where groups interleave
     return concat_sorted(collect_parts(measure, parts, plan.executor, order, presorted), order).lazy()
 
@@ -70,15 +70,18 @@ def split(items: Sequence, size: int, balance: bool = False) -> list[list]:
     return [items[lo:hi] for lo, hi in zip(bounds, bounds[1:])]
 
 
-def _collect(measure: Callable, part, sort: Sequence[tuple[str, bool]] = ()) -> pl.DataFrame:
-    """`measure(part)` collected, sorted by the (column, descending) pairs whose column it has (none:
-    as it comes)."""
-    lf = measure(part)
+def _sorted(lf: pl.LazyFrame, sort: Sequence[tuple[str, bool]]) -> pl.LazyFrame:
+    """`lf` sorted by the (column, descending) pairs whose column it has (none: as it comes)."""
     names = lf.collect_schema().names()
     keep = [(c, d) for c, d in sort if c in names]
-    if keep:
-        lf = lf.sort([c for c, _ in keep], descending=[d for _, d in keep], maintain_order=True)
-    return lf.collect()
+    if not keep:
+        return lf
+    return lf.sort([c for c, _ in keep], descending=[d for _, d in keep], maintain_order=True)
+
+
+def _collect(measure: Callable, part, sort: Sequence[tuple[str, bool]] = ()) -> pl.DataFrame:
+    """`measure(part)` collected, sorted as `_sorted` sorts."""
+    return _sorted(measure(part), sort).collect()
 
 
 def collect_parts(measure: Callable[[object], pl.LazyFrame], parts: Sequence, executor: str = "local",

@@ -108,3 +108,21 @@ def test_parts_sorted_where_computed_are_put_in_order():
                                                       ("noisy", 5.0)]
     nulls = pl.DataFrame({"suite": [None], "target": [2.0]}, schema=a.schema)
     assert concat_sorted([a, nulls], order).rows()[0] == (None, 2.0)  # nulls first, as Polars sorts
+
+
+@pytest.mark.parametrize("group_size", [None, 1, 8])
+def test_a_measure_per_group_is_sorted_however_the_algorithms_are_grouped(tmp_path, group_size):
+    """One group (the whole selection computed at once) or several: the rows come in the `sort` order."""
+    from logs import write_new2
+    from pipeline.api import Analysis
+
+    st = Store(tmp_path / "s", create=True)
+    for alg in ("C", "A", "B"):
+        ingest([write_new2(tmp_path / alg, alg=alg, runs=[{"instance": 1, "dat": [(1, 5.0)]}])], st)
+    a = Analysis(st, group_size=group_size)
+    for _ in range(5):  # a group-by hands its groups in any order
+        got = a.per_algorithm(lambda part: part.runs().group_by("algorithm").len(), sort=["algorithm"]).collect()
+        assert got["algorithm"].to_list() == ["A", "B", "C"]
+        got = a.per_algorithm(lambda part: part.runs().group_by("algorithm").len(), sort=["algorithm"],
+                              descending=True).collect()
+        assert got["algorithm"].to_list() == ["C", "B", "A"]

@@ -214,10 +214,16 @@ def test_a_tar_bomb_of_many_members_is_refused(tmp_path):
         read_source(path, Limits(floor=1 << 20))
 
 
-def test_a_truncated_tgz_keeps_its_whole_members_and_names_the_cut(tmp_path):
+def two_experiments(tmp_path: Path) -> Path:
+    """exp/a (f1) and exp/b (f2), two runs each."""
     root = tmp_path / "exp"
     write_new2(root / "a", runs=TWO_RUNS)
     write_new2(root / "b", function=2, runs=TWO_RUNS)
+    return root
+
+
+def test_a_truncated_tgz_keeps_its_whole_members_and_names_the_cut(tmp_path):
+    root = two_experiments(tmp_path)
     archive = tmp_path / "exp.tgz"
     with tarfile.open(archive, "w:gz") as tf:
         for f in sorted(root.rglob("*")):  # a/ first, then b/ (its .info before its data)
@@ -234,9 +240,7 @@ def test_a_truncated_tgz_keeps_its_whole_members_and_names_the_cut(tmp_path):
 
 
 def test_a_truncated_zip_keeps_its_whole_members_and_names_the_cut(tmp_path):
-    root = tmp_path / "exp"
-    write_new2(root / "a", runs=TWO_RUNS)
-    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    root = two_experiments(tmp_path)
     (root / "padding.txt").write_text(Path(__file__).read_text())  # a large last member to cut into
     archive = zipped(root, tmp_path / "exp.zip")
     raw = archive.read_bytes()
@@ -268,9 +272,7 @@ class Unseekable(io.RawIOBase):
 
 
 def test_a_truncated_streamed_zip_keeps_its_whole_members(tmp_path):
-    root = tmp_path / "exp"
-    write_new2(root / "a", runs=TWO_RUNS)
-    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    root = two_experiments(tmp_path)
     archive = tmp_path / "exp.zip"
     with open(archive, "wb") as fh, zipfile.ZipFile(Unseekable(fh), "w", zipfile.ZIP_DEFLATED) as zf:
         for f in sorted(root.rglob("*")):
@@ -297,9 +299,7 @@ def test_a_zip_bomb_without_its_central_directory_is_refused_naming_its_member(t
 
 
 def test_a_zip_member_that_cannot_be_inflated_is_named_and_the_others_kept(tmp_path):
-    root = tmp_path / "exp"
-    write_new2(root / "a", runs=TWO_RUNS)
-    write_new2(root / "b", function=2, runs=TWO_RUNS)
+    root = two_experiments(tmp_path)
     archive = zipped(root, tmp_path / "exp.zip")
     raw = bytearray(archive.read_bytes())
     with zipfile.ZipFile(archive) as zf:

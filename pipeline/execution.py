@@ -18,7 +18,7 @@ import polars as pl
 from . import distributed
 from .measures import ecdf
 from .selection import Selection
-from .store.store import MANIFEST
+from .store import Store
 
 Measure = Callable[[Selection], pl.LazyFrame]
 
@@ -149,10 +149,7 @@ class KeptTrials:
 
     def trials(self, selection: Selection, targets: pl.DataFrame, plan: Plan):
         """The prepared trials of `selection`'s hits of `targets`, kept or computed now."""
-        try:
-            stamp = (selection.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (a stand-in serving frames): nothing kept
-            stamp = None
+        stamp = selection.store.stamp() if isinstance(selection.store, Store) else None  # else: nothing kept
         if stamp is None or selection.indicator != "logged" or plan.executor != "local":
             return ecdf.prepare(selection.hits(targets.lazy()).collect())
         key = (stamp, selection, tuple(targets.columns), tuple(map(str, targets.dtypes)), tuple(targets.iter_rows()))

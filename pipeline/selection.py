@@ -26,7 +26,6 @@ from .hits import cache, spec
 from .hits.budget import Budget, cut, cut_hits
 from .reference_sets import data_dir, resolve
 from .store import Store
-from .store.store import MANIFEST
 
 #: the selection's columns in the order they narrow each other (a function is looked for in the suites asked)
 KEYS = ("suite", "algorithm", "function", "dimension")
@@ -314,10 +313,7 @@ class Selection:
     def keys(self) -> pl.DataFrame:
         """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read
         once per state of the store (its manifest's modification time)."""
-        try:
-            stamp = (self.store.path / MANIFEST).stat().st_mtime_ns
-        except (OSError, AttributeError):  # no manifest (e.g. a stand-in serving frames): read every time
-            stamp = None
+        stamp = self.store.stamp() if isinstance(self.store, Store) else None  # else: read every time
         known = self._known.get("keys")
         if known is None or stamp is None or known[0] != stamp:
             runs = self._trials()

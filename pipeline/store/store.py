@@ -155,6 +155,14 @@ class Store:
     def _versions() -> dict:
         return {t: schema.version(t) for t in schema.TABLES}
 
+    def stamp(self) -> int | None:
+        """The manifest's modification time (ns): it changes with every commit, so what was read from the
+        store can be kept until it does. None without a manifest."""
+        try:
+            return (self.path / MANIFEST).stat().st_mtime_ns
+        except OSError:
+            return None
+
     @property
     def manifest(self) -> dict:
         """The store's manifest, as the file holds it now (docs/store.md: its fields).

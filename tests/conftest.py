@@ -56,9 +56,11 @@ KINDS = {
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test with its kind (unit, parity, browser, distributed): `pytest -m "not browser"`."""
+    """Mark every test with its kind (unit, parity, browser, distributed, hostile): `pytest -m "not browser"`."""
     for item in items:
         kinds = {kind for kind, files in KINDS.items() if item.path.name in files}
+        if item.path.name.startswith("test_hostile"):
+            kinds.add("hostile")
         if "driver" in getattr(item, "fixturenames", ()):
             kinds.add("browser")
         for kind in sorted(kinds or {"unit"}):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ._common import err, fail, open_store
+from ._common import fail, note, open_store
 
 if TYPE_CHECKING:
     from ..api import Analysis
@@ -155,9 +155,8 @@ class SelectionOptions:
         unknown = a.precision_unknown()
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
             suites = ", ".join(sorted(set(unknown["suite"])))
-            err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no "
-                      "precision: measures of precisions leave them out (their raw values: `cocopipe params`, "
-                      "events.measured)", soft_wrap=True)
+            note(f"{unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no precision: "
+                 "measures of precisions leave them out (their raw values: `cocopipe params`, events.measured)")
         return a
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store
+from ._common import err, fail, open_store, warn
 from ._options import STORE, StoreOpt, WaitOpt
 
 
@@ -37,13 +37,11 @@ def register(app: typer.Typer) -> None:
                 summary = run(st, reference_values)
         except (BiobjError, StoreError) as exc:
             fail(str(exc))
-        from rich.text import Text
-
         for line in summary.skipped:
-            err.print(Text.assemble(("warning:", "yellow"), " ", str(line)), soft_wrap=True)
+            warn(str(line))
         if summary.missing_references:
-            err.print(f"[yellow]warning:[/yellow] {summary.missing_references} problem(s) are not in "
-                      f"{reference_values} and keep their logged reference value", soft_wrap=True)
+            warn(f"{summary.missing_references} problem(s) are not in {reference_values} and keep their logged "
+                 "reference value")
         err.print(f"recomputed the indicator of {summary.runs} runs from {summary.solutions} archived solutions "
                   f"({summary.events} records, reference values: {summary.reference_values}) "
                   f"in {time.perf_counter() - started:.1f} s", soft_wrap=True)

@@ -212,14 +212,16 @@ def _register_info(app: typer.Typer) -> None:
         """What the store holds: per suite and algorithm, runs, functions, dimensions, sources, formats."""
         import polars as pl
 
+        from ._common import NAMES_APART, NUMBERS_APART
+
         st = open_store(store)
         df = (
             st.runs().group_by("suite", "algorithm")
             .agg(runs=pl.len(), functions=pl.col("function").n_unique(),
-                 dimensions=pl.col("dimension").unique().sort().cast(pl.String).str.join(","),
-                 instances=pl.col("instance").n_unique(), sources=pl.col("source").unique().sort().str.join(", "),
-                 data_format=pl.col("data_format").unique().sort().str.join(", "),
-                 coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(", "))
+                 dimensions=pl.col("dimension").unique().sort().cast(pl.String).str.join(NUMBERS_APART),
+                 instances=pl.col("instance").n_unique(), sources=pl.col("source").unique().sort().str.join(NAMES_APART),
+                 data_format=pl.col("data_format").unique().sort().str.join(NAMES_APART),
+                 coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(NAMES_APART))
             .sort("suite", "algorithm").collect()
         )
         m = st.manifest

@@ -74,11 +74,36 @@ def test_every_command_help_lists_all_its_options():
             continue
         r = cli(*path, "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
         assert r.returncode == 0, (path, r.stderr)
+        assert "<bool>" not in r.stdout, (path, r.stdout)  # a flag takes no value: no type beside it
         for p in cmd.params:
             for opt in p.opts if p.param_type_name == "option" else []:
                 assert opt in r.stdout, (path, opt)
         checked += 1
     assert checked >= 17
+
+
+def test_version():
+    import pipeline
+
+    r = cli("--version")
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"cocopipe {pipeline.__version__}\n", "")
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", pipeline.__version__)
+
+
+def test_help_breaks_lines_only_at_the_terminal_width():
+    # a docstring's line breaks are not the help's: "are kept" and "side by side" on one line
+    r = cli("--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    assert re.search(r"^│ ingest .*are kept side by side\. +│$", r.stdout, flags=re.M), r.stdout
+    assert re.search(r"^│ --version +Print the version and exit\. +│$", r.stdout, flags=re.M), r.stdout
+    r = cli("archive", "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    assert re.search(r"^│ create .*so that the folder, or a copy of it online, is an archive", r.stdout, flags=re.M)
+
+
+def test_exact_hits_says_what_it_means():
+    r = cli("art", "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    text = " ".join(r.stdout.replace("│", " ").split())
+    assert "--exact-hits A target is hit at the first evaluation whose best precision is at or below it" in text
+    assert "cocopp's rule" in text and "1e-9" in text and "seed 000" not in text
 
 
 def test_help_shows_the_ray_extra_and_runlength_targets():
@@ -268,3 +293,34 @@ def test_messages_are_not_wrapped_in_a_pipe(tiny_store, tmp_path):
     r = cli("art", "--store", tiny_store, "--out", deep)
     assert r.returncode == 0, r.stderr
     assert f"wrote 204 rows to {deep}\n" in r.stderr
+
+
+# -- what the command line says -----------------------------------------------------------------------------
+def test_counts_take_their_plural_and_an_unchanged_source_is_not_read_again(tmp_path):
+    exp = write_new2(tmp_path / "exp", alg="A", runs=[dict(instance=1, dat=[(1, 50.0), (5, 1e-9)])])
+    store = tmp_path / "store"
+    r = cli("ingest", exp, "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "exp: 1 run\n" in r.stderr, r.stderr
+    assert (f"1 of 1 sources read: 1 run read, 0 runs skipped, 0 problems; store {store} holds 1 run of "
+            "1 algorithm\n") in r.stderr, r.stderr
+    r = cli("ingest", exp, "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "exp: unchanged, not read again (1 run kept)\n" in r.stderr, r.stderr
+    assert ("0 of 1 sources read, 1 unchanged, not read again: 0 runs read, 0 runs skipped, 0 problems; "
+            f"store {store} holds 1 run of 1 algorithm\n") in r.stderr, r.stderr
+    r = cli("export", "--store", store, "--out", tmp_path / "ioh")
+    assert r.returncode == 0 and f"wrote 1 run of 1 algorithm in 1 json file under {tmp_path / 'ioh'}" in r.stderr
+    r = cli("runs", "--store", store, "--out", tmp_path / "runs.csv")
+    assert r.returncode == 0 and f"wrote 1 row to {tmp_path / 'runs.csv'}" in r.stderr, r.stderr
+    r = cli("reference", "build", "--store", store, "--name", "best", "--into", tmp_path / "ref")
+    assert r.returncode == 0 and "built best on 1 problem into" in r.stderr, r.stderr
+
+
+def test_the_ecdf_summary_names_what_it_counts(tiny_store):
+    # per (algorithm, dimension): 1 function x 3 instances x 51 targets; not "problems" (function, target)
+    r = cli("ecdf", "--store", tiny_store, "--summary", "--mode", "trials", "--group", "all")
+    assert r.returncode == 0, r.stderr
+    df = pl.read_csv(io.StringIO(r.stdout))
+    assert "problems" not in df.columns and df["instance_targets"].to_list() == [153] * 4
+    assert df["functions"].to_list() == [1] * 4 and df["trials"].to_list() == [3] * 4

@@ -49,7 +49,7 @@ def test_ingest_prints_names_and_paths_as_they_are(logs, tmp_path):
     exp = next((logs / "logs").glob("[[]link*"))
     r = cli("ingest", exp, "--store", tmp_path / "[/x]")
     err = clean(r)
-    assert f"{exp.name}: 2 runs" in err and f"store {tmp_path / '[/x]'} holds 2 runs" in err, err
+    assert f"{exp.name}: 2 runs" in err and f"store {tmp_path / '[/x]'} holds 2 runs of 1 algorithm" in err, err
     text, code = on_terminal("ingest", exp, "--store", tmp_path / "[bold]", "--force")  # the progress bar's label
     assert code == 0 and "MarkupError" not in text and f"{exp.name}: 2 runs" in plain(text), text
 

@@ -127,7 +127,7 @@ def test_strict_and_summary(tmp_path):
     r = cli("ingest", root, "--store", tmp_path / "st")
     assert r.returncode == 0, r.stderr
     assert "bbobexp_f1_DIM2.dat:3" in r.stderr
-    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problems" in " ".join(r.stderr.split())
+    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problem" in " ".join(r.stderr.split())
     assert cli("ingest", root, "--store", tmp_path / "st2", "--strict").returncode == 1
 
 

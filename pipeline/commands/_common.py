@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ..words import plural
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -45,15 +47,6 @@ def fail(message: str, code: int = 1) -> None:
     """Print a one-line error (the message as it is) and exit."""
     say(message, "error:", "red")
     raise typer.Exit(code)
-
-
-def plural(n: int, noun: str, nouns: str | None = None) -> str:
-    """`n` and the noun in the number it takes.
-
-    >>> plural(1, "problem"), plural(2, "problem"), plural(0, "data set"), plural(3, "entry", "entries")
-    ('1 problem', '2 problems', '0 data sets', '3 entries')
-    """
-    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
 
 
 def is_terminal(stream) -> bool:
@@ -235,7 +228,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             p.write_text(str(df) + "\n")
     else:
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
-    err.print(Text(f"wrote {df.height} rows to {p}"))
+    say(f"wrote {plural(df.height, 'row')} to {p}")
 
 
 #: the stores this command opened (where a failed read is looked for an unreadable file)

@@ -9,7 +9,7 @@ import typer
 from ..archive import ArchiveError
 from ..archive.catalog import Archive
 from ..archive.definition import create as create_definition
-from ._common import err, fail, out, say, write_table
+from ._common import err, fail, out, plural, say, write_table
 from ._options import OutOpt, SuiteOpt
 
 ArchiveUrlOpt = Annotated[Optional[str], typer.Option(
@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
                                         "size_kb": pl.Int64, "sha256": pl.String, "cached": pl.Boolean})
         write_table(df, out_file if out_file or out.is_terminal else "-")
         if out.is_terminal or out_file:
-            err.print(f"{df.height} data set(s) in {archive.url}, {df['cached'].sum()} cached "
+            err.print(f"{plural(df.height, 'data set')} in {archive.url}, {df['cached'].sum()} cached "
                       f"({df['size_kb'].sum() / 1000:.1f} MB in all)", soft_wrap=True)
 
     @arch.command()
@@ -123,5 +123,5 @@ def register(app: typer.Typer) -> None:
             target, entries = create_definition(folder)
         except ArchiveError as exc:
             fail(str(exc))
-        err.print(f"wrote {target}: {len(entries)} data set(s), {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",
+        err.print(f"wrote {target}: {plural(len(entries), 'data set')}, {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",
                   soft_wrap=True)

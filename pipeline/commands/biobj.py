@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store, warn
+from ._common import fail, open_store, plural, say, warn
 from ._options import STORE, StoreOpt, WaitOpt
 
 
@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         for line in summary.skipped:
             warn(str(line))
         if summary.missing_references:
-            warn(f"{summary.missing_references} problem(s) are not in {reference_values} and keep their logged "
+            warn(f"{plural(summary.missing_references, 'problem')} not in {reference_values} keep their logged "
                  "reference value")
-        err.print(f"recomputed the indicator of {summary.runs} runs from {summary.solutions} archived solutions "
-                  f"({summary.events} records, reference values: {summary.reference_values}) "
-                  f"in {time.perf_counter() - started:.1f} s", soft_wrap=True)
+        say(f"recomputed the indicator of {plural(summary.runs, 'run')} from "
+            f"{plural(summary.solutions, 'archived solution')} ({plural(summary.events, 'record')}, reference values: "
+            f"{summary.reference_values}) in {time.perf_counter() - started:.1f} s")

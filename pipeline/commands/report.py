@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..archive import is_archive_source
-from ._common import err, fail, note, open_store, stages, warn
+from ._common import fail, note, open_store, plural, say, stages, warn
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
 from .ingest import ingest_sources, read_nothing
@@ -51,8 +51,8 @@ def _compare_data(old: dict, new: dict) -> None:
     key = lambda d: (d["suite"], d["algorithm"], d["source"], d["source_id"])  # noqa: E731
     a, b = {key(d) for d in old.get("data_sets", [])}, {key(d) for d in new.get("data_sets", [])}
     if old.get("data_sets") is not None and a != b:
-        warn(f"the data differ from those settings.json records ({len(a - b)} data set(s) missing or changed, "
-             f"{len(b - a)} new): the report will differ")
+        warn(f"the data differ from those settings.json records ({plural(len(a - b), 'data set')} missing or "
+             f"changed, {len(b - a)} new): the report will differ")
 
 
 def register(app: typer.Typer) -> None:
@@ -128,6 +128,6 @@ def register(app: typer.Typer) -> None:
         for part in record.get("skipped", []):
             warn(part)
         pages = sorted(index.parent.glob("*.html"))
-        err.print(f"wrote the report to {index} ({len(pages)} pages; settings in {index.parent / 'settings.json'})")
+        say(f"wrote the report to {index} ({plural(len(pages), 'page')}; settings in {index.parent / 'settings.json'})")
         if record.get("skipped"):
-            fail(f"{len(record['skipped'])} part(s) of the report failed and were left out (listed above)")
+            fail(f"{plural(len(record['skipped']), 'part')} of the report failed and were left out (listed above)")

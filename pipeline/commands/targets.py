@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import NUMBERS_APART, err, fail, open_store, plural, say, write_table
+from ._common import NUMBERS_APART, fail, open_store, plural, say, write_table
 from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
 
 
@@ -172,4 +172,4 @@ def register(app: typer.Typer) -> None:
             path = package_references(sources, out)
         except (ValueError, FileNotFoundError) as exc:
             fail(str(exc))
-        err.print(f"wrote {len(sources)} reference sets to {path}")
+        say(f"wrote {plural(len(sources), 'reference set')} to {path}")

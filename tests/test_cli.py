@@ -258,6 +258,13 @@ def test_a_value_wider_than_the_terminal_wraps_whole():
     lines = console.export_text().splitlines()
     assert all(len(line) <= 60 for line in lines)
     assert name in "".join(line.split("   ")[1].strip() if "   " in line else "" for line in lines), lines
+    # on 20 columns, a header and numbers too: each block keeps the row numbers, nothing is cut
+    console = Console(width=20, record=True, force_terminal=True)
+    print_table(pl.DataFrame({"critical_difference": [1.23456789], "x": [123456.789], "y": [2.5]}), console)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 20 for line in lines) and sum(line.startswith("1 ") for line in lines) == 2, lines
+    assert lines[0].split() == ["critical_differe"] and lines[1].split() == ["#", "nce"], lines
+    assert lines[3].split() == ["1", "1.23457"] and lines[-1].split() == ["1", "123457", "2.5"], lines
 
 
 def test_lists_in_a_csv_cell_hold_no_comma(tiny_store):

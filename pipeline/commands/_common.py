@@ -185,7 +185,7 @@ def print_table(df: pl.DataFrame, console: Console | None = None) -> None:
             for i in block:
                 c = df.columns[i]
                 numeric = df.schema[c].is_numeric()
-                table.add_column(Text(c), justify="right" if numeric else "left", no_wrap=numeric, overflow="fold")
+                table.add_column(Text(c), justify="right" if numeric else "left", overflow="fold")  # wrap, never cut
             for row in range(start, min(start + page, df.height)):
                 table.add_row(*(Text(cells[i][row]) for i in block))
             console.print(table, soft_wrap=False)

@@ -110,3 +110,14 @@ def test_errors_naming_markup_are_one_line(store, tmp_path):
         assert r.returncode != 0 and "Traceback" not in r.stderr and "MarkupError" not in r.stderr, (args, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], (args, r.stderr)
+
+
+def test_query_check_and_info_print_names_and_paths_as_they_are(store):
+    r = cli("query", "SELECT DISTINCT algorithm FROM runs ORDER BY 1", "--store", store)
+    clean(r)
+    assert r.stdout.splitlines()[1:] == sorted(f'"{n}"' if "," in n else n for n in MARKUP), r.stdout
+    r = cli("query", "--tables", "--store", store)
+    assert clean(r) == "" and r.stdout.startswith("runs: "), r.stdout
+    assert f"store {store}: the manifest and the files agree" in clean(cli("check", "--store", store))
+    r = cli("info", "--store", store)
+    assert f"store {store}: schema versions" in clean(r) and all(name in r.stdout for name in MARKUP)

@@ -27,7 +27,11 @@ Every command and option of `cocopipe`, as `cocopipe COMMAND --help` gives them 
 Options shared by the measures (`--store`, `--suite`, `--algorithm`, `--function`, `--dimension`,
 `--max-budget`, `--all-instances`, `--exact-hits`, `--indicator`) select the trials as `open_store(...)`
 does in Python ([python.md](python.md)). Without `--out`, a table is printed on a terminal and written as
-CSV in a pipe; `--out -` always writes CSV.
+CSV in a pipe; `--out -` always writes CSV. On a terminal every row and column is shown, each value whole:
+columns that do not fit the width come below in further blocks, each led by the row number (`#`) and the
+columns naming the row, and a value wider than the terminal wraps. A list in one cell is written without
+a comma, so that `column -s, -t` and `cut -d,` split CSV lines right: numbers apart by a space (`2 3 5`),
+names by `; `. `cocopipe --version` prints the version.
 """
 
 

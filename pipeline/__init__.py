@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import importlib
 
+#: the version of cocopipe (the package's version: pyproject.toml reads it from here)
+__version__ = "0.1.0"
+
 #: public name -> module that holds it (`ingest` is the package `pipeline.ingest`, callable as its function)
 _EXPORTS = {"Analysis": ".api", "open_store": ".api", "Selection": ".selection", "open_reference": ".selection",
             "Budget": ".hits.budget", "Store": ".store", "ingest": ".ingest"}

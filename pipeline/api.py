@@ -673,12 +673,12 @@ class Analysis:
         -------
         polars.LazyFrame
             final_fraction (successes / runs: the dot), solvable_fraction, max_x, median_max_evaluations
-            (the cross), problems, functions, trials.
+            (the cross), instance_targets ((function, instance, target) triples), functions, trials.
 
         Examples
         --------
         >>> a = open_store("cocopipe-store", dimension=5)
-        >>> a.ecdf_summary(group="all").collect().select("algorithm", "problems", "trials").rows()
+        >>> a.ecdf_summary(group="all").collect().select("algorithm", "instance_targets", "trials").rows()
         [('DIRECT', 6120, 120), ('NM', 18360, 360), ('RS', 18360, 360)]
         """
         budget = self.max_budget

@@ -8,6 +8,7 @@ line imports none of them). `app` is built on first use: `from pipeline.cli impo
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 
@@ -25,9 +26,39 @@ OTHER_PANEL = "More commands"
 INTERRUPTED = "cocopipe: interrupted"
 
 
+def one_line_paragraphs(text: str | None) -> str | None:
+    """A help text with each paragraph on one line: a docstring's line breaks are where its source
+    wrapped, not where the help should break (the terminal wraps it at its own width).
+
+    >>> one_line_paragraphs("Read logs; sources are kept\\n    side by side.\\n\\n    A second paragraph.")
+    'Read logs; sources are kept side by side.\\n\\nA second paragraph.'
+    """
+    if text is None:
+        return None
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
+def _tidy(typer_app) -> None:
+    """Every command of `typer_app` and its groups, recursively: help paragraphs on one line, and the
+    help classes that show no value type for a flag (`Command`, `Group`)."""
+    from typer.core import TyperCommand, TyperGroup
+
+    from .commands._help import Command, Group
+
+    for info in typer_app.registered_commands:
+        info.help = one_line_paragraphs(info.help or info.callback.__doc__)
+        info.cls = Command if info.cls in (None, TyperCommand) else info.cls  # typer fills in its own class
+    for info in typer_app.registered_groups:
+        info.help = one_line_paragraphs(info.help or info.typer_instance.info.help)
+        info.cls = Group if info.cls in (None, TyperGroup) else info.cls
+        _tidy(info.typer_instance)
+
+
 def build_app():
     """The typer application with every command of `pipeline.commands`, in the order of `PANELS`."""
     import typer  # with click and rich: loaded to build the app, not by `import pipeline.cli`
+
+    from .commands._help import Group, root
 
     app = typer.Typer(
         name="cocopipe",
@@ -35,11 +66,15 @@ def build_app():
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        cls=Group,
     )
+    app.callback()(root)  # --version
+
     folder = commands.__path__[0]
     for name in sorted(os.listdir(folder)):
         if name.endswith(".py") and not name.startswith("_"):
             importlib.import_module(f"{commands.__name__}.{name[:-3]}").register(app)
+    _tidy(app)
     order = [c for names in PANELS.values() for c in names]
     panel = {c: p for p, names in PANELS.items() for c in names}
 

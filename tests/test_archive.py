@@ -423,7 +423,7 @@ def test_ingest_a_whole_suite_twice_downloads_nothing_the_second_time(server, en
     shutil.rmtree(env)  # not even the cache is needed: the store holds them with the same hash
     res = cli("ingest", "archive:bbob/", "--store", str(store), "--archive-url", server.url)
     assert res.exit_code == 0, res.stderr
-    assert "DIRECT_posik_noiseless: unchanged, kept (720 runs)" in res.stderr
+    assert "DIRECT_posik_noiseless: unchanged, not read again (720 runs kept)" in res.stderr
     assert server.data_requests() == [r for r in before if not r[0].endswith(FILENAME)]
 
 

@@ -74,11 +74,36 @@ def test_every_command_help_lists_all_its_options():
             continue
         r = cli(*path, "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
         assert r.returncode == 0, (path, r.stderr)
+        assert "<bool>" not in r.stdout, (path, r.stdout)  # a flag takes no value: no type beside it
         for p in cmd.params:
             for opt in p.opts if p.param_type_name == "option" else []:
                 assert opt in r.stdout, (path, opt)
         checked += 1
     assert checked >= 17
+
+
+def test_version():
+    import pipeline
+
+    r = cli("--version")
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"cocopipe {pipeline.__version__}\n", "")
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", pipeline.__version__)
+
+
+def test_help_breaks_lines_only_at_the_terminal_width():
+    # a docstring's line breaks are not the help's: "are kept" and "side by side" on one line
+    r = cli("--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    assert re.search(r"^│ ingest .*are kept side by side\. +│$", r.stdout, flags=re.M), r.stdout
+    assert re.search(r"^│ --version +Print the version and exit\. +│$", r.stdout, flags=re.M), r.stdout
+    r = cli("archive", "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    assert re.search(r"^│ create .*so that the folder, or a copy of it online, is an archive", r.stdout, flags=re.M)
+
+
+def test_exact_hits_says_what_it_means():
+    r = cli("art", "--help", env={**TERMINAL_ENV, "COLUMNS": "250"})
+    text = " ".join(r.stdout.replace("│", " ").split())
+    assert "--exact-hits A target is hit at the first evaluation whose best precision is at or below it" in text
+    assert "cocopp's rule" in text and "1e-9" in text and "seed 000" not in text
 
 
 def test_help_shows_the_ray_extra_and_runlength_targets():
@@ -150,19 +175,106 @@ def test_a_ctrl_c_python_would_drop_ends_the_command_too():
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "cocopipe: interrupted\n")
 
 # -- tables on a terminal, CSV into a pipe ----------------------------------------------------------------
-def test_a_table_on_a_terminal_is_readable_and_says_what_it_left_out(tiny_store):
+def table_rows(text: str) -> dict[int, str]:
+    """The rows of a table printed in blocks, by the row number that leads each block's lines (#): the
+    lines of one row joined."""
+    rows: dict[int, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(\d+)   (.*)", line)
+        if m:
+            rows[int(m[1])] = rows.get(int(m[1]), "") + " " + m[2]
+    return rows
+
+
+def test_a_table_on_a_terminal_shows_every_row_and_column(tiny_store):
+    # 2 algorithms x 2 dimensions x 51 targets, 13 columns: on 100 columns, the columns that do not fit come
+    # in further blocks, each led by the row's number and the columns naming the row
+    columns = pl.read_csv(io.StringIO(cli("art", "--store", tiny_store).stdout)).columns
     text, code = on_terminal("art", "--store", tiny_store, columns=100)
     assert code == 0, text
     text = plain(text)
-    lines = text.splitlines()
-    header = next(ln for ln in lines if ln.split()[:3] == ["suite", "algorithm", "function"])
-    assert "shape:" not in text and "┌" not in text  # not a Polars preview
-    first = lines.index(header)
-    rows = [ln for ln in lines[first + 2:] if ln.startswith("bbob ")]
-    assert len(rows) == 40 and all(len(ln) <= 100 for ln in lines[first:first + 42])
-    # 2 algorithms x 2 dimensions x 51 targets; the columns that do not fit are named
-    assert re.search(r"164 of 204 rows and \d+ column\(s\) \(\w+", text), text
-    assert "--out FILE" in text and "pipe" in text
+    assert "shape:" not in text and "┌" not in text and "left out" not in text  # not a Polars preview, nothing cut
+    assert all(len(line) <= 100 for line in text.splitlines())
+    headers = [line.split() for line in text.splitlines() if line.split()[:2] == ["#", "suite"]]
+    assert len(headers) >= 2 and set(columns) == {c for h in headers for c in h[1:]}, headers
+    assert all(h[:5] == ["#", "suite", "algorithm", "function", "dimension"] for h in headers)
+    rows = table_rows(text)
+    assert sorted(rows) == list(range(1, 205))
+    last = " ".join(rows[204].split())
+    assert last.startswith("bbob B 1 3 1e-08 40 3 3") and last.count("bbob B 1 3") >= 2, last  # in every block
+
+
+def test_rank_on_80_columns_shows_the_friedman_test_and_the_critical_difference(tiny_store):
+    for width in (80, 200):
+        text, code = on_terminal("rank", "--store", tiny_store, "--by", "auc", columns=width)
+        text = plain(text)
+        assert code == 0 and all(len(line) <= width for line in text.splitlines()), text
+        for column in ("algorithm", "rank", "friedman_statistic", "friedman_p", "critical_difference"):
+            assert re.search(rf"(^| ){column}( |$)", text, flags=re.M), (width, column, text)
+        assert ("#" in text.split()) == (width == 80)  # one block on 200 columns: no row numbers
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory) -> Path:
+    """An archive (a folder with its definition file) of 45 data sets with names of 65 characters."""
+    import tarfile
+
+    root = tmp_path_factory.mktemp("archive")
+    (root / "bbob" / "2009").mkdir(parents=True)
+    for i in range(45):
+        with tarfile.open(root / "bbob" / "2009" / f"Algorithm-with-a-long-name-and-its-settings-{i:02d}_by-X.tgz",
+                          "w:gz") as t:
+            data = f"data set {i}".encode()
+            info = tarfile.TarInfo("x.txt")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    assert cli("archive", "create", root).returncode == 0
+    return root
+
+
+def test_archive_list_on_a_terminal_shows_every_data_set_whole(long_names):
+    listed = pl.read_csv(io.StringIO(cli("archive", "list", "--archive-url", long_names, "--offline").stdout))
+    assert listed.height == 45 and listed["name"].str.len_chars().min() == 65
+    for width in (80, 200):
+        text, code = on_terminal("archive", "list", "--archive-url", long_names, "--offline", columns=width)
+        text = plain(text)
+        assert code == 0 and all(len(line) <= width for line in text.splitlines()), text
+        for column in listed.columns:
+            assert re.search(rf"(^| ){column}( |$)", text, flags=re.M), (width, column)
+        for name, sha in listed.select("name", "sha256").rows():
+            assert re.search(rf"(^| ){re.escape(name)}( |$)", text, flags=re.M) and sha in text, (width, name)
+    rows = table_rows(text) if "#" in text.split() else None
+    assert rows is None  # 200 columns: one block
+
+
+def test_a_value_wider_than_the_terminal_wraps_whole():
+    from rich.console import Console
+
+    from pipeline.commands._common import print_table
+
+    name = "a-name-" + "x" * 90 + "-end"
+    console = Console(width=60, record=True, force_terminal=True)
+    print_table(pl.DataFrame({"algorithm": [name, "b"], "art": [1.5, 2.0]}), console)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 60 for line in lines)
+    assert name in "".join(line.split("   ")[1].strip() if "   " in line else "" for line in lines), lines
+    # on 20 columns, a header and numbers too: each block keeps the row numbers, nothing is cut
+    console = Console(width=20, record=True, force_terminal=True)
+    print_table(pl.DataFrame({"critical_difference": [1.23456789], "x": [123456.789], "y": [2.5]}), console)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 20 for line in lines) and sum(line.startswith("1 ") for line in lines) == 2, lines
+    assert lines[0].split() == ["critical_differe"] and lines[1].split() == ["#", "nce"], lines
+    assert lines[3].split() == ["1", "1.23457"] and lines[-1].split() == ["1", "123457", "2.5"], lines
+
+
+def test_lists_in_a_csv_cell_hold_no_comma(tiny_store):
+    # `cocopipe info | column -s, -t`: the dimensions 2 and 3 of one algorithm are "2 3", not "2,3"
+    r = cli("info", "--store", tiny_store)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3 and '"' not in r.stdout
+    assert {line.count(",") for line in lines} == {lines[0].count(",")}
+    assert pl.read_csv(io.StringIO(r.stdout))["dimensions"].to_list() == ["2 3", "2 3"]
 
 
 def test_a_table_into_a_pipe_is_csv(tiny_store, tmp_path):
@@ -188,3 +300,34 @@ def test_messages_are_not_wrapped_in_a_pipe(tiny_store, tmp_path):
     r = cli("art", "--store", tiny_store, "--out", deep)
     assert r.returncode == 0, r.stderr
     assert f"wrote 204 rows to {deep}\n" in r.stderr
+
+
+# -- what the command line says -----------------------------------------------------------------------------
+def test_counts_take_their_plural_and_an_unchanged_source_is_not_read_again(tmp_path):
+    exp = write_new2(tmp_path / "exp", alg="A", runs=[dict(instance=1, dat=[(1, 50.0), (5, 1e-9)])])
+    store = tmp_path / "store"
+    r = cli("ingest", exp, "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "exp: 1 run\n" in r.stderr, r.stderr
+    assert (f"1 of 1 sources read: 1 run read, 0 runs skipped, 0 problems; store {store} holds 1 run of "
+            "1 algorithm\n") in r.stderr, r.stderr
+    r = cli("ingest", exp, "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "exp: unchanged, not read again (1 run kept)\n" in r.stderr, r.stderr
+    assert ("0 of 1 sources read, 1 unchanged, not read again: 0 runs read, 0 runs skipped, 0 problems; "
+            f"store {store} holds 1 run of 1 algorithm\n") in r.stderr, r.stderr
+    r = cli("export", "--store", store, "--out", tmp_path / "ioh")
+    assert r.returncode == 0 and f"wrote 1 run of 1 algorithm in 1 json file under {tmp_path / 'ioh'}" in r.stderr
+    r = cli("runs", "--store", store, "--out", tmp_path / "runs.csv")
+    assert r.returncode == 0 and f"wrote 1 row to {tmp_path / 'runs.csv'}" in r.stderr, r.stderr
+    r = cli("reference", "build", "--store", store, "--name", "best", "--into", tmp_path / "ref")
+    assert r.returncode == 0 and "built best on 1 problem into" in r.stderr, r.stderr
+
+
+def test_the_ecdf_summary_names_what_it_counts(tiny_store):
+    # per (algorithm, dimension): 1 function x 3 instances x 51 targets; not "problems" (function, target)
+    r = cli("ecdf", "--store", tiny_store, "--summary", "--mode", "trials", "--group", "all")
+    assert r.returncode == 0, r.stderr
+    df = pl.read_csv(io.StringIO(r.stdout))
+    assert "problems" not in df.columns and df["instance_targets"].to_list() == [153] * 4
+    assert df["functions"].to_list() == [1] * 4 and df["trials"].to_list() == [3] * 4

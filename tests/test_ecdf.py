@@ -91,7 +91,7 @@ def test_summary_on_paper(tmp_path):
         assert row["final_fraction"] == 0.5 and row["solvable_fraction"] == 1.0
         assert row["max_x"] == max_x
         assert row["median_max_evaluations"] == (10 / 2 + 100 / 2) / 2
-        assert (row["problems"], row["functions"], row["trials"]) == (2, 1, 2)
+        assert (row["instance_targets"], row["functions"], row["trials"]) == (2, 1, 2)
 
 
 def test_max_budget_sets_the_range(tmp_path):
@@ -221,7 +221,7 @@ def test_simulated_within_sampling_error_of_exact(stores, name):
              .group_by(pl.col("dimension").cast(pl.Int64)).agg(k=pl.col("len").max()))
     bound = summary.join(sizes, on="dimension").with_columns(
         size=pl.col("k") * pl.max_horizontal(pl.lit(2), 100 // pl.col("k")),
-        n=pl.col("problems") / (pl.col("trials") / pl.col("functions")),  # (function, target) pairs
+        n=pl.col("instance_targets") / (pl.col("trials") / pl.col("functions")),  # (function, target) pairs
     )
 
     def check(df):
@@ -250,7 +250,7 @@ def test_runlength_targets_of_a_reference(stores):
     both = art.join(s, on=["function", "dimension"])
     assert both.height == art.height == 48
     assert (both["final_fraction"] - both["expected"]).abs().max() < 1e-12
-    assert (both["problems"] == both["targets"] * 5).all()  # 5 instances
+    assert (both["instance_targets"] == both["targets"] * 5).all()  # 5 instances
     steps = a.ecdf(targets="runlength", reference="best2009", group="all").collect()
     assert steps.height > 0 and steps["fraction"].is_between(0, 1).all()
 

@@ -71,7 +71,7 @@ def test_missing_data_file(tmp_path):
     (root / "data_f2" / "bbobexp_f2_DIM2.dat").unlink()
     (root / "data_f2" / "bbobexp_f2_DIM2.tdat").unlink()
     res = parse_source(read_source(root))
-    assert any("bbobexp_f2.info:3" in str(x) and "not found" in str(x) and "2 run(s)" in str(x) for x in res.problems)
+    assert any("bbobexp_f2.info:3" in str(x) and "not found" in str(x) and "2 runs" in str(x) for x in res.problems)
     assert res.runs["function"].unique().to_list() == [1]
     assert res.runs_skipped == 2  # the runs the entry announces count as skipped in the summary
 
@@ -127,7 +127,7 @@ def test_strict_and_summary(tmp_path):
     r = cli("ingest", root, "--store", tmp_path / "st")
     assert r.returncode == 0, r.stderr
     assert "bbobexp_f1_DIM2.dat:3" in r.stderr
-    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problems" in " ".join(r.stderr.split())
+    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problem" in " ".join(r.stderr.split())
     assert cli("ingest", root, "--store", tmp_path / "st2", "--strict").returncode == 1
 
 

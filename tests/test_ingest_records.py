@@ -198,4 +198,4 @@ def test_the_ingest_summary_counts_the_runs_kept_without_bad_records(tmp_path):
     assert r.returncode == 0, r.stderr
     text = " ".join(r.stderr.split())
     assert "bbobexp_f1_DIM2.dat:4: precision -inf (non-finite) (line skipped)" in text
-    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problems" in text
+    assert "2 runs read (1 with bad records left out), 0 runs skipped, 1 problem" in text

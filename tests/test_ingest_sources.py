@@ -362,7 +362,7 @@ def test_the_terminal_shows_the_first_problems_of_a_source_and_a_file_takes_them
     r = cli("ingest", root, "--store", tmp_path / "st", "--problems", tmp_path / "problems.csv")
     assert r.returncode == 0, r.stderr
     shown = [ln for ln in r.stderr.splitlines() if "is a duplicate" in ln]
-    assert len(shown) == 20 and "exp: 5 more problem(s); all of them: --problems FILE" in one_line(r.stderr)
+    assert len(shown) == 20 and "exp: 5 more problems; all of them: --problems FILE" in one_line(r.stderr)
     rows = (tmp_path / "problems.csv").read_text().splitlines()
     assert rows[0] == "source,file,line,message,action" and len(rows) == 26
     assert all("is a duplicate" in row for row in rows[1:])

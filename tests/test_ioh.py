@@ -118,7 +118,7 @@ def test_json_without_its_dat_is_named_and_the_rest_kept(tmp_path):
     assert st.runs().select(pl.len()).collect().item() == 1
     (p,) = s.problems
     assert p.file == "B/IOHprofiler_f2_Ellipsoid.json" and p.line is not None
-    assert "data_f2_Ellipsoid/IOHprofiler_f2_DIM2.dat not found" in p.message and "2 run(s)" in p.action
+    assert "data_f2_Ellipsoid/IOHprofiler_f2_DIM2.dat not found" in p.message and "2 runs" in p.action
     assert s.runs_skipped == 2
 
 

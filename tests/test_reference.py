@@ -173,7 +173,7 @@ def test_cli_build_and_choices(two, tmp_path):
     out = tmp_path / "choices.csv"
     r = CliRunner().invoke(app, ["reference", "build", "--store", str(two.store.path), "--name", "best", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    assert "built best on 1 problems" in " ".join(r.output.split())
+    assert "built best on 1 problem into" in " ".join(r.output.split())
     assert pl.read_csv(out)["chosen"].unique().sort().to_list() == ["A", "B"]
     r = CliRunner().invoke(app, ["reference", "choices", "--store", str(two.store.path), "--reference", "best", "--out", "-"])
     assert r.exit_code == 0 and "A" in r.output

@@ -187,7 +187,7 @@ def test_a_failing_chart_or_page_is_left_out_and_the_rest_written(three, tmp_pat
     r = CliRunner().invoke(app, ["report", "--store", str(three), "--out", str(tmp_path / "r2"), "--suite", "bbob",
                                  "-d", "2", "--samples", "10", "--jobs", "1"])
     assert r.exit_code == 1 and (tmp_path / "r2" / "index.html").is_file()
-    assert "warning: The scaling page(s) failed" in r.output and "3 part(s) of the report failed" in r.output
+    assert "warning: The scaling page(s) failed" in r.output and "3 parts of the report failed" in r.output
 
 
 def test_progress_on_a_terminal_and_none_in_a_pipe(three, tmp_path):

@@ -13,6 +13,7 @@ import polars as pl
 
 from ..conventions import is_biobjective
 from ..store import Store
+from ..words import plural
 from .indicator import trajectory
 from .points import BiobjError, problem_points
 
@@ -133,7 +134,8 @@ def recompute(store: Store, reference_values: str | Path | None = None,
     has = archive.select("run_id").unique()
     without = runs.join(has, on="run_id", how="anti")
     if without.height:
-        summary.skipped.append(f"{without.height} biobjective run(s) have no archive data and keep the logged indicator")
+        summary.skipped.append(f"{plural(without.height, 'biobjective run')} without archive data keep the logged "
+                               "indicator")
     runs = runs.join(has, on="run_id", how="semi").with_columns(reference=pl.col("reference_value"))
     if reference_values is not None:
         refs = read_reference_values(reference_values)
@@ -151,7 +153,8 @@ def recompute(store: Store, reference_values: str | Path | None = None,
         runs = runs.drop("_ref_s", "_ref_a")
     noref = runs.filter(pl.col("reference").is_null() | pl.col("reference").is_nan())
     if noref.height:
-        summary.skipped.append(f"{noref.height} run(s) without a reference value (none logged, none given): left out")
+        summary.skipped.append(f"{plural(noref.height, 'run')} without a reference value (none logged, none given): "
+                               "left out")
         runs = runs.join(noref.select("run_id"), on="run_id", how="anti")
     if points is None:
         points = problem_points(runs.select(keys).unique())
@@ -162,7 +165,7 @@ def recompute(store: Store, reference_values: str | Path | None = None,
             (pl.col("problem") != "") & (pl.col("problem") != pl.col("expected")))
         if clash.height:
             f, d, i, got, exp = clash.select("function", "dimension", "instance", "problem", "expected").row(0)
-            summary.skipped.append(f"{clash.height} run(s) whose archive names other problems than coco-experiment's "
+            summary.skipped.append(f"{plural(clash.height, 'run')} whose archive names other problems than coco-experiment's "
                                    f"(e.g. f{f} {d}-D instance {i}: {got} != {exp}): left out")
             runs = runs.join(clash.select("run_id"), on="run_id", how="anti")
     bad = points.filter(~pl.all_horizontal(pl.col(c).is_finite() for c in ("ideal1", "ideal2", "nadir1", "nadir2"))

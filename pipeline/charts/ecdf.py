@@ -263,7 +263,7 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     end_tip = [theme.tip("algorithm:N"), theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
                theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
                theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
-               *[theme.tip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
+               *[theme.tip(f"{c}:Q") for c in ("instance_targets", "functions", "trials") if c in ends.columns]]
     layers.append(dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
         x=alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi))), y=alt.Y(**theme.typed("final_fraction:Q")),
         shape=shp,
@@ -452,7 +452,7 @@ def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.
     end_tip = [theme.tip("algorithm:N"), theme.tip("dimension:Q"), theme.tip("group:N", title="functions"),
                theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
                theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
-               *[theme.tip(f"{c}:Q") for c in ("problems", "functions", "trials") if c in ends.columns]]
+               *[theme.tip(f"{c}:Q") for c in ("instance_targets", "functions", "trials") if c in ends.columns]]
     layers.append(theme.Chart(theme.data(fg)).transform_filter(shown).mark_point(
         size=60, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
         x=alt.X("dot_x:Q", scale=scale), y=alt.Y("final_fraction:Q"), color=col, opacity=faded,

@@ -15,21 +15,37 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ..words import plural
+
 if TYPE_CHECKING:
     import polars as pl
 
-# soft_wrap: no line is wrapped at the console's width (in a pipe rich assumes 80 columns)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
-#: rows of a table printed on a terminal (the whole table: --out FILE, or stdout into a pipe as CSV)
-TERMINAL_ROWS = 40
-#: characters of a cell printed on a terminal before it is cut with an ellipsis
-TERMINAL_CELL = 40
+# soft_wrap: no line is wrapped at the console's width (in a pipe rich assumes 80 columns). markup and
+# emoji off: a string printed is printed as it is (names, paths and messages hold `[/x]` or `:100:`); what
+# is styled is a `rich.text.Text` (`say`, `warn`, `note`, `fail`)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+def say(message: str, label: str = "", style: str = "") -> None:
+    """Print a line on stderr as it is (no markup, no emoji codes), after a styled `label` if any (else in
+    `style`)."""
+    err.print(Text.assemble((label, style), " ", message) if label else Text(message, style=style), soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    """Print a one-line warning (the message as it is)."""
+    say(message, "warning:", "yellow")
+
+
+def note(message: str) -> None:
+    """Print a one-line note (the message as it is)."""
+    say(message, "note:", "cyan")
 
 
 def fail(message: str, code: int = 1) -> None:
-    """Print a one-line error and exit."""
-    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)  # data as text, never markup
+    """Print a one-line error (the message as it is) and exit."""
+    say(message, "error:", "red")
     raise typer.Exit(code)
 
 
@@ -45,8 +61,8 @@ def _bar():
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                TimeElapsedColumn)
 
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("{task.fields[label]}"), console=err, transient=True)
+    return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("{task.fields[label]}", markup=False), console=err, transient=True)
 
 
 @contextmanager
@@ -76,62 +92,114 @@ def stages(description: str):
         yield update
 
 
+#: how a list in one cell is written (CSV, terminal): numbers apart by a space ("2 3 5"), names by "; " (a
+#: comma would split the cell for `column -s,`, `cut -d,` and other tools that do not read CSV's quotes)
+NUMBERS_APART, NAMES_APART = " ", "; "
+
+
 def flat(df: pl.DataFrame) -> pl.DataFrame:
-    """The frame with nested columns (lists, structs) as text, as CSV can hold them."""
+    """The frame with nested columns (lists, structs) as text, as CSV can hold them (`NUMBERS_APART`,
+    `NAMES_APART`)."""
     import polars as pl
 
     nested = {c: t for c, t in df.schema.items() if t.is_nested()}
     if not nested:
         return df
     return df.with_columns(
-        pl.col(c).cast(pl.List(pl.String)).list.join(",") if isinstance(t, (pl.List, pl.Array))
-        else pl.col(c).struct.json_encode() for c, t in nested.items())
+        pl.col(c).cast(pl.List(pl.String)).list.join(NUMBERS_APART if t.inner.is_numeric() else NAMES_APART)
+        if isinstance(t, (pl.List, pl.Array)) else pl.col(c).struct.json_encode() for c, t in nested.items())
 
 
 def _cell(v) -> str:
+    """A value as a terminal table shows it, whole (floats to 6 significant digits, as CSV shows them)."""
     if v is None:
         return ""
     if isinstance(v, float):
         return f"{v:.6g}"
-    text = ", ".join(map(_cell, v)) if isinstance(v, (list, tuple)) else str(v)
-    return text if len(text) <= TERMINAL_CELL else text[:TERMINAL_CELL - 1] + "…"
+    if isinstance(v, (list, tuple)):
+        numbers = all(isinstance(x, (int, float)) for x in v)
+        return (NUMBERS_APART if numbers else NAMES_APART).join(map(_cell, v))
+    return str(v)
+
+
+#: characters between two columns of a terminal table (padding and rule)
+GAP = 3
+
+
+def blocks(widths: list[int], width: int, keys: int) -> list[list[int]]:
+    """The columns of a table `width` wide, in blocks printed one below the other: the first block takes
+    columns while they fit; each next one repeats the `keys` leading columns (those that name a row) and
+    takes the next columns while they fit. A column too wide for a block of its own is one, and wraps.
+
+    >>> blocks([5, 5, 5, 5], 80, 1), blocks([5, 20, 20, 20], 51, 1), blocks([5, 90], 40, 1)
+    ([[0, 1, 2, 3]], [[0, 1, 2], [0, 3]], [[0, 1]])
+    >>> blocks([9, 9, 4, 5, 8, 18, 10, 19], 80, 2)
+    [[0, 1, 2, 3, 4, 5], [0, 1, 6, 7]]
+    """
+    def span(cols: list[int]) -> int:
+        return sum(widths[i] for i in cols) + GAP * (len(cols) - 1)
+
+    out: list[list[int]] = []
+    rest = list(range(keys if keys < len(widths) else 0, len(widths)))
+    while rest:
+        block = list(range(keys)) if keys < len(widths) else []
+        while rest and (len(block) <= keys or span([*block, rest[0]]) <= width):
+            block.append(rest.pop(0))
+        out.append(block)
+    return out
+
+
+def key_columns(df: pl.DataFrame, widths: list[int], width: int) -> int:
+    """How many leading columns name a row (not floats), as many as fit in half the width."""
+    keys, used = 0, -GAP
+    for c, w in zip(df.columns, widths):
+        if df.schema[c].is_float() or used + GAP + w > width // 2:
+            break
+        keys, used = keys + 1, used + GAP + w
+    return keys
 
 
 def print_table(df: pl.DataFrame, console: Console | None = None) -> None:
-    """A readable table on a terminal: the first `TERMINAL_ROWS` rows, the columns that fit the width, each
-    row on one line; a line below says what was left out and how to get everything."""
+    """A readable table on a terminal: every row and every column, each value whole. Columns that do not fit
+    the width come below in further blocks, each starting with the row's number (#) and the columns that
+    name the rows (suite, algorithm, ...); a value wider than the terminal wraps in its cell. With several
+    blocks, the rows come in pages of the terminal's height, each page showing all its blocks."""
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
 
     console = console or out
-    shown = df.head(TERMINAL_ROWS)
-    cells = {c: [_cell(v) for v in shown[c].to_list()] for c in df.columns}
-    widths = {c: max([len(c), *map(len, cells[c])]) for c in df.columns}
-    keep, used = [], -3
-    for c in df.columns:  # columns are 3 characters apart (padding and rule), none at the edges
-        if keep and used + 3 + widths[c] > console.width:
-            break
-        keep.append(c)
-        used += 3 + widths[c]
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for c in keep:
-        numeric = df.schema[c].is_numeric()
-        table.add_column(escape(c), justify="right" if numeric else "left", no_wrap=True, overflow="ellipsis")
-    for i in range(shown.height):
-        table.add_row(*(escape(cells[c][i]) for c in keep))
-    console.print(table, soft_wrap=False)
-    left = []
-    if shown.height < df.height:
-        left.append(f"{df.height - shown.height} of {df.height} rows")
-    if len(keep) < len(df.columns):
-        rest = df.columns[len(keep):]
-        left.append(f"{len(rest)} column(s) ({', '.join(rest[:4])}{', ...' if len(rest) > 4 else ''})")
-    if left:
-        err.print(f"[dim]{escape(' and '.join(left))} left out; all of them: --out FILE (.csv, .parquet, .json, .md), "
-                  "or stdout into a pipe (CSV)[/dim]")
-    elif df.height == 0:
-        err.print("[dim](no rows)[/dim]")
+    width = max(console.width, 20)
+    cells, widths = _cells(df)
+    keys = key_columns(df, widths, width)
+    parts = blocks(widths, width, keys)
+    if len(parts) > 1:  # the row's number leads every block
+        df = df.with_row_index("#", offset=1)
+        cells, widths = _cells(df)
+        parts = blocks(widths, width, keys + 1)
+    page = df.height if len(parts) <= 1 else max(console.height - 4, 10)
+    for start in range(0, max(df.height, 1), max(page, 1)):
+        for n, block in enumerate(parts):
+            if n or start:
+                console.print()
+            table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+            for i in block:
+                c = df.columns[i]
+                numeric = df.schema[c].is_numeric()
+                table.add_column(Text(c), justify="right" if numeric else "left", overflow="fold")  # wrap, never cut
+            for row in range(start, min(start + page, df.height)):
+                table.add_row(*(Text(cells[i][row]) for i in block))
+            console.print(table, soft_wrap=False)
+    if df.height == 0:
+        say("(no rows)", style="dim")
+
+
+def _cells(df: pl.DataFrame) -> tuple[list[list[str]], list[int]]:
+    """Each column's values as the terminal shows them, and each column's width (its widest line)."""
+    from rich.cells import cell_len
+
+    cells = [[_cell(v) for v in df[c].to_list()] for c in df.columns]
+    widths = [max(cell_len(line) for text in [c, *col] for line in text.split("\n")) for c, col in zip(df.columns, cells)]
+    return cells, widths
 
 
 def write_table(df: pl.DataFrame, path: str | None) -> None:
@@ -160,7 +228,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             p.write_text(str(df) + "\n")
     else:
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
-    err.print(Text(f"wrote {df.height} rows to {p}"))
+    say(f"wrote {plural(df.height, 'row')} to {p}")
 
 
 #: the stores this command opened (where a failed read is looked for an unreadable file)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ._common import err, fail, open_store
+from ._common import fail, note, open_store, plural
 
 if TYPE_CHECKING:
     from ..api import Analysis
@@ -51,7 +51,9 @@ AllInstOpt = Annotated[Optional[bool], typer.Option(
 BudgetOpt = Annotated[Optional[str], typer.Option(
     "--max-budget", metavar="B", help="Cut every trial at B evaluations, or Nx = N x dimension.")]
 ExactOpt = Annotated[bool, typer.Option(
-    "--exact-hits", help="Hitting times from every record by seed 000's definition, not cocopp's .dat-only reading.")]
+    "--exact-hits", help="A target is hit at the first evaluation whose best precision is at or below it, in any "
+                         "record (.dat and .tdat). Default: cocopp's rule, from the .dat records alone, where a "
+                         "precision within 1e-9 (relative) above the target hits it too.")]
 IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
 
 OutOpt = Annotated[Optional[str], typer.Option(
@@ -155,9 +157,8 @@ class SelectionOptions:
         unknown = a.precision_unknown()
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
             suites = ", ".join(sorted(set(unknown["suite"])))
-            err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no "
-                      "precision: measures of precisions leave them out (their raw values: `cocopipe params`, "
-                      "events.measured)", soft_wrap=True)
+            note(f"{plural(unknown['runs'].sum(), 'IOHprofiler run')} ({suites}) with no known optimum have no precision: "
+                 "measures of precisions leave them out (their raw values: `cocopipe params`, events.measured)")
         return a
 
 

@@ -9,7 +9,7 @@ import typer
 from ..archive import ArchiveError
 from ..archive.catalog import Archive
 from ..archive.definition import create as create_definition
-from ._common import err, fail, out, write_table
+from ._common import err, fail, out, plural, say, write_table
 from ._options import OutOpt, SuiteOpt
 
 ArchiveUrlOpt = Annotated[Optional[str], typer.Option(
@@ -28,7 +28,7 @@ def download_progress():
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                   console=err, transient=True) as bar:
         tasks: dict[str, int] = {}
 
@@ -56,11 +56,9 @@ def archived_sources(sources, store=None, archive_url=None, offline=False, force
 
 def fetch_errors(failed) -> int:
     """Print a one-line error per data set that could not be fetched (`Expanded.failed`); how many."""
-    from rich.markup import escape
-
     for o in failed:
         for p in o.problems:
-            err.print(f"[red]error:[/red] {escape(f'{p.file}: {p.message}')}", soft_wrap=True)
+            say(f"{p.file}: {p.message}", "error:", "red")
     return len(failed)
 
 
@@ -100,7 +98,7 @@ def register(app: typer.Typer) -> None:
                                         "size_kb": pl.Int64, "sha256": pl.String, "cached": pl.Boolean})
         write_table(df, out_file if out_file or out.is_terminal else "-")
         if out.is_terminal or out_file:
-            err.print(f"{df.height} data set(s) in {archive.url}, {df['cached'].sum()} cached "
+            err.print(f"{plural(df.height, 'data set')} in {archive.url}, {df['cached'].sum()} cached "
                       f"({df['size_kb'].sum() / 1000:.1f} MB in all)", soft_wrap=True)
 
     @arch.command()
@@ -125,5 +123,5 @@ def register(app: typer.Typer) -> None:
             target, entries = create_definition(folder)
         except ArchiveError as exc:
             fail(str(exc))
-        err.print(f"wrote {target}: {len(entries)} data set(s), {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",
+        err.print(f"wrote {target}: {plural(len(entries), 'data set')}, {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",
                   soft_wrap=True)

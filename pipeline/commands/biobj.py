@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store
+from ._common import fail, open_store, plural, say, warn
 from ._options import STORE, StoreOpt, WaitOpt
 
 
@@ -37,13 +37,11 @@ def register(app: typer.Typer) -> None:
                 summary = run(st, reference_values)
         except (BiobjError, StoreError) as exc:
             fail(str(exc))
-        from rich.text import Text
-
         for line in summary.skipped:
-            err.print(Text.assemble(("warning:", "yellow"), " ", str(line)), soft_wrap=True)
+            warn(str(line))
         if summary.missing_references:
-            err.print(f"[yellow]warning:[/yellow] {summary.missing_references} problem(s) are not in "
-                      f"{reference_values} and keep their logged reference value", soft_wrap=True)
-        err.print(f"recomputed the indicator of {summary.runs} runs from {summary.solutions} archived solutions "
-                  f"({summary.events} records, reference values: {summary.reference_values}) "
-                  f"in {time.perf_counter() - started:.1f} s", soft_wrap=True)
+            warn(f"{plural(summary.missing_references, 'problem')} not in {reference_values} keep their logged "
+                 "reference value")
+        say(f"recomputed the indicator of {plural(summary.runs, 'run')} from "
+            f"{plural(summary.solutions, 'archived solution')} ({plural(summary.events, 'record')}, reference values: "
+            f"{summary.reference_values}) in {time.perf_counter() - started:.1f} s")

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..recipes import KIND_NAMES
-from ._common import err, fail
+from ._common import fail, say
 from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
 
 
@@ -103,4 +103,4 @@ def register(app: typer.Typer) -> None:
             path = export.save(c, out, scale=scale)
         except (ValueError, KeyError, FileNotFoundError) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
-        err.print(f"wrote {kind} chart to {path}")
+        say(f"wrote {kind} chart to {path}")

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import err, fail, out
+from ._common import err, fail, out, plural
 from ._options import STORE, StoreOpt, WaitOpt
 
 
@@ -36,6 +36,6 @@ def register(app: typer.Typer) -> None:
             out.print(f"{f.kind}: {store}/{f}", markup=False, soft_wrap=True)
         if left:
             hint = "" if repair else f"; `cocopipe check --store {store} --repair` keeps what is readable"
-            err.print(f"store {store}: {len(left)} problem(s){hint}", markup=False, soft_wrap=True)
+            err.print(f"store {store}: {plural(len(left), 'problem')}{hint}", markup=False, soft_wrap=True)
             raise typer.Exit(1)
         err.print(f"store {store}: the manifest and the files agree", markup=False, soft_wrap=True)

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
         band: Annotated[Optional[float], typer.Option("--band", help="Add a bootstrap confidence band low..high at this level (e.g. 0.95): trials resampled within each function and dimension.")] = None,
         replicates: Annotated[int, typer.Option(help="Bootstrap replicates of --band.")] = 100,
         per_instance: Annotated[bool, typer.Option("--per-instance", help="The ECDF of every instance alone (column instance).")] = False,
-        summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), problems, functions, trials.")] = False,
+        summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), instance_targets ((function, instance, target) triples), functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
         from ..measures.ecdf import check

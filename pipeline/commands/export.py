@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import err, fail, open_store
+from ._common import fail, open_store, plural, say
 from ._options import SelectionOptions, uses
 
 FORMATS = ("iohprofiler",)
@@ -41,6 +41,6 @@ def register(app: typer.Typer) -> None:
         events = st.events().join(ids, on="run_id", how="semi").collect()
         params = st.scan("params").join(ids, on="run_id", how="semi").collect()
         files = iohprofiler.write(runs, events, params, target)
-        err.print(f"wrote {runs.height} runs of {runs['algorithm'].n_unique()} algorithm(s) in {len(files)} json "
-                  f"file(s) under {out}")
+        say(f"wrote {plural(runs.height, 'run')} of {plural(runs['algorithm'].n_unique(), 'algorithm')} in "
+            f"{plural(len(files), 'json file')} under {out}")
         del pl

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import OPENED, err, fail, open_store, progress, write_table
+from ._common import OPENED, err, fail, open_store, plural, progress, write_table
 from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
@@ -112,12 +112,12 @@ def register(app: typer.Typer) -> None:
                 for p in o.problems[:SHOWN_PROBLEMS]:
                     _say(str(p), "warning:", "yellow")
                 if len(o.problems) > SHOWN_PROBLEMS:
-                    _say(f"{o.name}: {len(o.problems) - SHOWN_PROBLEMS} more problem(s); all of them: "
+                    _say(f"{o.name}: {plural(len(o.problems) - SHOWN_PROBLEMS, 'more problem')}; all of them: "
                          "--problems FILE", "warning:", "yellow")
                 if o.status == "unchanged":
-                    _say(f"{o.name}: unchanged, kept ({o.runs} runs)")
+                    _say(f"{o.name}: unchanged, not read again ({plural(o.runs, 'run')} kept)")
                 elif o.status == "ingested":
-                    _say(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
+                    _say(f"{o.name}: {plural(o.runs, 'run')}" + _partial(o.runs_partial)
                          + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
             for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
                 _say(f"{o.name}: {n}", "note:", "cyan")
@@ -143,11 +143,13 @@ def register(app: typer.Typer) -> None:
             runs = st.runs()
             total = runs.select(pl.len()).collect().item()
             algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
-            held = f"store {store} holds {total} runs of {algs} algorithm(s)"
+            held = f"store {store} holds {plural(total, 'run')} of {plural(algs, 'algorithm')}"
+        unchanged = [s for s in summary.sources if s.status == "unchanged"]
+        kept = f", {len(unchanged)} unchanged, not read again" if unchanged else ""
         _say(
-            f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
-            f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, "
-            f"{len(summary.problems)} problems; {held}"
+            f"{len(summary.sources) - len(failed) - len(unchanged)} of {len(summary.sources)} sources read{kept}: "
+            f"{plural(summary.runs - sum(s.runs for s in unchanged), 'run')} read{_partial(summary.runs_partial)}, "
+            f"{plural(summary.runs_skipped, 'run')} skipped, {plural(len(summary.problems), 'problem')}; {held}"
         )
         if read_nothing(summary):
             raise typer.Exit(1)
@@ -212,16 +214,18 @@ def _register_info(app: typer.Typer) -> None:
         """What the store holds: per suite and algorithm, runs, functions, dimensions, sources, formats."""
         import polars as pl
 
+        from ._common import NAMES_APART, NUMBERS_APART
+
         st = open_store(store)
         df = (
             st.runs().group_by("suite", "algorithm")
             .agg(runs=pl.len(), functions=pl.col("function").n_unique(),
-                 dimensions=pl.col("dimension").unique().sort().cast(pl.String).str.join(","),
-                 instances=pl.col("instance").n_unique(), sources=pl.col("source").unique().sort().str.join(", "),
-                 data_format=pl.col("data_format").unique().sort().str.join(", "),
-                 coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(", "))
+                 dimensions=pl.col("dimension").unique().sort().cast(pl.String).str.join(NUMBERS_APART),
+                 instances=pl.col("instance").n_unique(), sources=pl.col("source").unique().sort().str.join(NAMES_APART),
+                 data_format=pl.col("data_format").unique().sort().str.join(NAMES_APART),
+                 coco_version=pl.col("coco_version").drop_nulls().unique().sort().str.join(NAMES_APART))
             .sort("suite", "algorithm").collect()
         )
         m = st.manifest
-        _say(f"store {store}: schema versions {m.get('schema_versions')}, {len(m['sources'])} source(s)")
+        _say(f"store {store}: schema versions {m.get('schema_versions')}, {plural(len(m['sources']), 'source')}")
         write_table(df, out)

@@ -25,6 +25,8 @@ def register(app: typer.Typer) -> None:
         """Run SQL (Polars' SQL dialect) over the tables runs and events and the views hitting_times and art
         (default targets per suite; ecdf when available). Only the partitions and columns the query needs are
         read. Malformed queries exit with code 2."""
+        from rich.text import Text
+
         from ..query import QueryError, QueryTables, collect, run_sql
 
         st = open_store(sel.store)
@@ -35,7 +37,7 @@ def register(app: typer.Typer) -> None:
         if tables:
             for name, lf in qt.frames().items():
                 cols = ", ".join(f"{c} {t}" for c, t in lf.collect_schema().items())
-                out.print(f"[bold]{name}[/bold]: {cols}", soft_wrap=True)
+                out.print(Text.assemble((name, "bold"), f": {cols}"), soft_wrap=True)
             return
         if not sql:
             fail("give a query: a .sql file or the SQL text (see --tables for what to query)", 2)

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..archive import is_archive_source
-from ._common import err, fail, open_store, stages
+from ._common import fail, note, open_store, plural, say, stages, warn
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
 from .ingest import ingest_sources, read_nothing
@@ -31,8 +31,6 @@ def sample_dir() -> Path:
 def _ingest(sources: list[str], store_path: str, archive_url: str | None = None, offline: bool = False) -> None:
     """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
     sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
-    from rich.text import Text
-
     paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
         if isinstance(p, Path) and not p.exists():
@@ -41,7 +39,7 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     failed = [s for s in summary.sources if s.status == "failed" and s.problems and is_archive_source(s.problems[0].file)]
     for s in summary.sources:
         for p in s.problems if s not in failed else []:
-            err.print(Text.assemble(("warning:", "yellow"), " ", str(p)), soft_wrap=True)
+            warn(str(p))
     if fetch_errors(failed):
         raise typer.Exit(1)
     if read_nothing(summary):
@@ -53,8 +51,8 @@ def _compare_data(old: dict, new: dict) -> None:
     key = lambda d: (d["suite"], d["algorithm"], d["source"], d["source_id"])  # noqa: E731
     a, b = {key(d) for d in old.get("data_sets", [])}, {key(d) for d in new.get("data_sets", [])}
     if old.get("data_sets") is not None and a != b:
-        err.print("[yellow]warning:[/yellow] the data differ from those settings.json records "
-                  f"({len(a - b)} data set(s) missing or changed, {len(b - a)} new): the report will differ")
+        warn(f"the data differ from those settings.json records ({plural(len(a - b), 'data set')} missing or "
+             f"changed, {len(b - a)} new): the report will differ")
 
 
 def register(app: typer.Typer) -> None:
@@ -122,16 +120,14 @@ def register(app: typer.Typer) -> None:
                     index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
-        from rich.markup import escape
-
         record = json.loads((index.parent / "settings.json").read_text())["record"]
         if old_record:
             _compare_data(old_record, record)
-        for note in record.get("notes", []):
-            err.print(f"note: {escape(note)}")
+        for line in record.get("notes", []):
+            note(line)
         for part in record.get("skipped", []):
-            err.print(f"[yellow]warning:[/yellow] {escape(part)}")
+            warn(part)
         pages = sorted(index.parent.glob("*.html"))
-        err.print(f"wrote the report to {index} ({len(pages)} pages; settings in {index.parent / 'settings.json'})")
+        say(f"wrote the report to {index} ({plural(len(pages), 'page')}; settings in {index.parent / 'settings.json'})")
         if record.get("skipped"):
-            fail(f"{len(record['skipped'])} part(s) of the report failed and were left out (listed above)")
+            fail(f"{plural(len(record['skipped']), 'part')} of the report failed and were left out (listed above)")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail
+from ._common import fail, plural, say
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 
 TableTargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, table-biobj, scaling, or v1,v2,... (default: cocopp's table targets of each suite).")]
@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
             else:
                 Path(out).parent.mkdir(parents=True, exist_ok=True)
                 df.write_csv(out)
-            err.print(f"wrote {df.height} rows to {out}")
+            say(f"wrote {plural(df.height, 'row')} to {out}")
             return
         render = {"md": to_markdown, "html": lambda d: to_html(d, css=True),
                   "tex": lambda d: to_latex(d, standalone=standalone)}[kind]
@@ -86,4 +86,4 @@ def register(app: typer.Typer) -> None:
         p = Path(out)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
-        err.print(f"wrote {kind} table to {p}")
+        say(f"wrote {kind} table to {p}")

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import err, fail, open_store, write_table
+from ._common import NUMBERS_APART, fail, open_store, plural, say, write_table
 from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
 
 
@@ -114,8 +114,9 @@ def register(app: typer.Typer) -> None:
         except (ValueError, StoreError) as exc:
             fail(str(exc))
         counts = ch.group_by("chosen").len().sort("len", descending=True)
-        err.print(f"built {name} on {ch.select('suite', 'function', 'dimension').n_unique()} problems into {dest.path}; "
-                  "targets taken from " + ", ".join(f"{c} {n}" for c, n in counts.iter_rows()))
+        problems = plural(ch.select("suite", "function", "dimension").n_unique(), "problem")
+        say(f"built {name} on {problems} into {dest.path}; targets taken from "
+            + ", ".join(f"{c} {n}" for c, n in counts.iter_rows()))
         if out:
             write_table(ch, out)
 
@@ -132,7 +133,7 @@ def register(app: typer.Typer) -> None:
             for suite, full in sets.items():
                 runs = open_reference(full).runs().collect()
                 rows.append((short, suite, full, runs["function"].n_unique(),
-                             ",".join(str(d) for d in sorted(runs["dimension"].unique()))))
+                             NUMBERS_APART.join(str(d) for d in sorted(runs["dimension"].unique()))))
         write_table(pl.DataFrame(rows, schema=["name", "suite", "algorithm", "functions", "dimensions"], orient="row"), out)
 
     @ref_app.command("choices")
@@ -171,4 +172,4 @@ def register(app: typer.Typer) -> None:
             path = package_references(sources, out)
         except (ValueError, FileNotFoundError) as exc:
             fail(str(exc))
-        err.print(f"wrote {len(sources)} reference sets to {path}")
+        say(f"wrote {plural(len(sources), 'reference set')} to {path}")

@@ -20,6 +20,7 @@ import pyarrow as pa
 from .. import distributed
 from ..conventions import reached
 from ..store import schema as store_schema
+from ..words import plural
 from . import consistency, duplicates, validity
 from .sources import ArchiveFiles, Source
 from .validity import MAX_EVALUATIONS
@@ -219,7 +220,7 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
             if datapath is None:
                 problems.append(Problem(info, lineno, f"data file {datafile} not found",
-                                        f"{len(trials)} run(s) of f{function} {dimension}-D skipped"))
+                                        f"{plural(len(trials), 'run')} of f{function} {dimension}-D skipped"))
                 skipped += len(trials)
                 continue
             k = len(entries)
@@ -584,8 +585,8 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         problems.append(Problem(info, line, f"run {sec + 1} (f{f}, {d}-D, instance {inst}) has no records in {dfile}",
                                 "run skipped"))
     for dfile, nn, m in unannounced.rows():
-        problems.append(Problem(dfile, None, f"{nn} runs in the data file but {m} in the .info file",
-                                f"{nn - m} unannounced run(s) ignored"))
+        problems.append(Problem(dfile, None, f"{plural(nn, 'run')} in the data file but {m} in the .info file",
+                                f"{plural(nn - m, 'unannounced run')} ignored"))
     runs = runs.filter(pl.col("nrec").is_not_null())
     damaged = keyed(recs.lazy().filter(pl.col("bad") & (pl.col("section") >= 0))).select("key").collect(engine=ENGINE)
     partial = runs["key"].is_in(damaged["key"].implode()).sum() if damaged.height else 0

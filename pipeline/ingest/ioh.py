@@ -30,6 +30,7 @@ import polars as pl
 
 from ..conventions import reached
 from ..store import schema as store_schema
+from ..words import plural
 from .coco import Parsed, Problem, _decode
 from .sources import Source
 
@@ -139,7 +140,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             dat = posixpath.normpath(posixpath.join(posixpath.dirname(jpath), path.replace("\\", "/")))
             if dat not in src.files:
                 problems.append(Problem(jpath, line, f"data file {path} not found",
-                                        f"{len(entries)} run(s) of f{function} {dimension}-D skipped"))
+                                        f"{plural(len(entries), 'run')} of f{function} {dimension}-D skipped"))
                 unread += len(entries)
                 continue
             first = announced.get(dat, 0)
@@ -179,7 +180,7 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         names = header.split()
         if names[:2] != ["evaluations", "raw_y"]:
             problems.append(Problem(path, head_line, f"unknown header {header[:40]!r} (expected `evaluations raw_y ...`)",
-                                    f"{len(secs)} run(s) skipped"))
+                                    f"{plural(len(secs), 'run')} skipped"))
             continue
         rows = body.filter(pl.col("section").is_in(secs))
         fields = pl.col("text").str.replace_all(r"\s+", " ").str.split(" ")
@@ -214,8 +215,8 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
         r = _records(src, dat, problems)
         nsec = int(r["section"].max()) + 1 if r.height else 0
         if nsec > announced[dat]:
-            problems.append(Problem(dat, None, f"{nsec} runs in the data file but {announced[dat]} in the json",
-                                    f"{nsec - announced[dat]} unannounced run(s) ignored"))
+            problems.append(Problem(dat, None, f"{plural(nsec, 'run')} in the data file but {announced[dat]} in the json",
+                                    f"{plural(nsec - announced[dat], 'unannounced run')} ignored"))
         recs.append(r.with_columns(data_file=pl.lit(dat)))
     recs = pl.concat(recs) if recs else _records_empty()
     key = int(src.source_id[:8], 16) if src.source_id else 0

@@ -82,7 +82,7 @@ STEP_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension"
                          "x": pl.Float64, "fraction": pl.Float64})
 SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
                             "final_fraction": pl.Float64, "solvable_fraction": pl.Float64, "max_x": pl.Float64,
-                            "median_max_evaluations": pl.Float64, "problems": pl.Int64, "functions": pl.Int64,
+                            "median_max_evaluations": pl.Float64, "instance_targets": pl.Int64, "functions": pl.Int64,
                             "trials": pl.Int64})
 Prepared = kernel.Prepared
 
@@ -369,7 +369,7 @@ def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = No
             trials=pl.len())
         targets = problems.group_by(PROBLEM).agg(t=pl.len())
         count = (runs.unique([*PROBLEM, "instance", "group"]).join(targets, on=PROBLEM)
-                 .group_by(*KEY, "group").agg(problems=pl.col("t").sum()))
+                 .group_by(*KEY, "group").agg(instance_targets=pl.col("t").sum()))
         out = per_problem.join(per_run, on=[*KEY, "group"]).join(limits, on=KEY).join(count, on=[*KEY, "group"])
         return out.sort(*KEY, "group").select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
@@ -468,8 +468,9 @@ def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
     polars.LazyFrame
         suite, algorithm, dimension, group; final_fraction (the dot: successes / runs over the group's
         problems), solvable_fraction, max_x (the plotted range of `mode`), median_max_evaluations (the
-        cross: median of the trials' evaluations / dimension), problems (function x target x instance),
-        functions, trials; `SUMMARY_SCHEMA`.
+        cross: median of the trials' evaluations / dimension), instance_targets (how many (function,
+        instance, target) triples: each function's targets times its instances), functions, trials;
+        `SUMMARY_SCHEMA`.
     """
     check(mode, max_budget, max_x)
     return hits.map_batches(lambda df: summary_table(df, group, mode, max_budget, max_x), schema=SUMMARY_SCHEMA,

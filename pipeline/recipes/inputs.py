@@ -113,7 +113,8 @@ def resolve_background(a, background):
         have = a.select(algorithm=None).algorithms()
         unknown = [b for b in background if b not in have]
         if unknown:
-            raise ValueError(f"background algorithm(s) {', '.join(unknown[:5])} not in the store")
+            raise ValueError(f"background {'algorithm' if len(unknown) == 1 else 'algorithms'} {', '.join(unknown[:5])} "
+                             "not in the store")
         bg = a.select(algorithm=list(background))
     else:
         bg = background

@@ -67,9 +67,9 @@ def explorer_spec(ctx: Context, m: Measures, suite: str):
         keep = pl.col("suite") == suite
         steps = m.ecdf.filter(keep)
         many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
-        # the columns the explorer shows (with many algorithms, not the counts of problems, functions, trials)
+        # the columns the explorer shows (with many algorithms, not the counts of instance targets, functions, trials)
         summ = m.ecdf_summary.filter(keep).drop("suite", "solvable_fraction", *(
-            ("problems", "functions", "trials") if many else ()))
+            ("instance_targets", "functions", "trials") if many else ()))
         if summ.height == 0:
             cache[suite] = None
         else:

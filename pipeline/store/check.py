@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
 from .store import DERIVED, JOURNAL, MANIFEST, Store, write_manifest
+from ..words import plural
 
 @dataclass
 class Finding:
@@ -170,7 +171,7 @@ def _check(root: Path) -> list[Finding]:
         runs = [f for f in e["files"] if f.startswith("runs/") and f in on_disk and f not in unread]
         held = sum(pq.ParquetFile(root / f).metadata.num_rows for f in runs)
         if isinstance(e.get("runs"), int) and held != e["runs"]:
-            out.append(Finding("count", MANIFEST, f"source {key}: the manifest counts {e['runs']} runs, "
+            out.append(Finding("count", MANIFEST, f"source {key}: the manifest counts {plural(e['runs'], 'run')}, "
                                                   f"its files hold {held}", key))
     for table, v in ((m or {}).get("schema_versions") or {}).items():
         if table in schema.TABLES and str(v).split(".")[0] != schema.version(table).split(".")[0]:
@@ -271,7 +272,7 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         else:
             sources[key] = _meta(root, keep, e)
             if held != e.get("runs", held):
-                done.append(f"source {key}: counts recomputed from its files ({e.get('runs')} -> {held} runs)")
+                done.append(f"source {key}: counts recomputed from its files ({e.get('runs')} -> {plural(held, 'run')})")
     listed = {f for e in sources.values() for f in e["files"]}
     ids = {e.get("source_id") for e in sources.values()}
     for f in sorted(dropped - listed):
@@ -288,7 +289,8 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         entry = _meta(root, keep, {"source_id": sid, "path": None})
         key = f"recovered:{entry['name']}:{sid}"
         sources[key] = entry
-        done.append(f"source {key}: recovered from {len(keep)} file(s) no source listed ({entry['runs']} runs)")
+        done.append(f"source {key}: recovered from {plural(len(keep), 'file')} no source listed "
+                    f"({plural(entry['runs'], 'run')})")
         for f in sorted(set(files) - set(keep)):
             _unlink(root, f, "its partition is incomplete", done)
     for table in schema.TABLES:

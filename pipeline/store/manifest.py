@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from .errors import StoreError
+from ..words import plural
 
 FILE = "cocopipe-store.json"
 FORMAT = "cocopipe-store"
@@ -62,5 +63,5 @@ def upgrade(data: dict) -> tuple[dict, str | None]:
         if isinstance(derived.get("sources"), dict):
             derived["sources"] = {renamed.get(k, k): v for k, v in derived["sources"].items()}
     out = dict(data, manifest_version=VERSION, sources=sources)
-    return out, (f"manifest upgraded from version 1 to {VERSION}: its {len(sources)} source(s) are now "
-                 "known by their full path, not their base name")
+    return out, (f"manifest upgraded from version 1 to {VERSION}: its {plural(len(sources), 'source')} "
+                 f"{'is' if len(sources) == 1 else 'are'} now known by the full path, not the base name")

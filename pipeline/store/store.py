@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreBusy, StoreError
+from ..words import plural
 
 MANIFEST = mf.FILE
 JOURNAL = ".journal.json"
@@ -253,7 +254,8 @@ class Store:
         for p in left:
             shutil.rmtree(p, ignore_errors=True)
         if left:
-            self.notices.append(f"{self.path}: removed {len(left)} staging folder(s) left by a write that did not finish")
+            self.notices.append(f"{self.path}: removed {plural(len(left), 'staging folder')} left by a write that did "
+                                "not finish")
         for p in self.path.glob(f".{MANIFEST}.*"):
             p.unlink(missing_ok=True)
         data, message = mf.upgrade(self.manifest)

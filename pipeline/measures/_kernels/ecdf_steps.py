@@ -294,7 +294,7 @@ def summary_frame(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -
         per_problem.join(per_run, on=[*KEY, "group"])
         .join(limits, on=KEY, how="left")
         .join(runs.unique(["fid", "instance", "group"]).join(targets, on="fid")
-              .group_by(*KEY, "group").agg(problems=pl.col("t").sum()), on=[*KEY, "group"])
+              .group_by(*KEY, "group").agg(instance_targets=pl.col("t").sum()), on=[*KEY, "group"])
         .sort(*KEY, "group")
     )
     return out

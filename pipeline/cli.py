@@ -7,12 +7,28 @@ line imports none of them). `app` is built on first use: `from pipeline.cli impo
 """
 from __future__ import annotations
 
-import importlib
-import inspect
 import os
+import signal
 import sys
 
-from . import commands
+
+def _interrupted_while_loading(signum, frame) -> None:
+    """Ctrl-C while this module loads: the one line and exit code 130, not an import's traceback."""
+    os.write(2, b"cocopipe: interrupted\n")
+    os._exit(130)
+
+
+try:  # until this module has loaded (its last lines put Python's handler back): main thread only
+    _LOADING = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if _LOADING:
+        signal.signal(signal.SIGINT, _interrupted_while_loading)
+except ValueError:
+    _LOADING = False
+
+import importlib  # noqa: E402 - after the handler: a Ctrl-C during these imports ends as one line
+import inspect  # noqa: E402
+
+from . import commands  # noqa: E402
 
 #: the commands in the order of a user's work, in panels of the help; commands not named here come last
 PANELS: dict[str, tuple[str, ...]] = {
@@ -182,5 +198,10 @@ def _store_failure(exc: BaseException) -> None:
     raise exc
 
 
+if _LOADING:  # loaded: a Ctrl-C raises KeyboardInterrupt again, which main() turns into the one line
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 if __name__ == "__main__":
     main()
+

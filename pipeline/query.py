@@ -27,7 +27,7 @@ from .hits import targets as tg
 from .hits.budget import Budget, cut
 from .measures.ecdf import ecdf
 from .selection import filter_frame
-from .sql_calls import calls
+from .sql_calls import MAX_BYTES, SQLRefused, sandboxed
 from .store import Store, schema as store_schema
 
 PARTITION_KEYS = ("suite", "algorithm")
@@ -221,40 +221,46 @@ def _explain_missing(msg: str, tables: QueryTables) -> str:
     return f"no table {name!r}; the tables are {', '.join(tables.available())}"
 
 
-def read_sql(query: str) -> str:
-    """The SQL text: the file's content when `query` names an existing file (or ends with .sql)."""
+def read_sql(query: str, *, allow_files: bool = False) -> str:
+    """The SQL text: the file's content when `query` names a .sql file (any existing file with `allow_files`).
+
+    Any other file is not opened, so that nothing of it can show in an error; a file that is not UTF-8 text
+    is refused naming it.
+    """
     text = query.strip()
     if "\n" in text:
         return query
     p = Path(text)
     try:
         exists = p.is_file()
-    except OSError:  # not a possible file name: query text
+    except (OSError, ValueError):  # not a possible file name: query text
         exists = False
-    if exists:
-        return p.read_text()
-    if text.lower().endswith(".sql"):
-        raise QueryError(f"{text}: no such SQL file")
-    return query
-
-
-def _strip_final_semicolon(sql: str) -> str:
-    """Polars runs one statement: drop a trailing ';' (and comments after it)."""
-    body = re.sub(r"--[^\n]*", lambda m: " " * len(m.group(0)), sql)  # keep offsets, hide comments
-    stripped = body.rstrip()
-    if stripped.endswith(";"):
-        return sql[: len(stripped) - 1]
+    is_sql = text.lower().endswith(".sql")
+    if exists and not (is_sql or allow_files):
+        raise QueryError(f"{text}: a query file must end in .sql (--allow-files to read any other file)")
+    if not exists:
+        if is_sql:
+            raise QueryError(f"{text}: no such SQL file")
+        return query
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise QueryError(f"{text}: {size:,} bytes; a query is at most {MAX_BYTES:,} bytes")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise QueryError(f"{text}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        sql = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QueryError(f"{text}: not a UTF-8 text file (byte {data[exc.start]:#04x} at offset {exc.start})") from None
+    if "\x00" in sql:
+        raise QueryError(f"{text}: not a text file (it holds NUL bytes)")
     return sql
 
 
-#: Polars SQL's table functions read files (read_csv, read_parquet, read_json, read_ipc, ...): every
-#: function named so is refused unless files are allowed
-FILE_FUNCTIONS = ("read_", "scan_")
-
-
-def file_reads(sql: str) -> list[str]:
-    """The functions of a query that would read files (see `FILE_FUNCTIONS`)."""
-    return [f for f in calls(sql) if f.lower().startswith(FILE_FUNCTIONS)]
+def scan_lines(lf: pl.LazyFrame) -> set[str]:
+    """The lines of a frame's (unoptimized) plan that read a source: Parquet, CSV, ... or Python scans."""
+    return {ln.strip() for ln in lf.explain(optimized=False).splitlines() if "SCAN" in ln}
 
 
 def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
@@ -299,15 +305,21 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     """
     if not isinstance(store, Store):
         store = Store(store)
-    text = _strip_final_semicolon(read_sql(sql))
-    reads = [] if allow_files else file_reads(text)
-    if reads:
-        raise QueryError(f"{reads[0]}() reads files: a query sees the store's tables and views only "
-                         "(--allow-files to lift this)")
+    text = read_sql(sql, allow_files=allow_files)
     tables = tables or QueryTables(store, max_budget=max_budget, all_instances=all_instances, exact=exact)
     try:
-        lf = tables.context().execute(text, eager=False)
+        text = sandboxed(text, tables.available(), allow_files=allow_files)
+    except SQLRefused as exc:
+        raise QueryError(str(exc)) from None
+    frames = tables.frames()
+    try:
+        lf = pl.SQLContext(frames, eager=False).execute(text, eager=False)
         lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
+        if not allow_files:  # defence in depth: the plan reads nothing but the store's tables and views
+            extra = scan_lines(lf) - set().union(*(scan_lines(f) for f in frames.values()))
+            if extra:
+                raise QueryError(f"the query reads {min(extra)[:80]!r}, not a table of the store "
+                                 "(--allow-files to lift this)")
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise QueryError(_explain_missing(_one_line(exc), tables)) from None
     return lf

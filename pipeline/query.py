@@ -13,7 +13,9 @@ whole filter and the column selection are applied inside each partition's plan.
 """
 from __future__ import annotations
 
+import io
 import json
+import multiprocessing
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -263,6 +265,11 @@ def scan_lines(lf: pl.LazyFrame) -> set[str]:
     return {ln.strip() for ln in lf.explain(optimized=False).splitlines() if "SCAN" in ln}
 
 
+def foreign_scans(lf: pl.LazyFrame, frames: dict[str, pl.LazyFrame]) -> set[str]:
+    """The sources a query's plan reads that none of the registered `frames` reads (a file, for one)."""
+    return scan_lines(lf) - set().union(*(scan_lines(f) for f in frames.values()))
+
+
 def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
             all_instances: bool = False, exact: bool = False, tables: QueryTables | None = None,
             allow_files: bool = False) -> pl.LazyFrame:
@@ -307,6 +314,11 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
         store = Store(store)
     text = read_sql(sql, allow_files=allow_files)
     tables = tables or QueryTables(store, max_budget=max_budget, all_instances=all_instances, exact=exact)
+    return plan(tables, text, allow_files=allow_files)
+
+
+def plan(tables: QueryTables, text: str, *, allow_files: bool = False) -> pl.LazyFrame:
+    """The LazyFrame of a SQL text over `tables`, once the sandbox (`pipeline.sql_calls`) let it through."""
     try:
         text = sandboxed(text, tables.available(), allow_files=allow_files)
     except SQLRefused as exc:
@@ -316,7 +328,7 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
         lf = pl.SQLContext(frames, eager=False).execute(text, eager=False)
         lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
         if not allow_files:  # defence in depth: the plan reads nothing but the store's tables and views
-            extra = scan_lines(lf) - set().union(*(scan_lines(f) for f in frames.values()))
+            extra = foreign_scans(lf, frames)
             if extra:
                 raise QueryError(f"the query reads {min(extra)[:80]!r}, not a table of the store "
                                  "(--allow-files to lift this)")
@@ -332,3 +344,64 @@ def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame
     except (pl.exceptions.PolarsError, OSError) as exc:
         msg = _one_line(exc)
         raise QueryError(_explain_missing(msg, tables) if tables else msg) from None
+
+
+# -- a query in a child process, stopped at its time limit ----------------------------------------
+#: the time limit of `cocopipe query`, in seconds (`--timeout`)
+DEFAULT_TIMEOUT = 60.0
+
+
+def run_query(store: Store, sql: str, *, timeout: float = DEFAULT_TIMEOUT, explain: bool = False,
+              allow_files: bool = False, max_budget: str | float | None = None, all_instances: bool = False,
+              exact: bool = False) -> pl.DataFrame | str:
+    """A query's result (its optimized plan with `explain`), computed in a child process that is killed when it
+    runs longer than `timeout` seconds (0: no limit); a `QueryError` of one line for a query refused,
+    failed, stopped at its limit, or whose engine died (a crash is the child's, never this process's)."""
+    text = read_sql(sql, allow_files=allow_files)
+    settings = dict(max_budget=max_budget, all_instances=all_instances, exact=exact)
+    tables = QueryTables(store, **settings)
+    try:  # refused here at once, before any process starts
+        sandboxed(text, tables.available(), allow_files=allow_files)
+    except SQLRefused as exc:
+        raise QueryError(str(exc)) from None
+    mp = multiprocessing.get_context("spawn")  # no fork of a process running Polars' threads
+    receive, send = mp.Pipe(duplex=False)
+    child = mp.Process(target=_child, args=(send, store, text, settings, allow_files, explain), daemon=True)
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(timeout or None):
+            raise QueryError(f"the query ran longer than {timeout:g} s and was stopped (--timeout SECONDS to "
+                             "allow more)")
+        try:
+            kind, value = receive.recv()
+        except EOFError:
+            child.join()
+            raise QueryError(f"the query engine died without an answer (exit code {child.exitcode}); "
+                             "simplify the query") from None
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receive.close()
+    if kind == "error":
+        raise QueryError(value)
+    return value if kind == "explain" else pl.read_ipc(io.BytesIO(value))
+
+
+def _child(send, store: Store, text: str, settings: dict, allow_files: bool, explain: bool) -> None:
+    """The child process of `run_query`: the answer, or the error's one line, sent back."""
+    try:
+        tables = QueryTables(store, **settings)
+        lf = plan(tables, text, allow_files=allow_files)
+        if explain:
+            send.send(("explain", lf.explain()))
+            return
+        buf = io.BytesIO()
+        collect(lf, tables).write_ipc(buf)
+        send.send(("frame", buf.getvalue()))
+    except Exception as exc:  # every failure is the parent's one line
+        msg = str(exc) if isinstance(exc, QueryError) else f"{type(exc).__name__}: {_one_line(exc)}"
+        send.send(("error", msg))
+    finally:
+        send.close()

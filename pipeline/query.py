@@ -351,12 +351,14 @@ def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame
 DEFAULT_TIMEOUT = 60.0
 
 
-def run_query(store: Store, sql: str, *, timeout: float = DEFAULT_TIMEOUT, explain: bool = False,
+def run_query(store: Store | str | Path, sql: str, *, timeout: float = DEFAULT_TIMEOUT, explain: bool = False,
               allow_files: bool = False, max_budget: str | float | None = None, all_instances: bool = False,
               exact: bool = False) -> pl.DataFrame | str:
     """A query's result (its optimized plan with `explain`), computed in a child process that is killed when it
     runs longer than `timeout` seconds (0: no limit); a `QueryError` of one line for a query refused,
     failed, stopped at its limit, or whose engine died (a crash is the child's, never this process's)."""
+    if not isinstance(store, Store):
+        store = Store(store)
     text = read_sql(sql, allow_files=allow_files)
     settings = dict(max_budget=max_budget, all_instances=all_instances, exact=exact)
     tables = QueryTables(store, **settings)

@@ -94,7 +94,7 @@ def _tokens(sql: str) -> list[Token]:
     for tok in tokens:
         depth += (tok.token_type in _OPEN) - (tok.token_type in _CLOSE)
         if depth > MAX_DEPTH:
-            raise SQLRefused(f"brackets nested deeper than {MAX_DEPTH} at line {tok.line}, column {tok.col}")
+            raise SQLRefused(f"brackets nested deeper than {MAX_DEPTH} at {_where(sql, tok)}")
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:  # one statement: a final ';' is dropped
         tokens = tokens[:-1]
     if not tokens:
@@ -115,7 +115,7 @@ def _rebuild(sql: str, tokens: list[Token]) -> str:
 
 def _spelling(sql: str, tok: Token) -> str:
     if tok.token_type == TokenType.SEMICOLON:
-        raise SQLRefused(f"more than one statement (a ';' at line {tok.line}, column {tok.col}): one query runs")
+        raise SQLRefused(f"more than one statement (a ';' at {_where(sql, tok)}): one query runs")
     if tok.token_type in _STRINGS:
         return "'" + tok.text.replace("'", "''") + "'"
     if tok.token_type == TokenType.IDENTIFIER:
@@ -124,8 +124,13 @@ def _spelling(sql: str, tok: Token) -> str:
     if _WORD.match(raw) or _NUMBER.match(raw) or _SYMBOLS.match(raw):
         return " ".join(raw.split())
     shown = raw if len(raw) <= 20 else raw[:20] + "..."
-    raise SQLRefused(f"unsupported token {shown!r} at line {tok.line}, column {tok.col} (strings are '...', "
+    raise SQLRefused(f"unsupported token {shown!r} at {_where(sql, tok)} (strings are '...', "
                      "quoted names \"...\")")
+
+
+def _where(sql: str, tok: Token) -> str:
+    """Where a token starts in the text, as line and column (from 1)."""
+    return f"line {sql.count(chr(10), 0, tok.start) + 1}, column {tok.start - sql.rfind(chr(10), 0, tok.start)}"
 
 
 # -- the tree ----------------------------------------------------------------------------------

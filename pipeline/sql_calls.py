@@ -28,9 +28,9 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-#: the dialect the text is read in: PostgreSQL's, whose lexing (dollar quoting, nested comments, no backslash
-#: escapes in '...') Polars' SQL parser shares
-DIALECT = "postgres"
+#: the dialect the text is read in: DuckDB's, whose lexing (dollar quoting, nested comments, no backslash
+#: escapes in '...', `//`) and functions Polars' SQL shares most
+DIALECT = "duckdb"
 MAX_BYTES = 100_000  #: longest query text (bytes of UTF-8)
 MAX_TOKENS = 10_000  #: most tokens in a query
 MAX_DEPTH = 200  #: deepest nesting of brackets, and of the syntax tree (the ready queries reach 14)
@@ -103,13 +103,15 @@ def _tokens(sql: str) -> list[Token]:
 
 
 def _rebuild(sql: str, tokens: list[Token]) -> str:
-    """The text of `tokens`, each in its plainest spelling, apart where the original had anything between them."""
-    parts, end = [], None
+    """The text of `tokens`, each in its plainest spelling, apart where the original had anything between them
+    (and around strings and quoted names, so that two strings never merge into one, nor a word prefix one)."""
+    parts, end, quoted = [], None, False
     for tok in tokens:
-        if end is not None and tok.start > end + 1:
-            parts.append(" ")  # blanks or a comment between the two: one blank
+        respelled = tok.token_type in _STRINGS or tok.token_type == TokenType.IDENTIFIER
+        if end is not None and (tok.start > end + 1 or respelled or quoted):
+            parts.append(" ")  # blanks or a comment between the two, or a quoted token: one blank
         parts.append(_spelling(sql, tok))
-        end = tok.end
+        end, quoted = tok.end, respelled
     return "".join(parts)
 
 

@@ -10,6 +10,10 @@ are read. The derived views are computed per (suite, algorithm) partition, every
 independent per algorithm and suite: the filter Polars pushes into a view is split into its AND-ed
 terms, the terms that use only `suite` and `algorithm` select the partitions to compute, and the
 whole filter and the column selection are applied inside each partition's plan.
+
+A query runs in a sandbox (`pipeline.sql_calls`, docs/sql.md): read by sqlglot, it must be one query over
+these tables and views only, and Polars runs the text rebuilt from its tokens; the plan Polars makes is checked
+to read no other source. `run_query` computes it in a child process stopped at a time limit.
 """
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ import io
 import json
 import multiprocessing
 import re
+import site
+import sys
+import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
@@ -25,6 +32,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from .api import Analysis
+from .confine import confine
 from .hits import targets as tg
 from .hits.budget import Budget, cut
 from .measures.ecdf import ecdf
@@ -280,7 +288,7 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     store : Store or path
         The store.
     sql : str
-        The query, or the path of a .sql file.
+        The query, or the path of a .sql file (of any file with `allow_files`).
     max_budget : str or float, optional
         A budget cut applied to every table and view ("1000", "100x").
     all_instances, exact : bool
@@ -298,7 +306,8 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     Raises
     ------
     QueryError
-        One line, for a malformed query or one that reads files unless `allow_files`.
+        One line, for a malformed query, one the sandbox refuses (a file read unless `allow_files`, another
+        statement than a query, one too big), or a file named that is not a .sql file of UTF-8 text.
 
     Examples
     --------
@@ -395,6 +404,8 @@ def _child(send, store: Store, text: str, settings: dict, allow_files: bool, exp
     """The child process of `run_query`: the answer, or the error's one line, sent back."""
     try:
         tables = QueryTables(store, **settings)
+        if not allow_files:
+            confine_to_store(store)
         lf = plan(tables, text, allow_files=allow_files)
         if explain:
             send.send(("explain", lf.explain()))
@@ -407,3 +418,20 @@ def _child(send, store: Store, text: str, settings: dict, allow_files: bool, exp
         send.send(("error", msg))
     finally:
         send.close()
+
+
+def confine_to_store(store: Store) -> bool:
+    """Confine this process's file access (`pipeline.confine`, Landlock) to the store (read and write) and to
+    the Python installation and the packages loaded (read): defence in depth, should a query reach a file
+    function past the sandbox. False where the kernel cannot."""
+    pl.thread_pool_size()  # Polars' threads started before, while the system's files can be read
+    read = {Path(p) for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(key))}
+    read |= {Path(p) for p in site.getsitepackages()}
+    read.add(store_schema.schema_dir())
+    for module in list(sys.modules.values()):
+        top = sys.modules.get(getattr(module, "__name__", "").partition(".")[0])
+        file = getattr(top, "__file__", None)
+        if file:
+            path = Path(file)
+            read.add(path.parent if path.stem == "__init__" else path)
+    return confine(sorted(read), [store.path])

@@ -216,3 +216,37 @@ def test_cli_timeout(store):
     start = time.monotonic()
     one_line_error(cli("query", CROSS_JOIN, "--store", store.path, "--timeout", "1"), "stopped", "--timeout")
     assert time.monotonic() - start < 20
+
+
+# -- defence in depth: the query's process reaches no file outside the store ------------------------
+CONFINED = """
+import sys
+import polars as pl
+from pipeline.query import QueryTables, confine_to_store, plan
+from pipeline.store import Store
+store = Store(sys.argv[1])
+tables = QueryTables(store)
+if not confine_to_store(store):
+    print("no landlock"); sys.exit(0)
+for path in (sys.argv[2], "/etc/passwd"):
+    try:
+        open(path).read(); print("read", path)
+    except PermissionError:
+        pass
+try:
+    pl.read_csv(sys.argv[2]); print("polars read", sys.argv[2])
+except Exception:
+    pass
+print(plan(tables, "SELECT COUNT(*) AS n FROM runs").collect().item(), plan(tables, "SELECT * FROM art").collect().height > 0)
+"""
+
+
+def test_the_query_process_is_confined_to_the_store(store):
+    from pipeline.confine import abi
+
+    if not abi():
+        pytest.skip("the kernel has no Landlock")
+    r = subprocess.run([sys.executable, "-c", CONFINED, str(store.path), str(store.path.parent / "secret.csv")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["2", "True"], r.stdout + r.stderr  # nothing else read; the store's queries run

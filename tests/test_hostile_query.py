@@ -212,6 +212,29 @@ def test_a_query_within_its_time_is_answered(store):
         run_query(store, "SELECT nosuchcolumn FROM runs")
 
 
+def test_an_engine_that_dies_is_one_line(store):
+    """A crash of the engine (here a segfault signal sent to the query's process) ends the query, not the caller."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    def crash():
+        for _ in range(200):
+            children = multiprocessing.active_children()
+            if children:
+                time.sleep(0.5)
+                os.kill(children[0].pid, signal.SIGSEGV)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=crash)
+    killer.start()
+    with pytest.raises(QueryError, match=r"died without an answer \(exit code -11\)"):
+        run_query(store, CROSS_JOIN, timeout=60)
+    killer.join()
+
+
 def test_cli_timeout(store):
     start = time.monotonic()
     one_line_error(cli("query", CROSS_JOIN, "--store", store.path, "--timeout", "1"), "stopped", "--timeout")

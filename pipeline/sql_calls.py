@@ -183,10 +183,13 @@ def _check_sources(tree: exp.Expression, tables: list[str]) -> None:
     allowed = {t.lower() for t in tables} | ctes
     for node in tree.find_all(exp.Table, exp.Lateral):
         target = node.this
-        if isinstance(node, exp.Lateral) or not isinstance(target, exp.Identifier):
-            name = _name(target) if isinstance(target, exp.Func) else node.sql(DIALECT)[:40]
-            raise SQLRefused(f"{name}() reads files: a query sees the store's tables and views only "
+        if isinstance(target, exp.Func):  # a table function
+            raise SQLRefused(f"{_name(target)}() reads files: a query sees the store's tables and views only "
                              "(--allow-files to lift this)")
+        if isinstance(node, exp.Lateral):  # a lateral subquery: its tables are checked as any others
+            continue
+        if not isinstance(target, exp.Identifier):
+            raise SQLRefused(f"{node.sql(DIALECT)[:40]!r} is no table of the store; the tables are {', '.join(tables)}")
         if node.args.get("db") or node.args.get("catalog"):
             raise SQLRefused(f"{node.sql(DIALECT)}: qualified table names are not allowed; the tables are "
                              f"{', '.join(tables)}")

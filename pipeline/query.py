@@ -19,11 +19,7 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import re
-import site
-import sys
-import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
@@ -32,7 +28,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from .api import Analysis
-from .confine import confine
+from .confine import python_paths, start
 from .hits import targets as tg
 from .hits.budget import Budget, cut
 from .measures.ecdf import ecdf
@@ -369,69 +365,47 @@ def run_query(store: Store | str | Path, sql: str, *, timeout: float = DEFAULT_T
     if not isinstance(store, Store):
         store = Store(store)
     text = read_sql(sql, allow_files=allow_files)
-    settings = dict(max_budget=max_budget, all_instances=all_instances, exact=exact)
+    budget = Budget.parse(max_budget)
+    # plain values only: unpickling a Budget would import Polars in the child before it is confined
+    settings = dict(max_budget=None if budget is None else str(budget), all_instances=all_instances, exact=exact)
     tables = QueryTables(store, **settings)
     try:  # refused here at once, before any process starts
         sandboxed(text, tables.available(), allow_files=allow_files)
     except SQLRefused as exc:
         raise QueryError(str(exc)) from None
-    mp = multiprocessing.get_context("spawn")  # no fork of a process running Polars' threads
-    receive, send = mp.Pipe(duplex=False)
-    child = mp.Process(target=_child, args=(send, store, text, settings, allow_files, explain), daemon=True)
-    child.start()
-    send.close()
+    read = None if allow_files else [*python_paths(), store_schema.schema_dir()]
+    child, answers = start(read, [store.path], "pipeline.query:_answer", str(store.path), text, settings, allow_files,
+                           explain)
     try:
-        if not receive.poll(timeout or None):
+        if not answers.poll(timeout or None):
             raise QueryError(f"the query ran longer than {timeout:g} s and was stopped (--timeout SECONDS to "
                              "allow more)")
         try:
-            kind, value = receive.recv()
+            kind, value = answers.recv()
         except EOFError:
-            child.join()
-            raise QueryError(f"the query engine died without an answer (exit code {child.exitcode}); "
+            child.wait()
+            raise QueryError(f"the query engine died without an answer (exit code {child.returncode}); "
                              "simplify the query") from None
     finally:
-        if child.is_alive():
+        if child.poll() is None:
             child.kill()
-        child.join()
-        receive.close()
+        child.wait()
+        answers.close()
     if kind == "error":
         raise QueryError(value)
     return value if kind == "explain" else pl.read_ipc(io.BytesIO(value))
 
 
-def _child(send, store: Store, text: str, settings: dict, allow_files: bool, explain: bool) -> None:
-    """The child process of `run_query`: the answer, or the error's one line, sent back."""
+def _answer(store_path: str, text: str, settings: dict, allow_files: bool, explain: bool) -> tuple[str, object]:
+    """In the child process of `run_query`: ("frame", the result as Arrow IPC bytes), ("explain", the plan) or
+    ("error", one line)."""
     try:
-        tables = QueryTables(store, **settings)
-        if not allow_files:
-            confine_to_store(store)
+        tables = QueryTables(Store(store_path), **settings)
         lf = plan(tables, text, allow_files=allow_files)
         if explain:
-            send.send(("explain", lf.explain()))
-            return
+            return "explain", lf.explain()
         buf = io.BytesIO()
         collect(lf, tables).write_ipc(buf)
-        send.send(("frame", buf.getvalue()))
+        return "frame", buf.getvalue()
     except Exception as exc:  # every failure is the parent's one line
-        msg = str(exc) if isinstance(exc, QueryError) else f"{type(exc).__name__}: {_one_line(exc)}"
-        send.send(("error", msg))
-    finally:
-        send.close()
-
-
-def confine_to_store(store: Store) -> bool:
-    """Confine this process's file access (`pipeline.confine`, Landlock) to the store (read and write) and to
-    the Python installation and the packages loaded (read): defence in depth, should a query reach a file
-    function past the sandbox. False where the kernel cannot."""
-    pl.thread_pool_size()  # Polars' threads started before, while the system's files can be read
-    read = {Path(p) for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(key))}
-    read |= {Path(p) for p in site.getsitepackages()}
-    read.add(store_schema.schema_dir())
-    for module in list(sys.modules.values()):
-        top = sys.modules.get(getattr(module, "__name__", "").partition(".")[0])
-        file = getattr(top, "__file__", None)
-        if file:
-            path = Path(file)
-            read.add(path.parent if path.stem == "__init__" else path)
-    return confine(sorted(read), [store.path])
+        return "error", str(exc) if isinstance(exc, QueryError) else f"{type(exc).__name__}: {_one_line(exc)}"

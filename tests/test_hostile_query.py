@@ -3,6 +3,7 @@ comment trick reaches a file; a file named as the query is not read unless it is
 --allow-files); a huge or endless query ends with one line, never a crash or a hang."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -212,19 +213,29 @@ def test_a_query_within_its_time_is_answered(store):
         run_query(store, "SELECT nosuchcolumn FROM runs")
 
 
+def pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def parent(pid: int) -> int | None:
+    """The parent of a process (the field after its name in /proc/PID/stat), None when it is gone."""
+    try:
+        return int(open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def test_an_engine_that_dies_is_one_line(store):
     """A crash of the engine (here a segfault signal sent to the query's process) ends the query, not the caller."""
-    import multiprocessing
-    import os
     import signal
     import threading
 
     def crash():
         for _ in range(200):
-            children = multiprocessing.active_children()
+            children = [pid for pid in pids() if parent(pid) == os.getpid()]
             if children:
                 time.sleep(0.5)
-                os.kill(children[0].pid, signal.SIGSEGV)
+                os.kill(children[0], signal.SIGSEGV)
                 return
             time.sleep(0.05)
 
@@ -242,34 +253,53 @@ def test_cli_timeout(store):
 
 
 # -- defence in depth: the query's process reaches no file outside the store ------------------------
-CONFINED = """
-import sys
-import polars as pl
-from pipeline.query import QueryTables, confine_to_store, plan
-from pipeline.store import Store
-store = Store(sys.argv[1])
-tables = QueryTables(store)
-if not confine_to_store(store):
-    print("no landlock"); sys.exit(0)
-for path in (sys.argv[2], "/etc/passwd"):
+def _probe(store_path: str, secret: str, port: int) -> list:
+    """What a process can reach: files outside the store, a TCP port; and whether the store's queries run."""
+    import socket
+
+    from pipeline.query import plan
+
+    out: list = []
+    for path in (secret, "/etc/passwd"):
+        try:
+            open(path).read()
+            out.append(f"read {path}")
+        except PermissionError:
+            pass
+    for read in (pl.read_csv, lambda p: pl.scan_csv(p).collect()):
+        try:
+            read(secret)
+            out.append(f"polars read {secret}")
+        except Exception:
+            pass
     try:
-        open(path).read(); print("read", path)
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        out.append("connected")
     except PermissionError:
         pass
-try:
-    pl.read_csv(sys.argv[2]); print("polars read", sys.argv[2])
-except Exception:
-    pass
-print(plan(tables, "SELECT COUNT(*) AS n FROM runs").collect().item(), plan(tables, "SELECT * FROM art").collect().height > 0)
-"""
+    tables = QueryTables(Store(store_path))
+    out += [plan(tables, "SELECT COUNT(*) AS n FROM runs").collect().item(),
+            plan(tables, "SELECT * FROM art").collect().height > 0]
+    return out
 
 
 def test_the_query_process_is_confined_to_the_store(store):
-    from pipeline.confine import abi
+    import socket
+
+    from pipeline.confine import abi, python_paths, start
+    from pipeline.store.schema import schema_dir
 
     if not abi():
         pytest.skip("the kernel has no Landlock")
-    r = subprocess.run([sys.executable, "-c", CONFINED, str(store.path), str(store.path.parent / "secret.csv")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["2", "True"], r.stdout + r.stderr  # nothing else read; the store's queries run
+    secret = str(store.path.parent / "secret.csv")
+    server = socket.create_server(("127.0.0.1", 0))
+    answers = []
+    for read in (None, [*python_paths(), schema_dir()]):  # unconfined first: the probe sees what it should
+        child, conn = start(read, [store.path], "test_hostile_query:_probe", str(store.path), secret,
+                            server.getsockname()[1])
+        answers.append(conn.recv())
+        child.wait()
+    server.close()
+    assert answers[0][:5] == [f"read {secret}", "read /etc/passwd", f"polars read {secret}", f"polars read {secret}",
+                              "connected"], answers[0]
+    assert answers[1] == [2, True], answers[1]  # nothing but the store reached, and its queries answered

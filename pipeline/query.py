@@ -13,7 +13,8 @@ whole filter and the column selection are applied inside each partition's plan.
 
 A query runs in a sandbox (`pipeline.sql_calls`, docs/sql.md): read by sqlglot, it must be one query over
 these tables and views only, and Polars runs the text rebuilt from its tokens; the plan Polars makes is checked
-to read no other source. `run_query` computes it in a child process stopped at a time limit.
+to read no other source. `run_query` computes it in a fresh process, confined to the store by the kernel
+(`pipeline.confine`) and stopped at a time limit.
 """
 from __future__ import annotations
 
@@ -264,9 +265,12 @@ def read_sql(query: str, *, allow_files: bool = False) -> str:
     return sql
 
 
+_SCAN = re.compile(r"\s*\w+(?:\[[^\]]*\])? SCAN\b")  # "Parquet SCAN [...]", "PYTHON[cocopipe view art] SCAN"
+
+
 def scan_lines(lf: pl.LazyFrame) -> set[str]:
     """The lines of a frame's (unoptimized) plan that read a source: Parquet, CSV, ... or Python scans."""
-    return {ln.strip() for ln in lf.explain(optimized=False).splitlines() if "SCAN" in ln}
+    return {ln.strip() for ln in lf.explain(optimized=False).splitlines() if _SCAN.match(ln)}
 
 
 def foreign_scans(lf: pl.LazyFrame, frames: dict[str, pl.LazyFrame]) -> set[str]:

@@ -100,9 +100,9 @@ def test_what_is_no_query_of_the_store_is_refused_in_one_line(store, sql, words)
 
 
 def test_store_queries_keep_their_strings_and_names(store):
-    sql = ("SELECT $$it's$$ AS a, 'read_csv(''x'')' AS b, /* read_csv('x') */ algorithm AS \"read_csv\" "
-           "FROM runs -- read_csv('x')\nLIMIT 1;")
-    assert run_sql(store, sql).collect().rows() == [("it's", "read_csv('x')", "ALG")]
+    sql = ("SELECT $$it's$$ AS a, 'read_csv(''x'')' AS b, /* read_csv('x') */ algorithm AS \"read_csv\", "
+           "'Csv SCAN [x.csv]' AS \"Csv SCAN\" FROM runs -- read_csv('x')\nLIMIT 1;")
+    assert run_sql(store, sql).collect().rows() == [("it's", "read_csv('x')", "ALG", "Csv SCAN [x.csv]")]
     q = "WITH t AS (SELECT trial FROM runs) SELECT COUNT(*) AS n FROM t, (VALUES (1), (2)) v(x)"
     assert run_sql(store, q).collect().item() == 4
 

@@ -80,6 +80,10 @@ def functions(sql: str) -> list[str]:
 # -- tokens ------------------------------------------------------------------------------------
 def _tokens(sql: str) -> list[Token]:
     size = len(sql.encode("utf-8", "surrogatepass"))
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes of the command line that were no UTF-8 (Python keeps them as surrogates)
+        raise SQLRefused(f"the query is not UTF-8 text (at character {exc.start + 1})") from None
     if size > MAX_BYTES:
         raise SQLRefused(f"the query is {size:,} bytes long; at most {MAX_BYTES:,} are run")
     if "\x00" in sql:

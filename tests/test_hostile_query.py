@@ -160,6 +160,12 @@ def test_a_binary_or_huge_sql_file_is_one_line_naming_it(store, tmp_path, conten
     assert msg.startswith(f"{tmp_path / 'q.sql'}: ") and "\n" not in msg and all(w in msg for w in words), msg
 
 
+def test_cli_query_text_not_utf8_one_line(store):
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "query", b"SELECT '\xff' AS x FROM runs", "--store",
+                        str(store.path)], capture_output=True, text=True)
+    one_line_error(r, "not UTF-8 text", "character 9")
+
+
 def test_cli_binary_sql_file_one_line(store, tmp_path):
     (tmp_path / "bin.sql").write_bytes(b"\xff\xfe\x00S\x00E")
     one_line_error(cli("query", tmp_path / "bin.sql", "--store", store.path), "bin.sql", "not a UTF-8 text file")

@@ -10,9 +10,15 @@ are read. The derived views are computed per (suite, algorithm) partition, every
 independent per algorithm and suite: the filter Polars pushes into a view is split into its AND-ed
 terms, the terms that use only `suite` and `algorithm` select the partitions to compute, and the
 whole filter and the column selection are applied inside each partition's plan.
+
+A query runs in a sandbox (`pipeline.sql_calls`, docs/sql.md): read by sqlglot, it must be one query over
+these tables and views only, and Polars runs the text rebuilt from its tokens; the plan Polars makes is checked
+to read no other source. `run_query` computes it in a fresh process, confined to the store by the kernel
+(`pipeline.confine`) and stopped at a time limit.
 """
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -23,11 +29,12 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from .api import Analysis
+from .confine import python_paths, start
 from .hits import targets as tg
 from .hits.budget import Budget, cut
 from .measures.ecdf import ecdf
 from .selection import filter_frame
-from .sql_calls import calls
+from .sql_calls import MAX_BYTES, SQLRefused, sandboxed
 from .store import Store, schema as store_schema
 
 PARTITION_KEYS = ("suite", "algorithm")
@@ -221,40 +228,54 @@ def _explain_missing(msg: str, tables: QueryTables) -> str:
     return f"no table {name!r}; the tables are {', '.join(tables.available())}"
 
 
-def read_sql(query: str) -> str:
-    """The SQL text: the file's content when `query` names an existing file (or ends with .sql)."""
+def read_sql(query: str, *, allow_files: bool = False) -> str:
+    """The SQL text: the file's content when `query` names a .sql file (any existing file with `allow_files`).
+
+    Any other file is not opened, so that nothing of it can show in an error; a file that is not UTF-8 text
+    is refused naming it.
+    """
     text = query.strip()
     if "\n" in text:
         return query
     p = Path(text)
     try:
         exists = p.is_file()
-    except OSError:  # not a possible file name: query text
+    except (OSError, ValueError):  # not a possible file name: query text
         exists = False
-    if exists:
-        return p.read_text()
-    if text.lower().endswith(".sql"):
-        raise QueryError(f"{text}: no such SQL file")
-    return query
-
-
-def _strip_final_semicolon(sql: str) -> str:
-    """Polars runs one statement: drop a trailing ';' (and comments after it)."""
-    body = re.sub(r"--[^\n]*", lambda m: " " * len(m.group(0)), sql)  # keep offsets, hide comments
-    stripped = body.rstrip()
-    if stripped.endswith(";"):
-        return sql[: len(stripped) - 1]
+    is_sql = text.lower().endswith(".sql")
+    if exists and not (is_sql or allow_files):
+        raise QueryError(f"{text}: a query file must end in .sql (--allow-files to read any other file)")
+    if not exists:
+        if is_sql:
+            raise QueryError(f"{text}: no such SQL file")
+        return query
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise QueryError(f"{text}: {size:,} bytes; a query is at most {MAX_BYTES:,} bytes")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise QueryError(f"{text}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        sql = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QueryError(f"{text}: not a UTF-8 text file (byte {data[exc.start]:#04x} at offset {exc.start})") from None
+    if "\x00" in sql:
+        raise QueryError(f"{text}: not a text file (it holds NUL bytes)")
     return sql
 
 
-#: Polars SQL's table functions read files (read_csv, read_parquet, read_json, read_ipc, ...): every
-#: function named so is refused unless files are allowed
-FILE_FUNCTIONS = ("read_", "scan_")
+_SCAN = re.compile(r"\s*\w+(?:\[[^\]]*\])? SCAN\b")  # "Parquet SCAN [...]", "PYTHON[cocopipe view art] SCAN"
 
 
-def file_reads(sql: str) -> list[str]:
-    """The functions of a query that would read files (see `FILE_FUNCTIONS`)."""
-    return [f for f in calls(sql) if f.lower().startswith(FILE_FUNCTIONS)]
+def scan_lines(lf: pl.LazyFrame) -> set[str]:
+    """The lines of a frame's (unoptimized) plan that read a source: Parquet, CSV, ... or Python scans."""
+    return {ln.strip() for ln in lf.explain(optimized=False).splitlines() if _SCAN.match(ln)}
+
+
+def foreign_scans(lf: pl.LazyFrame, frames: dict[str, pl.LazyFrame]) -> set[str]:
+    """The sources a query's plan reads that none of the registered `frames` reads (a file, for one)."""
+    return scan_lines(lf) - set().union(*(scan_lines(f) for f in frames.values()))
 
 
 def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | None = None,
@@ -267,7 +288,7 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     store : Store or path
         The store.
     sql : str
-        The query, or the path of a .sql file.
+        The query, or the path of a .sql file (of any file with `allow_files`).
     max_budget : str or float, optional
         A budget cut applied to every table and view ("1000", "100x").
     all_instances, exact : bool
@@ -285,7 +306,8 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     Raises
     ------
     QueryError
-        One line, for a malformed query or one that reads files unless `allow_files`.
+        One line, for a malformed query, one the sandbox refuses (a file read unless `allow_files`, another
+        statement than a query, one too big), or a file named that is not a .sql file of UTF-8 text.
 
     Examples
     --------
@@ -299,15 +321,26 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
     """
     if not isinstance(store, Store):
         store = Store(store)
-    text = _strip_final_semicolon(read_sql(sql))
-    reads = [] if allow_files else file_reads(text)
-    if reads:
-        raise QueryError(f"{reads[0]}() reads files: a query sees the store's tables and views only "
-                         "(--allow-files to lift this)")
+    text = read_sql(sql, allow_files=allow_files)
     tables = tables or QueryTables(store, max_budget=max_budget, all_instances=all_instances, exact=exact)
+    return plan(tables, text, allow_files=allow_files)
+
+
+def plan(tables: QueryTables, text: str, *, allow_files: bool = False) -> pl.LazyFrame:
+    """The LazyFrame of a SQL text over `tables`, once the sandbox (`pipeline.sql_calls`) let it through."""
     try:
-        lf = tables.context().execute(text, eager=False)
+        text = sandboxed(text, tables.available(), allow_files=allow_files)
+    except SQLRefused as exc:
+        raise QueryError(str(exc)) from None
+    frames = tables.frames()
+    try:
+        lf = pl.SQLContext(frames, eager=False).execute(text, eager=False)
         lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
+        if not allow_files:  # defence in depth: the plan reads nothing but the store's tables and views
+            extra = foreign_scans(lf, frames)
+            if extra:
+                raise QueryError(f"the query reads {min(extra)[:80]!r}, not a table of the store "
+                                 "(--allow-files to lift this)")
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise QueryError(_explain_missing(_one_line(exc), tables)) from None
     return lf
@@ -320,3 +353,63 @@ def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame
     except (pl.exceptions.PolarsError, OSError) as exc:
         msg = _one_line(exc)
         raise QueryError(_explain_missing(msg, tables) if tables else msg) from None
+
+
+# -- a query in a child process, stopped at its time limit ----------------------------------------
+#: the time limit of `cocopipe query`, in seconds (`--timeout`)
+DEFAULT_TIMEOUT = 60.0
+
+
+def run_query(store: Store | str | Path, sql: str, *, timeout: float = DEFAULT_TIMEOUT, explain: bool = False,
+              allow_files: bool = False, max_budget: str | float | None = None, all_instances: bool = False,
+              exact: bool = False) -> pl.DataFrame | str:
+    """A query's result (its optimized plan with `explain`), computed in a child process that is killed when it
+    runs longer than `timeout` seconds (0: no limit); a `QueryError` of one line for a query refused,
+    failed, stopped at its limit, or whose engine died (a crash is the child's, never this process's)."""
+    if not isinstance(store, Store):
+        store = Store(store)
+    text = read_sql(sql, allow_files=allow_files)
+    budget = Budget.parse(max_budget)
+    # plain values only: unpickling a Budget would import Polars in the child before it is confined
+    settings = dict(max_budget=None if budget is None else str(budget), all_instances=all_instances, exact=exact)
+    tables = QueryTables(store, **settings)
+    try:  # refused here at once, before any process starts
+        sandboxed(text, tables.available(), allow_files=allow_files)
+    except SQLRefused as exc:
+        raise QueryError(str(exc)) from None
+    read = None if allow_files else [*python_paths(), store_schema.schema_dir()]
+    child, answers = start(read, [store.path], "pipeline.query:_answer", str(store.path), text, settings, allow_files,
+                           explain)
+    try:
+        if not answers.poll(timeout or None):
+            raise QueryError(f"the query ran longer than {timeout:g} s and was stopped (--timeout SECONDS to "
+                             "allow more)")
+        try:
+            kind, value = answers.recv()
+        except EOFError:
+            child.wait()
+            raise QueryError(f"the query engine died without an answer (exit code {child.returncode}); "
+                             "simplify the query") from None
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        answers.close()
+    if kind == "error":
+        raise QueryError(value)
+    return value if kind == "explain" else pl.read_ipc(io.BytesIO(value))
+
+
+def _answer(store_path: str, text: str, settings: dict, allow_files: bool, explain: bool) -> tuple[str, object]:
+    """In the child process of `run_query`: ("frame", the result as Arrow IPC bytes), ("explain", the plan) or
+    ("error", one line)."""
+    try:
+        tables = QueryTables(Store(store_path), **settings)
+        lf = plan(tables, text, allow_files=allow_files)
+        if explain:
+            return "explain", lf.explain()
+        buf = io.BytesIO()
+        collect(lf, tables).write_ipc(buf)
+        return "frame", buf.getvalue()
+    except Exception as exc:  # every failure is the parent's one line
+        return "error", str(exc) if isinstance(exc, QueryError) else f"{type(exc).__name__}: {_one_line(exc)}"

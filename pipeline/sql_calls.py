@@ -1,85 +1,220 @@
-"""The functions a SQL text calls, found token by token: strings, quoted identifiers and comments are
-read as such, so a name inside a string or a comment is no call, and a quoted name or a comment
-between a name and its `(` hides none.
+"""What a SQL text may do in the query sandbox: read by sqlglot (tokens, then the syntax tree), never by
+pattern matching on the text.
 
-Where SQL dialects differ (a backslash escaping a quote inside a string, comments nested in
-comments, `[name]` as a quoted name), every reading is taken and their calls joined: a text cannot hide a call from this
-reader that the SQL engine would make.
+`sandboxed(sql, tables)` returns the text the engine runs, or raises `SQLRefused` (one line):
+
+* a text beyond `MAX_BYTES`, `MAX_TOKENS` tokens or `MAX_DEPTH` nested brackets is refused before it is
+  parsed, and a tree deeper than `MAX_DEPTH` after: a huge expression gets one line, not a stack overflow
+  in the engine;
+* the text is rebuilt from its tokens, every token in its plainest spelling: comments are dropped, strings
+  (dollar-quoted ones too) become '...' and quoted names "...", and a token with no plain spelling
+  (backticks, E'..', U&'..', parameters, non-ASCII outside strings and quoted names) is refused. The engine
+  runs this text, so it cannot read anything differently from the checks below (no parser differential:
+  dollar quoting, nested comments, backslashes or unicode quotes hide nothing);
+* the tree must be one query (SELECT, UNION, ... with WITH): no ATTACH, COPY, PRAGMA, SET, INSTALL, LOAD,
+  CREATE, second statement ...; every table it names is one of `tables` or a WITH name, unqualified, and
+  no table function or file-reading function (`read_csv`, `read_text`, `glob`, `getenv`, ...) is called.
+  With `allow_files` the last two checks are lifted.
 """
 from __future__ import annotations
 
-import itertools
+import logging
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
-_WORD = re.compile(r"\w+")
-_CLOSE = {'"': '"', "`": "`", "[": "]"}
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
 
+#: the dialect the text is read in: DuckDB's, whose lexing (dollar quoting, nested comments, no backslash
+#: escapes in '...', `//`) and functions Polars' SQL shares most
+DIALECT = "duckdb"
+MAX_BYTES = 100_000  #: longest query text (bytes of UTF-8)
+MAX_TOKENS = 10_000  #: most tokens in a query
+MAX_DEPTH = 200  #: deepest nesting of brackets, and of the syntax tree (the ready queries reach 14)
 
-def calls(sql: str) -> list[str]:
-    """Names of the functions `sql` calls (an identifier, bare or quoted, before `(`), in order of
-    first appearance, under every reading of the dialect's differences."""
-    out: dict[str, None] = {}
-    for backslash, nested, brackets in itertools.product((False, True), repeat=3):
-        out.update(dict.fromkeys(_calls(sql, backslash, nested, brackets)))
-    return list(out)
+#: functions that reach files, the environment or the system in some SQL engine: refused unless files are allowed
+FILE_PREFIXES = ("read_", "scan_", "write_", "sink_", "parquet_", "pg_read", "pg_ls", "pg_stat_file", "lo_",
+                 "duckdb_", "iceberg_", "delta_")
+FILE_FUNCTIONS = frozenset({
+    "glob", "getenv", "sniff_csv", "load_extension", "current_setting", "set_config", "system", "shell",
+    "query", "query_table", "file", "readfile", "writefile", "load_file", "copy", "dblink", "http_get",
+})
 
-
-def _calls(sql: str, backslash: bool, nested: bool, brackets: bool) -> list[str]:
-    found, name = [], None  # `name`: the last identifier, until something other than blanks follows it
-    i, n = 0, len(sql)
-    while i < n:
-        c = sql[i]
-        if c.isspace():
-            i += 1
-        elif sql.startswith("--", i):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif sql.startswith("/*", i):
-            i = _comment_end(sql, i, nested)
-        elif c == "'":
-            i, name = _quoted_end(sql, i, "'", backslash), None
-        elif c in _CLOSE and (brackets or c != "["):
-            end = _quoted_end(sql, i, _CLOSE[c], False)
-            name = sql[i + 1:end - 1].replace(_CLOSE[c] * 2, _CLOSE[c])
-            i = end
-        elif c == "_" or c.isalnum():
-            m = _WORD.match(sql, i)
-            name, i = m.group(), m.end()
-        else:
-            if c == "(" and name is not None:
-                found.append(name)
-            name, i = None, i + 1
-    return found
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
+_SYMBOLS = re.compile(r"[-+*/%<>=!|&^~:.,;()\[\]{}]+\Z")
+_STRINGS = {TokenType.STRING, TokenType.HEREDOC_STRING}
+_OPEN = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE}
+_CLOSE = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE}
+_QUERIES = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)
 
 
-def _quoted_end(sql: str, i: int, close: str, backslash: bool) -> int:
-    """The index after the quoted text opening at `i` (a doubled closing quote is one quote in it)."""
-    j, n = i + 1, len(sql)
-    while j < n:
-        if backslash and sql[j] == "\\":
-            j += 2
-        elif sql[j] == close:
-            if sql.startswith(close, j + 1):
-                j += 2
-            else:
-                return j + 1
-        else:
-            j += 1
-    return n
+class SQLRefused(ValueError):
+    """A query the sandbox does not run; the message is one line."""
 
 
-def _comment_end(sql: str, i: int, nested: bool) -> int:
-    """The index after the /* comment */ opening at `i`."""
-    depth, j, n = 0, i, len(sql)
-    while j < n:
-        if sql.startswith("/*", j):
-            depth = depth + 1 if nested or depth == 0 else depth
-            j += 2
-        elif sql.startswith("*/", j):
-            depth -= 1
-            j += 2
-            if depth == 0:
-                return j
-        else:
-            j += 1
-    return n
+def sandboxed(sql: str, tables: Iterable[str], *, allow_files: bool = False) -> str:
+    """The text to run for `sql`, rebuilt from its tokens, after checking that it is one query over `tables`
+    (and its WITH names) only; `SQLRefused` otherwise."""
+    tokens = _tokens(sql)
+    text = _rebuild(sql, tokens)
+    tree = _parse(text)
+    _check_depth(tree)
+    if not isinstance(tree, _QUERIES):
+        raise SQLRefused(f"only a query (SELECT ...) runs here, not {text.split()[0].upper()} ...")
+    if not allow_files:
+        _check_sources(tree, list(tables))
+        _check_functions(tree)
+    return text
+
+
+def functions(sql: str) -> list[str]:
+    """Names of the functions a query calls, as written (lower case), in order of first appearance."""
+    tree = _parse(_rebuild(sql, _tokens(sql)))
+    return list(dict.fromkeys(_name(f) for f in tree.find_all(exp.Func)))
+
+
+# -- tokens ------------------------------------------------------------------------------------
+def _tokens(sql: str) -> list[Token]:
+    size = len(sql.encode("utf-8", "surrogatepass"))
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes of the command line that were no UTF-8 (Python keeps them as surrogates)
+        raise SQLRefused(f"the query is not UTF-8 text (at character {exc.start + 1})") from None
+    if size > MAX_BYTES:
+        raise SQLRefused(f"the query is {size:,} bytes long; at most {MAX_BYTES:,} are run")
+    if "\x00" in sql:
+        raise SQLRefused("the query holds a NUL character")
+    try:
+        tokens = sqlglot.tokenize(sql, read=DIALECT)
+    except TokenError as exc:
+        raise SQLRefused(f"cannot read the query: {_first_line(exc)}") from None
+    if len(tokens) > MAX_TOKENS:
+        raise SQLRefused(f"the query has {len(tokens):,} tokens; at most {MAX_TOKENS:,} are run")
+    depth = 0
+    for tok in tokens:
+        depth += (tok.token_type in _OPEN) - (tok.token_type in _CLOSE)
+        if depth > MAX_DEPTH:
+            raise SQLRefused(f"brackets nested deeper than {MAX_DEPTH} at {_where(sql, tok)}")
+    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:  # one statement: a final ';' is dropped
+        tokens = tokens[:-1]
+    if not tokens:
+        raise SQLRefused("the query is empty")
+    return tokens
+
+
+def _rebuild(sql: str, tokens: list[Token]) -> str:
+    """The text of `tokens`, each in its plainest spelling, apart where the original had anything between them
+    (and around strings and quoted names, so that two strings never merge into one, nor a word prefix one)."""
+    parts, end, quoted = [], None, False
+    for tok in tokens:
+        respelled = tok.token_type in _STRINGS or tok.token_type == TokenType.IDENTIFIER
+        if end is not None and (tok.start > end + 1 or respelled or quoted):
+            parts.append(" ")  # blanks or a comment between the two, or a quoted token: one blank
+        parts.append(_spelling(sql, tok))
+        end, quoted = tok.end, respelled
+    return "".join(parts)
+
+
+def _spelling(sql: str, tok: Token) -> str:
+    if tok.token_type == TokenType.SEMICOLON:
+        raise SQLRefused(f"more than one statement (a ';' at {_where(sql, tok)}): one query runs")
+    if tok.token_type in _STRINGS:
+        return "'" + tok.text.replace("'", "''") + "'"
+    if tok.token_type == TokenType.IDENTIFIER:
+        return '"' + tok.text.replace('"', '""') + '"'
+    raw = sql[tok.start:tok.end + 1]
+    if _WORD.match(raw) or _NUMBER.match(raw) or _SYMBOLS.match(raw):
+        return " ".join(raw.split())
+    shown = raw if len(raw) <= 20 else raw[:20] + "..."
+    raise SQLRefused(f"unsupported token {shown!r} at {_where(sql, tok)} (strings are '...', "
+                     "quoted names \"...\")")
+
+
+def _where(sql: str, tok: Token) -> str:
+    """Where a token starts in the text, as line and column (from 1)."""
+    return f"line {sql.count(chr(10), 0, tok.start) + 1}, column {tok.start - sql.rfind(chr(10), 0, tok.start)}"
+
+
+# -- the tree ----------------------------------------------------------------------------------
+def _parse(text: str) -> exp.Expression:
+    try:
+        with _quiet():
+            trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]
+    except ParseError as exc:
+        err = exc.errors[0] if exc.errors else {}
+        where = f" at line {err['line']}, column {err['col']}" if "line" in err else ""
+        if err.get("highlight"):
+            where += f" near {err['highlight'][:30]!r}"
+        what = err.get("description") or _first_line(exc)
+        what = re.sub(r"<Token token_type: [^,]*, text: ([^,]*),[^>]*>", r"'\1'", what)
+        what = re.sub(r" for <class '[\w.]*\.(\w+)'>", r" (\1)", what)
+        raise SQLRefused(f"cannot parse the query{where}: {what}") from None
+    except RecursionError:
+        raise SQLRefused(f"the query is nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if len(trees) != 1:
+        raise SQLRefused(f"{len(trees)} statements: one query runs")
+    return trees[0]
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """sqlglot's warnings (a statement it reads as a bare command) not printed: the refusal says it."""
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _check_depth(tree: exp.Expression) -> None:
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SQLRefused(f"the query is nested deeper than {MAX_DEPTH} levels (a long chain of operators?)")
+        stack.extend((child, depth + 1) for child in node.iter_expressions())
+
+
+def _check_sources(tree: exp.Expression, tables: list[str]) -> None:
+    """Every table named is a store table or a WITH name; nothing else is read (no table function)."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    allowed = {t.lower() for t in tables} | ctes
+    for node in tree.find_all(exp.Table, exp.Lateral):
+        target = node.this
+        if isinstance(target, exp.Func):  # a table function
+            raise SQLRefused(f"{_name(target)}() reads files: a query sees the store's tables and views only "
+                             "(--allow-files to lift this)")
+        if isinstance(node, exp.Lateral):  # a lateral subquery: its tables are checked as any others
+            continue
+        if not isinstance(target, exp.Identifier):
+            raise SQLRefused(f"{node.sql(DIALECT)[:40]!r} is no table of the store; the tables are {', '.join(tables)}")
+        if node.args.get("db") or node.args.get("catalog"):
+            raise SQLRefused(f"{node.sql(DIALECT)}: qualified table names are not allowed; the tables are "
+                             f"{', '.join(tables)}")
+        if target.name.lower() not in allowed:
+            raise SQLRefused(f"no table {target.name!r}; the tables are {', '.join(tables)}")
+
+
+def _check_functions(tree: exp.Expression) -> None:
+    for node in tree.find_all(exp.Func):
+        name = _name(node)
+        if name.startswith(FILE_PREFIXES) or name in FILE_FUNCTIONS or isinstance(node, (exp.ReadCSV, exp.ReadParquet)):
+            raise SQLRefused(f"{name}() reads files: a query sees the store's tables and views only "
+                             "(--allow-files to lift this)")
+
+
+def _name(func: exp.Expression) -> str:
+    """A function's name as written, lower case."""
+    if isinstance(func, exp.Anonymous):
+        return func.name.lower()
+    return func.sql_name().lower()
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)

@@ -190,7 +190,7 @@ def test_cli_budget_and_explain(qstore):
 
 
 @pytest.mark.parametrize("sql, words", [
-    ("SELEC algorithm FROM runs", ["sql parser error"]),
+    ("SELEC algorithm FROM runs", ["cannot parse the query", "line 1"]),
     ("SELECT nosuchcolumn FROM runs", ["nosuchcolumn"]),
     ("SELECT * FROM nosuchtable", ["nosuchtable", "runs, events, hitting_times, art"]),
     ("SELECT * FROM runs WHERE function = 'x'", ["compare"]),

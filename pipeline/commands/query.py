@@ -20,14 +20,15 @@ def register(app: typer.Typer) -> None:
         out_file: OutOpt = None,
         tables: Annotated[bool, typer.Option("--tables", help="List the tables and views with their columns, and exit.")] = False,
         explain: Annotated[bool, typer.Option("--explain", help="Print the optimized query plan (which partitions and columns are read) instead of running it.")] = False,
-        allow_files: Annotated[bool, typer.Option("--allow-files", help="Let the query read files too (read_csv, read_parquet, read_json, read_ipc); by default it sees the store's tables and views only.")] = False,
+        allow_files: Annotated[bool, typer.Option("--allow-files", help="Let the query read files too (read_csv, read_parquet, read_json, read_ipc) and FILE be any text file; by default it sees the store's tables and views only, and FILE ends in .sql.")] = False,
+        timeout: Annotated[Optional[float], typer.Option("--timeout", min=0, metavar="SECONDS", help="Stop the query after this many seconds (default 60; 0: no limit).", show_default=False)] = None,
     ) -> None:
         """Run SQL (Polars' SQL dialect) over the tables runs and events and the views hitting_times and art
         (default targets per suite; ecdf when available). Only the partitions and columns the query needs are
-        read. Malformed queries exit with code 2."""
+        read. Malformed or refused queries, and those stopped at --timeout, exit with code 2."""
         from rich.text import Text
 
-        from ..query import QueryError, QueryTables, collect, run_sql
+        from ..query import DEFAULT_TIMEOUT, QueryError, QueryTables, run_query
 
         st = open_store(sel.store)
         try:
@@ -42,11 +43,12 @@ def register(app: typer.Typer) -> None:
         if not sql:
             fail("give a query: a .sql file or the SQL text (see --tables for what to query)", 2)
         try:
-            lf = run_sql(st, sql, tables=qt, allow_files=allow_files)
-            if explain:
-                out.print(lf.explain(), soft_wrap=True, markup=False)
-                return
-            df = collect(lf, qt)
+            limit = DEFAULT_TIMEOUT if timeout is None else timeout
+            result = run_query(st, sql, timeout=limit, explain=explain, allow_files=allow_files, max_budget=sel.budget,
+                               all_instances=bool(sel.all_instances), exact=sel.exact_hits)
         except QueryError as exc:
             fail(f"query: {exc}", 2)
-        write_table(df, out_file)
+        if explain:
+            out.print(result, soft_wrap=True, markup=False)
+            return
+        write_table(result, out_file)

@@ -76,7 +76,7 @@ def choices(store: Store, algorithm: str | Sequence[str] | None = None) -> pl.La
     files = sorted((store.path / CHOICES_DIR).glob("*.parquet"))
     if not files:
         return pl.LazyFrame(schema=CHOICES_SCHEMA)
-    lf = pl.scan_parquet(files).select(list(CHOICES_SCHEMA))
+    lf = pl.scan_parquet(files, glob=False).select(list(CHOICES_SCHEMA))
     if algorithm is not None:
         lf = lf.filter(pl.col("algorithm").is_in([algorithm] if isinstance(algorithm, str) else list(algorithm)))
     return lf

@@ -169,11 +169,12 @@ OPENED: list = []
 
 def open_store(path: str):
     """Open an existing store for the rest of the command (its read lock held: no commit of another
-    process happens meanwhile), with a one-line error when it is not one."""
+    process happens meanwhile), with a one-line error when it is not one or lacks a file it lists."""
     from ..store import Store, StoreError
 
     try:
         st = Store(path).hold_reading()
+        st.verify()  # every file it lists is there, before any work
     except StoreError as exc:
         fail(str(exc))
     OPENED.append(st.path)

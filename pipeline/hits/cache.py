@@ -184,7 +184,7 @@ def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     sch = schema.polars_schema(TABLE)
     if not files:
         return pl.LazyFrame(schema=sch)
-    return pl.scan_parquet(files, schema=sch)
+    return pl.scan_parquet(files, schema=sch, glob=False)  # paths, not patterns
 
 
 def _usable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> bool:

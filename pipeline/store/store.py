@@ -48,6 +48,27 @@ def write_manifest(folder: Path, data: dict) -> None:
     os.replace(tmp, folder / MANIFEST)
 
 
+def foreign_files(folder: Path, table: str) -> Iterator[str]:
+    """The files and folders under a table's folder that the store did not put there (anything but
+    `key=value` partition folders holding `.parquet` files), relative to the store."""
+    root = folder / table
+    depth = len(schema.partition_columns(table))
+    for here, dirs, files in os.walk(root):
+        level = len(Path(here).relative_to(root).parts)
+        for d in sorted(dirs):
+            if d.startswith(".") or "=" not in d or level >= depth:
+                dirs.remove(d)
+                yield Path(here, d).relative_to(folder).as_posix()
+        for f in sorted(files):
+            if f.startswith(".") or not f.endswith(".parquet") or level != depth:
+                yield Path(here, f).relative_to(folder).as_posix()
+
+
+def foreign_file(folder: Path, table: str) -> str | None:
+    """The first of `foreign_files`, None where there is none."""
+    return next(foreign_files(folder, table), None)
+
+
 def partition_path(table_parts: Sequence[str], keys: Sequence) -> Path:
     """The partition folders of one group of rows (`suite=.../algorithm=...`), values percent-encoded."""
     return Path(*(hive.folder(k, str(v)) for k, v in zip(table_parts, keys)))
@@ -297,10 +318,45 @@ class Store:
         106945
         """
         sch = schema.polars_schema(table)
+        self.verify()
         root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
         return schema.scan(table, root)
+
+    def verify(self) -> None:
+        """StoreError (one line naming the file) unless every file the manifest lists is in the store and
+        the table folders hold nothing but partition folders of Parquet files: a read never silently misses
+        data. Checked once per commit (`stamp`): a stat per file."""
+        stamp = self.stamp()
+        if stamp is not None and self.__dict__.get("_verified") == stamp:
+            return
+        for attempt in range(2):
+            missing = self._missing()
+            if missing is None or self.stamp() == stamp or attempt:  # a commit meanwhile: look again
+                break
+            stamp = self.stamp()
+        if missing is not None:
+            rel, owner = missing
+            raise StoreError(f"{self.path / rel}: missing from the store (listed by {owner}); `cocopipe check "
+                             f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
+        for table in schema.TABLES:
+            stray = foreign_file(self.path, table)
+            if stray:
+                raise StoreError(f"{self.path / stray}: not a file of the store, in its {table} table; move it out "
+                                 f"of the store (`cocopipe check --store {self.path} --repair` moves it aside)")
+        self.__dict__["_verified"] = stamp
+
+    def _missing(self) -> tuple[str, str] | None:
+        """The first file the manifest lists that is not in the store, and who lists it."""
+        m = self.manifest
+        owners = [(f"source {k}", e["files"]) for k, e in m["sources"].items()]
+        owners += [(f"derived table {k}", d.get("files", [])) for k, d in m.get("derived", {}).items()]
+        for owner, files in owners:
+            for rel in files:
+                if not os.path.isfile(self.path / rel):
+                    return rel, owner
+        return None
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""

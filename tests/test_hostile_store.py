@@ -1,0 +1,126 @@
+"""The store at its edges: odd folder names, files lost or added by hand, output aimed inside the store,
+a full disk, kills at random moments, readers that hold the store long. Each answer is one line naming
+the file (exit 1), or the store read as before."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from logs import write_new2
+from pipeline.ingest import ingest
+from pipeline.store import Store, StoreError
+from pipeline.store.check import check, repair
+
+
+def cli(*args, cwd=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def source(root: Path, alg: str, functions=(1, 2)) -> Path:
+    """Two functions, two instances: evaluations 1 and 4, reaching 5*i then 0.5."""
+    for f in functions:
+        write_new2(root, alg=alg, function=f, runs=[{"instance": i, "dat": [(1, 5.0 * i), (4, 0.5)]} for i in (1, 2)],
+                   info_name=f"bbobexp_f{f}.info")
+    return root
+
+
+def store_at(folder: Path, tmp_path: Path, algs=("A", "B")) -> Store:
+    st = Store(folder, create=True)
+    ingest([source(tmp_path / "src" / a, a) for a in algs], st)
+    return st
+
+
+def one_line_error(r, *names: str) -> None:
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    text = " ".join(" ".join(lines).split())
+    assert text.startswith("error:") and all(n in text for n in names), r.stderr
+
+
+# -- 1: a store path is a path, never a glob pattern ---------------------------------------------------
+def test_a_store_under_folders_with_glob_characters_reads_as_anywhere(tmp_path):
+    plain = store_at(tmp_path / "plain", tmp_path)
+    odd = tmp_path / "results [2024]" / "x[" / "a*?{b,c}" / "k=v" / "st"
+    shutil.copytree(plain.path, odd)
+    for cmd in ("art", "auc"):
+        want, got = cli(cmd, "--store", plain.path, "--out", "-"), cli(cmd, "--store", odd, "--out", "-")
+        assert got.returncode == 0, got.stderr
+        assert got.stdout == want.stdout and got.stdout.count("\n") > 1, (cmd, got.stdout)
+    assert Store(odd).runs().collect().height == 8  # 2 algorithms x 2 functions x 2 instances
+    assert Store(odd).events().collect().height == 16  # two records per trial
+
+
+# -- 2: a file the manifest lists and the store lacks -------------------------------------------------------
+def test_every_command_names_a_listed_file_that_is_missing(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path)
+    lost = next((st.path / "events").rglob("algorithm=A/*.parquet"))
+    lost.unlink()
+    rel = lost.relative_to(st.path).as_posix()
+    for args in (["art"], ["ecdf"], ["runs"], ["query", "SELECT count(*) FROM runs"], ["report", "--out", tmp_path / "rep"]):
+        one_line_error(cli(*args, "--store", st.path), rel, "missing", "check", "--repair")
+    with pytest.raises(StoreError, match="missing"):
+        Store(st.path).events().collect()
+    repair(st.path)
+    assert Store(st.path).runs().collect()["algorithm"].unique().to_list() == ["B"]
+
+
+def test_a_file_dropped_into_a_table_folder_is_named_not_read(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path)
+    stray = st.path / "runs" / "notes.txt"
+    stray.write_text("mine")
+    one_line_error(cli("art", "--store", st.path), "runs/notes.txt", "not a file of the store")
+    assert [f.kind for f in check(st.path)] == ["foreign"]
+
+
+# -- 16: a manifest of wrong types ---------------------------------------------------------------------
+@pytest.mark.parametrize("field, value, named", [
+    ("runs", "many", "sources.KEY.runs"), ("files", [3], "sources.KEY.files[0]")])
+def test_a_manifest_field_of_the_wrong_type_is_named(tmp_path, field, value, named):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    m = json.loads((st.path / "cocopipe-store.json").read_text())
+    key = next(iter(m["sources"]))
+    m["sources"][key][field] = value
+    (st.path / "cocopipe-store.json").write_text(json.dumps(m))
+    named = named.replace("KEY", key)
+    for args in (["check"], ["art"], ["ingest", tmp_path / "src" / "A"]):
+        r = cli(*args, "--store", st.path)
+        assert r.returncode == 1 and "Traceback" not in r.stderr and named in r.stdout + r.stderr, (args, r.stdout,
+                                                                                                  r.stderr)
+    r = cli("check", "--store", st.path, "--repair")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert Store(st.path).runs().collect().height == 4
+
+
+# -- 9: repair never deletes what the store did not write ------------------------------------------------
+def test_repair_moves_a_users_files_aside_and_names_them(tmp_path):
+    import polars as pl
+
+    st = store_at(tmp_path / "st", tmp_path)
+    part = next((st.path / "runs").rglob("algorithm=A"))
+    pl.DataFrame({"x": [1, 2]}).write_parquet(part / "mine.parquet")
+    (st.path / "events" / "notes.txt").write_text("mine too")
+    mine = (part / "mine.parquet").read_bytes()
+    r = cli("check", "--store", st.path, "--repair")
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = " ".join(r.stdout.split())
+    rel = (part / "mine.parquet").relative_to(st.path).as_posix()
+    assert f"{rel}: moved aside to quarantine/{rel}" in text and "deleted" not in text, text
+    assert "events/notes.txt: moved aside to quarantine/events/notes.txt" in text, text
+    assert (st.path / "quarantine" / rel).read_bytes() == mine
+    assert (st.path / "quarantine" / "events" / "notes.txt").read_text() == "mine too"
+    assert check(st.path) == [] and Store(st.path).runs().collect().height == 8
+
+
+def test_repair_still_deletes_the_stores_own_unreadable_file(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path)
+    bad = next((st.path / "events").rglob("algorithm=A/*.parquet"))
+    bad.write_bytes(bad.read_bytes()[:100])
+    done, left = repair(st.path)
+    assert any(line.startswith(f"{bad.relative_to(st.path).as_posix()}: deleted") for line in done), done
+    assert left == [] and not (st.path / "quarantine").exists()

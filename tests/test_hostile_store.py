@@ -124,3 +124,50 @@ def test_repair_still_deletes_the_stores_own_unreadable_file(tmp_path):
     done, left = repair(st.path)
     assert any(line.startswith(f"{bad.relative_to(st.path).as_posix()}: deleted") for line in done), done
     assert left == [] and not (st.path / "quarantine").exists()
+
+
+# -- 11, 16: where a report goes, checked before the work ----------------------------------------------------
+def test_a_report_inside_the_store_or_holding_it_is_refused_before_the_work(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    for out, said in ((st.path / "runs" / "rep", "inside the store"), (st.path, "inside the store"),
+                      (tmp_path, "holds the store")):
+        one_line_error(cli("report", "--store", st.path, "--out", out, "--force"), str(out), said)
+    assert check(st.path) == [] and not (st.path / "runs" / "rep").exists()
+    assert Store(st.path).runs().collect().height == 4
+
+
+def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    (tmp_path / "here").mkdir()
+    for out in (".", "..", str((tmp_path / "here").resolve())):
+        one_line_error(cli("report", "--store", st.path, "--out", out, "--force", cwd=tmp_path / "here"),
+                       out, "folder of its own")
+    assert list((tmp_path / "here").iterdir()) == []
+
+
+def test_settings_naming_a_folder_is_one_line(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    one_line_error(cli("report", "--store", st.path, "--out", tmp_path / "rep", "--settings", tmp_path),
+                   str(tmp_path), "a folder, not a settings file")
+
+
+def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
+    import os
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))  # outside pytest's private tmp folders
+    try:
+        st = store_at(base / "st", base, algs=("A",))
+        (base / "locked").mkdir()
+        os.chmod(base / "locked", 0o555)
+        prefix: tuple[str, ...] = ()
+        if os.geteuid() == 0:
+            if not shutil.which("setpriv"):
+                pytest.skip("root without setpriv: cannot make a folder read-only")
+            prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
+        r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", "report", "--store", str(st.path),
+                            "--out", str(base / "locked" / "new" / "rep")], capture_output=True, text=True, timeout=120)
+        one_line_error(r, str(base / "locked"), "cannot write the report there")
+    finally:
+        os.chmod(base / "locked", 0o755)
+        shutil.rmtree(base)

@@ -171,3 +171,39 @@ def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
     finally:
         os.chmod(base / "locked", 0o755)
         shutil.rmtree(base)
+
+
+# -- 16: a full disk during an ingest ----------------------------------------------------------------------
+FULL_DISK = """
+import resource, signal, sys
+from pipeline.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv.pop(1)),) * 2)
+sys.argv[0] = "cocopipe"
+main()
+"""
+
+
+def test_a_full_disk_during_an_ingest_is_one_line_and_leaves_the_store_as_it_was(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    before = Store(st.path).runs().collect().sort("run_id")
+    manifest = (st.path / "cocopipe-store.json").read_text()
+    big = source(tmp_path / "src" / "B", "B", functions=range(1, 25))
+    r = subprocess.run([sys.executable, "-c", FULL_DISK, "1500", "ingest", big, "--store", st.path],
+                       capture_output=True, text=True, timeout=120)
+    one_line_error(r, str(st.path), "cannot write to the store", "left as it was")
+    assert (st.path / "cocopipe-store.json").read_text() == manifest
+    assert check(st.path) == [] and sorted(p.name for p in st.path.iterdir() if p.name.startswith(".")) == [
+        ".cocopipe-read.lock", ".cocopipe-write.lock"]
+    assert Store(st.path).runs().collect().sort("run_id").equals(before)
+    assert cli("ingest", big, "--store", st.path).returncode == 0  # with room again
+
+
+# -- 17: a folder holding the store ------------------------------------------------------------------------
+def test_ingesting_a_folder_that_holds_the_store_twice_is_unchanged(tmp_path):
+    logs = source(tmp_path / "logs", "A")
+    first = cli("ingest", logs, "--store", logs / "st")
+    assert first.returncode == 0, first.stderr
+    second = cli("ingest", logs, "--store", logs / "st")
+    assert second.returncode == 0 and "unchanged" in second.stderr + second.stdout, second.stderr
+    assert Store(logs / "st").runs().collect().height == 4

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
-from .errors import StoreBusy, StoreError
+from .errors import StoreBusy, StoreError, StoreWriteError
 
 MANIFEST = mf.FILE
 JOURNAL = ".journal.json"
@@ -43,9 +43,27 @@ def _write_parquet(tbl: pa.Table, out: Path) -> None:
 
 def write_manifest(folder: Path, data: dict) -> None:
     """Replace the manifest of the store in `folder` atomically."""
-    tmp = folder / f".{MANIFEST}.{uuid.uuid4().hex}"
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    os.replace(tmp, folder / MANIFEST)
+    _write_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace a file by a whole new text (written beside it, then renamed; no trace left when it fails)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_failed(folder: Path, exc: OSError) -> StoreWriteError:
+    """The one-line error of a write to the store that failed (a full disk, a read-only file system)."""
+    why = exc.strerror or " ".join(str(exc).split())
+    return StoreWriteError(f"{folder}: cannot write to the store ({why}); the store is left as it was")
 
 
 def foreign_files(folder: Path, table: str) -> Iterator[str]:
@@ -275,8 +293,8 @@ class Store:
             shutil.rmtree(p, ignore_errors=True)
         if left:
             self.notices.append(f"{self.path}: removed {len(left)} staging folder(s) left by a write that did not finish")
-        for p in self.path.glob(f".{MANIFEST}.*"):
-            p.unlink(missing_ok=True)
+        for p in [*self.path.glob(f".{glob.escape(MANIFEST)}.*"), *self.path.glob(f".{glob.escape(JOURNAL)}.*")]:
+            p.unlink(missing_ok=True)  # a replacement cut short
         data, message = mf.upgrade(self.manifest)
         if message:
             self._write_manifest(data)
@@ -398,8 +416,10 @@ class Store:
                     pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
                                    row_group_size=1 << 20)
                     added.append((Path(DERIVED) / name / rel).as_posix())
-            except BaseException:
+            except BaseException as exc:
                 shutil.rmtree(stage, ignore_errors=True)
+                if isinstance(exc, OSError):
+                    raise write_failed(self.path, exc) from None
                 raise
             final = self.path / DERIVED / name
             trash = self.path / f".stage-{txn}-old"
@@ -495,8 +515,10 @@ class Store:
                     rel = Path(table) / folder / f"{data.source_id}.parquet"
                     _write_parquet(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet")
                     added.append(rel.as_posix())
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(stage, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise write_failed(self.path, exc) from None
             raise
         return Staged(data, txn, added)
 
@@ -556,7 +578,10 @@ class Store:
                    "uncache": uncache}
         new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
         with lock.committing(self.path, self.on_wait):
-            self._write_journal(journal)
+            try:
+                self._write_journal(journal)
+            except OSError as exc:  # nothing changed yet
+                raise write_failed(self.path, exc) from None
             try:
                 trash = self.path / journal["trash"]
                 for rel in journal["existed"]:  # kept for a roll-back; readers never miss the file
@@ -572,18 +597,18 @@ class Store:
                     dst.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(stage / f"{k}.parquet", dst)
                 self._write_manifest(new)  # the commit point
-            except BaseException:
+            except BaseException as exc:
                 try:
                     self._recover()
                 except Exception:  # noqa: BLE001 - the journal stays: the next writer finishes it
                     pass
+                if isinstance(exc, OSError):
+                    raise write_failed(self.path, exc) from None
                 raise
             self._finish(journal)
 
     def _write_journal(self, journal: dict) -> None:
-        tmp = self.path / f"{JOURNAL}.{journal['txn']}"
-        tmp.write_text(json.dumps(journal))
-        os.replace(tmp, self.path / JOURNAL)
+        _write_atomic(self.path / JOURNAL, json.dumps(journal))
 
     def _finish(self, journal: dict) -> None:
         """The end of a commit: files no source lists are deleted, with the cache files of the sources

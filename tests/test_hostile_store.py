@@ -207,3 +207,24 @@ def test_ingesting_a_folder_that_holds_the_store_twice_is_unchanged(tmp_path):
     second = cli("ingest", logs, "--store", logs / "st")
     assert second.returncode == 0 and "unchanged" in second.stderr + second.stdout, second.stderr
     assert Store(logs / "st").runs().collect().height == 4
+
+
+# -- 17: a reader that holds the store long --------------------------------------------------------------
+def test_a_commit_waits_for_a_long_reader_as_long_as_told_and_names_it(tmp_path):
+    import os
+    import time
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    manifest = (st.path / "cocopipe-store.json").read_text()
+    with Store(st.path).reading():
+        started = time.monotonic()
+        r = cli("ingest", source(tmp_path / "src" / "B", "B"), "--store", st.path, "--wait", "1")
+        assert time.monotonic() - started < 30
+        said, last = r.stderr.strip().splitlines()  # what it waits for, then why it stopped
+        assert f"waiting for pid {os.getpid()}" in said and r.returncode == 1, r.stderr
+        assert last.startswith("error:") and all(n in last for n in (str(st.path), "being read by",
+                                                                     f"pid {os.getpid()}", "--wait")), r.stderr
+        assert (st.path / "cocopipe-store.json").read_text() == manifest
+        assert not [p for p in st.path.iterdir() if p.name.startswith(".stage")]
+    assert cli("ingest", tmp_path / "src" / "B", "--store", st.path).returncode == 0
+    assert Store(st.path).runs().collect().height == 8

@@ -526,6 +526,16 @@ class Store:
         """The staging folder of a write."""
         return self.path / f".stage-{txn}"
 
+    @contextmanager
+    def _discarding(self, staged: Staged) -> Iterator[None]:
+        """Delete what was staged when its commit fails before it began (a busy store)."""
+        try:
+            yield
+        except BaseException:
+            if not (self.path / JOURNAL).exists():
+                self.discard(staged)
+            raise
+
     def discard(self, staged: Staged) -> None:
         """Delete a staged source that will not be committed."""
         shutil.rmtree(self._stage(staged.txn), ignore_errors=True)
@@ -535,7 +545,7 @@ class Store:
         that key and the sources keyed `replace`, atomically (one commit at a time: call from one
         thread). A file another source lists too (identical content) is left as it is."""
         data = staged.data
-        with self.writing():
+        with self.writing(), self._discarding(staged):
             m = self.manifest
             gone = [k for k in dict.fromkeys([data.key, *replace]) if k in m["sources"]]
             others = {f for k, e in m["sources"].items() if k not in gone for f in e["files"]}

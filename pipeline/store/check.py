@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
-from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_manifest
+from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_journal, write_manifest
 
 @dataclass
 class Finding:
@@ -239,10 +240,24 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
                 shutil.rmtree(p, ignore_errors=True)
             m = mf.empty({t: schema.version(t) for t in schema.TABLES})
             done.append(f"{MANIFEST}: rebuilt from the files ({bad.detail})")
-        _repair_sources(root, m, done)
-        _repair_derived(root, m, done)
-        write_manifest(root, dict(m, manifest_version=mf.VERSION))
+        doomed: list[str] = []
+        _repair_sources(root, m, done, doomed)
+        _repair_derived(root, m, done, doomed)
+        _commit(root, m, doomed)
     return done, check(root)
+
+
+def _commit(root: Path, m: dict, doomed: list[str]) -> None:
+    """Replace the manifest by the repaired one, then delete the files it no longer lists, under a
+    journal (as `Store` commits): killed at any moment, the store is the one before or after the repair."""
+    txn = uuid.uuid4().hex
+    journal = {"txn": txn, "stage": f".stage-{txn}", "trash": f".trash-{txn}", "added": [], "existed": [],
+               "removed": sorted(set(doomed)), "uncache": []}
+    write_journal(root, journal)
+    write_manifest(root, dict(m, manifest_version=mf.VERSION, txn=txn))  # the commit point
+    Store(root)._finish(journal)
+    for table in schema.TABLES:
+        Store.prune(root, table)
 
 
 #: where `check --repair` moves what the store did not write, rather than delete it
@@ -271,14 +286,15 @@ def _set_aside(root: Path, f: str, why: str, done: list[str]) -> None:
     done.append(f"{f}: moved aside to {dst.relative_to(root).as_posix()} ({why}; the store did not write it)")
 
 
-def _unlink(root: Path, f: str, why: str, done: list[str], listed: set[str]) -> None:
-    """Delete a file the store wrote; move aside one it did not (`_set_aside`)."""
+def _unlink(root: Path, f: str, why: str, done: list[str], listed: set[str], doomed: list[str]) -> None:
+    """Delete a file the store wrote (with the repair's commit: into `doomed`); move aside one it did not
+    (`_set_aside`, at once)."""
     if not (root / f).exists():
         return
     if not _written_by_store(root, f, listed):
         _set_aside(root, f, why, done)
         return
-    (root / f).unlink()
+    doomed.append(f)
     done.append(f"{f}: deleted ({why})")
 
 
@@ -288,7 +304,7 @@ def _listed(m: dict) -> set[str]:
             | {f for d in m.get("derived", {}).values() for f in d.get("files", [])})
 
 
-def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
+def _repair_sources(root: Path, m: dict, done: list[str], doomed: list[str]) -> None:
     sources = m["sources"]
     derived = m.get("derived", {})
     written = _listed(m)
@@ -325,7 +341,7 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
     listed = {f for e in sources.values() for f in e["files"]}
     ids = {e.get("source_id") for e in sources.values()}
     for f in sorted(dropped - listed):
-        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done, written)
+        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done, written, doomed)
     orphans: dict[str, list[str]] = {}
     for f in sorted(set(data) - listed - dropped):
         orphans.setdefault(Path(f).stem, []).append(f)
@@ -333,19 +349,17 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         keep = whole_partitions(files)
         if sid in ids or not any(f.startswith("runs/") for f in keep):
             for f in files:
-                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done, written)
+                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done, written, doomed)
             continue
         entry = _meta(root, keep, {"source_id": sid, "path": None})
         key = f"recovered:{entry['name']}:{sid}"
         sources[key] = entry
         done.append(f"source {key}: recovered from {len(keep)} file(s) no source listed ({entry['runs']} runs)")
         for f in sorted(set(files) - set(keep)):
-            _unlink(root, f, "its partition is incomplete", done, written)
-    for table in schema.TABLES:
-        Store.prune(root, table)
+            _unlink(root, f, "its partition is incomplete", done, written, doomed)
 
 
-def _repair_derived(root: Path, m: dict, done: list[str]) -> None:
+def _repair_derived(root: Path, m: dict, done: list[str], doomed: list[str]) -> None:
     derived = m.get("derived", {})
     ids = {e.get("source_id") for e in m["sources"].values()}
     written = _listed(m)
@@ -355,12 +369,13 @@ def _repair_derived(root: Path, m: dict, done: list[str]) -> None:
         name = f.split("/")[1]
         if f in cached:
             if problem := _cache_problem(root, f, ids):
-                _unlink(root, f, problem, done, written)
+                _unlink(root, f, problem, done, written, doomed)
         elif name not in derived or f not in derived[name].get("files", []):
-            _unlink(root, f, "no derived table lists it", done, written)
+            _unlink(root, f, "no derived table lists it", done, written, doomed)
     for name, d in list(derived.items()):
         problems = [f for f in d.get("files", []) if read_problem(root / f, d.get("table"))]
         if problems:
-            shutil.rmtree(root / DERIVED / name, ignore_errors=True)
+            for f in _parquet_files(root, f"{DERIVED}/{name}"):
+                _unlink(root, f, f"its derived table {name} is dropped", [], written, doomed)
             del derived[name]
             done.append(f"derived table {name}: dropped ({problems[0]} is missing or unreadable); compute it again")

@@ -46,6 +46,11 @@ def write_manifest(folder: Path, data: dict) -> None:
     _write_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True))
 
 
+def write_journal(folder: Path, journal: dict) -> None:
+    """Write the journal of a commit about to begin (`Store._journaled`)."""
+    _write_atomic(folder / JOURNAL, json.dumps(journal))
+
+
 def _write_atomic(path: Path, text: str) -> None:
     """Replace a file by a whole new text (written beside it, then renamed; no trace left when it fails)."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
@@ -343,37 +348,51 @@ class Store:
         return schema.scan(table, root)
 
     def verify(self) -> None:
-        """StoreError (one line naming the file) unless every file the manifest lists is in the store and
-        the table folders hold nothing but partition folders of Parquet files: a read never silently misses
-        data. Checked once per commit (`stamp`): a stat per file."""
+        """StoreError (one line naming the file) unless the files of the store are those its manifest
+        lists: every listed file is there, and the table folders hold nothing else (no file put there by
+        hand, none left by a write that did not finish), so that a read never silently misses data or
+        reads what is not part of the store. Checked once per commit (`stamp`): a stat per file."""
         stamp = self.stamp()
         if stamp is not None and self.__dict__.get("_verified") == stamp:
             return
-        for attempt in range(2):
-            missing = self._missing()
-            if missing is None or self.stamp() == stamp or attempt:  # a commit meanwhile: look again
+        for _ in range(3):
+            problem = self._unverified()
+            now = self.stamp()
+            if problem is None or now == stamp:  # else a commit came in between: look again
                 break
-            stamp = self.stamp()
-        if missing is not None:
-            rel, owner = missing
-            raise StoreError(f"{self.path / rel}: missing from the store (listed by {owner}); `cocopipe check "
-                             f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
+            stamp = now
+        if problem is not None:
+            raise StoreError(problem)
+        self.__dict__["_verified"] = stamp
+
+    def _unverified(self) -> str | None:
+        """What `verify` finds wrong (None: nothing)."""
+        m = self.manifest
+        repair = f"`cocopipe check --store {self.path} --repair`"
+        owners = [(f"source {k}", e["files"]) for k, e in m["sources"].items()]
+        owners += [(f"derived table {k}", d.get("files", [])) for k, d in m.get("derived", {}).items()]
+        listed = set()
+        for owner, files in owners:
+            listed.update(files)
+            for rel in files:
+                if not os.path.isfile(self.path / rel):
+                    return (f"{self.path / rel}: missing from the store (listed by {owner}); {repair} drops what is "
+                            "lost (re-ingest the source to restore it)")
         for table in schema.TABLES:
             stray = foreign_file(self.path, table)
             if stray:
-                raise StoreError(f"{self.path / stray}: not a file of the store, in its {table} table; move it out "
-                                 f"of the store (`cocopipe check --store {self.path} --repair` moves it aside)")
-        self.__dict__["_verified"] = stamp
-
-    def _missing(self) -> tuple[str, str] | None:
-        """The first file the manifest lists that is not in the store, and who lists it."""
-        m = self.manifest
-        owners = [(f"source {k}", e["files"]) for k, e in m["sources"].items()]
-        owners += [(f"derived table {k}", d.get("files", [])) for k, d in m.get("derived", {}).items()]
-        for owner, files in owners:
-            for rel in files:
-                if not os.path.isfile(self.path / rel):
-                    return rel, owner
+                return (f"{self.path / stray}: not a file of the store, in its {table} table; move it out of the "
+                        f"store ({repair} moves it aside)")
+        if (self.path / JOURNAL).exists():  # an interrupted write no one could finish here: read as it is
+            return None
+        tops = [*schema.TABLES, *(f"{DERIVED}/{k}" for k in m.get("derived", {}))]
+        for top in tops:
+            for here, _, files in os.walk(self.path / top):
+                for f in sorted(files):
+                    rel = Path(here, f).relative_to(self.path).as_posix()
+                    if rel not in listed:
+                        return (f"{self.path / rel}: in the store but listed by no source (left by a write that "
+                                f"did not finish, or put there by hand); {repair} takes it in or moves it aside")
         return None
 
     def runs(self) -> pl.LazyFrame:
@@ -401,7 +420,8 @@ class Store:
         return self.scan(entry["table"], self.path / DERIVED / name)
 
     def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
-        """Write (or replace) a derived table atomically: the files go under `derived/NAME/`,
+        """Write (or replace) a derived table atomically, journaled as a source's commit (a kill at any
+        moment leaves the earlier table or the new one): the files go under `derived/NAME/`,
         partitioned and validated like `table`; `meta` is recorded in the manifest."""
         with self.writing():
             txn = uuid.uuid4().hex
@@ -411,28 +431,20 @@ class Store:
             try:
                 stage.mkdir()
                 for keys, part in df.group_by(parts, maintain_order=True):
-                    rel = partition_path(parts, keys) / "part.parquet"
-                    (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                    pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
-                                   row_group_size=1 << 20)
-                    added.append((Path(DERIVED) / name / rel).as_posix())
+                    rel = Path(DERIVED) / name / partition_path(parts, keys) / "part.parquet"
+                    pq.write_table(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet",
+                                   compression="zstd", row_group_size=1 << 20)
+                    added.append(rel.as_posix())
             except BaseException as exc:
                 shutil.rmtree(stage, ignore_errors=True)
                 if isinstance(exc, OSError):
                     raise write_failed(self.path, exc) from None
                 raise
-            final = self.path / DERIVED / name
-            trash = self.path / f".stage-{txn}-old"
-            final.parent.mkdir(exist_ok=True)
-            with lock.committing(self.path, self.on_wait):
-                if final.exists():
-                    os.replace(final, trash)
-                os.replace(stage, final)
-                data = self.manifest
-                data.setdefault("derived", {})[name] = dict(meta or {}, table=table, files=added,
-                                                            created=time.strftime("%Y-%m-%dT%H:%M:%S"))
-                self._write_manifest(data)
-            shutil.rmtree(trash, ignore_errors=True)
+            m = self.manifest
+            old = m.get("derived", {}).get(name, {}).get("files", [])
+            entry = dict(meta or {}, table=table, files=added, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            new = dict(m, derived={**m.get("derived", {}), name: entry}, txn=txn)
+            self._journaled(new, txn, {rel: k for k, rel in enumerate(added)}, sorted(set(old) - set(added)), [])
             return added
 
     # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
@@ -583,10 +595,17 @@ class Store:
         rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
         uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
                           | rewritten) - {None, ""})  # cache files of sources gone or written anew
+        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
+        self._journaled(new, txn, moves, removed, uncache)
+
+    def _journaled(self, new: dict, txn: str, moves: dict[str, int], removed: list[str], uncache: list[str]) -> None:
+        """Replace the manifest by `new` (whose `txn` is `txn`), moving the staged files `moves` into place
+        first and deleting the files `removed` (and the cache files of the source ids `uncache`) after,
+        under a journal: a crash at any point is rolled back (before the manifest is replaced) or
+        finished (after)."""
         journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
                    "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
                    "uncache": uncache}
-        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
         with lock.committing(self.path, self.on_wait):
             try:
                 self._write_journal(journal)
@@ -618,7 +637,7 @@ class Store:
             self._finish(journal)
 
     def _write_journal(self, journal: dict) -> None:
-        _write_atomic(self.path / JOURNAL, json.dumps(journal))
+        write_journal(self.path, journal)
 
     def _finish(self, journal: dict) -> None:
         """The end of a commit: files no source lists are deleted, with the cache files of the sources

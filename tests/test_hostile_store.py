@@ -228,3 +228,108 @@ def test_a_commit_waits_for_a_long_reader_as_long_as_told_and_names_it(tmp_path)
         assert not [p for p in st.path.iterdir() if p.name.startswith(".stage")]
     assert cli("ingest", tmp_path / "src" / "B", "--store", st.path).returncode == 0
     assert Store(st.path).runs().collect().height == 8
+
+
+# -- 17: kill -9 at random moments ---------------------------------------------------------------------------
+def _killed(args: list, at: float) -> None:
+    """Run a cocopipe command and kill -9 it `at` seconds after its start (or let it end first)."""
+    import signal
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    time.sleep(at)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=60)
+
+
+def _duration(args: list) -> float:
+    import time
+
+    started = time.monotonic()
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    return time.monotonic() - started
+
+
+def test_kill_9_during_biobj_recompute_leaves_the_earlier_table_or_the_new_one(tmp_path):
+    import random
+
+    from pipeline.biobj.recompute import NAME
+    from test_biobj_ingest import write_biobj
+
+    rng = random.Random(17)
+    import polars as pl
+
+    from pipeline.biobj.points import problem_points
+
+    exp = write_biobj(tmp_path / "exp", {i: [f"{e}\t{1 + 1 / e}\t{1 + e / 9}\t0\t0" for e in range(1, 9)]
+                                         for i in range(1, 6)})
+    names = problem_points(pl.DataFrame({"suite": ["bbob-biobj"] * 5, "function": [1] * 5, "dimension": [2] * 5,
+                                         "instance": list(range(1, 6))})).sort("instance")["problem"]
+    for adat in (exp / "archive").iterdir():  # the two problems coco-experiment names for each instance
+        i = int(adat.name.split("_i")[1][:2])
+        adat.write_text("".join(line.split(", name = ")[0] + f", name = {names[i - 1]}\n"
+                                if line.startswith("% instance") else line for line in adat.open()))
+    st = Store(tmp_path / "st", create=True)
+    ingest([exp], st)
+    took = _duration(["biobj", "recompute", "--store", st.path])
+    whole = Store(st.path).scan_derived(NAME).collect().sort("run_id", "evaluations")
+    assert whole.height > 0
+    for k in range(4):
+        if k % 2:  # from no table as well as over an earlier one
+            Store(st.path).remove_derived(NAME)
+        _killed(["biobj", "recompute", "--store", st.path], rng.uniform(0.3, 1.0) * took)
+        after = Store(st.path)  # opening finishes or rolls back
+        assert check(st.path) == [], k
+        if NAME in after.derived():
+            assert after.scan_derived(NAME).collect().sort("run_id", "evaluations").equals(whole), k
+        assert after.events().collect().height == 5 * 2  # the logged indicator, untouched
+
+
+def test_kill_9_during_an_ingest_leaves_a_readable_store_or_none(tmp_path):
+    import random
+
+    rng = random.Random(9)
+    a, b = source(tmp_path / "src" / "A", "A", functions=range(1, 7)), source(tmp_path / "src" / "B", "B")
+    took = _duration(["ingest", a, b, "--store", tmp_path / "timed"])
+    for k in range(4):
+        store = tmp_path / f"st{k // 2}"  # a new store, then one with the sources in it already
+        _killed(["ingest", a, b, "--store", store, "--force"], rng.uniform(0.3, 1.0) * took)
+        if not (store / "cocopipe-store.json").exists():
+            continue
+        st = Store(store)
+        assert check(store) == [], k
+        per = dict(st.runs().collect().group_by("algorithm").len().rows())
+        assert per in ({}, {"A": 12}, {"A": 12, "B": 4}), per
+        assert cli("art", "--store", store).returncode == (0 if per else 1)  # 1: "holds no trials"
+
+
+def test_kill_9_during_a_repair_leaves_the_store_before_or_after_it(tmp_path):
+    import random
+
+    import polars as pl
+
+    rng = random.Random(1)
+    st = store_at(tmp_path / "st", tmp_path, algs=("A", "B", "C"))
+    pl.DataFrame({"x": [1]}).write_parquet(next((st.path / "runs").rglob("algorithm=B")) / "mine.parquet")
+    bad = next((st.path / "events").rglob("algorithm=A/*.parquet"))
+    bad.write_bytes(bad.read_bytes()[:100])
+    damaged = tmp_path / "damaged"
+    shutil.copytree(st.path, damaged)
+    shutil.copytree(damaged, tmp_path / "timed")
+    took = _duration(["check", "--store", tmp_path / "timed", "--repair"])
+    want = Store(tmp_path / "timed").runs().collect().sort("run_id")
+    assert sorted(want["algorithm"].unique()) == ["B", "C"]
+    for k in range(3):
+        shutil.rmtree(st.path)
+        shutil.copytree(damaged, st.path)
+        before = (st.path / "cocopipe-store.json").read_text()
+        _killed(["check", "--store", st.path, "--repair"], rng.uniform(0.3, 1.0) * took)
+        Store(st.path)  # opening finishes or rolls back
+        if (st.path / "cocopipe-store.json").read_text() != before:  # repaired: wholly
+            assert check(st.path) == [], k
+            assert Store(st.path).runs().collect().sort("run_id").equals(want), k
+        r = cli("check", "--store", st.path, "--repair")
+        assert r.returncode == 0 and Store(st.path).runs().collect().sort("run_id").equals(want), r.stdout
+        assert list((st.path / "quarantine").rglob("mine.parquet")), k  # never deleted

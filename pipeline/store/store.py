@@ -447,6 +447,16 @@ class Store:
             self._journaled(new, txn, {rel: k for k, rel in enumerate(added)}, sorted(set(old) - set(added)), [])
             return added
 
+    def remove_derived(self, name: str) -> None:
+        """Delete a derived table and its files (atomically, under the writer lock)."""
+        with self.writing():
+            m = self.manifest
+            if name not in m.get("derived", {}):
+                raise StoreError(f"{self.path}: no derived table {name!r}")
+            txn = uuid.uuid4().hex
+            derived = {k: d for k, d in m["derived"].items() if k != name}
+            self._journaled(dict(m, derived=derived, txn=txn), txn, {}, sorted(m["derived"][name]["files"]), [])
+
     # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
     def cache_dir(self, name: str) -> Path:
         """The folder of the cache `name`, under derived/ (made by its owner, who lays out its files).

@@ -6,9 +6,10 @@ names its holder, for the message another writer gets. A commit (the short step 
 into place and replaces the manifest) holds `.cocopipe-read.lock` exclusively, and a command that
 reads holds it shared: a reader never sees half a commit, and a commit waits for the readers of the
 moment, as long as its writer was told to wait (`COMMIT_GRACE` without a wait), then stops with
-StoreBusy naming them (Linux: from /proc/locks), changing nothing. The locks are `flock(2)` locks (POSIX): shared and exclusive, taken on a read-only file
-descriptor too (readers of a read-only store), and dropped by the kernel when their process ends,
-even by kill -9, so no stale lock is ever left behind. Holds are per process: nested holds count,
+StoreBusy naming them (Linux: from /proc/locks), changing nothing. The locks are `flock(2)` locks
+(POSIX): shared and exclusive, taken on a read-only file descriptor too (readers of a read-only
+store), and dropped by the kernel when their process ends, even by kill -9, so no stale lock is
+ever left behind. Holds are per process: nested holds count,
 the threads of a process share them. Where `fcntl` is missing (Windows) the locks do nothing.
 """
 from __future__ import annotations

@@ -333,3 +333,11 @@ def test_kill_9_during_a_repair_leaves_the_store_before_or_after_it(tmp_path):
         r = cli("check", "--store", st.path, "--repair")
         assert r.returncode == 0 and Store(st.path).runs().collect().sort("run_id").equals(want), r.stdout
         assert list((st.path / "quarantine").rglob("mine.parquet")), k  # never deleted
+
+
+def test_a_table_or_an_export_that_cannot_be_written_is_one_line(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    (tmp_path / "file").write_text("not a folder")
+    one_line_error(cli("art", "--store", st.path, "--out", tmp_path / "file" / "art.csv"), "art.csv", "cannot write")
+    one_line_error(cli("export", "--store", st.path, "--out", st.path / "runs" / "exp"), "inside the store")
+    assert check(st.path) == []

@@ -205,8 +205,6 @@ def _cells(df: pl.DataFrame) -> tuple[list[list[str]], list[int]]:
 def write_table(df: pl.DataFrame, path: str | None) -> None:
     """Write a frame by the file's extension (.csv, .parquet, .json, .md); without a file, print it: a
     readable table on a terminal, CSV into a pipe or with '-'."""
-    import polars as pl
-
     if path is None or path == "-":
         if path == "-" or not is_terminal(sys.stdout):
             flat(df).write_csv(sys.stdout)
@@ -214,8 +212,21 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
             print_table(df)
         return
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     ext = p.suffix.lower()
+    if ext not in (".csv", ".parquet", ".json", ".md"):
+        fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
+    try:
+        _write_file(df, p, ext)
+    except OSError as exc:  # a read-only folder, a full disk
+        fail(f"{exc.filename or p}: cannot write {p} ({exc.strerror or exc})")
+    say(f"wrote {plural(df.height, 'row')} to {p}")
+
+
+def _write_file(df: pl.DataFrame, p: Path, ext: str) -> None:
+    """Write a frame to a file of a known extension."""
+    import polars as pl
+
+    p.parent.mkdir(parents=True, exist_ok=True)
     if ext == ".csv":
         flat(df).write_csv(p)
     elif ext == ".parquet":
@@ -226,22 +237,28 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
         with pl.Config(tbl_formatting="MARKDOWN", tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True,
                        tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000, fmt_str_lengths=200):
             p.write_text(str(df) + "\n")
-    else:
-        fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
-    say(f"wrote {plural(df.height, 'row')} to {p}")
 
 
 #: the stores this command opened (where a failed read is looked for an unreadable file)
 OPENED: list = []
 
 
+def outside_store(out: str | Path, store: str | Path) -> None:
+    """Exit with one line when the folder `out` lies inside the store `store` (what is written there would
+    make the store unreadable)."""
+    where, home = Path(out).resolve(), Path(store).resolve()
+    if where == home or home in where.parents:
+        fail(f"{out}: inside the store {store}; give a folder outside the store")
+
+
 def open_store(path: str):
     """Open an existing store for the rest of the command (its read lock held: no commit of another
-    process happens meanwhile), with a one-line error when it is not one."""
+    process happens meanwhile), with a one-line error when it is not one or lacks a file it lists."""
     from ..store import Store, StoreError
 
     try:
         st = Store(path).hold_reading()
+        st.verify()  # every file it lists is there, before any work
     except StoreError as exc:
         fail(str(exc))
     OPENED.append(st.path)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import fail, open_store, plural, say
+from ._common import fail, open_store, outside_store, plural, say
 from ._options import SelectionOptions, uses
 
 FORMATS = ("iohprofiler",)
@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
         if format not in FORMATS:
             fail(f"format {format!r}: expected one of {', '.join(FORMATS)}")
         target = Path(out)
+        outside_store(target, sel.store)
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             fail(f"{out}: exists and is not an empty folder")
         st = open_store(sel.store)

@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
         from ..report import Settings, SettingsError, build
-        from ..report.output import check_replaceable
+        from ..report.output import check_place, check_replaceable
 
         store = sel.store  # with SOURCES, they are ingested into it (default: a temporary store)
 
@@ -96,7 +96,8 @@ def register(app: typer.Typer) -> None:
             if samples is not None:
                 changes.update(ecdf_samples=samples, table_samples=samples)
             settings = settings.replace(**changes, record={}).check()
-            check_replaceable(Path(out), force)  # before any work
+            check_place(Path(out), (store,) if store else ())  # before any work
+            check_replaceable(Path(out), force)
         except SettingsError as exc:
             fail(str(exc))
         if jobs is not None and jobs < 1:
@@ -120,6 +121,10 @@ def register(app: typer.Typer) -> None:
                     index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
+            except OSError as exc:  # a full disk, a folder made read-only meanwhile
+                if exc.filename is None or Path(out).resolve().parent not in Path(exc.filename).resolve().parents:
+                    raise
+                fail(f"{exc.filename}: cannot write the report ({exc.strerror}); nothing of it was kept")
         record = json.loads((index.parent / "settings.json").read_text())["record"]
         if old_record:
             _compare_data(old_record, record)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import distributed
-from ..store import SourceData, Store, StoreError
+from ..store import SourceData, Store, StoreError, StoreWriteError
 from ..store.store import Staged
 from . import consistency, duplicates, ioh
 from .adat import parse_archives
@@ -274,6 +274,8 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Ide
         return out, None
     try:
         return out, store.stage(_source_data(src, parsed, ident.key(src), name, meta.get(src.path)))
+    except StoreWriteError:  # a full disk: no source can be written
+        raise
     except StoreError as exc:  # a name no partition folder can hold
         return _failed(src.path, str(exc).removeprefix(f"{src.path}: ")), None
 

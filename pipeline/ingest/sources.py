@@ -16,6 +16,8 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
+from ..store.manifest import FILE as STORE_MANIFEST
+
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
 IOH_SUFFIXES = (".json",)  # IOHprofiler metadata (pipeline.ingest.ioh); its data files are .dat
@@ -126,10 +128,11 @@ def _text(name: str) -> str:
 
 
 def visible_files(root: Path) -> list[Path]:
-    """The files under a folder, sorted, hidden files and folders left out (see `_hidden`)."""
+    """The files under a folder, sorted, hidden files and folders left out (see `_hidden`), and so are
+    cocopipe stores inside it (their manifest would change the folder's content at every ingest)."""
     out = []
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not os.path.isfile(os.path.join(folder, d, STORE_MANIFEST))]
         out.extend(Path(folder, n) for n in names if not n.startswith("."))
     return sorted(out)
 

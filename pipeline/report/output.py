@@ -8,6 +8,7 @@ files to, a report of a cocopipe from before the marker) is refused unless force
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from .settings import SettingsError
@@ -37,10 +38,43 @@ def _written(folder: Path) -> set[str] | None:
     return set(data["files"]) | {MARKER}
 
 
+def _within(inner: Path, outer: Path) -> bool:
+    """Whether `inner` is `outer` or lies inside it (both resolved)."""
+    return inner == outer or outer in inner.parents
+
+
+def check_place(out: Path, stores: tuple[Path | str, ...] = ()) -> None:
+    """SettingsError (one line) unless a report folder can be made at `out`: a folder of its own (not the
+    current one or one holding it), neither inside one of `stores` nor holding one, and where this process
+    may write."""
+    out = Path(out)
+    where = out.resolve()
+    if out.name in ("", ".", "..") or _within(Path.cwd().resolve(), where):
+        raise SettingsError(f"{out}: the report needs a folder of its own, not the current folder or one holding "
+                            "it; name a new folder (e.g. --out cocopipe-report)")
+    for store in stores:
+        home = Path(store).resolve()
+        if _within(where, home):
+            raise SettingsError(f"{out}: inside the store {store}; the report would damage it: give a folder "
+                                "outside the store")
+        if _within(home, where):
+            raise SettingsError(f"{out}: holds the store {store}; replacing it would delete the store: give "
+                                "another folder")
+    parent = where.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise SettingsError(f"{out}: cannot make the report folder there ({parent} is not a folder)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise SettingsError(f"{out}: cannot write the report there (no permission to write to {parent}, "
+                            "or a read-only file system)")
+
+
 def check_replaceable(out: Path, force: bool = False) -> None:
     """SettingsError unless a report may be written to `out` (new, empty, a report folder cocopipe
     wrote and nobody added to, or `force`)."""
     out = Path(out)
+    check_place(out)
     if force or not out.exists():
         return
     if not out.is_dir():

@@ -135,6 +135,11 @@ class Settings:
             raise SettingsError(f"{p}: no such settings file") from None
         except json.JSONDecodeError as exc:
             raise SettingsError(f"{p}: not JSON ({exc.msg}, line {exc.lineno})") from None
+        except UnicodeDecodeError:
+            raise SettingsError(f"{p}: not a settings file (not UTF-8 text)") from None
+        except OSError as exc:
+            what = "a folder, not a settings file" if p.is_dir() else f"cannot read the settings file ({exc.strerror})"
+            raise SettingsError(f"{p}: {what}") from None
         return cls.from_dict(data, str(p))
 
     def replace(self, **changes) -> Settings:

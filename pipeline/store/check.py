@@ -2,7 +2,10 @@
 run counts), and the repair that keeps what is readable."""
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,14 +15,14 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
-from .store import DERIVED, JOURNAL, MANIFEST, Store, write_manifest
+from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_journal, write_manifest
 from ..words import plural
 
 @dataclass
 class Finding:
     """One thing wrong with a store: its kind, the file (relative to the store) and what is wrong."""
 
-    kind: str  # manifest, journal, missing, orphaned, corrupt, schema, count, cache
+    kind: str  # manifest, journal, missing, orphaned, foreign, corrupt, schema, count, cache
     path: str
     detail: str
     source: str | None = None
@@ -94,12 +97,17 @@ def _cache_problem(root: Path, f: str, ids: set) -> str | None:
 
 
 def _parquet_files(root: Path, top: str) -> list[str]:
-    """The Parquet files under a folder of the store (relative, POSIX), hidden ones aside."""
+    """The Parquet files under a folder of the store (relative, POSIX), hidden ones aside, and in a
+    table's folder only those in its partition folders (the others are `foreign_files`)."""
     base = root / top
     if not base.is_dir():
         return []
-    return sorted(p.relative_to(root).as_posix() for p in base.rglob("*.parquet")
-                  if not any(part.startswith(".") for part in p.relative_to(root).parts))
+    found = sorted(p.relative_to(root).as_posix() for p in base.rglob("*.parquet")
+                   if not any(part.startswith(".") for part in p.relative_to(root).parts))
+    if top not in schema.TABLES:
+        return found
+    foreign = tuple(foreign_files(root, top))
+    return [f for f in found if f not in foreign and not f.startswith(tuple(x + "/" for x in foreign))]
 
 
 def unreadable(root: Path) -> list[Finding]:
@@ -157,6 +165,8 @@ def _check(root: Path) -> list[Finding]:
                                               "but not in the store", key or None))
     if m is not None:
         out += [Finding("orphaned", f, "not listed by any source") for f in sorted(on_disk - set(listed))]
+    out += [Finding("foreign", f, "not a file of the store (readers refuse the table while it is there)")
+            for t in schema.TABLES for f in foreign_files(root, t)]
     unread = set()
     for f in sorted(on_disk):
         problem = read_problem(root / f, _table_of(f, derived))
@@ -231,21 +241,77 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
                 shutil.rmtree(p, ignore_errors=True)
             m = mf.empty({t: schema.version(t) for t in schema.TABLES})
             done.append(f"{MANIFEST}: rebuilt from the files ({bad.detail})")
-        _repair_sources(root, m, done)
-        _repair_derived(root, m, done)
-        write_manifest(root, dict(m, manifest_version=mf.VERSION))
+        doomed: list[str] = []
+        _repair_sources(root, m, done, doomed)
+        _repair_derived(root, m, done, doomed)
+        _commit(root, m, doomed)
     return done, check(root)
 
 
-def _unlink(root: Path, f: str, why: str, done: list[str]) -> None:
-    if (root / f).exists():
-        (root / f).unlink()
-        done.append(f"{f}: deleted ({why})")
+def _commit(root: Path, m: dict, doomed: list[str]) -> None:
+    """Replace the manifest by the repaired one, then delete the files it no longer lists, under a
+    journal (as `Store` commits): killed at any moment, the store is the one before or after the repair."""
+    txn = uuid.uuid4().hex
+    journal = {"txn": txn, "stage": f".stage-{txn}", "trash": f".trash-{txn}", "added": [], "existed": [],
+               "removed": sorted(set(doomed)), "uncache": []}
+    write_journal(root, journal)
+    write_manifest(root, dict(m, manifest_version=mf.VERSION, txn=txn))  # the commit point
+    Store(root)._finish(journal)
+    for table in schema.TABLES:
+        Store.prune(root, table)
 
 
-def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
+#: where `check --repair` moves what the store did not write, rather than delete it
+QUARANTINE = "quarantine"
+
+
+def _written_by_store(root: Path, f: str, listed: set[str]) -> bool:
+    """Whether the store wrote the file: its manifest lists it, or it has a store file's name
+    (`<source_id>.parquet`, a derived table's `part.parquet`) and says which table of the store it holds."""
+    if f in listed:
+        return True
+    name = Path(f).name
+    ours = re.fullmatch(r"[0-9a-f]{8,64}\.parquet", name) or (f.startswith(DERIVED + "/") and name == "part.parquet")
+    return bool(ours) and _recorded_table(root / f) is not None
+
+
+def _set_aside(root: Path, f: str, why: str, done: list[str]) -> None:
+    """Move a file or folder the store did not write into the quarantine folder, and say so."""
+    dst = root / QUARANTINE / f
+    n = 1
+    while dst.exists() or dst.is_symlink():
+        n += 1
+        dst = root / QUARANTINE / f"{f}.{n}"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(root / f, dst)
+    done.append(f"{f}: moved aside to {dst.relative_to(root).as_posix()} ({why}; the store did not write it)")
+
+
+def _unlink(root: Path, f: str, why: str, done: list[str], listed: set[str], doomed: list[str]) -> None:
+    """Delete a file the store wrote (with the repair's commit: into `doomed`); move aside one it did not
+    (`_set_aside`, at once)."""
+    if not (root / f).exists():
+        return
+    if not _written_by_store(root, f, listed):
+        _set_aside(root, f, why, done)
+        return
+    doomed.append(f)
+    done.append(f"{f}: deleted ({why})")
+
+
+def _listed(m: dict) -> set[str]:
+    """Every file a manifest lists (its sources' and derived tables')."""
+    return ({f for e in m["sources"].values() for f in e["files"]}
+            | {f for d in m.get("derived", {}).values() for f in d.get("files", [])})
+
+
+def _repair_sources(root: Path, m: dict, done: list[str], doomed: list[str]) -> None:
     sources = m["sources"]
     derived = m.get("derived", {})
+    written = _listed(m)
+    for t in schema.TABLES:
+        for f in list(foreign_files(root, t)):
+            _set_aside(root, f, f"not a file of the {t} table", done)
     data = [f for t in schema.TABLES for f in _parquet_files(root, t)]
     bad = {f for f in data if read_problem(root / f, _table_of(f, derived))}
     usable = set(data) - bad
@@ -276,7 +342,7 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
     listed = {f for e in sources.values() for f in e["files"]}
     ids = {e.get("source_id") for e in sources.values()}
     for f in sorted(dropped - listed):
-        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done)
+        _unlink(root, f, "unreadable" if f in bad else "its partition is incomplete", done, written, doomed)
     orphans: dict[str, list[str]] = {}
     for f in sorted(set(data) - listed - dropped):
         orphans.setdefault(Path(f).stem, []).append(f)
@@ -284,7 +350,7 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         keep = whole_partitions(files)
         if sid in ids or not any(f.startswith("runs/") for f in keep):
             for f in files:
-                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done)
+                _unlink(root, f, "unreadable" if f in bad else "no source lists it", done, written, doomed)
             continue
         entry = _meta(root, keep, {"source_id": sid, "path": None})
         key = f"recovered:{entry['name']}:{sid}"
@@ -292,26 +358,26 @@ def _repair_sources(root: Path, m: dict, done: list[str]) -> None:
         done.append(f"source {key}: recovered from {plural(len(keep), 'file')} no source listed "
                     f"({plural(entry['runs'], 'run')})")
         for f in sorted(set(files) - set(keep)):
-            _unlink(root, f, "its partition is incomplete", done)
-    for table in schema.TABLES:
-        Store.prune(root, table)
+            _unlink(root, f, "its partition is incomplete", done, written, doomed)
 
 
-def _repair_derived(root: Path, m: dict, done: list[str]) -> None:
+def _repair_derived(root: Path, m: dict, done: list[str], doomed: list[str]) -> None:
     derived = m.get("derived", {})
     ids = {e.get("source_id") for e in m["sources"].values()}
+    written = _listed(m)
     files = _parquet_files(root, DERIVED)
     cached = set(_cache_files(files, derived))
     for f in files:
         name = f.split("/")[1]
         if f in cached:
             if problem := _cache_problem(root, f, ids):
-                _unlink(root, f, problem, done)
+                _unlink(root, f, problem, done, written, doomed)
         elif name not in derived or f not in derived[name].get("files", []):
-            _unlink(root, f, "no derived table lists it", done)
+            _unlink(root, f, "no derived table lists it", done, written, doomed)
     for name, d in list(derived.items()):
         problems = [f for f in d.get("files", []) if read_problem(root / f, d.get("table"))]
         if problems:
-            shutil.rmtree(root / DERIVED / name, ignore_errors=True)
+            for f in _parquet_files(root, f"{DERIVED}/{name}"):
+                _unlink(root, f, f"its derived table {name} is dropped", [], written, doomed)
             del derived[name]
             done.append(f"derived table {name}: dropped ({problems[0]} is missing or unreadable); compute it again")

@@ -8,3 +8,7 @@ class StoreError(RuntimeError):
 
 class StoreBusy(StoreError):
     """Another process is writing to the store."""
+
+
+class StoreWriteError(StoreError):
+    """Writing to the store failed (a full disk, a read-only file system); the store is left as it was."""

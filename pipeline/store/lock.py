@@ -5,9 +5,11 @@ exclusively for its whole write (an ingest, a repair), so that writers follow on
 names its holder, for the message another writer gets. A commit (the short step that moves files
 into place and replaces the manifest) holds `.cocopipe-read.lock` exclusively, and a command that
 reads holds it shared: a reader never sees half a commit, and a commit waits for the readers of the
-moment. The locks are `flock(2)` locks (POSIX): shared and exclusive, taken on a read-only file
-descriptor too (readers of a read-only store), and dropped by the kernel when their process ends,
-even by kill -9, so no stale lock is ever left behind. Holds are per process: nested holds count,
+moment, as long as its writer was told to wait (`COMMIT_GRACE` without a wait), then stops with
+StoreBusy naming them (Linux: from /proc/locks), changing nothing. The locks are `flock(2)` locks
+(POSIX): shared and exclusive, taken on a read-only file descriptor too (readers of a read-only
+store), and dropped by the kernel when their process ends, even by kill -9, so no stale lock is
+ever left behind. Holds are per process: nested holds count,
 the threads of a process share them. Where `fcntl` is missing (Windows) the locks do nothing.
 """
 from __future__ import annotations
@@ -35,6 +37,8 @@ WRITE_LOCK = ".cocopipe-write.lock"
 READ_LOCK = ".cocopipe-read.lock"
 #: seconds between two tries of a busy writer lock
 POLL = 0.05
+#: seconds a commit waits for the commands reading the store when no --wait was given
+COMMIT_GRACE = 10.0
 
 
 @dataclass
@@ -46,6 +50,7 @@ class _Holds:
     read_fd: int | None = None
     shared: int = 0
     exclusive: int = 0
+    wait: float = 0  #: what the writer hold was given to wait (its commits wait as long for readers)
 
 
 _guard = threading.RLock()
@@ -126,6 +131,7 @@ def writer(folder: Path, wait: float = 0, on_wait: Callable[[str], None] | None 
         first = h.writes == 0
         if first:
             h.write_fd = _take_writer(Path(folder), wait, on_wait, h)
+            h.wait = wait
         h.writes += 1
     try:
         yield first
@@ -166,6 +172,50 @@ def reading(folder: Path) -> Iterator[None]:
                 h.read_fd = None
 
 
+def readers(folder: Path) -> list[str]:
+    """The other processes holding the store's read lock, as `pid N (command)` (Linux: /proc/locks)."""
+    try:
+        st = os.stat(Path(folder) / READ_LOCK)
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        parts = line.split()
+        if "->" in parts or len(parts) < 6 or parts[1] != "FLOCK":
+            continue
+        pid, dev_inode = parts[4], parts[5].split(":")
+        if len(dev_inode) == 3 and dev_inode[2] == str(st.st_ino) and pid.isdigit() and int(pid) != os.getpid():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                cmd = ""
+            out.append(f"pid {pid}" + (f" ({cmd[:120]})" if cmd else ""))
+    return list(dict.fromkeys(out))
+
+
+def _take_exclusive(folder: Path, h: _Holds, on_wait: Callable[[str], None] | None) -> None:
+    """The read lock, exclusively: waits for the readers of the moment as long as the writer hold was told to
+    wait (`COMMIT_GRACE` without a wait), then StoreBusy naming them."""
+    bound = h.wait if h.wait > 0 else COMMIT_GRACE
+    deadline, told = time.monotonic() + bound, False
+    while True:
+        try:
+            fcntl.flock(h.read_fd, _EX | _NB)
+            return
+        except BlockingIOError:
+            who = ", ".join(readers(folder)) or "other processes"
+            if time.monotonic() >= deadline:
+                raise StoreBusy(f"{folder}: the store is being read by {who}; the commit waited {bound:g} s and "
+                                "nothing was changed; try again when they are done, or wait longer with "
+                                "--wait SECONDS") from None
+            if not told and on_wait:
+                on_wait(f"{folder}: waiting for {who} to finish reading the store")
+            told = True
+            time.sleep(POLL)
+
+
 @contextmanager
 def committing(folder: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the store's read lock exclusively (a commit): waits for the readers of the moment; this
@@ -177,11 +227,14 @@ def committing(folder: Path, on_wait: Callable[[str], None] | None = None) -> It
                 h.read_fd = _open_read_lock(Path(folder), create=True)
             if h.read_fd is not None:
                 try:
-                    fcntl.flock(h.read_fd, _EX | _NB)
-                except BlockingIOError:
-                    if on_wait:
-                        on_wait(f"{folder}: waiting for the commands reading the store to finish")
-                    fcntl.flock(h.read_fd, _EX)
+                    _take_exclusive(Path(folder), h, on_wait)
+                except BaseException:  # this process's own read hold back as it was
+                    if h.shared:
+                        _flock(h.read_fd, _SH)
+                    else:
+                        os.close(h.read_fd)
+                        h.read_fd = None
+                    raise
         h.exclusive += 1
     try:
         yield

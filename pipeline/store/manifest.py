@@ -37,10 +37,56 @@ def parse(text: str, where: Path) -> dict:
     bad = [k for k, e in data["sources"].items() if not isinstance(e, dict) or not isinstance(e.get("files"), list)]
     if bad:
         raise StoreError(f"{where}: corrupt manifest (source {bad[0]!r} lists no files){hint}")
+    if not _typed(data.get("manifest_version", 1), (int,)):
+        raise StoreError(f"{where}: corrupt manifest (manifest_version: expected an integer, found "
+                         f"{data['manifest_version']!r}){hint}")
     if version(data) > VERSION:
         raise StoreError(f"{where}: manifest version {version(data)} was written by a newer cocopipe "
                          f"(this one reads up to {VERSION}); upgrade cocopipe")
+    wrong = wrong_field(data)
+    if wrong:
+        raise StoreError(f"{where}: corrupt manifest ({wrong}){hint}")
     return data
+
+
+#: the type each field of a source entry must have where it is present (None: may be null)
+_ENTRY = {"name": (str,), "path": (str, type(None)), "source_id": (str,), "runs": (int,), "runs_skipped": (int,),
+          "events": (int,), "archive": (int,), "problems": (int,), "suites": (list,), "algorithms": (list,),
+          "data_formats": (list,), "coco_versions": (list,), "algorithm_name": (str, type(None)),
+          "ingested": (str,)}
+
+
+def _typed(value, types: tuple) -> bool:
+    return isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+
+
+def wrong_field(data: dict) -> str | None:
+    """What field of a parsed manifest has the wrong type (None: every one is right), as `sources.KEY.FIELD:
+    expected TYPE, found TYPE`."""
+    def say(where: str, value, what: str) -> str:
+        return f"{where}: expected {what}, found {type(value).__name__} {json.dumps(value, default=str)[:40]}"
+
+    for field, what in (("schema_versions", dict), ("derived", dict)):
+        if field in data and not isinstance(data[field], what):
+            return say(field, data[field], "an object")
+    if "txn" in data and not isinstance(data["txn"], (str, type(None))):
+        return say("txn", data["txn"], "a string")
+    for key, e in data["sources"].items():
+        for i, f in enumerate(e["files"]):
+            if not isinstance(f, str):
+                return say(f"sources.{key}.files[{i}]", f, "a store path")
+        for field, types in _ENTRY.items():
+            if field in e and not _typed(e[field], types):
+                return say(f"sources.{key}.{field}", e[field], " or ".join(
+                    {str: "a string", int: "an integer", list: "a list", type(None): "null"}[t] for t in types))
+        for field in ("suites", "algorithms"):
+            if any(not isinstance(v, str) for v in e.get(field, [])):
+                return say(f"sources.{key}.{field}", e[field], "a list of strings")
+    for name, d in data.get("derived", {}).items():
+        if not isinstance(d, dict) or not isinstance(d.get("files", []), list) or \
+                any(not isinstance(f, str) for f in d.get("files", [])) or not isinstance(d.get("table", ""), str):
+            return say(f"derived.{name}", d, "an object with a table and a list of files")
+    return None
 
 
 def version(data: dict) -> int:

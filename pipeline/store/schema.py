@@ -67,11 +67,12 @@ def arrow_schema(table: str) -> pa.Schema:
 
 
 def scan(table: str, root) -> pl.LazyFrame:
-    """Lazy scan of a table's hive-partitioned files under `root`, with its schema: files of an older
-    schema version lacking a column added since are read with that column's `default`."""
+    """Lazy scan of a table's hive-partitioned files under the folder `root` (taken as it is, never as a
+    glob pattern: `results [2024]/`), with its schema: files of an older schema version lacking a column
+    added since are read with that column's `default`."""
     sch = polars_schema(table)
     hive = {c: sch[c] for c in partition_columns(table)}
-    lf = pl.scan_parquet(root, hive_partitioning=True, hive_schema=hive,
+    lf = pl.scan_parquet(root, glob=False, hive_partitioning=True, hive_schema=hive,
                          schema=polars_schema(table, with_partitions=False), missing_columns="insert")
     defaults = {c["name"]: c["default"] for c in spec(table)["columns"] if "default" in c}
     return lf.select(list(sch)).with_columns(pl.col(c).fill_null(v) for c, v in defaults.items())

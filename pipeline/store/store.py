@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
-from .errors import StoreBusy, StoreError
+from .errors import StoreBusy, StoreError, StoreWriteError
 from ..words import plural
 
 MANIFEST = mf.FILE
@@ -44,9 +44,53 @@ def _write_parquet(tbl: pa.Table, out: Path) -> None:
 
 def write_manifest(folder: Path, data: dict) -> None:
     """Replace the manifest of the store in `folder` atomically."""
-    tmp = folder / f".{MANIFEST}.{uuid.uuid4().hex}"
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    os.replace(tmp, folder / MANIFEST)
+    _write_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True))
+
+
+def write_journal(folder: Path, journal: dict) -> None:
+    """Write the journal of a commit about to begin (`Store._journaled`)."""
+    _write_atomic(folder / JOURNAL, json.dumps(journal))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace a file by a whole new text (written beside it, then renamed; no trace left when it fails)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_failed(folder: Path, exc: OSError) -> StoreWriteError:
+    """The one-line error of a write to the store that failed (a full disk, a read-only file system)."""
+    why = exc.strerror or " ".join(str(exc).split())
+    return StoreWriteError(f"{folder}: cannot write to the store ({why}); the store is left as it was")
+
+
+def foreign_files(folder: Path, table: str) -> Iterator[str]:
+    """The files and folders under a table's folder that the store did not put there (anything but
+    `key=value` partition folders holding `.parquet` files), relative to the store."""
+    root = folder / table
+    depth = len(schema.partition_columns(table))
+    for here, dirs, files in os.walk(root):
+        level = len(Path(here).relative_to(root).parts)
+        for d in sorted(dirs):
+            if d.startswith(".") or "=" not in d or level >= depth:
+                dirs.remove(d)
+                yield Path(here, d).relative_to(folder).as_posix()
+        for f in sorted(files):
+            if f.startswith(".") or not f.endswith(".parquet") or level != depth:
+                yield Path(here, f).relative_to(folder).as_posix()
+
+
+def foreign_file(folder: Path, table: str) -> str | None:
+    """The first of `foreign_files`, None where there is none."""
+    return next(foreign_files(folder, table), None)
 
 
 def partition_path(table_parts: Sequence[str], keys: Sequence) -> Path:
@@ -256,8 +300,8 @@ class Store:
         if left:
             self.notices.append(f"{self.path}: removed {plural(len(left), 'staging folder')} left by a write that did "
                                 "not finish")
-        for p in self.path.glob(f".{MANIFEST}.*"):
-            p.unlink(missing_ok=True)
+        for p in [*self.path.glob(f".{glob.escape(MANIFEST)}.*"), *self.path.glob(f".{glob.escape(JOURNAL)}.*")]:
+            p.unlink(missing_ok=True)  # a replacement cut short
         data, message = mf.upgrade(self.manifest)
         if message:
             self._write_manifest(data)
@@ -299,10 +343,59 @@ class Store:
         106945
         """
         sch = schema.polars_schema(table)
+        self.verify()
         root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):
             return pl.LazyFrame(schema=sch)
         return schema.scan(table, root)
+
+    def verify(self) -> None:
+        """StoreError (one line naming the file) unless the files of the store are those its manifest
+        lists: every listed file is there, and the table folders hold nothing else (no file put there by
+        hand, none left by a write that did not finish), so that a read never silently misses data or
+        reads what is not part of the store. Checked once per commit (`stamp`): a stat per file."""
+        stamp = self.stamp()
+        if stamp is not None and self.__dict__.get("_verified") == stamp:
+            return
+        for _ in range(3):
+            problem = self._unverified()
+            now = self.stamp()
+            if problem is None or now == stamp:  # else a commit came in between: look again
+                break
+            stamp = now
+        if problem is not None:
+            raise StoreError(problem)
+        self.__dict__["_verified"] = stamp
+
+    def _unverified(self) -> str | None:
+        """What `verify` finds wrong (None: nothing)."""
+        m = self.manifest
+        repair = f"`cocopipe check --store {self.path} --repair`"
+        owners = [(f"source {k}", e["files"]) for k, e in m["sources"].items()]
+        owners += [(f"derived table {k}", d.get("files", [])) for k, d in m.get("derived", {}).items()]
+        listed = set()
+        for owner, files in owners:
+            listed.update(files)
+            for rel in files:
+                if not os.path.isfile(self.path / rel):
+                    return (f"{self.path / rel}: missing from the store (listed by {owner}); {repair} drops what is "
+                            "lost (re-ingest the source to restore it)")
+        for table in schema.TABLES:
+            stray = foreign_file(self.path, table)
+            if stray:
+                return (f"{self.path / stray}: not a file of the store, in its {table} table; move it out of the "
+                        f"store ({repair} moves it aside)")
+        if (self.path / JOURNAL).exists():  # an interrupted write no one could finish here: read as it is
+            return None
+        tops = [*schema.TABLES, *(f"{DERIVED}/{k}" for k in m.get("derived", {}))]
+        for top in tops:
+            for here, _, files in os.walk(self.path / top):
+                for f in sorted(files):
+                    rel = Path(here, f).relative_to(self.path).as_posix()
+                    if rel not in listed:
+                        return (f"{self.path / rel}: in the store but listed by no source (left by a write that "
+                                f"did not finish, or put there by hand); {repair} takes it in or moves it aside")
+        return None
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""
@@ -329,7 +422,8 @@ class Store:
         return self.scan(entry["table"], self.path / DERIVED / name)
 
     def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
-        """Write (or replace) a derived table atomically: the files go under `derived/NAME/`,
+        """Write (or replace) a derived table atomically, journaled as a source's commit (a kill at any
+        moment leaves the earlier table or the new one): the files go under `derived/NAME/`,
         partitioned and validated like `table`; `meta` is recorded in the manifest."""
         with self.writing():
             txn = uuid.uuid4().hex
@@ -339,27 +433,31 @@ class Store:
             try:
                 stage.mkdir()
                 for keys, part in df.group_by(parts, maintain_order=True):
-                    rel = partition_path(parts, keys) / "part.parquet"
-                    (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                    pq.write_table(schema.conform(table, part.drop(parts)), stage / rel, compression="zstd",
-                                   row_group_size=1 << 20)
-                    added.append((Path(DERIVED) / name / rel).as_posix())
-            except BaseException:
+                    rel = Path(DERIVED) / name / partition_path(parts, keys) / "part.parquet"
+                    pq.write_table(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet",
+                                   compression="zstd", row_group_size=1 << 20)
+                    added.append(rel.as_posix())
+            except BaseException as exc:
                 shutil.rmtree(stage, ignore_errors=True)
+                if isinstance(exc, OSError):
+                    raise write_failed(self.path, exc) from None
                 raise
-            final = self.path / DERIVED / name
-            trash = self.path / f".stage-{txn}-old"
-            final.parent.mkdir(exist_ok=True)
-            with lock.committing(self.path, self.on_wait):
-                if final.exists():
-                    os.replace(final, trash)
-                os.replace(stage, final)
-                data = self.manifest
-                data.setdefault("derived", {})[name] = dict(meta or {}, table=table, files=added,
-                                                            created=time.strftime("%Y-%m-%dT%H:%M:%S"))
-                self._write_manifest(data)
-            shutil.rmtree(trash, ignore_errors=True)
+            m = self.manifest
+            old = m.get("derived", {}).get(name, {}).get("files", [])
+            entry = dict(meta or {}, table=table, files=added, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            new = dict(m, derived={**m.get("derived", {}), name: entry}, txn=txn)
+            self._journaled(new, txn, {rel: k for k, rel in enumerate(added)}, sorted(set(old) - set(added)), [])
             return added
+
+    def remove_derived(self, name: str) -> None:
+        """Delete a derived table and its files (atomically, under the writer lock)."""
+        with self.writing():
+            m = self.manifest
+            if name not in m.get("derived", {}):
+                raise StoreError(f"{self.path}: no derived table {name!r}")
+            txn = uuid.uuid4().hex
+            derived = {k: d for k, d in m["derived"].items() if k != name}
+            self._journaled(dict(m, derived=derived, txn=txn), txn, {}, sorted(m["derived"][name]["files"]), [])
 
     # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
     def cache_dir(self, name: str) -> Path:
@@ -441,14 +539,26 @@ class Store:
                     rel = Path(table) / folder / f"{data.source_id}.parquet"
                     _write_parquet(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet")
                     added.append(rel.as_posix())
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(stage, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise write_failed(self.path, exc) from None
             raise
         return Staged(data, txn, added)
 
     def _stage(self, txn: str) -> Path:
         """The staging folder of a write."""
         return self.path / f".stage-{txn}"
+
+    @contextmanager
+    def _discarding(self, staged: Staged) -> Iterator[None]:
+        """Delete what was staged when its commit fails before it began (a busy store)."""
+        try:
+            yield
+        except BaseException:
+            if not (self.path / JOURNAL).exists():
+                self.discard(staged)
+            raise
 
     def discard(self, staged: Staged) -> None:
         """Delete a staged source that will not be committed."""
@@ -459,7 +569,7 @@ class Store:
         that key and the sources keyed `replace`, atomically (one commit at a time: call from one
         thread). A file another source lists too (identical content) is left as it is."""
         data = staged.data
-        with self.writing():
+        with self.writing(), self._discarding(staged):
             m = self.manifest
             gone = [k for k in dict.fromkeys([data.key, *replace]) if k in m["sources"]]
             others = {f for k, e in m["sources"].items() if k not in gone for f in e["files"]}
@@ -497,12 +607,22 @@ class Store:
         rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
         uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
                           | rewritten) - {None, ""})  # cache files of sources gone or written anew
+        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
+        self._journaled(new, txn, moves, removed, uncache)
+
+    def _journaled(self, new: dict, txn: str, moves: dict[str, int], removed: list[str], uncache: list[str]) -> None:
+        """Replace the manifest by `new` (whose `txn` is `txn`), moving the staged files `moves` into place
+        first and deleting the files `removed` (and the cache files of the source ids `uncache`) after,
+        under a journal: a crash at any point is rolled back (before the manifest is replaced) or
+        finished (after)."""
         journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
                    "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
                    "uncache": uncache}
-        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
         with lock.committing(self.path, self.on_wait):
-            self._write_journal(journal)
+            try:
+                self._write_journal(journal)
+            except OSError as exc:  # nothing changed yet
+                raise write_failed(self.path, exc) from None
             try:
                 trash = self.path / journal["trash"]
                 for rel in journal["existed"]:  # kept for a roll-back; readers never miss the file
@@ -518,18 +638,18 @@ class Store:
                     dst.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(stage / f"{k}.parquet", dst)
                 self._write_manifest(new)  # the commit point
-            except BaseException:
+            except BaseException as exc:
                 try:
                     self._recover()
                 except Exception:  # noqa: BLE001 - the journal stays: the next writer finishes it
                     pass
+                if isinstance(exc, OSError):
+                    raise write_failed(self.path, exc) from None
                 raise
             self._finish(journal)
 
     def _write_journal(self, journal: dict) -> None:
-        tmp = self.path / f"{JOURNAL}.{journal['txn']}"
-        tmp.write_text(json.dumps(journal))
-        os.replace(tmp, self.path / JOURNAL)
+        write_journal(self.path, journal)
 
     def _finish(self, journal: dict) -> None:
         """The end of a commit: files no source lists are deleted, with the cache files of the sources

@@ -6,6 +6,7 @@ import hashlib
 import io
 import lzma
 import os
+import stat
 import struct
 import tarfile
 import zipfile
@@ -125,13 +126,74 @@ def _text(name: str) -> str:
     return name if name.isascii() else name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+#: deepest folder searched below a folder given (deeper ones are named and left out, not walked)
+MAX_DEPTH = 64
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def file_kind(path: str | os.PathLike) -> str | None:
+    """What a path is when it is no regular file (`a FIFO`, `a socket`, ..., `a broken link`); None for
+    a regular file (links followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a broken link" if os.path.islink(path) else "gone"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    return None if stat.S_ISREG(mode) else next((k for test, k in _KINDS if test(mode)), "not a regular file")
+
+
+def walk(root: Path) -> tuple[list[Path], list[tuple]]:
+    """The regular files under a folder, sorted, hidden files and folders left out (see `_hidden`), and
+    the problems met, as (file, line, what, action) relative to `root`: log files or archives that are
+    no regular file (FIFOs, devices, sockets: never opened), folders that cannot be listed or lie deeper
+    than `MAX_DEPTH` levels. Walked with a stack, not recursively; links to folders are not followed."""
+    files: list[Path] = []
+    problems: list[tuple] = []
+    stack = [(root, 0)]
+
+    def rel(p: str) -> str:
+        return _text(Path(p).relative_to(root).as_posix())
+
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((rel(folder) if folder != root else str(root), None,
+                             f"folder cannot be listed ({exc.strerror})", "folder skipped"))
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                is_dir = e.is_dir()
+                is_link = e.is_symlink()
+            except OSError:
+                is_dir, is_link = False, False
+            if is_dir:
+                if is_link:
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    problems.append((rel(e.path), None, f"folder nested deeper than {MAX_DEPTH} levels",
+                                     "not searched"))
+                else:
+                    stack.append((Path(e.path), depth + 1))
+                continue
+            kind = file_kind(e.path)
+            if kind is None:
+                files.append(Path(e.path))
+            elif _keep(e.name) or e.name.lower().endswith(ARCHIVE_SUFFIXES):
+                problems.append((rel(e.path), None, f"{kind}, not a regular file", "not opened, skipped"))
+    return sorted(files), problems
+
+
 def visible_files(root: Path) -> list[Path]:
-    """The files under a folder, sorted, hidden files and folders left out (see `_hidden`)."""
-    out = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        out.extend(Path(folder, n) for n in names if not n.startswith("."))
-    return sorted(out)
+    """The regular files under a folder, sorted, hidden files and folders left out (see `walk`)."""
+    return walk(root)[0]
 
 
 _ZERO_BLOCK = bytes(512)
@@ -454,20 +516,38 @@ def _read_archive(path: Path, raw: bytes | None = None, limits: Limits | None = 
 _PAD = 16
 
 
-def _read_folder(root: Path) -> ArchiveFiles:
+def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
     """The COCO log files of a folder (archives inside, hidden files and folders excluded), read one
     after the other into one buffer, as an archive's are held: no per-file bytes to join again for
-    parsing."""
-    found = [(_text(f.relative_to(root).as_posix()), f) for f in visible_files(root) if _keep(f.name)]
-    sizes = [f.stat().st_size for _, f in found]
+    parsing; and the problems met (see `walk`; files that cannot be opened, or are no regular file
+    when opened: never blocking on a FIFO put in place of a file)."""
+    regular, problems = walk(root)
+    found, sizes = [], []
+    for f in regular:
+        if _keep(f.name):
+            name = _text(f.relative_to(root).as_posix())
+            try:
+                sizes.append(f.stat().st_size)
+            except OSError as exc:
+                problems.append((name, None, f"unreadable file ({exc.strerror})", "file skipped"))
+                continue
+            found.append((name, f))
     buf = bytearray(sum(sizes) + _PAD * len(sizes))
     view, spans, pos = memoryview(buf), {}, 0
     for (name, f), size in zip(found, sizes):
-        with open(f, "rb") as fh:
+        try:
+            fd = os.open(f, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as exc:
+            problems.append((name, None, f"unreadable file ({exc.strerror})", "file skipped"))
+            continue
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                problems.append((name, None, "not a regular file (any more)", "not read, skipped"))
+                continue
             n = fh.readinto(view[pos:pos + size])  # a file that shrank since: what it holds now
         spans[name] = (pos, pos + n)
         pos += size + _PAD
-    return ArchiveFiles(buf, spans)
+    return ArchiveFiles(buf, spans), problems
 
 
 def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source:
@@ -476,9 +556,12 @@ def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source
     p = Path(path)
     if not p.exists():
         raise SourceError(p, "no such file or folder")
+    kind = file_kind(p)
+    if kind is not None and not p.is_dir():
+        raise SourceError(p, f"{kind}, neither a folder nor a regular file (not opened)")
     problems: list[tuple] = []
     if p.is_dir():
-        files = _read_folder(p)
+        files, problems = _read_folder(p)
         h = hashlib.sha256()
         for name in sorted(files):
             h.update(name.encode())

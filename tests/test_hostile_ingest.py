@@ -4,6 +4,7 @@ folders nested deeper than Python's recursion limit."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,136 @@ def test_empty_algorithm_name_given_is_refused(tmp_path, name):
     r = cli("ingest", root, "--store", tmp_path / "st2", "--name", name)
     assert r.returncode == 1 and "--name: give a non-empty algorithm name" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+# item 14: FIFOs, folders nested beyond the recursion limit
+
+
+def test_a_fifo_named_like_a_log_file_is_named_never_opened(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    (root / TDAT).unlink()
+    os.mkfifo(root / TDAT)
+    os.mkfifo(root / "stream.dat")
+    os.mkfifo(tmp_path / "B.tgz")
+    r = cli("ingest", root, tmp_path / "B.tgz", "--store", tmp_path / "st")  # blocked forever before
+    text = " ".join(r.stderr.split())
+    assert f"{TDAT}: a FIFO, not a regular file (not opened, skipped)" in text, text
+    assert "stream.dat: a FIFO, not a regular file" in text
+    assert "B.tgz: a FIFO, neither a folder nor a regular file (not opened)" in text
+    assert "A: 2 runs" in text and "1 of 2 sources read" in text and "Traceback" not in text
+    assert r.returncode == 1  # a source given was not read
+
+
+def _deep(root: Path, levels: int) -> Path:
+    """`root` and `levels` folders `d` nested in it, made one by one (Path.mkdir(parents=True) recurses)."""
+    p = root
+    p.mkdir()
+    for _ in range(levels):
+        p = p / "d"
+        p.mkdir()
+    return p
+
+
+def _remove_deep(root: Path) -> None:
+    """Remove a chain of nested folders from the bottom (shutil.rmtree recurses)."""
+    chain = [root]
+    while (chain[-1] / "d").is_dir():
+        chain.append(chain[-1] / "d")
+    for p in reversed(chain):
+        for f in p.iterdir():
+            if f.name != "d":
+                shutil.rmtree(f) if f.is_dir() else f.unlink()
+        p.rmdir()
+
+
+def _depth() -> int:
+    """Frames on the stack now."""
+    f, n = sys._getframe(), 0
+    while f is not None:
+        f, n = f.f_back, n + 1
+    return n
+
+
+def test_a_folder_nested_beyond_the_recursion_limit_is_named_not_a_traceback(tmp_path):
+    """400 levels, under a recursion limit of 150 frames more than the test's own: a recursive walk fails
+    (and the tree stays shallow enough for pytest's own clean-up of tmp_path, which recurses)."""
+    from pipeline.ingest.sources import MAX_DEPTH, expand
+
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    bottom = _deep(root / "d", 400)
+    write_new2(bottom, function=2, runs=TWO_RUNS)  # too deep to be found
+    _deep(root / "e", MAX_DEPTH - 2)
+    write_new2(root / "e" / Path(*["d"] * (MAX_DEPTH - 2)), function=3, runs=TWO_RUNS)  # deep, within the bound
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        found, src = expand([root]), read_source(root)
+    finally:
+        sys.setrecursionlimit(limit)
+    try:
+        assert found == [root]
+        assert [p[:2] for p in src.problems] == [("d/" * MAX_DEPTH + "d", None)]
+        assert f"nested deeper than {MAX_DEPTH} levels" in src.problems[0][2]
+        assert sorted(parse_source(src).runs["function"].to_list()) == [1, 1, 3, 3]
+    finally:
+        _remove_deep(root / "d")
+
+
+# item 6: the exit status when a source or runs could not be read
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_source_not_read_makes_the_ingest_exit_1_unless_partial_success_is_allowed(tmp_path):
+    good = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    (tmp_path / "broken.tgz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    r = cli("ingest", good, tmp_path / "broken.tgz", "--store", tmp_path / "st")
+    text = one_line(r.stderr)
+    assert r.returncode == 1, text
+    assert "1 of 2 sources read" in text
+    assert f"error: 1 of 2 source(s) not read: {tmp_path / 'broken.tgz'}; exit status 1" in text
+    r = cli("ingest", good, tmp_path / "broken.tgz", "--store", tmp_path / "st2", "--allow-partial")
+    assert r.returncode == 0 and "error:" not in r.stderr, r.stderr
+
+
+def test_an_archived_data_set_not_fetched_makes_the_ingest_exit_1(tmp_path):
+    import tarfile
+
+    from pipeline.archive.definition import create
+
+    good = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    archive = tmp_path / "archive"
+    (archive / "bbob" / "2009").mkdir(parents=True)
+    with tarfile.open(archive / "bbob" / "2009" / "X.tgz", "w:gz") as tf:
+        tf.add(good, arcname="X")
+    create(archive)
+    (archive / "bbob" / "2009" / "X.tgz").unlink()  # listed, but gone: as an HTTP 404
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "ingest", str(good), "archive:bbob/2009/X",
+                        "--archive-url", str(archive), "--store", str(tmp_path / "st")], capture_output=True,
+                       text=True, env={**os.environ, "COCOPIPE_CACHE": str(tmp_path / "cache")}, timeout=120)
+    assert r.returncode == 1 and "1 of 2 source(s) not read" in one_line(r.stderr), r.stderr
+
+
+def test_runs_announced_but_not_read_make_the_ingest_exit_1_bad_records_do_not(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    write_new2(root, function=2, runs=TWO_RUNS, info_name="bbobexp_f2.info")
+    (root / "data_f2" / "bbobexp_f2_DIM2.dat").unlink()
+    (root / "data_f2" / "bbobexp_f2_DIM2.tdat").unlink()
+    r = cli("ingest", root, "--store", tmp_path / "st")
+    assert r.returncode == 1 and "error: 2 run(s) announced but not read; exit status 1" in one_line(r.stderr), r.stderr
+    assert cli("ingest", root, "--store", tmp_path / "st2", "--allow-partial").returncode == 0
+    other = write_new2(tmp_path / "B", runs=TWO_RUNS)
+    edit(other, "3 0 +2.000000000e+00", "3 0 nan", DAT)  # a record left out, its run kept
+    r = cli("ingest", other, "--store", tmp_path / "st3")
+    assert r.returncode == 0 and "warning:" in r.stderr and "error:" not in r.stderr, r.stderr
+
+
+def test_the_report_stops_naming_a_source_it_could_not_read(tmp_path):
+    good = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    (tmp_path / "broken.tgz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    r = cli("report", good, tmp_path / "broken.tgz", "--out", tmp_path / "report")
+    assert r.returncode == 1, r.stderr
+    assert f"1 of 2 source(s) not read: {tmp_path / 'broken.tgz'}: no report made" in one_line(r.stderr)
+    assert not (tmp_path / "report").exists()

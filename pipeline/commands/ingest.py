@@ -25,7 +25,20 @@ def _discard(path: Path, before: set[str] | None) -> None:
 
 def read_nothing(summary) -> bool:
     """Whether an ingest read no run and kept none unchanged."""
-    return summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources)
+    return summary.runs == 0 and not any(s.status in ("unchanged", "duplicate") for s in summary.sources)
+
+
+def unread(summary) -> str | None:
+    """What an ingest could not read, in one line (sources not read, runs skipped), or None when it read
+    everything it was given (records left out of runs that were kept do not count: they are warnings)."""
+    lost = [s for s in summary.sources if s.status in ("failed", "empty")]
+    parts = []
+    if lost:
+        names = ", ".join(s.path for s in lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+        parts.append(f"{len(lost)} of {len(summary.sources)} source(s) not read: {names}")
+    if summary.runs_skipped:
+        parts.append(f"{summary.runs_skipped} run(s) announced but not read")
+    return "; ".join(parts) or None
 
 
 def ingest_sources(sources, store: str, on_source=None, archive_url=None, offline=False, **options):
@@ -92,6 +105,7 @@ def register(app: typer.Typer) -> None:
         name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
+        allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 when some sources or runs could not be read but others were (default: exit 1 naming them).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: ExecutorOpt = "local",
@@ -150,6 +164,9 @@ def register(app: typer.Typer) -> None:
             f"{len(summary.problems)} problems; {held}"
         )
         if read_nothing(summary):
+            raise typer.Exit(1)
+        if (missing := unread(summary)) and not allow_partial:
+            _say(f"{missing}; exit status 1 (--allow-partial accepts a partial ingest)", "error:", "red")
             raise typer.Exit(1)
         if strict and summary.problems:
             raise typer.Exit(1)

@@ -256,3 +256,107 @@ def test_the_report_stops_naming_a_source_it_could_not_read(tmp_path):
     assert r.returncode == 1, r.stderr
     assert f"1 of 2 source(s) not read: {tmp_path / 'broken.tgz'}: no report made" in one_line(r.stderr)
     assert not (tmp_path / "report").exists()
+
+
+# item 3: one trial in two sources
+
+
+def _tgz(folder: Path, out: Path) -> Path:
+    import tarfile
+
+    with tarfile.open(out, "w:gz") as tf:
+        tf.add(folder, arcname=folder.name)
+    return out
+
+
+def _runs_selected(store: Path) -> int:
+    """The trials a selection of the store counts (`cocopipe runs`, every instance)."""
+    r = cli("runs", "--store", store, "--all-instances", "--out", "-")
+    assert r.returncode == 0, r.stderr
+    return len(r.stdout.splitlines()) - 1
+
+
+def test_a_copy_ingested_later_adds_no_trial_and_says_so_once(tmp_path):
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    copy = _tgz(a, tmp_path / "copy.tgz")  # the same trials, another content hash
+    assert cli("ingest", a, "--store", tmp_path / "st").returncode == 0
+    r = cli("ingest", copy, "--store", tmp_path / "st")
+    text = one_line(r.stderr)
+    assert r.returncode == 0, text
+    assert text.count("identical") == 1 and "is a duplicate" not in text
+    assert (f"note: copy: 2 trial(s) identical (same records) to those of {a.resolve()}, which the store holds: "
+            "left out, each counted once") in text
+    assert "copy: nothing new (2 trials the store holds from another source)" in text
+    assert "0 runs read, 0 runs skipped, 2 duplicate trials left out" in text
+    assert _runs_selected(tmp_path / "st") == 2
+
+
+def test_two_sources_of_one_call_holding_the_same_trials_count_them_once(tmp_path):
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    r = cli("ingest", a, _tgz(a, tmp_path / "copy.tgz"), "--store", tmp_path / "st")
+    assert r.returncode == 0 and "2 runs read" in one_line(r.stderr), r.stderr
+    assert _runs_selected(tmp_path / "st") == 2
+
+
+def test_only_the_trials_the_store_holds_are_left_out_each_as_often_as_it_holds_them(tmp_path):
+    same = {"instance": 1, "dat": [(1, 5.0), (3, 2.0)]}  # a deterministic algorithm: identical trials
+    a = write_new2(tmp_path / "A", runs=[same])
+    b = write_new2(tmp_path / "B", runs=[same, same, {"instance": 2, "dat": [(1, 4.0), (5, 1.0)]}])
+    st = Store(tmp_path / "st", create=True)
+    ingest([a], st)
+    out = ingest([b], st).sources[0]
+    assert (out.status, out.runs, out.runs_duplicate) == ("ingested", 2, 1)
+    assert sorted(st.runs().collect()["instance"].to_list()) == [1, 1, 2]
+    assert st.sources()[str(b.resolve())]["runs"] == 2
+    assert st.events().collect().height == 2 + 2 + 2  # A's trial, B's second one and B's instance 2
+
+
+def test_a_copy_of_the_same_content_is_stored_once_without_a_duplicate_per_trial(tmp_path):
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    b = shutil.copytree(a, tmp_path / "B")
+    st = Store(tmp_path / "st", create=True)
+    ingest([a], st)
+    out = ingest([b], st).sources[0]
+    assert not out.problems and out.notes == [f"same content as {a.resolve()}: its files are stored once, for both"]
+    assert st.runs().collect().height == 2
+
+
+def test_a_source_that_now_holds_only_trials_of_another_leaves_no_stale_version(tmp_path):
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    b = write_new2(tmp_path / "B", runs=[{"instance": 3, "dat": [(1, 5.0), (2, 1.0)]}])
+    st = Store(tmp_path / "st", create=True)
+    ingest([a, b], st)
+    shutil.rmtree(b)
+    shutil.copytree(a, b)
+    (b / "bbobexp_f1.info").write_text((a / "bbobexp_f1.info").read_text() + "\n")  # another content hash
+    out = ingest([b], st).sources[0]
+    assert out.status == "duplicate" and f"{b.resolve()} removed from the store (replaced by nothing new)" in out.notes
+    assert list(st.sources()) == [str(a.resolve())] and st.runs().collect().height == 2
+
+
+def test_the_report_ingest_of_the_same_trials_twice_counts_them_once_and_says_so(tmp_path, capsys):
+    """`cocopipe report A copy-of-A` (its ingest step; the report reads the store it fills)."""
+    from pipeline.commands.report import _ingest
+
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    _ingest([str(a), str(_tgz(a, tmp_path / "copy.tgz"))], str(tmp_path / "st"))
+    assert Store(tmp_path / "st").runs().collect().height == 2
+    assert _runs_selected(tmp_path / "st") == 2
+    text = one_line(capsys.readouterr().err)
+    assert text.count("2 trial(s) identical (same records)") == 1, text
+
+
+def test_replacing_the_source_whose_trials_another_left_out_says_so(tmp_path):
+    a = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    c = write_new2(shutil.copytree(a, tmp_path / "C"), function=3, runs=TWO_RUNS, info_name="bbobexp_f3.info")
+    copy = _tgz(c, tmp_path / "copy.tgz")  # A's f1 trials and its own of f3
+    st = Store(tmp_path / "st", create=True)
+    ingest([a, copy], st)
+    assert st.runs().collect().height == 4
+    (a / "bbobexp_f1.info").unlink()  # A changes: its f1 trials, left out of the copy, are gone
+    write_new2(a, function=2, runs=TWO_RUNS, info_name="bbobexp_f2.info")
+    out = ingest([a], st).sources[0]
+    assert (f"{copy.resolve()} left out 2 trial(s) identical to those of the version replaced: if this one lacks "
+            f"them, ingest {copy.resolve()} again (--force)") in out.notes
+    ingest([copy], st, force=True)
+    assert sorted(st.runs().collect()["function"].to_list()) == [1, 1, 2, 2, 3, 3]

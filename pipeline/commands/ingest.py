@@ -133,6 +133,8 @@ def register(app: typer.Typer) -> None:
                 elif o.status == "ingested":
                     _say(f"{o.name}: {o.runs} runs" + _partial(o.runs_partial)
                          + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+                elif o.status == "duplicate":
+                    _say(f"{o.name}: nothing new ({o.runs_duplicate} trials the store holds from another source)")
             for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
                 _say(f"{o.name}: {n}", "note:", "cyan")
 
@@ -161,7 +163,8 @@ def register(app: typer.Typer) -> None:
         _say(
             f"{len(summary.sources) - len(failed)} of {len(summary.sources)} sources read: "
             f"{summary.runs} runs read{_partial(summary.runs_partial)}, {summary.runs_skipped} runs skipped, "
-            f"{len(summary.problems)} problems; {held}"
+            + (f"{summary.runs_duplicate} duplicate trials left out, " if summary.runs_duplicate else "")
+            + f"{len(summary.problems)} problems; {held}"
         )
         if read_nothing(summary):
             raise typer.Exit(1)

@@ -44,6 +44,8 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     for s in summary.sources:
         for p in s.problems if s not in failed else []:
             err.print(Text.assemble(("warning:", "yellow"), " ", str(p)), soft_wrap=True)
+        for n in s.notes:  # trials stored from another source, logs that disagree with themselves
+            err.print(Text.assemble(("note:", "cyan"), " ", f"{s.name}: {n}"), soft_wrap=True)
     if fetch_errors(failed):
         raise typer.Exit(1)
     if read_nothing(summary):

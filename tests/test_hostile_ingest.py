@@ -7,22 +7,41 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 from logs import write_new2
+from pipeline.cli import app
 from pipeline.ingest import ingest, parse_source, read_source
 from pipeline.store import Store
 
 TWO_RUNS = [{"instance": 1, "dat": [(1, 5.0), (3, 2.0), (7, 0.5)]}, {"instance": 2, "dat": [(1, 4.0), (5, 1.0)]}]
 
 
-def cli(*args, cwd=None):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args) -> Result:
+    """`cocopipe ARGS` run in this process (CliRunner)."""
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return Result(res.exit_code, res.stdout, res.stderr)
+
+
+def cli_process(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`cocopipe ARGS` run in a process of its own, killed after two minutes (a read that blocks)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **(env or {})}
     return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+                          env=env, timeout=120)
 
 
 def edit(root: Path, old: str, new: str, *names: str) -> None:
@@ -134,7 +153,7 @@ def test_a_fifo_named_like_a_log_file_is_named_never_opened(tmp_path):
     os.mkfifo(root / TDAT)
     os.mkfifo(root / "stream.dat")
     os.mkfifo(tmp_path / "B.tgz")
-    r = cli("ingest", root, tmp_path / "B.tgz", "--store", tmp_path / "st")  # blocked forever before
+    r = cli_process("ingest", root, tmp_path / "B.tgz", "--store", tmp_path / "st")  # blocked forever before
     text = " ".join(r.stderr.split())
     assert f"{TDAT}: a FIFO, not a regular file (not opened, skipped)" in text, text
     assert "stream.dat: a FIFO, not a regular file" in text
@@ -229,9 +248,8 @@ def test_an_archived_data_set_not_fetched_makes_the_ingest_exit_1(tmp_path):
         tf.add(good, arcname="X")
     create(archive)
     (archive / "bbob" / "2009" / "X.tgz").unlink()  # listed, but gone: as an HTTP 404
-    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "ingest", str(good), "archive:bbob/2009/X",
-                        "--archive-url", str(archive), "--store", str(tmp_path / "st")], capture_output=True,
-                       text=True, env={**os.environ, "COCOPIPE_CACHE": str(tmp_path / "cache")}, timeout=120)
+    r = cli_process("ingest", good, "archive:bbob/2009/X", "--archive-url", archive, "--store", tmp_path / "st",
+                    env={"COCOPIPE_CACHE": str(tmp_path / "cache")})
     assert r.returncode == 1 and "1 of 2 source(s) not read" in one_line(r.stderr), r.stderr
 
 

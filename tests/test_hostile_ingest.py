@@ -160,6 +160,12 @@ def test_a_fifo_named_like_a_log_file_is_named_never_opened(tmp_path):
     assert "B.tgz: a FIFO, neither a folder nor a regular file (not opened)" in text
     assert "A: 2 runs" in text and "1 of 2 sources read" in text and "Traceback" not in text
     assert r.returncode == 1  # a source given was not read
+    # found by the walk of a folder given: a source of its own, not read
+    (tmp_path / "B.tgz").rename(root / "C.tgz")
+    r = cli("ingest", root, "--store", tmp_path / "st2")
+    text = one_line(r.stderr)
+    assert "C.tgz: a FIFO, neither a folder nor a regular file (not opened)" in text and "1 of 2 sources read" in text
+    assert r.returncode == 1
 
 
 def _deep(root: Path, levels: int) -> Path:

@@ -145,13 +145,15 @@ def file_kind(path: str | os.PathLike) -> str | None:
     return None if stat.S_ISREG(mode) else next((k for test, k in _KINDS if test(mode)), "not a regular file")
 
 
-def walk(root: Path) -> tuple[list[Path], list[tuple]]:
-    """The regular files under a folder, sorted, hidden files and folders left out (see `_hidden`), and
-    the problems met, as (file, line, what, action) relative to `root`: log files or archives that are
-    no regular file (FIFOs, devices, sockets: never opened), folders that cannot be listed or lie deeper
-    than `MAX_DEPTH` levels. Walked with a stack, not recursively; links to folders are not followed."""
+def walk(root: Path) -> tuple[list[Path], list[tuple], list[Path]]:
+    """The regular files under a folder, sorted, hidden files and folders left out (see `_hidden`); the
+    problems met, as (file, line, what, action) relative to `root`: log files that are no regular file
+    (FIFOs, devices, sockets: never opened), folders that cannot be listed or lie deeper than `MAX_DEPTH`
+    levels; and the entries named like archives that are no regular file (sources of their own, which
+    fail to be read). Walked with a stack, not recursively; links to folders are not followed."""
     files: list[Path] = []
     problems: list[tuple] = []
+    odd: list[Path] = []
     stack = [(root, 0)]
 
     def rel(p: str) -> str:
@@ -186,9 +188,11 @@ def walk(root: Path) -> tuple[list[Path], list[tuple]]:
             kind = file_kind(e.path)
             if kind is None:
                 files.append(Path(e.path))
-            elif _keep(e.name) or e.name.lower().endswith(ARCHIVE_SUFFIXES):
+            elif e.name.lower().endswith(ARCHIVE_SUFFIXES):
+                odd.append(Path(e.path))
+            elif _keep(e.name):
                 problems.append((rel(e.path), None, f"{kind}, not a regular file", "not opened, skipped"))
-    return sorted(files), problems
+    return sorted(files), problems, sorted(odd)
 
 
 def visible_files(root: Path) -> list[Path]:
@@ -521,7 +525,7 @@ def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
     after the other into one buffer, as an archive's are held: no per-file bytes to join again for
     parsing; and the problems met (see `walk`; files that cannot be opened, or are no regular file
     when opened: never blocking on a FIFO put in place of a file)."""
-    regular, problems = walk(root)
+    regular, problems, _ = walk(root)
     found, sizes = [], []
     for f in regular:
         if _keep(f.name):
@@ -595,13 +599,15 @@ def expand(paths: list[str | os.PathLike]) -> list[Path]:
         if not p.exists():
             add(p)  # reported when read
         elif p.is_dir():
-            found = visible_files(p)
+            found, _, odd = walk(p)
             if any(f.suffix.lower() == ".info" or f.name.lower().startswith("iohprofiler_") and f.suffix.lower() == ".json"
                    for f in found):
                 add(p)
             for f in found:
                 if is_archive(f):
                     add(f)
+            for f in odd:  # named like an archive, but a FIFO, a device...: a source that is not read
+                add(f)
             if not any(q == p or q.is_relative_to(p) for q in out):
                 add(p)  # an empty folder: reported when parsed
         else:

@@ -196,7 +196,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     throughout. Locally, `jobs` sources are read, parsed and staged at once on threads and committed one
     after the other in the order of `paths`, each atomically; with executor="ray" they are parsed as
     Ray tasks. Bad input is reported (`IngestSummary.problems`, with file and line), everything readable
-    is kept.
+    is kept. A trial whose records the store holds already from another source is left out (said in
+    the source's `notes`): no trial is stored twice.
 
     Parameters
     ----------
@@ -228,7 +229,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     Returns
     -------
     IngestSummary
-        A `SourceOutcome` per source (status ingested, unchanged, failed or empty; runs; problems).
+        A `SourceOutcome` per source (status ingested, unchanged, failed, empty, or duplicate when every
+        trial it holds is stored from another source; runs; runs_duplicate: the trials left out so; problems).
 
     Examples
     --------

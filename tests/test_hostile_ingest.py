@@ -384,3 +384,12 @@ def test_replacing_the_source_whose_trials_another_left_out_says_so(tmp_path):
             f"them, ingest {copy.resolve()} again (--force)") in out.notes
     ingest([copy], st, force=True)
     assert sorted(st.runs().collect()["function"].to_list()) == [1, 1, 2, 2, 3, 3]
+
+
+def test_an_empty_algorithm_name_in_an_archive_named_only_by_its_suffix_is_never_empty(tmp_path):
+    root = write_new2(tmp_path / "A", alg="", runs=TWO_RUNS)
+    src = read_source(_tgz(root, tmp_path / ".tgz"))
+    assert src.name == ".tgz"
+    res = parse_source(src)
+    assert res.runs["algorithm"].unique().to_list() == [".tgz"]
+    assert [p.action for p in res.problems] == ["named after the source: .tgz"]

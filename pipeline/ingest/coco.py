@@ -239,11 +239,11 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                 continue
             algorithm = (entry.get("algId") or entry.get("algorithm") or "").strip()
             if not algorithm:
-                algorithm = src.name
+                algorithm = src.name.strip() or "unnamed"
                 if ("algId" in entry or "algorithm" in entry) and info not in unnamed:
                     unnamed.add(info)
                     problems.append(Problem(info, header_line, "empty algorithm name (algId)",
-                                            f"named after the source: {src.name}"))
+                                            f"named after the source: {algorithm}"))
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
             if datapath is None:

@@ -52,11 +52,12 @@ def is_archive(path: Path) -> bool:
 
 
 def source_name(path: Path) -> str:
-    """Name of a source: the archive's base name or the folder's name."""
+    """Name of a source: the archive's base name (its whole name when that is blank, as `.tgz`) or the
+    folder's name."""
     name = path.name
     for suf in ARCHIVE_SUFFIXES:
         if name.lower().endswith(suf):
-            return name[: -len(suf)]
+            return name[: -len(suf)] if name[: -len(suf)].strip() else name
     return name
 
 

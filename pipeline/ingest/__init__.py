@@ -247,7 +247,7 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         raise ValueError(f"--source-name and --replace name one source; the paths hold {len(todo)}")
     if source_name is not None and not source_name.strip():
         raise ValueError("--source-name: give a non-empty name")
-    if name is not None and not name.strip():
+    if name == "":
         raise ValueError("--name: give a non-empty algorithm name")
     with store.writing(wait):
         ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)

@@ -237,9 +237,9 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                                         "both must be 1 or more", f"{len(trials)} run(s) skipped"))
                 skipped += len(trials)
                 continue
-            algorithm = (entry.get("algId") or entry.get("algorithm") or "").strip()
-            if not algorithm:
-                algorithm = src.name.strip() or "unnamed"
+            algorithm = entry.get("algId") or entry.get("algorithm") or ""
+            if not algorithm:  # (a blank name such as " " is a name: docs/store.md, partition names)
+                algorithm = src.name or "unnamed"
                 if ("algId" in entry or "algorithm" in entry) and info not in unnamed:
                     unnamed.add(info)
                     problems.append(Problem(info, header_line, "empty algorithm name (algId)",

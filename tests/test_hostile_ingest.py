@@ -393,3 +393,12 @@ def test_an_empty_algorithm_name_in_an_archive_named_only_by_its_suffix_is_never
     res = parse_source(src)
     assert res.runs["algorithm"].unique().to_list() == [".tgz"]
     assert [p.action for p in res.problems] == ["named after the source: .tgz"]
+
+
+def test_an_ingest_that_read_nothing_names_what_it_could_not_read(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    edit(root, "DIM = 2", "DIM = 0", INFO)
+    r = cli("ingest", root, "--store", tmp_path / "st", "--allow-partial")  # nothing read: not accepted either
+    assert r.returncode == 1, r.stderr
+    assert (f"error: 1 of 1 source(s) not read: {root.resolve()}; 2 run(s) announced but not read; exit status 1"
+            in one_line(r.stderr)), r.stderr

@@ -166,10 +166,11 @@ def register(app: typer.Typer) -> None:
             + (f"{summary.runs_duplicate} duplicate trials left out, " if summary.runs_duplicate else "")
             + f"{len(summary.problems)} problems; {held}"
         )
-        if read_nothing(summary):
-            raise typer.Exit(1)
-        if (missing := unread(summary)) and not allow_partial:
-            _say(f"{missing}; exit status 1 (--allow-partial accepts a partial ingest)", "error:", "red")
+        missing, nothing = unread(summary), read_nothing(summary)
+        if nothing or (missing and not allow_partial):
+            if missing:
+                _say(f"{missing}; exit status 1" + ("" if nothing else " (--allow-partial accepts a partial ingest)"),
+                     "error:", "red")
             raise typer.Exit(1)
         if strict and summary.problems:
             raise typer.Exit(1)

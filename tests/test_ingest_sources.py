@@ -56,7 +56,7 @@ def test_hidden_folders_beside_archives_are_not_read(tmp_path):
 def test_sources_named_twice_or_found_twice_are_read_once(tmp_path):
     data = tmp_path / "data"
     write_new2(data / "B", runs=TWO_RUNS)  # a folder with an .info file ...
-    tgz(write_new2(tmp_path / "A", runs=TWO_RUNS), data / "A.tgz")  # ... and an archive inside it
+    tgz(write_new2(tmp_path / "A", alg="A", runs=TWO_RUNS), data / "A.tgz")  # ... and an archive inside it
     once = expand([data])
     assert once == [data, data / "A.tgz"]
     assert expand(once) == once and expand([data, data / "A.tgz", data]) == once
@@ -94,18 +94,19 @@ def test_repeated_instances_of_one_data_file_are_no_duplicates(tmp_path):
     assert not res.problems and res.runs.height == 3
 
 
-def test_trials_arriving_in_two_sources_are_reported(tmp_path):
+def test_trials_arriving_in_two_sources_are_stored_once_and_said_once(tmp_path):
     a = write_new2(tmp_path / "A", runs=TWO_RUNS)
     b = tgz(a, tmp_path / "B.tgz")
     st = Store(tmp_path / "st", create=True)
     summary = ingest([a, b], st)
-    dups = [m for m in messages(summary.sources[1].problems) if "duplicate" in m]
-    assert len(dups) == 2 and f"same records as a trial of source {a.resolve()}" in dups[0], messages(summary.problems)
-    assert not summary.sources[0].problems
+    assert [(s.status, s.runs, s.runs_duplicate) for s in summary.sources] == [("ingested", 2, 0), ("duplicate", 0, 2)]
+    assert summary.sources[1].notes == [f"2 trial(s) identical (same records) to those of {a.resolve()}, which the "
+                                        "store holds: left out, each counted once"]
+    assert not summary.problems and st.runs().collect().height == 2
     # and against what the store holds from an earlier ingest
     c = tgz(a, tmp_path / "C.tgz", arcname="C")
     later = ingest([c], st)
-    assert len([m for m in messages(later.problems) if "duplicate" in m]) == 2, messages(later.problems)
+    assert later.sources[0].status == "duplicate" and st.runs().collect().height == 2
     # a source ingested again replaces itself: no duplicates of its own trials
     alone = Store(tmp_path / "alone", create=True)
     ingest([a], alone)
@@ -122,9 +123,11 @@ def test_trials_of_a_source_of_the_same_base_name_elsewhere_are_duplicates(tmp_p
     st = Store(tmp_path / "st", create=True)
     ingest([a], st)
     later = ingest([other], st)
-    dups = [m for m in messages(later.problems) if "duplicate" in m]
-    assert len(dups) == 2 and f"same records as a trial of source {a.resolve()}" in dups[0], messages(later.problems)
-    assert st.runs().collect().height == 6  # reported, kept
+    assert [n for n in later.sources[0].notes if "identical" in n] == [
+        f"2 trial(s) identical (same records) to those of {a.resolve()}, which the store holds: left out, each "
+        "counted once"]
+    assert st.runs().collect().height == 4  # its own 2 trials of f2 stored, the 2 of f1 once
+    assert st.sources()[str(other.resolve())]["runs"] == 2
 
 
 # -- archives: caps on expansion, cut short, odd names -----------------------------------------
@@ -320,7 +323,7 @@ def test_non_utf8_member_names_are_read(tmp_path):
         for f in sorted(root.rglob("*")):
             tf.add(f, arcname="Ergebnisse_\xe9/" + f.relative_to(root).as_posix(), recursive=False)
     folder = tmp_path / os.fsdecode(b"C_\xe9")  # the same bytes in a file name on disk
-    write_new2(folder / os.fsdecode(b"Ergebnisse_\xe9"), runs=TWO_RUNS)
+    write_new2(folder / os.fsdecode(b"Ergebnisse_\xe9"), alg="C", runs=TWO_RUNS)  # other trials than the archive's
     r = cli("ingest", archive, folder, write_new2(tmp_path / "B", alg="B", runs=TWO_RUNS), "--store", tmp_path / "st")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert "3 of 3 sources read: 6 runs read" in one_line(r.stderr)

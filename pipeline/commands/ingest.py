@@ -25,7 +25,20 @@ def _discard(path: Path, before: set[str] | None) -> None:
 
 def read_nothing(summary) -> bool:
     """Whether an ingest read no run and kept none unchanged."""
-    return summary.runs == 0 and not any(s.status == "unchanged" for s in summary.sources)
+    return summary.runs == 0 and not any(s.status in ("unchanged", "duplicate") for s in summary.sources)
+
+
+def unread(summary) -> str | None:
+    """What an ingest could not read, in one line (sources not read, runs skipped), or None when it read
+    everything it was given (records left out of runs that were kept do not count: they are warnings)."""
+    lost = [s for s in summary.sources if s.status in ("failed", "empty")]
+    parts = []
+    if lost:
+        names = ", ".join(s.path for s in lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+        parts.append(f"{len(lost)} of {len(summary.sources)} source(s) not read: {names}")
+    if summary.runs_skipped:
+        parts.append(f"{summary.runs_skipped} run(s) announced but not read")
+    return "; ".join(parts) or None
 
 
 def ingest_sources(sources, store: str, on_source=None, archive_url=None, offline=False, **options):
@@ -92,6 +105,7 @@ def register(app: typer.Typer) -> None:
         name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
         force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
         strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
+        allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 when some sources or runs could not be read but others were (default: exit 1 naming them).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
         executor: ExecutorOpt = "local",
@@ -119,6 +133,8 @@ def register(app: typer.Typer) -> None:
                 elif o.status == "ingested":
                     _say(f"{o.name}: {plural(o.runs, 'run')}" + _partial(o.runs_partial)
                          + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+                elif o.status == "duplicate":
+                    _say(f"{o.name}: nothing new ({plural(o.runs_duplicate, 'trial')} the store holds from another source)")
             for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
                 _say(f"{o.name}: {n}", "note:", "cyan")
 
@@ -149,9 +165,15 @@ def register(app: typer.Typer) -> None:
         _say(
             f"{len(summary.sources) - len(failed) - len(unchanged)} of {len(summary.sources)} sources read{kept}: "
             f"{plural(summary.runs - sum(s.runs for s in unchanged), 'run')} read{_partial(summary.runs_partial)}, "
-            f"{plural(summary.runs_skipped, 'run')} skipped, {plural(len(summary.problems), 'problem')}; {held}"
+            f"{plural(summary.runs_skipped, 'run')} skipped, "
+            + (f"{plural(summary.runs_duplicate, 'duplicate trial')} left out, " if summary.runs_duplicate else "")
+            + f"{plural(len(summary.problems), 'problem')}; {held}"
         )
-        if read_nothing(summary):
+        missing, nothing = unread(summary), read_nothing(summary)
+        if nothing or (missing and not allow_partial):
+            if missing:
+                _say(f"{missing}; exit status 1" + ("" if nothing else " (--allow-partial accepts a partial ingest)"),
+                     "error:", "red")
             raise typer.Exit(1)
         if strict and summary.problems:
             raise typer.Exit(1)

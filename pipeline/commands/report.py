@@ -13,7 +13,7 @@ from ..archive import is_archive_source
 from ._common import fail, note, open_store, plural, say, stages, warn
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
-from .ingest import ingest_sources, read_nothing
+from .ingest import ingest_sources, read_nothing, unread
 
 #: how settings.json names the sample data shipped with the package
 SAMPLE = "cocopipe:sample"
@@ -28,9 +28,11 @@ def sample_dir() -> Path:
     fail("the sample data (data/sample) is not installed with this copy of cocopipe")
 
 
-def _ingest(sources: list[str], store_path: str, archive_url: str | None = None, offline: bool = False) -> None:
+def _ingest(sources: list[str], store_path: str, archive_url: str | None = None, offline: bool = False,
+            allow_partial: bool = False) -> None:
     """Read the sources into the store (created when missing), with one-line problems; `archive:NAME`
-    sources come from the archive at `archive_url` (a data set that cannot be fetched is an error)."""
+    sources come from the archive at `archive_url` (a data set that cannot be fetched is an error, and so
+    are a source not read and runs skipped, unless `allow_partial`)."""
     paths = [s if is_archive_source(s) else sample_dir() if s == SAMPLE else Path(s) for s in sources]
     for p in paths:
         if isinstance(p, Path) and not p.exists():
@@ -40,10 +42,14 @@ def _ingest(sources: list[str], store_path: str, archive_url: str | None = None,
     for s in summary.sources:
         for p in s.problems if s not in failed else []:
             warn(str(p))
+        for n in s.notes:  # trials stored from another source, logs that disagree with themselves
+            note(f"{s.name}: {n}")
     if fetch_errors(failed):
         raise typer.Exit(1)
     if read_nothing(summary):
         fail("no runs could be read from " + ", ".join(str(p) for p in paths))
+    if (missing := unread(summary)) and not allow_partial:
+        fail(f"{missing}: no report made without them (--allow-partial makes it of what was read)")
 
 
 def _compare_data(old: dict, new: dict) -> None:
@@ -75,6 +81,7 @@ def register(app: typer.Typer) -> None:
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
         force: Annotated[bool, typer.Option("--force", help="Replace the --out folder even when cocopipe did not write it (all it holds is deleted).")] = False,
+        allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Make the report when some of the SOURCES or their runs could not be read (default: exit 1 naming them).")] = False,
     ) -> None:
         """One HTML report of one, two or many algorithms: ECDFs per function and group, scaling, aRT
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
@@ -114,7 +121,7 @@ def register(app: typer.Typer) -> None:
 
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             if srcs or back_srcs:
-                _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline)
+                _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline, allow_partial)
             st = open_store(store_path)
             try:
                 with stages("report") as update:

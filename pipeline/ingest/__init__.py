@@ -1,6 +1,7 @@
 """Ingest: COCO logs (folders, archives) into the store."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import types
@@ -28,7 +29,7 @@ class SourceOutcome:
 
     name: str
     path: str
-    status: str  # "ingested", "unchanged", "failed", "empty"
+    status: str  # "ingested", "unchanged", "failed", "empty", "duplicate" (every trial stored from another source)
     runs: int = 0
     runs_skipped: int = 0
     problems: list[Problem] = field(default_factory=list)
@@ -36,6 +37,7 @@ class SourceOutcome:
     #: did besides (replaced another source, shares files with one of identical content)
     notes: list[str] = field(default_factory=list)
     runs_partial: int = 0  # of `runs`, those kept without their bad records
+    runs_duplicate: int = 0  # trials read but left out: the store holds them from another source
     trials: object = field(default=None, repr=False, compare=False)  # `duplicates.Trials`, until committed
 
 
@@ -56,6 +58,10 @@ class IngestSummary:
     @property
     def runs_partial(self) -> int:
         return sum(s.runs_partial for s in self.sources)
+
+    @property
+    def runs_duplicate(self) -> int:
+        return sum(s.runs_duplicate for s in self.sources)
 
     @property
     def problems(self) -> list[Problem]:
@@ -123,8 +129,9 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str 
                   extra: dict | None = None) -> SourceOutcome:
     out = _outcome(src, parsed)
     if out.status == "ingested":
-        data = _source_data(src, parsed, ident.key(src), name, extra)
-        _duplicates(out, store, data.key)
+        data = _left_out(out, store, _source_data(src, parsed, ident.key(src), name, extra), ident)
+        if data is None:
+            return out
         out.notes += ident.notes(store.sources(), data)
         try:
             store.write_source(data, ident.replaced())
@@ -133,12 +140,31 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str 
     return out
 
 
-def _duplicates(outcome: SourceOutcome, store: Store, key: str) -> None:
-    """Add to the outcome's problems the trials the store already holds from another source than the
-    one stored under `key` (the earlier version of this source)."""
-    if outcome.trials is not None:
-        outcome.problems += [Problem(*p) for p in duplicates.against(store, outcome.trials, key)]
-        outcome.trials = None
+def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Identity) -> SourceData | None:
+    """`data` without the trials whose records the store holds already from another source (not the
+    earlier version of this one or one it replaces, not one of the same content), said in one note per
+    other source; None when no trial is left (the outcome's status is then "duplicate")."""
+    found, outcome.trials = outcome.trials, None
+    dups = duplicates.against(store, found, data.key, data.source_id, ident.replaced()) if found is not None else {}
+    if not dups:
+        return data
+    gone = [run_id for ids in dups.values() for run_id in ids]
+    for other, ids in dups.items():
+        outcome.notes.append(f"{len(ids)} trial(s) identical (same records) to those of {other}, which the store "
+                             "holds: left out, each counted once")
+    outcome.runs -= len(gone)
+    outcome.runs_duplicate = len(gone)
+    tables = duplicates.without(data.tables, gone)
+    if not tables["runs"].height:
+        outcome.status = "duplicate"
+        for key in dict.fromkeys([data.key, *ident.replaced()]):  # what it replaces goes all the same
+            if key in store.sources():
+                store.remove_source(key)
+                outcome.notes.append(f"{key} removed from the store (replaced by nothing new)")
+        return None
+    meta = {**data.meta, **{t: df.height for t, df in tables.items() if t in data.meta},
+            "duplicates_left_out": {k: len(ids) for k, ids in dups.items()}}
+    return dataclasses.replace(data, tables=tables, meta=meta)
 
 
 def _failed(path, message: str) -> SourceOutcome:
@@ -170,7 +196,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     throughout. Locally, `jobs` sources are read, parsed and staged at once on threads and committed one
     after the other in the order of `paths`, each atomically; with executor="ray" they are parsed as
     Ray tasks. Bad input is reported (`IngestSummary.problems`, with file and line), everything readable
-    is kept.
+    is kept. A trial whose records the store holds already from another source is left out (said in
+    the source's `notes`): no trial is stored twice.
 
     Parameters
     ----------
@@ -202,7 +229,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     Returns
     -------
     IngestSummary
-        A `SourceOutcome` per source (status ingested, unchanged, failed or empty; runs; problems).
+        A `SourceOutcome` per source (status ingested, unchanged, failed, empty, or duplicate when every
+        trial it holds is stored from another source; runs; runs_duplicate: the trials left out so; problems).
 
     Examples
     --------
@@ -219,6 +247,8 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         raise ValueError(f"--source-name and --replace name one source; the paths hold {len(todo)}")
     if source_name is not None and not source_name.strip():
         raise ValueError("--source-name: give a non-empty name")
+    if name == "":
+        raise ValueError("--name: give a non-empty algorithm name")
     with store.writing(wait):
         ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
         return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits)
@@ -303,9 +333,14 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
 
 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:
+    """Commit a staged source, staged again without the trials the store holds from another source."""
     outcome, staged = prepared
     if staged is not None:
-        _duplicates(outcome, store, staged.data.key)
+        data = _left_out(outcome, store, staged.data, ident)
+        if data is not staged.data:
+            store.discard(staged)
+            staged = store.stage(data) if data is not None else None
+    if staged is not None:
         outcome.notes += ident.notes(store.sources(), staged.data)
         store.commit(staged, ident.replaced())
     return outcome

@@ -123,6 +123,16 @@ def _num(s: str | None) -> float | None:
         return None
 
 
+def _announced(line: str) -> int | None:
+    """How many runs an .info data line announces (its fields without `=` beside the data file);
+    None for a header line."""
+    parts = [p.strip() for p in line.split(",")]
+    datafile = next((p for p in parts if p.lower().endswith("dat") and "=" not in p), None)
+    if datafile is None:
+        return None
+    return sum(1 for p in parts if p and "=" not in p and not p.lower().endswith("dat"))
+
+
 def _resolve(src: Source, info_path: str, name: str, folder: str) -> str | None:
     """Path of a data file named in an .info entry, relative to the source root."""
     name = name.replace("\\", "/").strip()
@@ -168,6 +178,7 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
     entries: list[tuple] = []
     runs: list[tuple] = []
     skipped = 0
+    unnamed: set[str] = set()  # .info files whose empty algorithm name was said
     for info in src.info_files():
         text = _decode(src.files[info])
         lines = text.splitlines()
@@ -179,8 +190,13 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
         comment = None
         for lineno, raw in enumerate(lines, 1):
             if len(raw) > MAX_INFO_LINE:
+                # a data line's runs count as skipped; after a header line, so do those of its data lines
+                n = _announced(raw)
+                if n is None:
+                    header = None
+                skipped += n or 0
                 problems.append(Problem(info, lineno, f"line longer than {MAX_INFO_LINE} characters ({len(raw)})",
-                                        "line skipped"))
+                                        "line skipped" if n is None else f"{n} run(s) skipped"))
                 continue
             line = raw.strip()
             if not line:
@@ -197,12 +213,14 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                 if not header:
                     problems.append(Problem(info, lineno, "unreadable .info line", "line skipped"))
                 continue
+            trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             if header is None:
-                problems.append(Problem(info, lineno, "data line before any header line", "entry skipped"))
+                problems.append(Problem(info, lineno, "data line without a readable header line before it",
+                                        f"{len(trials)} run(s) skipped"))
+                skipped += len(trials)
                 continue
             entry = dict(header)
             entry.update(parse_header(", ".join(p for p in parts if "=" in p)))
-            trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             try:
                 function = int(entry.get("funcId", entry.get("function", "")).strip())
                 dimension = int(entry.get("DIM", entry.get("dim", "")).strip())
@@ -215,7 +233,18 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                                         "(32-bit integers)", "entry skipped"))
                 skipped += len(trials)
                 continue
-            algorithm = entry.get("algId") or entry.get("algorithm") or src.name
+            if dimension < 1 or function < 1:
+                problems.append(Problem(info, lineno, f"function {function}, dimension {dimension}: "
+                                        "both must be 1 or more", f"{len(trials)} run(s) skipped"))
+                skipped += len(trials)
+                continue
+            algorithm = entry.get("algId") or entry.get("algorithm") or ""
+            if not algorithm:  # (a blank name such as " " is a name: docs/store.md, partition names)
+                algorithm = src.name or "unnamed"
+                if ("algId" in entry or "algorithm" in entry) and info not in unnamed:
+                    unnamed.add(info)
+                    problems.append(Problem(info, header_line, "empty algorithm name (algId)",
+                                            f"named after the source: {algorithm}"))
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
             if datapath is None:

@@ -1,7 +1,8 @@
 """Trials that arrive twice: the same problem instance (suite, algorithm, function, dimension,
 instance) with identical records, within a source in another data file (the repetitions of an
-instance in one data file are trials of their own, as a deterministic algorithm logs them), or in
-another source (of the same ingest call, or one the store holds). They are reported and kept.
+instance in one data file are trials of their own, as a deterministic algorithm logs them: reported
+and kept), or in another source (of the same ingest call, or one the store holds: left out of the
+source stored later, so that no selection counts a trial twice, and said in one note per source).
 """
 from __future__ import annotations
 
@@ -60,12 +61,12 @@ def within(found: Trials) -> list[tuple]:
              f"{r['first_info_file']}:{r['first_info_line']}", "kept") for r in dups.iter_rows(named=True)]
 
 
-def _may_share(store, runs: pl.DataFrame, key: str) -> bool:
-    """Whether another source of the store (not the one stored under `key`) may hold runs of the same
+def _may_share(store, runs: pl.DataFrame, keys: set[str]) -> bool:
+    """Whether another source of the store (not one stored under `keys`) may hold runs of the same
     suite and algorithm, by what the manifest says of each source (no table is read)."""
     suites, algorithms = set(runs["suite"].unique()), set(runs["algorithm"].unique())
     for other, meta in store.sources().items():
-        if other == key:
+        if other in keys:
             continue
         if "suites" not in meta or "algorithms" not in meta:  # a manifest that does not say: look
             return True
@@ -74,26 +75,44 @@ def _may_share(store, runs: pl.DataFrame, key: str) -> bool:
     return False
 
 
-def against(store, found: Trials, key: str) -> list[tuple]:
-    """(file, line, what, action) of the trials of a source whose records the store holds from
-    another source (not from the version of itself, stored under its `key`, that it replaces): first
-    matched on the runs table, then on the records of the few matches."""
+def against(store, found: Trials, key: str, source_id: str, replaced: list[str] | tuple = ()) -> dict[str, list[int]]:
+    """The trials of a source (content `source_id`) whose records the store holds already from another
+    source, by the key of that source: their run_ids. Not compared: the version of itself stored under
+    its `key` and the sources it replaces (`replaced`: gone in the same commit), and sources of the same
+    content (whose files it shares: counted once).
+    First matched on the runs table, then on the records of the few matches; a trial the store holds k
+    times matches k trials of the source at most."""
     runs = found.runs
-    if not runs.height or not _may_share(store, runs, key):
-        return []
-    own = store.sources().get(key, {}).get("source_id")
+    gone = {key, *replaced}
+    if not runs.height or not _may_share(store, runs, gone):
+        return {}
+    sources = store.sources()
+    skip = [sid for sid in (*(sources.get(k, {}).get("source_id") for k in gone), source_id) if sid]
     # partition filters, so that only the partitions of the source's suites and algorithms are read
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
         & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
-    stored = (store.runs().filter(parts & (pl.col("source_id") != own) if own else parts)
-              .select("run_id", *KEY, *FACTS, "source_id", other="source", other_file="info_file")
+    stored = (store.runs().filter(parts & ~pl.col("source_id").is_in(skip))
+              .select("run_id", *KEY, *FACTS, "source_id")
               .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
     if not stored.height:
-        return []
+        return {}
+    same = [*KEY, *FACTS, "records", "n"]
     mine = _hashed(runs.join(stored.select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi"), found.events.lazy())
     theirs = _hashed(stored, store.events().filter(parts))
-    dups = (mine.join(theirs.drop("run_id"), on=[*KEY, *FACTS, "records", "n"])
-            .unique("run_id", keep="first", maintain_order=True).sort("run_id"))
-    keys = {e.get("source_id"): k for k, e in store.sources().items()}  # sources are known by their keys (paths)
-    return [(r["info_file"], r["info_line"], f"{_trial(r)} is a duplicate: same records as a trial of source "
-             f"{keys.get(r['source_id'], r['other'])} ({r['other_file']})", "kept") for r in dups.iter_rows(named=True)]
+    # the k-th trial of the source with given records matches the k-th stored one with them
+    mine = mine.sort("run_id").with_columns(k=pl.int_range(pl.len()).over(same))
+    theirs = theirs.sort("source_id", "run_id").with_columns(k=pl.int_range(pl.len()).over(same))
+    dups = mine.join(theirs.select(*same, "k", "source_id"), on=[*same, "k"]).sort("run_id")
+    keys: dict[str, str] = {}  # sources are known by their keys (paths); of the same content, the first
+    for k, e in sources.items():
+        keys.setdefault(e.get("source_id"), k)
+    out: dict[str, list[int]] = {}
+    for sid, run_id in dups.select("source_id", "run_id").iter_rows():
+        out.setdefault(keys.get(sid, sid), []).append(run_id)
+    return out
+
+
+def without(tables: dict[str, pl.DataFrame], run_ids: list[int]) -> dict[str, pl.DataFrame]:
+    """The tables of a source (each with a run_id column) without the trials `run_ids`."""
+    gone = pl.Series(run_ids, dtype=pl.Int64).implode()
+    return {name: df.filter(~pl.col("run_id").is_in(gone)) for name, df in tables.items()}

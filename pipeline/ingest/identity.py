@@ -41,6 +41,10 @@ class Identity:
                            f"as {key} (`--replace {k}` replaces it)")
             if e.get("source_id") == src.source_id:
                 out.append(f"same content as {k}: its files are stored once, for both")
+            left = sum(n for other, n in e.get("duplicates_left_out", {}).items() if other in (key, self.replace))
+            if left and (old and old.get("source_id") != src.source_id or self.replace):
+                out.append(f"{k} left out {left} trial(s) identical to those of the version replaced: if this "
+                           f"one lacks them, ingest {k} again (--force)")
         return out
 
 

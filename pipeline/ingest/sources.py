@@ -6,6 +6,7 @@ import hashlib
 import io
 import lzma
 import os
+import stat
 import struct
 import tarfile
 import zipfile
@@ -53,11 +54,12 @@ def is_archive(path: Path) -> bool:
 
 
 def source_name(path: Path) -> str:
-    """Name of a source: the archive's base name or the folder's name."""
+    """Name of a source: the archive's base name (its whole name when that is blank, as `.tgz`) or the
+    folder's name."""
     name = path.name
     for suf in ARCHIVE_SUFFIXES:
         if name.lower().endswith(suf):
-            return name[: -len(suf)]
+            return name[: -len(suf)] if name[: -len(suf)].strip() else name
     return name
 
 
@@ -127,14 +129,80 @@ def _text(name: str) -> str:
     return name if name.isascii() else name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+#: deepest folder searched below a folder given (deeper ones are named and left out, not walked)
+MAX_DEPTH = 64
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def file_kind(path: str | os.PathLike) -> str | None:
+    """What a path is when it is no regular file (`a FIFO`, `a socket`, ..., `a broken link`); None for
+    a regular file (links followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a broken link" if os.path.islink(path) else "gone"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    return None if stat.S_ISREG(mode) else next((k for test, k in _KINDS if test(mode)), "not a regular file")
+
+
+def walk(root: Path) -> tuple[list[Path], list[tuple], list[Path]]:
+    """The regular files under a folder, sorted, hidden files and folders left out (see `_hidden`); the
+    problems met, as (file, line, what, action) relative to `root`: log files that are no regular file
+    (FIFOs, devices, sockets: never opened), folders that cannot be listed or lie deeper than `MAX_DEPTH`
+    levels; and the entries named like archives that are no regular file (sources of their own, which
+    fail to be read). Walked with a stack, not recursively; links to folders are not followed, nor are
+    cocopipe stores inside the folder."""
+    files: list[Path] = []
+    problems: list[tuple] = []
+    odd: list[Path] = []
+    stack = [(root, 0)]
+
+    def rel(p: str) -> str:
+        return _text(Path(p).relative_to(root).as_posix())
+
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((rel(folder) if folder != root else str(root), None,
+                             f"folder cannot be listed ({exc.strerror})", "folder skipped"))
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                is_dir = e.is_dir()
+                is_link = e.is_symlink()
+            except OSError:
+                is_dir, is_link = False, False
+            if is_dir:
+                if is_link or os.path.isfile(os.path.join(e.path, STORE_MANIFEST)):  # a store: not its logs
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    problems.append((rel(e.path), None, f"folder nested deeper than {MAX_DEPTH} levels",
+                                     "not searched"))
+                else:
+                    stack.append((Path(e.path), depth + 1))
+                continue
+            kind = file_kind(e.path)
+            if kind is None:
+                files.append(Path(e.path))
+            elif e.name.lower().endswith(ARCHIVE_SUFFIXES):
+                odd.append(Path(e.path))
+            elif _keep(e.name):
+                problems.append((rel(e.path), None, f"{kind}, not a regular file", "not opened, skipped"))
+    return sorted(files), problems, sorted(odd)
+
+
 def visible_files(root: Path) -> list[Path]:
-    """The files under a folder, sorted, hidden files and folders left out (see `_hidden`), and so are
+    """The regular files under a folder, sorted, hidden files and folders left out (see `walk`), and so are
     cocopipe stores inside it (their manifest would change the folder's content at every ingest)."""
-    out = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and not os.path.isfile(os.path.join(folder, d, STORE_MANIFEST))]
-        out.extend(Path(folder, n) for n in names if not n.startswith("."))
-    return sorted(out)
+    return walk(root)[0]
 
 
 _ZERO_BLOCK = bytes(512)
@@ -457,20 +525,38 @@ def _read_archive(path: Path, raw: bytes | None = None, limits: Limits | None = 
 _PAD = 16
 
 
-def _read_folder(root: Path) -> ArchiveFiles:
+def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
     """The COCO log files of a folder (archives inside, hidden files and folders excluded), read one
     after the other into one buffer, as an archive's are held: no per-file bytes to join again for
-    parsing."""
-    found = [(_text(f.relative_to(root).as_posix()), f) for f in visible_files(root) if _keep(f.name)]
-    sizes = [f.stat().st_size for _, f in found]
+    parsing; and the problems met (see `walk`; files that cannot be opened, or are no regular file
+    when opened: never blocking on a FIFO put in place of a file)."""
+    regular, problems, _ = walk(root)
+    found, sizes = [], []
+    for f in regular:
+        if _keep(f.name):
+            name = _text(f.relative_to(root).as_posix())
+            try:
+                sizes.append(f.stat().st_size)
+            except OSError as exc:
+                problems.append((name, None, f"unreadable file ({exc.strerror})", "file skipped"))
+                continue
+            found.append((name, f))
     buf = bytearray(sum(sizes) + _PAD * len(sizes))
     view, spans, pos = memoryview(buf), {}, 0
     for (name, f), size in zip(found, sizes):
-        with open(f, "rb") as fh:
+        try:
+            fd = os.open(f, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as exc:
+            problems.append((name, None, f"unreadable file ({exc.strerror})", "file skipped"))
+            continue
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                problems.append((name, None, "not a regular file (any more)", "not read, skipped"))
+                continue
             n = fh.readinto(view[pos:pos + size])  # a file that shrank since: what it holds now
         spans[name] = (pos, pos + n)
         pos += size + _PAD
-    return ArchiveFiles(buf, spans)
+    return ArchiveFiles(buf, spans), problems
 
 
 def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source:
@@ -479,9 +565,12 @@ def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source
     p = Path(path)
     if not p.exists():
         raise SourceError(p, "no such file or folder")
+    kind = file_kind(p)
+    if kind is not None and not p.is_dir():
+        raise SourceError(p, f"{kind}, neither a folder nor a regular file (not opened)")
     problems: list[tuple] = []
     if p.is_dir():
-        files = _read_folder(p)
+        files, problems = _read_folder(p)
         h = hashlib.sha256()
         for name in sorted(files):
             h.update(name.encode())
@@ -515,13 +604,15 @@ def expand(paths: list[str | os.PathLike]) -> list[Path]:
         if not p.exists():
             add(p)  # reported when read
         elif p.is_dir():
-            found = visible_files(p)
+            found, _, odd = walk(p)
             if any(f.suffix.lower() == ".info" or f.name.lower().startswith("iohprofiler_") and f.suffix.lower() == ".json"
                    for f in found):
                 add(p)
             for f in found:
                 if is_archive(f):
                     add(f)
+            for f in odd:  # named like an archive, but a FIFO, a device...: a source that is not read
+                add(f)
             if not any(q == p or q.is_relative_to(p) for q in out):
                 add(p)  # an empty folder: reported when parsed
         else:

@@ -42,9 +42,11 @@ def flag(recs: pl.DataFrame, heads: pl.DataFrame, checked: pl.Series) -> pl.Data
 
 def _out_of_range(recs: pl.DataFrame) -> pl.DataFrame:
     f_ev, g_ev, best_delta = pl.col("f_ev"), pl.col("g_ev"), pl.col("best_delta")
-    lo, hi, low = recs.select(lo=pl.min_horizontal(f_ev.min(), g_ev.min()),
-                              hi=pl.max_horizontal(f_ev.max(), g_ev.max()), low=best_delta.min()).row(0)
-    if (lo is None or lo >= 0) and (hi is None or hi < MAX_EVALUATIONS) and (low is None or low > float("-inf")):
+    lo, hi, low, nan = recs.select(lo=pl.min_horizontal(f_ev.min(), g_ev.min()),
+                                   hi=pl.max_horizontal(f_ev.max(), g_ev.max()), low=best_delta.min(),
+                                   nan=(f_ev.is_nan() | g_ev.is_nan()).any()).row(0)  # min and max pass NaN by
+    if (lo is None or lo >= 0) and (hi is None or hi < MAX_EVALUATIONS) and (low is None or low > float("-inf")) \
+            and not nan:
         return recs
     # -inf would reach every target; +inf is what real logs write before any finite value
     out = ~f_ev.is_between(0, MAX_EVALUATIONS, closed="left") | ~g_ev.is_between(0, MAX_EVALUATIONS, closed="left") \
@@ -58,11 +60,13 @@ def _decreasing(recs: pl.DataFrame) -> pl.DataFrame:
     rows = recs.select(pl.arg_where(drop.fill_null(False))).to_series()
     if not rows.len():  # the usual case: no record below its predecessor, hence none below an earlier one
         return recs
-    # below the largest evaluations before it in its section: computed on the sections concerned only
+    # below the largest evaluations of the good records before it in its section (a bad record, such as
+    # evaluations of inf, does not take the records after it along): on the sections concerned only
     sections = recs[rows].select("file", "section").unique()
     sub = recs.with_row_index("row").join(sections, on=["file", "section"], maintain_order="left")
-    back = sub.filter((pl.col("f_ev") < pl.col("f_ev").cum_max().shift(1).over("file", "section"))
-                      | (pl.col("g_ev") < pl.col("g_ev").cum_max().shift(1).over("file", "section")))
+    back = sub.filter(~pl.col("bad")).filter(
+        (pl.col("f_ev") < pl.col("f_ev").cum_max().shift(1).over("file", "section"))
+        | (pl.col("g_ev") < pl.col("g_ev").cum_max().shift(1).over("file", "section")))
     return recs.with_columns(recs["bad"].scatter(back["row"], True))
 
 
@@ -85,8 +89,9 @@ def problems(recs: pl.DataFrame, paths: list[str], source: str) -> list[tuple[st
     named = bad_recs.head(MAX_NAMED)
     # the largest evaluations before each named record in its section (for "evaluations decrease")
     before = (recs.join(named.select("file", "section").unique(), on=["file", "section"], maintain_order="left")
-              .select("file", "lineno", f_max=pl.col("f_ev").cum_max().shift(1).over("file", "section"),
-                      g_max=pl.col("g_ev").cum_max().shift(1).over("file", "section")))
+              .with_columns(pl.when(~pl.col("bad")).then(pl.col("f_ev", "g_ev")))
+              .select("file", "lineno", f_max=pl.col("f_ev").cum_max().forward_fill().shift(1).over("file", "section"),
+                      g_max=pl.col("g_ev").cum_max().forward_fill().shift(1).over("file", "section")))
     named = named.join(before, on=["file", "lineno"], how="left", maintain_order="left")
     out = []
     for r in named.iter_rows(named=True):
@@ -106,6 +111,8 @@ def _why(r: dict) -> str:
         return f"malformed or {cut} record ({r['raw_n']} fields, expected {r['usual_n']})"
     if f is None or g is None or best is None or np.isnan(best):
         return "malformed or truncated record"
+    if np.isnan(f) or np.isnan(g):
+        return f"{'evaluations' if np.isnan(f) else 'g-evaluations'} nan (not a number)"
     if f < 0 or g < 0:
         return f"negative evaluations {min(f, g):g}"
     if max(f, g) >= MAX_EVALUATIONS or not np.isfinite(f + g):

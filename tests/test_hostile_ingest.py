@@ -64,7 +64,7 @@ def test_impossible_dimension_or_function_is_named_and_its_runs_skipped(tmp_path
     root = write_new2(tmp_path / "A", runs=TWO_RUNS)
     edit(root, "DIM = 2" if "DIM" in field else "funcId = 1", field, INFO)
     res = parse_source(read_source(root))
-    assert [(p.file, p.line, p.action) for p in res.problems] == [(INFO, 3, "2 run(s) skipped")]
+    assert [(p.file, p.line, p.action) for p in res.problems] == [(INFO, 3, "2 runs skipped")]
     assert "must be 1 or more" in res.problems[0].message
     assert res.runs.height == 0 and res.runs_skipped == 2
 
@@ -111,7 +111,7 @@ def test_huge_info_header_line_counts_its_runs_as_skipped(tmp_path):
     (root / INFO).write_text("\n".join(text) + "\n")
     res = parse_source(read_source(root))
     named = [(p.file, p.line, p.action) for p in res.problems]
-    assert named == [(INFO, 4, "line skipped"), (INFO, 6, "3 run(s) skipped")]
+    assert named == [(INFO, 4, "line skipped"), (INFO, 6, "3 runs skipped")]
     assert res.runs["function"].to_list() == [1, 1]  # never read under the first entry's header
     assert res.runs_skipped == 3
 
@@ -120,7 +120,7 @@ def test_huge_info_data_line_counts_its_runs_as_skipped(tmp_path):
     root = write_new2(tmp_path / "A", runs=TWO_RUNS)
     edit(root, "1:7|5.0e-01", "1:7|5.0e-01" + ", 9:1|1.0e+00" * 400_000, INFO)
     res = parse_source(read_source(root))
-    assert [(p.file, p.line, p.action) for p in res.problems] == [(INFO, 3, "400002 run(s) skipped")]
+    assert [(p.file, p.line, p.action) for p in res.problems] == [(INFO, 3, "400002 runs skipped")]
     assert res.runs.height == 0 and res.runs_skipped == 400_002
 
 
@@ -237,7 +237,7 @@ def test_a_source_not_read_makes_the_ingest_exit_1_unless_partial_success_is_all
     text = one_line(r.stderr)
     assert r.returncode == 1, text
     assert "1 of 2 sources read" in text
-    assert f"error: 1 of 2 source(s) not read: {tmp_path / 'broken.tgz'}; exit status 1" in text
+    assert f"error: 1 of 2 sources not read: {tmp_path / 'broken.tgz'}; exit status 1" in text
     r = cli("ingest", good, tmp_path / "broken.tgz", "--store", tmp_path / "st2", "--allow-partial")
     assert r.returncode == 0 and "error:" not in r.stderr, r.stderr
 
@@ -256,7 +256,7 @@ def test_an_archived_data_set_not_fetched_makes_the_ingest_exit_1(tmp_path):
     (archive / "bbob" / "2009" / "X.tgz").unlink()  # listed, but gone: as an HTTP 404
     r = cli_process("ingest", good, "archive:bbob/2009/X", "--archive-url", archive, "--store", tmp_path / "st",
                     env={"COCOPIPE_CACHE": str(tmp_path / "cache")})
-    assert r.returncode == 1 and "1 of 2 source(s) not read" in one_line(r.stderr), r.stderr
+    assert r.returncode == 1 and "1 of 2 sources not read" in one_line(r.stderr), r.stderr
 
 
 def test_runs_announced_but_not_read_make_the_ingest_exit_1_bad_records_do_not(tmp_path):
@@ -265,7 +265,7 @@ def test_runs_announced_but_not_read_make_the_ingest_exit_1_bad_records_do_not(t
     (root / "data_f2" / "bbobexp_f2_DIM2.dat").unlink()
     (root / "data_f2" / "bbobexp_f2_DIM2.tdat").unlink()
     r = cli("ingest", root, "--store", tmp_path / "st")
-    assert r.returncode == 1 and "error: 2 run(s) announced but not read; exit status 1" in one_line(r.stderr), r.stderr
+    assert r.returncode == 1 and "error: 2 runs announced but not read; exit status 1" in one_line(r.stderr), r.stderr
     assert cli("ingest", root, "--store", tmp_path / "st2", "--allow-partial").returncode == 0
     other = write_new2(tmp_path / "B", runs=TWO_RUNS)
     edit(other, "3 0 +2.000000000e+00", "3 0 nan", DAT)  # a record left out, its run kept
@@ -278,7 +278,7 @@ def test_the_report_stops_naming_a_source_it_could_not_read(tmp_path):
     (tmp_path / "broken.tgz").write_bytes(b"\x1f\x8b\x08\x00garbage")
     r = cli("report", good, tmp_path / "broken.tgz", "--out", tmp_path / "report")
     assert r.returncode == 1, r.stderr
-    assert f"1 of 2 source(s) not read: {tmp_path / 'broken.tgz'}: no report made" in one_line(r.stderr)
+    assert f"1 of 2 sources not read: {tmp_path / 'broken.tgz'}: no report made" in one_line(r.stderr)
     assert not (tmp_path / "report").exists()
 
 
@@ -308,7 +308,7 @@ def test_a_copy_ingested_later_adds_no_trial_and_says_so_once(tmp_path):
     text = one_line(r.stderr)
     assert r.returncode == 0, text
     assert text.count("identical") == 1 and "is a duplicate" not in text
-    assert (f"note: copy: 2 trial(s) identical (same records) to those of {a.resolve()}, which the store holds: "
+    assert (f"note: copy: 2 trials identical (same records) to those of {a.resolve()}, which the store holds: "
             "left out, each counted once") in text
     assert "copy: nothing new (2 trials the store holds from another source)" in text
     assert "0 runs read, 0 runs skipped, 2 duplicate trials left out" in text
@@ -367,7 +367,7 @@ def test_the_report_ingest_of_the_same_trials_twice_counts_them_once_and_says_so
     assert Store(tmp_path / "st").runs().collect().height == 2
     assert _runs_selected(tmp_path / "st") == 2
     text = one_line(capsys.readouterr().err)
-    assert text.count("2 trial(s) identical (same records)") == 1, text
+    assert text.count("2 trials identical (same records)") == 1, text
 
 
 def test_replacing_the_source_whose_trials_another_left_out_says_so(tmp_path):
@@ -380,7 +380,7 @@ def test_replacing_the_source_whose_trials_another_left_out_says_so(tmp_path):
     (a / "bbobexp_f1.info").unlink()  # A changes: its f1 trials, left out of the copy, are gone
     write_new2(a, function=2, runs=TWO_RUNS, info_name="bbobexp_f2.info")
     out = ingest([a], st).sources[0]
-    assert (f"{copy.resolve()} left out 2 trial(s) identical to those of the version replaced: if this one lacks "
+    assert (f"{copy.resolve()} left out 2 trials identical to those of the version replaced: if this one lacks "
             f"them, ingest {copy.resolve()} again (--force)") in out.notes
     ingest([copy], st, force=True)
     assert sorted(st.runs().collect()["function"].to_list()) == [1, 1, 2, 2, 3, 3]
@@ -400,5 +400,5 @@ def test_an_ingest_that_read_nothing_names_what_it_could_not_read(tmp_path):
     edit(root, "DIM = 2", "DIM = 0", INFO)
     r = cli("ingest", root, "--store", tmp_path / "st", "--allow-partial")  # nothing read: not accepted either
     assert r.returncode == 1, r.stderr
-    assert (f"error: 1 of 1 source(s) not read: {root.resolve()}; 2 run(s) announced but not read; exit status 1"
+    assert (f"error: 1 of 1 source not read: {root.resolve()}; 2 runs announced but not read; exit status 1"
             in one_line(r.stderr)), r.stderr

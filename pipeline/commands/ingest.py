@@ -35,9 +35,9 @@ def unread(summary) -> str | None:
     parts = []
     if lost:
         names = ", ".join(s.path for s in lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
-        parts.append(f"{len(lost)} of {len(summary.sources)} source(s) not read: {names}")
+        parts.append(f"{len(lost)} of {plural(len(summary.sources), 'source')} not read: {names}")
     if summary.runs_skipped:
-        parts.append(f"{summary.runs_skipped} run(s) announced but not read")
+        parts.append(f"{plural(summary.runs_skipped, 'run')} announced but not read")
     return "; ".join(parts) or None
 
 

@@ -19,6 +19,7 @@ from .adat import parse_archives
 from .coco import Parsed, Problem, parse_source
 from .identity import Identity, resolve_source
 from .sources import Limits, Source, SourceError, expand, read_source, source_name
+from ..words import plural
 
 __all__ = ["IngestSummary", "Limits", "Problem", "ingest", "parse_source", "read_source", "source_names"]
 
@@ -150,7 +151,7 @@ def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Ide
         return data
     gone = [run_id for ids in dups.values() for run_id in ids]
     for other, ids in dups.items():
-        outcome.notes.append(f"{len(ids)} trial(s) identical (same records) to those of {other}, which the store "
+        outcome.notes.append(f"{plural(len(ids), 'trial')} identical (same records) to those of {other}, which the store "
                              "holds: left out, each counted once")
     outcome.runs -= len(gone)
     outcome.runs_duplicate = len(gone)

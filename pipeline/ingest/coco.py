@@ -196,7 +196,7 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                     header = None
                 skipped += n or 0
                 problems.append(Problem(info, lineno, f"line longer than {MAX_INFO_LINE} characters ({len(raw)})",
-                                        "line skipped" if n is None else f"{n} run(s) skipped"))
+                                        "line skipped" if n is None else f"{plural(n, 'run')} skipped"))
                 continue
             line = raw.strip()
             if not line:
@@ -216,7 +216,7 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
             trials = [p for p in parts if p and "=" not in p and p is not datafile and not p.lower().endswith("dat")]
             if header is None:
                 problems.append(Problem(info, lineno, "data line without a readable header line before it",
-                                        f"{len(trials)} run(s) skipped"))
+                                        f"{plural(len(trials), 'run')} skipped"))
                 skipped += len(trials)
                 continue
             entry = dict(header)
@@ -235,7 +235,7 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                 continue
             if dimension < 1 or function < 1:
                 problems.append(Problem(info, lineno, f"function {function}, dimension {dimension}: "
-                                        "both must be 1 or more", f"{len(trials)} run(s) skipped"))
+                                        "both must be 1 or more", f"{plural(len(trials), 'run')} skipped"))
                 skipped += len(trials)
                 continue
             algorithm = entry.get("algId") or entry.get("algorithm") or ""

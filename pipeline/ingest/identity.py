@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..store import SourceData, Store
 from .sources import Source
+from ..words import plural
 
 
 @dataclass
@@ -43,7 +44,7 @@ class Identity:
                 out.append(f"same content as {k}: its files are stored once, for both")
             left = sum(n for other, n in e.get("duplicates_left_out", {}).items() if other in (key, self.replace))
             if left and (old and old.get("source_id") != src.source_id or self.replace):
-                out.append(f"{k} left out {left} trial(s) identical to those of the version replaced: if this "
+                out.append(f"{k} left out {plural(left, 'trial')} identical to those of the version replaced: if this "
                            f"one lacks them, ingest {k} again (--force)")
         return out
 

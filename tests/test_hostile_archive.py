@@ -164,7 +164,7 @@ def test_a_body_larger_than_stated_is_cut_at_the_stated_size(env):
         res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
         line = one_error(res, "a.tgz")
         assert time.monotonic() - t < 10
-        assert f"{srv.url}/a.tgz" in line and "more than the 69566 bytes the definition file allows" in line
+        assert f"{srv.url}/a.tgz" in line and "more than the 69566 bytes allowed (the 3 kB the definition file states)" in line
         assert cached_files(env) == [f"archives/127.0.0.1_{srv.httpd.server_port}/{FILENAME}"]  # no partial file
 
 
@@ -179,7 +179,11 @@ def test_an_entry_without_size_is_capped_by_the_documented_maximum(env, monkeypa
     monkeypatch.setenv("COCOPIPE_DOWNLOAD_MAX_MB", "0.5")
     with Hostile({FILENAME: definition(("a.tgz", SHA)), "a.tgz": endless(None)}) as srv:
         res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
-        assert "more than the 500000 bytes" in one_error(res, "a.tgz")
+        assert "more than the 500000 bytes allowed (COCOPIPE_DOWNLOAD_MAX_MB=0.5)" in one_error(res, "a.tgz")
+    # a stated size is the server's word too: never above the maximum
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 10**12)), "a.tgz": endless(None)}) as srv:
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        assert "more than the 500000 bytes allowed (COCOPIPE_DOWNLOAD_MAX_MB=0.5)" in one_error(res, "a.tgz")
     monkeypatch.setenv("COCOPIPE_DOWNLOAD_MAX_MB", "lots")
     res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
     assert "expected a positive number" in one_error(res, "COCOPIPE_DOWNLOAD_MAX_MB='lots'")
@@ -195,6 +199,28 @@ def test_a_drip_of_bytes_ends_at_the_deadline(env, monkeypatch):
         line = one_error(res, "a.tgz")
         assert "not done in 1.5 s (COCOPIPE_DOWNLOAD_DEADLINE)" in line and "run again to resume" in line
         assert 1.4 < took < 8
+
+
+def test_a_drip_of_headers_ends_at_the_deadline(env, monkeypatch):
+    # the status line, then a header byte every 0.1 s: no body ever starts, the deadline still holds
+    monkeypatch.setenv("COCOPIPE_DOWNLOAD_DEADLINE", "1.5")
+
+    def drip_headers(h, stop):
+        h.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        while not stop.is_set():
+            h.wfile.write(b"a")
+            h.wfile.flush()
+            stop.wait(0.1)
+
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": drip_headers}) as srv:
+        t = time.monotonic()
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        took = time.monotonic() - t
+        assert "not done in 1.5 s (COCOPIPE_DOWNLOAD_DEADLINE), 0 bytes received" in one_error(res, "a.tgz")
+        assert took < 8
+        srv.routes[FILENAME] = drip_headers  # the definition file too
+        res = cli("archive", "list", "--refresh", "--archive-url", srv.url)
+        assert "not received in 1.5 s (COCOPIPE_DOWNLOAD_DEADLINE)" in one_error(res, f"{srv.url}/{FILENAME}")
 
 
 def test_a_server_that_stops_sending_is_given_up_after_the_stall_timeout(env, monkeypatch):

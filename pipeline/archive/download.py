@@ -9,6 +9,8 @@ without a byte); see docs/archive.md.
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,12 +55,12 @@ class Limits:
                 raise ArchiveError(f"{var}={raw!r}: expected a positive number")
         return cls(got[ENV_DEADLINE], got[ENV_STALL], int(got[ENV_MAX_MB] * 1e6))
 
-    def cap(self, size_kb: int | None) -> int:
-        """The most bytes a data set stated as `size_kb` kB (floor of bytes / 1000) may have: that
-        size plus 1 % and 64 KiB, else `max_bytes`."""
-        if size_kb is None:
-            return self.max_bytes
-        return (size_kb + 1) * 1000 + size_kb * 10 + 65536
+    def cap(self, size_kb: int | None) -> tuple[int, str]:
+        """The most bytes a data set stated as `size_kb` kB (floor of bytes / 1000) may have, and why:
+        that size plus 1 % and 64 KiB, at most `max_bytes` (a definition file may state any size)."""
+        if size_kb is not None and (size_kb + 1) * 1000 + size_kb * 10 + 65536 <= self.max_bytes:
+            return (size_kb + 1) * 1000 + size_kb * 10 + 65536, f"the {size_kb} kB the definition file states"
+        return self.max_bytes, f"{ENV_MAX_MB}={self.max_bytes / 1e6:g}"
 
 
 def _client(limits: Limits):
@@ -72,6 +74,47 @@ def _client(limits: Limits):
         agent = "cocopipe"
     return httpx.Client(follow_redirects=True, max_redirects=10, timeout=httpx.Timeout(limits.stall),
                         headers={"Accept-Encoding": "identity", "User-Agent": agent})
+
+
+class _Deadline:
+    """Ends a request at a moment even while it waits for a byte (a server dripping its headers or
+    body): at `end`, the connections the request opened are shut down, which ends any read at once.
+    `trace` is httpx's trace extension, which hands over each socket as it connects."""
+
+    def __init__(self, end: float):
+        self.sockets: list = []
+        self.fired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(end - time.monotonic(), 0.0), self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def trace(self, event: str, info: dict) -> None:
+        if event == "connection.connect_tcp.complete":
+            sock = info["return_value"].get_extra_info("socket")
+            with self._lock:
+                self.sockets.append(sock)
+                if self.fired:
+                    self._shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self.sockets:
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
 
 
 def _where(exc: Exception) -> str:
@@ -88,8 +131,6 @@ def _where(exc: Exception) -> str:
 def _why(exc: Exception, limits: Limits) -> str:
     """What went wrong in a request, in a few words (no traceback): connection refused at host:port,
     DNS failure, timeout, ..."""
-    import socket
-
     import httpx
 
     cause: BaseException | None = exc
@@ -120,8 +161,9 @@ def fetch_text(url: str, limits: Limits | None = None) -> str:
 
     limits = limits or Limits.from_env()
     start, body = time.monotonic(), bytearray()
+    watch = _Deadline(start + limits.deadline)
     try:
-        with _client(limits) as client, client.stream("GET", url) as r:
+        with watch, _client(limits) as client, client.stream("GET", url, extensions={"trace": watch.trace}) as r:
             if r.status_code != 200:
                 raise ArchiveError(f"{url}: HTTP {r.status_code} {r.reason_phrase} (no archive definition file there)")
             _check_length(r, MAX_BYTES, url, "no archive definition file")
@@ -132,6 +174,8 @@ def fetch_text(url: str, limits: Limits | None = None) -> str:
                 if time.monotonic() - start > limits.deadline:
                     raise ArchiveError(f"{url}: not received in {limits.deadline:g} s ({ENV_DEADLINE})")
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        if watch.fired:
+            raise ArchiveError(f"{url}: not received in {limits.deadline:g} s ({ENV_DEADLINE})") from None
         raise ArchiveError(f"{url}: {_why(exc, limits)}") from None
     return body.decode("utf-8", errors="replace")
 
@@ -176,7 +220,7 @@ def download(url: str, dest: Path, sha256: str, label: str, progress: Progress |
         raise ArchiveError(f"{label}: cannot write {exc.filename or dest}: {exc.strerror or exc}") from None
 
 
-def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: int, deadline: float,
+def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: tuple[int, str], deadline: float,
             limits: Limits) -> bool:
     """Append the body at `url` to `part`, from where an earlier attempt stopped if the server allows
     ranges; True when it resumed. Raises ArchiveError: the partial file is kept for a later resume when
@@ -184,13 +228,17 @@ def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: in
     import httpx
 
     have = part.stat().st_size if part.exists() else 0
-    if have > cap:
+    if have > cap[0]:
         part.unlink()
         have = 0
     headers = {"Range": f"bytes={have}-"} if have else {}
     done = 0
+    watch = _Deadline(deadline)
+    late = (f"{label}: {url}: not done in {limits.deadline:g} s ({ENV_DEADLINE}), {{}} bytes received; "
+            "nothing cached (run again to resume)")
     try:
-        with _client(limits) as client, client.stream("GET", url, headers=headers) as r:
+        with watch, _client(limits) as client, \
+                client.stream("GET", url, headers=headers, extensions={"trace": watch.trace}) as r:
             if r.status_code == 416 and have:  # nothing left to send: the partial file is no prefix of it
                 part.unlink()
                 return _stream(url, part, label, progress, cap, deadline, limits)
@@ -203,31 +251,32 @@ def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: in
             done = have if resumed else 0
             length = r.headers.get("content-length", "")
             total = done + int(length) if length.isdigit() else None
-            if total is not None and total > cap:
+            if total is not None and total > cap[0]:
                 _drop(part)
-                raise ArchiveError(f"{label}: {url}: the server sends {total} bytes, more than the "
-                                   f"{cap} the definition file allows; nothing cached")
+                raise ArchiveError(f"{label}: {url}: the server sends {total} bytes, more than the {cap[0]} "
+                                   f"allowed ({cap[1]}); nothing cached")
             if progress:
                 progress(label, done, total)
             with open(part, "ab" if resumed else "wb") as fh:
                 for chunk in r.iter_bytes():
-                    if done + len(chunk) > cap:
+                    if done + len(chunk) > cap[0]:
                         fh.close()
                         _drop(part)
-                        raise ArchiveError(f"{label}: {url}: more than the {cap} bytes the definition file allows "
-                                           "(stopped there); nothing cached")
+                        raise ArchiveError(f"{label}: {url}: more than the {cap[0]} bytes allowed ({cap[1]}), "
+                                           "stopped there; nothing cached")
                     fh.write(chunk)
                     done += len(chunk)
                     if progress:
                         progress(label, done, total)
                     if time.monotonic() > deadline:
-                        raise ArchiveError(f"{label}: {url}: not done in {limits.deadline:g} s ({ENV_DEADLINE}), "
-                                           f"{done} bytes received; nothing cached (run again to resume)")
+                        raise ArchiveError(late.format(done))
             return resumed
-    except (httpx.RemoteProtocolError, httpx.ReadError):
-        raise ArchiveError(f"{label}: {url}: connection closed after {done} bytes; nothing cached "
-                           "(run again to resume)") from None
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        if watch.fired:
+            raise ArchiveError(late.format(done)) from None
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+            raise ArchiveError(f"{label}: {url}: connection closed after {done} bytes; nothing cached "
+                               "(run again to resume)") from None
         raise ArchiveError(f"{label}: {url}: {_why(exc, limits)}; nothing cached") from None
 
 

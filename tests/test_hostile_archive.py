@@ -331,6 +331,22 @@ def test_a_fifo_as_definition_file_or_cached_data_set_does_not_block(env, tmp_pa
         file_sha256(tmp_path / FILENAME)
 
 
+def test_create_replaces_a_fifo_in_place_of_the_definition_file(tmp_path):
+    (tmp_path / "a.tgz").write_bytes(DATA)
+    os.mkfifo(tmp_path / FILENAME)
+    res = cli("archive", "create", str(tmp_path))
+    assert res.exit_code == 0, res.stderr
+    assert [e.name for e in parse((tmp_path / FILENAME).read_text(), "x").entries] == ["a.tgz"]
+
+
+def test_a_cache_that_cannot_be_written_is_one_line(env, tmp_path, monkeypatch):
+    monkeypatch.setenv("COCOPIPE_CACHE", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("not a folder")
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": DATA}) as srv:
+        res = cli("archive", "list", "--archive-url", srv.url)
+        assert "cannot write its definition file to the cache" in one_error(res, srv.url)
+
+
 # -- item 6: a 404 is a named problem --------------------------------------------------------------
 def test_a_404_makes_the_data_set_a_failed_source_naming_entry_url_and_status(env):
     with Hostile({FILENAME: definition(("bbob/a.tgz", SHA, 3), ("bbob/b.tgz", SHA.replace("0", "1"), 3)),

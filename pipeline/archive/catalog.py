@@ -112,10 +112,14 @@ class Archive:
         if refresh or not path.is_file():
             text = fetch_text(self.definition_url)
             definition = parse(text, self.definition_url)  # a bad file is not cached
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise ArchiveError(f"{self.url}: cannot write its definition file to the cache "
+                                   f"({exc.filename or path}: {exc.strerror or exc}; {ENV_CACHE} sets the cache)") from None
             self._definition, self._fresh = definition, True
             return definition
         self._definition = parse(read_file(path), str(path))
@@ -177,6 +181,12 @@ class Archive:
     def fetch(self, entry: Entry, offline: bool = False, progress=None) -> Path:
         """The data set's local file, downloaded first when needed and checked against the sha256 of
         the definition file; ArchiveError naming the data set, its URL and why otherwise."""
+        try:
+            return self._fetch(entry, offline, progress)
+        except OSError as exc:  # a cached or local file that cannot be read
+            raise ArchiveError(f"{entry.name}: {exc.filename or self.path(entry)}: {exc.strerror or exc}") from None
+
+    def _fetch(self, entry: Entry, offline: bool, progress) -> Path:
         path = self.path(entry)
         if path.is_file():
             got = file_sha256(path)

@@ -176,8 +176,11 @@ def parse(text: str, origin: str) -> Definition:
 
 def read_file(path: Path) -> str:
     """A local definition file's text, refused when larger than MAX_BYTES or no regular file."""
-    with _open_regular(path) as fh:
-        data = fh.read(MAX_BYTES + 1)
+    try:
+        with _open_regular(path) as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ArchiveError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_BYTES:
         raise ArchiveError(f"{path}: larger than {MAX_BYTES / 1e6:g} MB: no archive definition file")
     return data.decode("utf-8", errors="replace")
@@ -252,9 +255,12 @@ def create(folder: str | os.PathLike, on_skip: Callable[[Path, str], None] | Non
         raise ArchiveError(f"{root}: no data sets (.tgz, .tar.gz, .zip, ... archives) in this folder")
     text = dumps(entries)
     target = root / FILENAME
-    if target.exists() and target.read_text(errors="replace") != text:
-        shutil.copy2(target, root / f"._{FILENAME}_{time.strftime('%Y-%m-%dd%Hh%Mm%Ss')}")
-    tmp = root / f".{FILENAME}.{os.getpid()}.tmp"
-    tmp.write_text(text)
-    os.replace(tmp, target)
+    try:
+        if target.is_file() and read_file(target) != text:  # a FIFO there is replaced, never read
+            shutil.copy2(target, root / f"._{FILENAME}_{time.strftime('%Y-%m-%dd%Hh%Mm%Ss')}")
+        tmp = root / f".{FILENAME}.{os.getpid()}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise ArchiveError(f"{exc.filename or target}: cannot write: {exc.strerror or exc}") from None
     return target, entries

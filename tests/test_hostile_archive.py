@@ -107,8 +107,10 @@ def cache_of(srv: Hostile, env: Path) -> Path:
     ("C:/evil.tgz", "drive letter"),
     ("file:///etc/passwd", "scheme"),
     ("bbob//evil.tgz", "empty"),
-    ("a\x00b.tgz", "control character"),
-    ("a\nb.tgz", "control character"),
+    ("a\x00b.tgz", "control or format character"),
+    ("a\nb.tgz", "control or format character"),
+    ("bbob/\u202egzt.exe", "control or format character"),  # a right-to-left override: shown as "exe.tgz"
+    ("a\u2028b.tgz", "control or format character"),  # a line separator
     (FILENAME, "a definition file is no data set"),
 ])
 def test_entries_outside_the_archive_are_refused_naming_them(name, why):
@@ -141,7 +143,7 @@ def test_a_nul_in_an_entry_is_one_line_naming_it(env):
     with Hostile({FILENAME: definition(("a\x00b.tgz", SHA, 3))}) as srv:
         res = cli("archive", "get", "a", "--archive-url", srv.url)
         line = one_error(res, f"{srv.url}/{FILENAME}")
-        assert "'a\\x00b.tgz'" in line and "control character" in line
+        assert "'a\\x00b.tgz'" in line and "control or format character" in line
         assert cached_files(env) == []  # a refused definition file is not cached
 
 
@@ -360,6 +362,14 @@ def test_a_404_makes_the_data_set_a_failed_source_naming_entry_url_and_status(en
         res = cli("archive", "get", "bbob/", "--archive-url", srv.url)
         assert res.exit_code == 1
         assert f"error: archive:bbob/b.tgz: {srv.url}/bbob/b.tgz: HTTP 404 Not Found" in res.stderr.splitlines()
+
+
+def test_ingest_names_the_404_and_reads_the_rest(env, tmp_path):
+    with Hostile({FILENAME: definition(("bbob/a.tgz", SHA, 3))}) as srv:
+        res = cli("ingest", "archive:bbob/", str(tmp_path / "missing"), "--store", str(tmp_path / "s"),
+                  "--archive-url", srv.url)
+    assert f"archive:bbob/a.tgz: {srv.url}/bbob/a.tgz: HTTP 404 Not Found" in res.stderr
+    assert "Traceback" not in res.stderr + res.stdout
 
 
 # -- issue 32: what happened, not "no network" ------------------------------------------------------

@@ -33,6 +33,9 @@ MAX_BYTES = 4_000_000
 #: the longest entry of a definition file, in characters (an entry is parsed on its own)
 MAX_ENTRY = 4096
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+#: Unicode categories refused in names: control, format (bidirectional marks, zero widths), line and
+#: paragraph separators, surrogates: they end a line or hide what a name says
+_HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,8 @@ def name_problem(name: object) -> str | None:
     """Why `name` is no safe data set name (relative, '/'-separated, inside the archive), or None."""
     if not isinstance(name, str) or not name.strip():
         return "expected a relative file name"
-    if any(unicodedata.category(c) == "Cc" for c in name):
-        return "a control character (NUL, newline, ...) in the name"
+    if any(unicodedata.category(c) in _HIDDEN for c in name):
+        return "a control or format character (NUL, newline, a right-to-left mark, ...) in the name"
     if "\\" in name:
         return "a backslash in the name"
     if name.startswith("/"):

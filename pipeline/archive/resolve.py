@@ -58,7 +58,7 @@ def find(names: Sequence[str], pattern: str) -> list[str]:
 
 def closest(names: Sequence[str], pattern: str, n: int = 5) -> list[str]:
     """The names most like `pattern` (whole names and their file names compared), best first."""
-    pat = pattern.strip("!*").lower()
+    pat = pattern.strip("!*").lower()[:100]  # a long pattern costs its length times each name's
     if not pat:
         return list(names[:n])
 

@@ -387,6 +387,29 @@ def test_a_host_that_does_not_resolve_is_a_dns_failure(env):
     assert "DNS failure: cannot resolve host no-such-host.invalid" in one_error(res, "no-such-host.invalid")
 
 
+def test_a_status_line_with_terminal_escapes_is_shown_without_them(env):
+    def escapes(h, stop):
+        h.wfile.write(b"HTTP/1.1 403 \x1b]0;owned\x07\x1b[2J" + b"x" * 500 + b"\r\nContent-Length: 0\r\n\r\n")
+
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": escapes}) as srv:
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        line = one_error(res, "a.tgz")
+        assert "HTTP 403 ?]0;owned??[2Jxxx" in line and "\x1b" not in line and len(line) < 300
+
+
+def test_a_redirect_loop_is_one_line(env):
+    def loop(h, stop):
+        h.send_response(302)
+        h.send_header("Location", "/a.tgz")
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": loop}) as srv:
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        assert "too many redirects" in one_error(res, "a.tgz")
+        assert 2 < srv.requests.count("a.tgz") < 20
+
+
 def test_a_url_that_httpx_refuses_is_one_line(env):
     res = cli("archive", "list", "--archive-url", "http://[::1/arch")
     assert "not a usable URL" in one_error(res, "http://[::1/arch")

@@ -96,6 +96,7 @@ class _Deadline:
         self._timer.cancel()
 
     def trace(self, event: str, info: dict) -> None:
+        """httpx's trace callback: keep each socket the request connects (shut at once if late)."""
         if event == "connection.connect_tcp.complete":
             sock = info["return_value"].get_extra_info("socket")
             with self._lock:
@@ -104,6 +105,7 @@ class _Deadline:
                     self._shut(sock)
 
     def _fire(self) -> None:
+        """The deadline: shut down every socket of the request."""
         with self._lock:
             self.fired = True
             for sock in self.sockets:
@@ -111,10 +113,16 @@ class _Deadline:
 
     @staticmethod
     def _shut(sock) -> None:
+        """Shut a socket down both ways (a read waiting on it returns at once)."""
         try:
             sock.shutdown(socket.SHUT_RDWR)
         except (OSError, AttributeError):
             pass
+
+
+def _printable(text: str, most: int = 80) -> str:
+    """What a server said, cut to `most` characters, without the characters a terminal would act on."""
+    return "".join(c if c.isprintable() else "?" for c in text[:most])
 
 
 def _where(exc: Exception) -> str:
@@ -165,7 +173,8 @@ def fetch_text(url: str, limits: Limits | None = None) -> str:
     try:
         with watch, _client(limits) as client, client.stream("GET", url, extensions={"trace": watch.trace}) as r:
             if r.status_code != 200:
-                raise ArchiveError(f"{url}: HTTP {r.status_code} {r.reason_phrase} (no archive definition file there)")
+                raise ArchiveError(f"{url}: HTTP {r.status_code} {_printable(r.reason_phrase)} "
+                                   "(no archive definition file there)")
             _check_length(r, MAX_BYTES, url, "no archive definition file")
             for chunk in r.iter_bytes():
                 body += chunk
@@ -243,11 +252,11 @@ def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: tu
                 part.unlink()
                 return _stream(url, part, label, progress, cap, deadline, limits)
             if r.status_code >= 400:
-                raise ArchiveError(f"{label}: {url}: HTTP {r.status_code} {r.reason_phrase}")
+                raise ArchiveError(f"{label}: {url}: HTTP {r.status_code} {_printable(r.reason_phrase)}")
             resumed = r.status_code == 206 and have > 0 and _range_start(r) == have
             if r.status_code == 206 and not resumed:
                 raise ArchiveError(f"{label}: {url}: the server sent a range that was not asked for "
-                                   f"({r.headers.get('content-range')!r})")
+                                   f"({_printable(r.headers.get('content-range', ''))!r})")
             done = have if resumed else 0
             length = r.headers.get("content-length", "")
             total = done + int(length) if length.isdigit() else None

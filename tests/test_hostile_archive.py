@@ -397,6 +397,15 @@ def test_a_status_line_with_terminal_escapes_is_shown_without_them(env):
         assert "HTTP 403 ?]0;owned??[2Jxxx" in line and "\x1b" not in line and len(line) < 300
 
 
+def test_a_response_that_breaks_http_says_so(env):
+    def bad_length(h, stop):
+        h.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc")
+
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": bad_length}) as srv:
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        assert "the server broke the HTTP protocol (bad Content-Length)" in one_error(res, f"{srv.url}/a.tgz")
+
+
 def test_a_redirect_loop_is_one_line(env):
     def loop(h, stop):
         h.send_response(302)

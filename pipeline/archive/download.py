@@ -283,6 +283,9 @@ def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: tu
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         if watch.fired:
             raise ArchiveError(late.format(done)) from None
+        if isinstance(exc, httpx.RemoteProtocolError) and "peer closed" not in str(exc):
+            raise ArchiveError(f"{label}: {url}: the server broke the HTTP protocol ({_printable(str(exc))}) "
+                               f"after {done} bytes; nothing cached") from None
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
             raise ArchiveError(f"{label}: {url}: connection closed after {done} bytes; nothing cached "
                                "(run again to resume)") from None

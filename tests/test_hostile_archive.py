@@ -17,7 +17,7 @@ import pytest
 
 from pipeline.archive import ArchiveError
 from pipeline.archive.catalog import Archive
-from pipeline.archive.definition import FILENAME, MAX_BYTES, Entry, file_sha256, parse
+from pipeline.archive.definition import FILENAME, MAX_BYTES, Entry, create, file_sha256, parse
 from pipeline.archive.resolve import find
 from pipeline.archive.sources import expand
 from test_archive import cached_files, cli, env, one_error  # noqa: F401  (env: a fixture)
@@ -323,6 +323,10 @@ def test_create_leaves_out_a_fifo_naming_it(tmp_path):
                       f"error: {tmp_path / 'stray.tgz'}: not a regular file (a FIFO); left out of the definition file"]
     assert [e.name for e in parse((tmp_path / FILENAME).read_text(), "x").entries] == ["a.tgz"]
     assert "1 data set(s)" in res.stderr and "2 file(s) left out" in res.stderr
+    (tmp_path / FILENAME).unlink()
+    with pytest.raises(ArchiveError, match="gone.tgz: No such file or directory; no definition file written"):
+        create(tmp_path)  # in Python, without on_skip: an error, never a silent loss
+    assert not (tmp_path / FILENAME).exists()
 
 
 def test_a_fifo_as_definition_file_or_cached_data_set_does_not_block(env, tmp_path):

@@ -234,8 +234,9 @@ def data_files(folder: Path) -> list[Path]:
 def create(folder: str | os.PathLike, on_skip: Callable[[Path, str], None] | None = None) -> tuple[Path, list[Entry]]:
     """Write `FOLDER/coco_archive_definition.txt` for the data sets in the folder (cocopp's `create`);
     an earlier, different definition file is kept beside it as `._coco_archive_definition.txt_<time>`.
-    A name that is no regular file (a FIFO, a device, a broken link) is left out and shown to
-    `on_skip(path, why)`. Returns the file written and its entries."""
+    A name that is no regular file (a FIFO, a device, a broken link) or no safe name is left out and
+    shown to `on_skip(path, why)` (without it, an ArchiveError naming it). Returns the file written
+    and its entries."""
     root = Path(folder)
     if not root.is_dir():
         raise ArchiveError(f"{root}: no such folder")
@@ -252,8 +253,10 @@ def create(folder: str | os.PathLike, on_skip: Callable[[Path, str], None] | Non
                 size = os.fstat(fh.fileno()).st_size
             entries.append(Entry(name, file_sha256(f), size // 1000))
         except (ArchiveError, OSError) as exc:
-            if on_skip:
-                on_skip(f, str(exc).removeprefix(f"{f}: ") if isinstance(exc, ArchiveError) else exc.strerror or str(exc))
+            why = str(exc).removeprefix(f"{f}: ") if isinstance(exc, ArchiveError) else exc.strerror or str(exc)
+            if on_skip is None:
+                raise ArchiveError(f"{f}: {why}; no definition file written") from None
+            on_skip(f, why)
     if not entries:
         raise ArchiveError(f"{root}: no data sets (.tgz, .tar.gz, .zip, ... archives) in this folder")
     text = dumps(entries)

@@ -13,12 +13,12 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import platformdirs
 
 from . import ArchiveError
-from .definition import FILENAME, Definition, Entry, file_sha256, parse
+from .definition import FILENAME, Definition, Entry, file_sha256, name_problem, parse, read_file
 from .download import download, fetch_text
 from .resolve import NoMatch, resolve
 
@@ -29,6 +29,8 @@ OFFICIAL_SUITES = ("bbob", "bbob-noisy", "bbob-biobj", "bbob-largescale", "bbob-
                    "bbob-boxed", "sbox-cost", "test")
 ENV_URL = "COCOPIPE_ARCHIVE_URL"
 ENV_CACHE = "COCOPIPE_CACHE"
+#: what a data set's name keeps unencoded in its URL (RFC 3986 path characters, less "%")
+_URL_SAFE = "/-._~!$&'()*+,;=:@"
 
 
 def archive_location(given: str | None = None) -> str:
@@ -70,7 +72,10 @@ class Archive:
             loc = unquote(urlsplit(loc).path)
         self.remote = _is_url(loc)
         self.url = loc.rstrip("/") if self.remote else str(Path(loc).expanduser().resolve())
-        self.folder = (cache or cache_dir()) / _slug(self.url) if self.remote else Path(self.url)
+        try:
+            self.folder = (cache or cache_dir()) / _slug(self.url) if self.remote else Path(self.url)
+        except ValueError as exc:  # urllib's: an IPv6 host without its "]", a port that is no number, ...
+            raise ArchiveError(f"{self.url}: not a usable URL ({exc})") from None
         last = self.url.rstrip("/").rsplit("/", 1)[-1]
         #: the suite of a per-suite archive (its folder or URL ends with the suite's name)
         self.suite = last if last in OFFICIAL_SUITES or last.startswith("bbob") else None
@@ -94,10 +99,10 @@ class Archive:
         if not self.remote:
             if not self.folder.is_dir():
                 raise ArchiveError(f"{self.url}: no such archive folder (nor a http(s) URL)")
-            if not path.is_file():
+            if not path.exists():
                 raise ArchiveError(f"{self.url}: no {FILENAME} in this folder (write one with "
                                    f"`cocopipe archive create {self.url}`)")
-            self._definition = parse(path.read_text(errors="replace"), str(path))
+            self._definition = parse(read_file(path), str(path))
             return self._definition
         if offline and refresh:
             raise ArchiveError(f"{self.url}: --refresh downloads the definition file again, --offline forbids it")
@@ -107,13 +112,17 @@ class Archive:
         if refresh or not path.is_file():
             text = fetch_text(self.definition_url)
             definition = parse(text, self.definition_url)  # a bad file is not cached
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise ArchiveError(f"{self.url}: cannot write its definition file to the cache "
+                                   f"({exc.filename or path}: {exc.strerror or exc}; {ENV_CACHE} sets the cache)") from None
             self._definition, self._fresh = definition, True
             return definition
-        self._definition = parse(path.read_text(errors="replace"), str(path))
+        self._definition = parse(read_file(path), str(path))
         return self._definition
 
     def entries(self, offline: bool = False, refresh: bool = False) -> list[Entry]:
@@ -140,20 +149,44 @@ class Archive:
 
     # -- data sets -------------------------------------------------------------------------------
     def path(self, entry: Entry) -> Path:
-        """Where the data set is (local archive) or is kept once downloaded (the cache)."""
-        return self.folder.joinpath(*entry.name.split("/"))
+        """Where the data set is (local archive) or is kept once downloaded (the cache); ArchiveError
+        naming the entry when that path would lie outside the archive's folder (in the cache, also
+        with links resolved; a local archive's own links are the user's)."""
+        why = name_problem(entry.name)
+        if why:
+            raise ArchiveError(f"{entry.name!r}: not a relative path inside the archive ({why})")
+        path = self.folder.joinpath(*entry.name.split("/"))
+        if not self.remote:
+            return path
+        try:
+            inside = path.resolve().is_relative_to(self.folder.resolve())
+        except (OSError, RuntimeError) as exc:  # a loop of links
+            raise ArchiveError(f"{entry.name}: {path}: cannot resolve ({exc})") from None
+        if not inside:
+            raise ArchiveError(f"{entry.name}: {path} leads outside {self.folder} (a link); refused")
+        return path
 
     def data_url(self, entry: Entry) -> str:
-        """The data set's URL (its path for a local archive)."""
-        return f"{self.url}/{entry.name}" if self.remote else str(self.path(entry))
+        """The data set's URL (its path for a local archive), the name percent-encoded where needed
+        (`#`, `?`, `%`, spaces and non-ASCII letters)."""
+        return f"{self.url}/{quote(entry.name, safe=_URL_SAFE)}" if self.remote else str(self.path(entry))
 
     def cached(self, entry: Entry) -> bool:
         """True when the data set is on this machine (in the cache, or in a local archive)."""
-        return self.path(entry).is_file()
+        try:
+            return self.path(entry).is_file()
+        except ArchiveError:
+            return False
 
     def fetch(self, entry: Entry, offline: bool = False, progress=None) -> Path:
         """The data set's local file, downloaded first when needed and checked against the sha256 of
         the definition file; ArchiveError naming the data set, its URL and why otherwise."""
+        try:
+            return self._fetch(entry, offline, progress)
+        except OSError as exc:  # a cached or local file that cannot be read
+            raise ArchiveError(f"{entry.name}: {exc.filename or self.path(entry)}: {exc.strerror or exc}") from None
+
+    def _fetch(self, entry: Entry, offline: bool, progress) -> Path:
         path = self.path(entry)
         if path.is_file():
             got = file_sha256(path)
@@ -171,7 +204,7 @@ class Archive:
         elif offline:
             raise ArchiveError(f"{entry.name}: not in the cache (--offline); download it with "
                                f"`cocopipe archive get {entry.name}` (from {self.url})")
-        download(self.data_url(entry), path, entry.sha256, entry.name, progress)
+        download(self.data_url(entry), path, entry.sha256, entry.name, progress, size_kb=entry.size_kb)
         return path
 
     def rows(self, entries: Sequence[Entry]) -> list[dict]:

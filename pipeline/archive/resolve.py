@@ -8,15 +8,24 @@ only, a trailing `*` every match. Unlike cocopp, where a plain pattern must matc
 one exactly), a plain pattern selects every match (`archive:bbob/2009/` for all of 2009), and a plain
 name equal to an entry's selects that entry only; cocopp's rule holds where one data set is meant.
 A pattern that is no valid regular expression (cocopp raises) is matched as a substring only.
+The regular expression is matched with the `regex` module (the same syntax as `re`) under a time
+budget: a pattern that backtracks without end (`(.*)*X`) is an error naming it, not a hang.
 """
 from __future__ import annotations
 
 import difflib
-import re
+import time
 from collections.abc import Sequence
+
+import regex
 
 from . import ArchiveError
 from .definition import Entry
+
+#: seconds a pattern may take to be matched against all the names of an archive
+MATCH_BUDGET = 1.0
+#: the longest pattern taken, in characters
+MAX_PATTERN = 1000
 
 
 class NoMatch(ArchiveError):
@@ -25,17 +34,31 @@ class NoMatch(ArchiveError):
 
 def find(names: Sequence[str], pattern: str) -> list[str]:
     """The names `pattern` selects, in order: cocopp's `StrList.find(pattern)`."""
+    if len(pattern) > MAX_PATTERN:
+        raise ArchiveError(f"archive:{pattern[:40]}...: a pattern of {len(pattern)} characters; at most {MAX_PATTERN}")
     low = pattern.lower()
     try:
-        rex = re.compile(pattern, re.IGNORECASE)
-    except re.error:
+        rex = regex.compile(pattern, regex.IGNORECASE | regex.VERSION0)
+    except (regex.error, RecursionError, OverflowError):
         rex = None
-    return [n for n in names if (rex is not None and rex.match(n)) or low in n.lower()]
+    end = time.monotonic() + MATCH_BUDGET
+    found = []
+    for n in names:
+        if low in n.lower():
+            found.append(n)
+        elif rex is not None:
+            try:
+                if rex.match(n, timeout=max(end - time.monotonic(), 1e-3)):
+                    found.append(n)
+            except TimeoutError:
+                raise ArchiveError(f"archive:{pattern}: matching this regular expression takes over {MATCH_BUDGET:g} s "
+                                   "(it backtracks, as nested repeats like (.*)* do); use a simpler pattern") from None
+    return found
 
 
 def closest(names: Sequence[str], pattern: str, n: int = 5) -> list[str]:
     """The names most like `pattern` (whole names and their file names compared), best first."""
-    pat = pattern.strip("!*").lower()
+    pat = pattern.strip("!*").lower()[:100]  # a long pattern costs its length times each name's
     if not pat:
         return list(names[:n])
 

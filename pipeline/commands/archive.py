@@ -119,9 +119,18 @@ def register(app: typer.Typer) -> None:
     def create(folder: Annotated[str, typer.Argument(help="Folder of data sets (.tgz, .tar.gz, .zip, ...), in any sub-folders.")]) -> None:
         """Write FOLDER/coco_archive_definition.txt (cocopp's format) so that the folder, or a copy of it
         online, is an archive: `--archive-url FOLDER-or-URL`."""
+        skipped = []
+
+        def skip(path, why: str) -> None:  # a line per file left out (a name with a newline shown quoted)
+            skipped.append(path)
+            shown = str(path) if str(path).isprintable() else repr(str(path))
+            say(f"{shown}: {why}; left out of the definition file", "error:", "red")
+
         try:
-            target, entries = create_definition(folder)
+            target, entries = create_definition(folder, on_skip=skip)
         except ArchiveError as exc:
             fail(str(exc))
-        err.print(f"wrote {target}: {plural(len(entries), 'data set')}, {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB",
-                  soft_wrap=True)
+        err.print(f"wrote {target}: {plural(len(entries), 'data set')}, {sum(e.size_kb or 0 for e in entries) / 1000:.1f} MB"
+                  + (f"; {plural(len(skipped), 'file')} left out" if skipped else ""), soft_wrap=True)
+        if skipped:
+            raise typer.Exit(1)

@@ -35,6 +35,7 @@ from .hits import targets as tg
 from .hits.budget import Budget
 from .hits.spec import PROBLEM
 from .measures import aocc as aocc_m, art as art_m, auc, ecdf as ecdf_m, ert as ert_m, profiles, restarts, runlength, runtime
+from .measures import values as values_m
 from .measures.uncertainty import ecdf_band, ecdf_per_instance
 from .selection import KEYS, Selection, open_reference
 from .store import Store
@@ -496,8 +497,9 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, and the quantiles q10..q90 of the best
-            precisions, runs, runs_with_data (with `summary`).
+            suite, algorithm, function, dimension, quantity, budget, and the quantiles q10..q90 of the best
+            precisions, or of the best logged values of runs without a known optimum (quantity "value"),
+            runs, runs_with_data (with `summary`).
 
         Examples
         --------
@@ -505,23 +507,40 @@ class Analysis:
         >>> a.fixed_budget([100, 1000]).collect()["budget"].to_list()
         [100.0, 1000.0]
         """
-        values = runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension)
-        return runtime.fixed_budget_summary(values) if summary else values
+        parts = []
+        for a in self._quantities():
+            table = runtime.fixed_budget(a.runs(), a.events(), list(budgets), per_dimension)
+            table = (values_m.to_raw(table, a.runs(), ["best_delta"]) if a.selection.quantity == "value"
+                     else values_m.labelled(table))
+            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
+        if not parts:
+            raise ValueError("no runs in the selection")
+        return pl.concat(parts, how="vertical_relaxed")
+
+    def _quantities(self) -> list[Analysis]:
+        """This analysis on precisions (if it has runs with a known optimum) and on values (if it has
+        runs without): each measure computed on both says which is which (`quantity`), never mixing them."""
+        parts = [self] if self.selection.keys().height else []
+        values = self._values()
+        return parts + ([values] if values is not None else [])
 
     def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
-        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md).
+        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md), on precisions
+        where the optimum is known and on logged values where it is not (`quantity`).
 
         Parameters
         ----------
         targets : str, list of float, frame or None
-            As `target_frame`.
+            As `target_frame` (precisions); on values the numbers are raw values, and None takes
+            `pipeline.measures.values.default_targets` from the data.
         eval_max : float, optional
-            What an unsuccessful run is charged; default: each problem's largest run evaluations.
+            What an unsuccessful run is charged; default (IOHanalyzer's ERT): each run its own length,
+            its last logged evaluation (at most the budget cut).
 
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, target, ert, successes, runs.
+            suite, algorithm, function, dimension, quantity, target, ert, successes, runs.
 
         Examples
         --------
@@ -529,8 +548,46 @@ class Analysis:
         >>> a.ert([1e-8]).collect()["ert"].to_list()
         [1150.0666666666666]
         """
-        cap = pl.col("evaluations").max().over(PROBLEM) if eval_max is None else eval_max
-        return ert_m.ert(self.hits(targets), cap)
+        parts = []
+        if self.selection.keys().height:
+            parts.append(values_m.labelled(self._ert(self, self.hits(targets), eval_max)))
+        values = self._values()
+        if values is not None:
+            runs = values.runs()
+            frame = (values_m.default_targets(runs, values.events()) if targets is None
+                     else values_m.given_targets(runs, self._numbers(targets)))
+            parts.append(values_m.to_raw(self._ert(values, values.hits(frame), eval_max), runs, ["target"]))
+        if not parts:
+            raise ValueError("no runs in the selection")
+        return pl.concat(parts, how="vertical_relaxed")
+
+    @staticmethod
+    def _ert(a: Analysis, hits: pl.LazyFrame, eval_max: float | None) -> pl.LazyFrame:
+        """ERT of first hitting times, an unsuccessful run charged `eval_max` or its own length."""
+        if eval_max is not None:
+            return ert_m.ert(hits, eval_max)
+        length = pl.col("last_evaluation").cast(pl.Float64)
+        if a.max_budget is not None:
+            length = pl.min_horizontal(length, a.max_budget.limit())
+        lengths = a.selection._trials().select("run_id", "dimension", length=length).drop("dimension")
+        return ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
+
+    def _values(self) -> Analysis | None:
+        """This analysis on the logged values of the runs without a known optimum, if it has any."""
+        values = Analysis(self.selection.narrow(quantity="value"), executor=self.plan.executor,
+                          group_size=self.plan.group_size)
+        return values if values.selection.keys().height else None
+
+    def _numbers(self, targets: Targets) -> list[float]:
+        """Value targets as numbers (a list, "v1,v2" or a frame's `target` column)."""
+        if isinstance(targets, str):
+            try:
+                return [float(t) for t in targets.split(",") if t.strip()]
+            except ValueError:
+                raise ValueError(f"targets {targets!r}: logged values need numbers (e.g. 10,1,0.1)") from None
+        if isinstance(targets, (pl.DataFrame, pl.LazyFrame)):
+            return targets.lazy().select("target").collect()["target"].to_list()
+        return [float(t) for t in targets]
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
@@ -550,7 +607,7 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, fraction, runs.
+            suite, algorithm, function, dimension, quantity, budget, fraction, runs.
 
         Examples
         --------
@@ -558,17 +615,25 @@ class Analysis:
         >>> a.fixed_budget_ecdf([10, 100], per_dimension=True).collect()["budget"].to_list()
         [50.0, 500.0]
         """
-        runs, events = self.runs(), self.events()
-        if not per_dimension:
-            return aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
-        dims = runs.select("dimension").unique().collect()["dimension"].to_list()
-        return pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
-                                                   [b * d for b in budgets], lower, upper, log) for d in dims])
+        parts = []
+        for a in self._quantities():
+            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
+            if not per_dimension:
+                table = aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log, values)
+            else:
+                dims = runs.select("dimension").unique().collect()["dimension"].to_list()
+                table = pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                            [b * d for b in budgets], lower, upper, log, values)
+                                   for d in dims])
+            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
+        return pl.concat(parts, how="vertical_relaxed")
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
 
-        The budget B is the budget cut, else each problem's largest run evaluations.
+        The budget B is the budget cut, else per algorithm and problem the longest run (its largest last
+        logged evaluation), so an algorithm's AOCC does not depend on what else is selected. On runs
+        without a known optimum the bounds are logged values (quantity "value").
 
         Parameters
         ----------
@@ -578,19 +643,24 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, aocc, runs.
+            suite, algorithm, function, dimension, quantity, budget, aocc, runs.
 
         Examples
         --------
         >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
         >>> a.aocc().collect().select("algorithm", "aocc").rows()
-        [('DIRECT', 0.829935...), ('NM', 0.798812...)]
+        [('DIRECT', 0.829935...), ('NM', 0.651282...)]
         """
-        runs, events = self.runs(), self.events()
-        longest = pl.col("last_evaluation").max().cast(pl.Float64)
-        b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
-             runs.group_by("suite", "function", "dimension").agg(budget=longest))
-        return aocc_m.aocc(runs, events, b, lower, upper, log)
+        parts = []
+        for a in self._quantities():
+            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
+            longest = pl.col("last_evaluation").max().cast(pl.Float64)
+            b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
+                 runs.group_by(PROBLEM).agg(budget=longest))
+            table = aocc_m.aocc(runs, events, b, lower, upper, log, values)
+            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
+        return pl.concat(parts, how="vertical_relaxed") if parts else values_m.labelled(
+            aocc_m.aocc(self.runs(), self.events(), self.runs().group_by(PROBLEM).agg(budget=pl.lit(1.0))))
 
     def auc(self, targets: Targets = None) -> pl.LazyFrame:
         """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).

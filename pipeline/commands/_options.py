@@ -156,8 +156,8 @@ class SelectionOptions:
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
             suites = ", ".join(sorted(set(unknown["suite"])))
             err.print(f"note: {unknown['runs'].sum()} IOHprofiler run(s) ({suites}) have no known optimum, so no "
-                      "precision: measures of precisions leave them out (their raw values: `cocopipe params`, "
-                      "events.measured)", soft_wrap=True)
+                      "precision: ert, aocc, budget and fixed-budget-ecdf measure their logged values (column "
+                      "quantity = value), the other measures leave them out", soft_wrap=True)
         return a
 
 

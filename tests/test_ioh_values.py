@@ -1,0 +1,84 @@
+"""Measures on logged values where no optimum is known (issue 31), and the defaults of ERT and AOCC as
+IOHanalyzer defines them: hand-made ioh logs answered by hand."""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.api import open_store
+from pipeline.cli import app
+
+from test_ioh import _ingest, write_log
+
+
+def test_unknown_suite_runs_are_measured_on_their_logged_values(tmp_path):
+    """ioh.get_problem writes suite unknown_suite: no optimum, targets are raw_y values (minimised)."""
+    write_log(tmp_path / "log", [["1 5.0", "3 2.0", "4 7.0", "10 0.5"], ["1 1.0", "2 0.25", "8 3.0"]],
+              suite="unknown_suite")
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert not s.problems
+    ert = open_store(st.path).ert([1.0, 0.3]).collect()
+    assert ert["quantity"].to_list() == ["value", "value"]
+    assert ert["target"].to_list() == [1.0, 0.3]
+    # 1.0: run 1 at 10, run 2 at 1; 0.3: run 1 never (charged its length 10), run 2 at 2
+    assert ert["ert"].to_list() == [(10 + 1) / 2, (10 + 2) / 1]
+    assert ert["successes"].to_list() == [2, 1]
+
+
+def test_maximised_values_reach_a_target_at_or_above_it(tmp_path):
+    write_log(tmp_path / "log", [["1 1", "2 3", "3 2", "6 5"]], suite="mine", name="Count", dim=4, maximize=True)
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    a = open_store(st.path)
+    ert = a.ert([3.0, 4.5, 9.0]).collect()
+    assert ert["target"].to_list() == [3.0, 4.5, 9.0] and ert["ert"].to_list() == [2.0, 6.0, float("inf")]
+    fb = a.fixed_budget([1, 3, 10], summary=False).collect().sort("budget")
+    assert fb["best_delta"].to_list() == [1.0, 3.0, 5.0]  # best raw value so far, the larger the better
+    # linear bounds 0..5, maximised: 1/5 on [0, 2) (the first record's before it), 3/5 on [2, 6); budget 6
+    # (the run's length); with a budget cut 10, 1 on [6, 10] too
+    aocc = a.aocc(lower=0.0, upper=5.0, log=False).collect()
+    assert aocc["aocc"][0] == pytest.approx((0.2 * 2 + 0.6 * 4) / 6)
+    cut = open_store(st.path, max_budget=10).aocc(lower=0.0, upper=5.0, log=False).collect()
+    assert cut["aocc"][0] == pytest.approx((0.2 * 2 + 0.6 * 4 + 1.0 * 4) / 10)
+
+
+def test_default_value_targets_are_stated_and_taken_from_the_data(tmp_path):
+    write_log(tmp_path / "log", [["1 1e9", "5 10.0"], ["1 10.0", "9 1.0"]], suite="unknown_suite")
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    ert = open_store(st.path).ert().collect()
+    # 10 targets from the worst first record (1e9) to the best value reached (1), log-spaced
+    assert ert["target"].to_list() == pytest.approx([10.0 ** k for k in range(9, -1, -1)])
+    assert ert["target"][0] == 1e9 and ert["target"][-1] == 1.0
+
+
+def test_precisions_and_values_are_never_mixed(tmp_path):
+    write_log(tmp_path / "a", [["1 5.0", "4 0.5"]], suite="BBOB")
+    write_log(tmp_path / "b", [["1 5.0", "4 0.5"]], suite="unknown_suite")
+    st, _ = _ingest(tmp_path, tmp_path / "a", tmp_path / "b")
+    ert = open_store(st.path).ert([1.0]).collect().sort("suite")
+    assert ert.select("suite", "quantity", "ert").rows() == [("bbob", "precision", 4.0), ("unknown_suite", "value", 4.0)]
+
+
+def test_ert_charges_each_unsuccessful_run_its_own_length(tmp_path):
+    """IOHanalyzer's ERT: a run that misses the target counts its own last evaluation, not the longest
+    run's hitting time (issue 31, 3): run 1 hits 1e-8 at 4 and stops; run 2 runs 50 evaluations and
+    never hits; run 3 runs 20 and never hits."""
+    write_log(tmp_path / "log", [["1 5.0", "4 1e-9"], ["1 5.0", "50 2.0"], ["1 3.0", "20 3.0"]])
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    ert = open_store(st.path).ert([1e-8]).collect()
+    assert ert["ert"].to_list() == [(4 + 50 + 20) / 1]
+    assert open_store(st.path).ert([1e-8], eval_max=100).collect()["ert"].to_list() == [4 + 100 + 100]
+    out = CliRunner().invoke(app, ["ert", "--help"], terminal_width=200).output
+    assert "own" in out and "length" in out
+
+
+def test_default_aocc_budget_is_per_algorithm(tmp_path):
+    """An algorithm's AOCC does not depend on what else is selected (issue 31, 4)."""
+    write_log(tmp_path / "a", [["1 1.0", "10 1.0"]], suite="BBOB")
+    other = write_log(tmp_path / "b", [["1 1.0", "40 1.0"]], suite="BBOB")
+    other.write_text(other.read_text().replace('"ALG"', '"OTHER"'))
+    st, _ = _ingest(tmp_path, tmp_path / "a", tmp_path / "b")
+    both = open_store(st.path).aocc(lower=1e-8, upper=1e8).collect().sort("algorithm")
+    alone = open_store(st.path, algorithm="ALG").aocc(lower=1e-8, upper=1e8).collect()
+    assert both.filter(pl.col("algorithm") == "ALG")["aocc"].to_list() == alone["aocc"].to_list() == [0.5]
+    assert both["budget"].to_list() == [10.0, 40.0]

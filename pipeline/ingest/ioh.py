@@ -118,7 +118,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             suite = suite_name(str(meta["suite"]))
             maximize = bool(meta["maximization"])
             alg = meta["algorithm"] if isinstance(meta["algorithm"], dict) else {"name": str(meta["algorithm"])}
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             problems.append(Problem(jpath, _line_of(text, '"function_id"'), "function_id is not a number", "file skipped"))
             continue
         name = algorithm or str(alg.get("name") or src.name)
@@ -130,7 +130,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             entries = scen.get("runs") if isinstance(scen, dict) else None
             try:
                 dimension = int(scen["dimension"])
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 problems.append(Problem(jpath, line, "scenario without a dimension", "scenario skipped"))
                 continue
             if not isinstance(entries, list):
@@ -149,7 +149,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
                     instance, evals = int(run["instance"]), int(run["evals"])
                     best = run.get("best") or {}
                     best_y = float(best["y"]) if best.get("y") is not None else None
-                except (KeyError, TypeError, ValueError, AttributeError):
+                except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
                     unread += 1
                     continue
@@ -187,13 +187,14 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         vals = [pl.col("f").list.get(i, null_on_oob=True).str.replace(r"^-nan", "nan").cast(pl.Float64, strict=False)
                 .alias(f"v{i}") for i in range(len(names))]
         rows = rows.with_columns(vals)
-        bad = (pl.col("n") != len(names)) | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
-            | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor()) \
-            | pl.col("v1").is_nan()
-        rows = rows.with_columns(bad=bad)
-        for ln, n in rows.filter("bad").select("lineno", "n").head(200).rows():
-            what = "truncated record" if n < len(names) else "malformed record (a value that is not a number)"
-            problems.append(Problem(path, ln, what, "line skipped"))
+        malformed = (pl.col("n") != len(names)) \
+            | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
+            | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor())
+        rows = rows.with_columns(bad=malformed | ~pl.col("v1").is_finite(), malformed=malformed)
+        for ln, n, bad_form, y in rows.filter("bad").select("lineno", "n", "malformed", "v1").head(200).rows():
+            what = ("truncated record" if n < len(names) else "malformed record (a value that is not a number)"
+                    if bad_form else f"raw_y {y} is not a finite value")
+            problems.append(Problem(path, ln, what, "line skipped" if bad_form else "record left out of the measures"))
         good = rows.filter(~pl.col("bad"))
         parts.append(good.select(
             "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y="v1",
@@ -223,7 +224,10 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     recs = recs.join(runs.select("data_file", "section", "run_id", "maximize", "optimum"), on=["data_file", "section"],
                      how="inner", maintain_order="left").sort("run_id", "evaluations", "lineno", maintain_order=True)
     delta = pl.when("maximize").then(pl.col("optimum") - pl.col("raw_y")).otherwise(pl.col("raw_y") - pl.col("optimum"))
-    recs = recs.with_columns(best_delta=delta.cum_min().over("run_id"))
+    impossible = recs.filter(delta < 0)
+    for dfile, ln, y, opt in impossible.select("data_file", "lineno", "raw_y", "optimum").head(200).rows():
+        problems.append(Problem(dfile, ln, f"raw_y {y} is beyond the optimum {opt:g}", "record left out of the measures"))
+    recs = recs.filter(~(delta < 0).fill_null(False)).with_columns(best_delta=delta.cum_min().over("run_id"))
     agg = recs.group_by("run_id").agg(
         last_logged=pl.col("evaluations").max(), final_delta=pl.col("best_delta").min(), nrec=pl.len(),
         hit=pl.col("evaluations").filter(reached(pl.col("best_delta"), PRECISION)).min())

@@ -1,0 +1,47 @@
+"""IOHprofiler logs with impossible, non-finite or out-of-range content: each named with its file and
+line (or entry) in one line, left out of the measures, everything readable kept (issue 31, 6 and 8;
+issue 28)."""
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.api import open_store
+
+from test_ioh import _ingest, write_log
+
+
+def test_a_value_below_the_known_optimum_is_named_and_not_a_success(tmp_path):
+    """ioh BBOB logs raw_y = f - f_opt >= 0: a run logging -0.5 did not hit 1e-8 (1 success, not 2)."""
+    write_log(tmp_path / "log", [["1 5.0", "3 -0.5", "9 2.0"], ["1 1.0", "4 1e-9"]])
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    dat = "data_f1_Sphere/IOHprofiler_f1_DIM2.dat"
+    (p,) = s.problems
+    assert (p.file, p.line) == (dat, 3) and "-0.5 is beyond the optimum 0" in p.message
+    assert "left out" in p.action
+    ert = open_store(st.path).ert([1e-8]).collect()
+    assert ert["successes"].to_list() == [1]
+    assert st.runs().sort("trial").collect()["final_delta"].to_list() == [2.0, 1e-9]
+
+
+def test_nan_and_infinite_values_are_named_and_left_out(tmp_path):
+    write_log(tmp_path / "log", [["1 5.0", "2 -inf", "3 nan", "4 2.0"], ["1 -nan", "2 inf", "5 3.0"]],
+              suite="unknown_suite")
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    dat = "data_f1_Sphere/IOHprofiler_f1_DIM2.dat"
+    where = {p.line: p.message for p in s.problems if p.file == dat}
+    assert sorted(where) == [3, 4, 7, 8]
+    assert "-inf is not a finite value" in where[3] and "nan is not a finite value" in where[4]
+    fb = open_store(st.path).fixed_budget([10], summary=False).collect().sort("trial")
+    assert fb["best_delta"].to_list() == [2.0, 3.0]  # not -inf: the finite records only
+
+
+def test_an_infinite_function_id_is_one_line_naming_the_file(tmp_path):
+    j = write_log(tmp_path / "log", [["1 5.0"]])
+    j.write_text(j.read_text().replace('"function_id": 1', '"function_id": Infinity'))
+    k = write_log(tmp_path / "log2", [["1 5.0"]], fid=3, name="Rastrigin")
+    k.write_text(k.read_text().replace('"dimension": 2', '"dimension": -Infinity'))
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "log2")
+    msgs = [str(p) for p in s.problems]
+    assert any(m.startswith("IOHprofiler_f1_Sphere.json:") and "function_id is not a number" in m for m in msgs)
+    assert any(m.startswith("IOHprofiler_f3_Rastrigin.json:") and "without a dimension" in m for m in msgs)
+    assert st.runs().select(pl.len()).collect().item() == 0

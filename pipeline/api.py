@@ -517,6 +517,36 @@ class Analysis:
             raise ValueError("no runs in the selection")
         return pl.concat(parts, how="vertical_relaxed")
 
+    def params(self, names: Sequence[str] | None = None, positions: bool = False) -> pl.LazyFrame:
+        """Tracked parameters of every selected run, its optimum known or not (`pipeline.measures.params`).
+
+        Parameters
+        ----------
+        names : list of str, optional
+            Only these parameters (default: every one but the positions).
+        positions : bool
+            Keep the positions x0, x1, ... too (when `names` is not given).
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, instance, trial, run_id, evaluations, name, value.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").params().collect().height
+        0
+        """
+        from .measures import params as params_m
+
+        runs = pl.concat([a.runs().select(*PROBLEM, "instance", "trial", "run_id") for a in self._quantities()]
+                         or [self.runs().select(*PROBLEM, "instance", "trial", "run_id")])
+        table = params_m.params_table(self.store)
+        if table is None:
+            return params_m.values(runs, pl.LazyFrame(schema={"run_id": pl.Int64, "evaluations": pl.Int64,
+                                                              "name": pl.String, "value": pl.Float64}), names, positions)
+        return params_m.values(runs, table, names, positions)
+
     def _quantities(self) -> list[Analysis]:
         """This analysis on precisions (if it has runs with a known optimum) and on values (if it has
         runs without): each measure computed on both says which is which (`quantity`), never mixing them."""

@@ -82,3 +82,14 @@ def test_default_aocc_budget_is_per_algorithm(tmp_path):
     alone = open_store(st.path, algorithm="ALG").aocc(lower=1e-8, upper=1e8).collect()
     assert both.filter(pl.col("algorithm") == "ALG")["aocc"].to_list() == alone["aocc"].to_list() == [0.5]
     assert both["budget"].to_list() == [10.0, 40.0]
+
+
+def test_params_reads_the_runs_without_a_known_optimum(tmp_path):
+    """`cocopipe params` reads every run's tracked parameters, known optimum or not (issue 31, 5)."""
+    write_log(tmp_path / "log", [["1 5.0 0.5 1.0 2.0", "4 2.0 0.25 0.5 1.0"]], suite="unknown_suite",
+              header="evaluations raw_y sigma x0 x1")
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    assert open_store(st.path).params().collect()["value"].to_list() == [0.5, 0.25]
+    out = CliRunner().invoke(app, ["params", "--store", str(st.path), "--name", "x0"])
+    assert out.exit_code == 0, out.output
+    assert pl.read_csv(out.stdout.encode())["value"].to_list() == [1.0, 0.5]

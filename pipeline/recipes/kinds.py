@@ -246,7 +246,7 @@ def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int
 def parameter(analysis, name: str, budgets_per_decade: int = 5, **options) -> Drawing:
     """The quantiles over runs of a tracked parameter `name` at 10^(k/budgets_per_decade) evaluations;
     `options` are `charts.params.parameter_chart`'s."""
-    vals = pm.values(analysis.runs(), pm.params_table(analysis.store), [name]).collect()
+    vals = analysis.params([name]).collect()
     if not vals.height:
         raise ValueError(f"no values of the parameter {name!r} in the selection")
     grid = convergence.budget_grid(float(vals["evaluations"].max()), budgets_per_decade)

@@ -45,3 +45,30 @@ def test_an_infinite_function_id_is_one_line_naming_the_file(tmp_path):
     assert any(m.startswith("IOHprofiler_f1_Sphere.json:") and "function_id is not a number" in m for m in msgs)
     assert any(m.startswith("IOHprofiler_f3_Rastrigin.json:") and "without a dimension" in m for m in msgs)
     assert st.runs().select(pl.len()).collect().item() == 0
+
+
+def test_a_dat_without_its_json_is_named(tmp_path):
+    """ioh writes the json when the logger closes: a .dat alone is named, not ignored (issue 31, 6)."""
+    write_log(tmp_path / "log", [["1 5.0"]])
+    lone = write_log(tmp_path / "log" / "B", [["1 4.0"]], fid=2, name="Ellipsoid")
+    lone.unlink()
+    only = write_log(tmp_path / "only", [["1 4.0"]], fid=3, name="Rastrigin")
+    only.unlink()
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "only")
+    named = {p.file: str(p) for p in s.problems}
+    assert "without the IOHprofiler_*.json" in named["B/data_f2_Ellipsoid/IOHprofiler_f2_DIM2.dat"]
+    assert "without the IOHprofiler_*.json" in named["data_f3_Rastrigin/IOHprofiler_f3_DIM2.dat"]
+    assert st.runs().select(pl.len()).collect().item() == 1
+
+
+def test_a_zip_holding_only_another_zip_names_both_formats(tmp_path):
+    import zipfile
+
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("IOHprofiler_f1_Sphere.json", "{}")
+    outer = tmp_path / "outer.zip"
+    with zipfile.ZipFile(outer, "w") as z:
+        z.write(inner, "inner.zip")
+    _, s = _ingest(tmp_path, outer)
+    assert any("IOHprofiler" in str(p) for p in s.problems), [str(p) for p in s.problems]

@@ -61,6 +61,18 @@ def old_layout(src: Source) -> str | None:
     return None
 
 
+def data_files(src: Source) -> list[str]:
+    """The IOHprofiler .dat files of a source (their first line is `evaluations raw_y ...`), sorted."""
+    return sorted(p for p in src.files if p.lower().endswith(".dat")
+                  and bytes(src.view(p)[:24]).lstrip().startswith(b"evaluations raw_y"))
+
+
+def orphans(src: Source, announced) -> list[Problem]:
+    """A problem per IOHprofiler .dat that no json names (ioh writes the json when the logger closes)."""
+    return [Problem(p, None, "IOHprofiler data file without the IOHprofiler_*.json that names it "
+                    "(the logger was not closed?)", "file skipped") for p in data_files(src) if p not in announced]
+
+
 def suite_name(suite: str) -> str:
     """The store's name of an ioh suite (BBOB -> bbob, PBO -> pbo; others as they are)."""
     return SUITES.get(suite, suite)
@@ -209,6 +221,7 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
     meta, announced, unread = _metadata(src, algorithm, problems)
+    problems += orphans(src, announced)
     runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = []
     for dat in announced:
@@ -276,7 +289,16 @@ def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -
         coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
         coco.problems.append(Problem(old, 1, "IOHprofiler layout of ioh < 0.3 (.info with .dat/.cdat/.idat) "
                                      "is not supported: log with ioh >= 0.3 (json metadata)", "file skipped"))
+    if coco is not None and not src.files:
+        coco.problems[:] = [Problem(p.file, p.line, "no COCO (.info/.dat/.tdat) or IOHprofiler (IOHprofiler_*.json "
+                                    "with its .dat) log files found", p.action)
+                            if p.message.startswith("no COCO log files") else p for p in coco.problems]
     if not json_files(src):
+        lost = orphans(src, ())
+        if coco is not None and lost:
+            if not coco.runs.height:
+                coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
+            coco.problems.extend(lost)
         return coco
     ioh = parse_ioh(src, algorithm)
     if coco is None:

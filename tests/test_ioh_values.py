@@ -93,3 +93,28 @@ def test_params_reads_the_runs_without_a_known_optimum(tmp_path):
     out = CliRunner().invoke(app, ["params", "--store", str(st.path), "--name", "x0"])
     assert out.exit_code == 0, out.output
     assert pl.read_csv(out.stdout.encode())["value"].to_list() == [1.0, 0.5]
+
+
+def test_export_keeps_the_json_best_and_starts_every_run_at_evaluation_1(tmp_path):
+    """The json's best.x and full-precision best.y survive ingest -> export (issue 31, 7); a run whose
+    first record is not at evaluation 1 gets `1 inf` there, which IOHinspector needs to tell runs apart
+    (it numbers them by their records at evaluation 1) and which ingest leaves out again."""
+    import json
+
+    from pipeline.export import iohprofiler
+
+    j = write_log(tmp_path / "log", [["5 3.0", "9 1.25"], ["1 4.0", "2 0.5"]], suite="unknown_suite")
+    meta = json.loads(j.read_text())
+    meta["scenarios"][0]["runs"][0]["best"] = {"evals": 9, "y": 1.2500000000000002, "x": [0.1, -0.7]}
+    j.write_text(json.dumps(meta))
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    runs, ev = st.runs().collect(), st.events().collect()
+    (out,) = iohprofiler.write(runs, ev, st.scan("params").collect(), tmp_path / "out")
+    best = json.loads(out.read_text())["scenarios"][0]["runs"][0]["best"]
+    assert best["y"] == 1.2500000000000002 and best["x"] == [0.1, -0.7]
+    dat = next((tmp_path / "out").rglob("*.dat")).read_text().splitlines()
+    assert dat == ["evaluations raw_y", "1 inf", "5 3.0", "9 1.25", "evaluations raw_y", "1 4.0", "2 0.5"]
+    st2, s2 = _ingest(tmp_path / "again", tmp_path / "out")
+    assert not s2.problems
+    assert st2.events().collect().sort("run_id", "evaluations")["measured"].to_list() == [3.0, 1.25, 4.0, 0.5]
+    assert st2.runs().sort("trial").collect()["best_x"].to_list() == [[0.1, -0.7], None]

@@ -23,6 +23,7 @@ The IOHprofiler layout of ioh < 0.3 (`.info` with `.dat/.cdat/.idat/.tdat` whose
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
 
@@ -103,7 +104,7 @@ _RUN_SCHEMA = {
     "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "function_name": pl.String, "dimension": pl.Int32,
     "instance": pl.Int32,
     "maximize": pl.Boolean, "info_evaluations": pl.Int64, "best_y": pl.Float64, "optimum": pl.Float64,
-    "comment": pl.String,
+    "comment": pl.String, "best_x": pl.List(pl.Float64),
 }
 
 
@@ -161,13 +162,14 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
                     instance, evals = int(run["instance"]), int(run["evals"])
                     best = run.get("best") or {}
                     best_y = float(best["y"]) if best.get("y") is not None else None
+                    best_x = [float(v) for v in best["x"]] if isinstance(best.get("x"), list) and best["x"] else None
                 except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
                     unread += 1
                     continue
                 opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
                 runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
-                             maximize, evals, best_y, opt, info))
+                             maximize, evals, best_y, opt, info, best_x))
     return runs, announced, unread
 
 
@@ -202,11 +204,10 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         malformed = (pl.col("n") != len(names)) \
             | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
             | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor())
-        rows = rows.with_columns(bad=malformed | ~pl.col("v1").is_finite(), malformed=malformed)
-        for ln, n, bad_form, y in rows.filter("bad").select("lineno", "n", "malformed", "v1").head(200).rows():
-            what = ("truncated record" if n < len(names) else "malformed record (a value that is not a number)"
-                    if bad_form else f"raw_y {y} is not a finite value")
-            problems.append(Problem(path, ln, what, "line skipped" if bad_form else "record left out of the measures"))
+        rows = rows.with_columns(bad=malformed)
+        for ln, n in rows.filter("bad").select("lineno", "n").head(200).rows():
+            what = "truncated record" if n < len(names) else "malformed record (a value that is not a number)"
+            problems.append(Problem(path, ln, what, "line skipped"))
         good = rows.filter(~pl.col("bad"))
         parts.append(good.select(
             "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y="v1",
@@ -237,10 +238,16 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     recs = recs.join(runs.select("data_file", "section", "run_id", "maximize", "optimum"), on=["data_file", "section"],
                      how="inner", maintain_order="left").sort("run_id", "evaluations", "lineno", maintain_order=True)
     delta = pl.when("maximize").then(pl.col("optimum") - pl.col("raw_y")).otherwise(pl.col("raw_y") - pl.col("optimum"))
-    impossible = recs.filter(delta < 0)
-    for dfile, ln, y, opt in impossible.select("data_file", "lineno", "raw_y", "optimum").head(200).rows():
-        problems.append(Problem(dfile, ln, f"raw_y {y} is beyond the optimum {opt:g}", "record left out of the measures"))
-    recs = recs.filter(~(delta < 0).fill_null(False)).with_columns(best_delta=delta.cum_min().over("run_id"))
+    # oriented value: -inf is impossible (better than any optimum), +inf the worst ("no value yet", as IOHinspector
+    # fills a run before its first record, and as `cocopipe export` writes at evaluation 1): left out unnamed
+    signed = pl.when("maximize").then(-pl.col("raw_y")).otherwise(pl.col("raw_y"))
+    impossible = pl.col("raw_y").is_nan() | (signed == -math.inf) | (delta < 0).fill_null(False)
+    named = recs.filter(impossible).select("data_file", "lineno", "raw_y", "optimum")
+    for dfile, ln, y, opt in named.head(200).rows():
+        what = (f"raw_y {y} is beyond the optimum {opt:g}" if opt is not None and math.isfinite(y)
+                else f"raw_y {y} is not a possible value")
+        problems.append(Problem(dfile, ln, what, "record left out of the measures"))
+    recs = recs.filter(~impossible & (signed != math.inf)).with_columns(best_delta=delta.cum_min().over("run_id"))
     agg = recs.group_by("run_id").agg(
         last_logged=pl.col("evaluations").max(), final_delta=pl.col("best_delta").min(), nrec=pl.len(),
         hit=pl.col("evaluations").filter(reached(pl.col("best_delta"), PRECISION)).min())

@@ -1,6 +1,8 @@
 """Ingest: COCO logs (folders, archives) into the store."""
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import sys
 import types
@@ -78,6 +80,13 @@ def _parse_all(src, name: str | None) -> Parsed:
     IOHprofiler logs (json and .dat) are read by `ioh.parse_with`."""
     if src.files and not src.info_files() and ioh.json_files(src):
         return ioh.parse_with(None, src, name)
+    old = ioh.old_info_files(src)  # IOHprofiler's layout of ioh < 0.3 (.info with .dat/.cdat/...): not COCO's
+    if old:
+        hidden = set(old) | {f for files in old.values() for f in files}
+        coco_src = dataclasses.replace(src, files={k: v for k, v in src.files.items() if k not in hidden})
+        parsed = parse_source(coco_src, algorithm=name)
+        parsed.archive = parse_archives(coco_src, parsed.runs, parsed.problems)
+        return ioh.parse_with(parsed, src, name)
     parsed = parse_source(src, algorithm=name)
     parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
     return ioh.parse_with(parsed, src, name)

@@ -31,7 +31,7 @@ import polars as pl
 
 from ..conventions import reached
 from ..store import schema as store_schema
-from .coco import Parsed, Problem, _decode
+from .coco import Parsed, Problem, _decode, _empty
 from .sources import Source
 
 FORMAT = "iohprofiler"
@@ -173,6 +173,26 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
     return runs, announced, unread
 
 
+#: the leading columns of a .dat of ioh < 0.3 (`"function evaluation" "current f(x)" ...`), and the one read
+OLD_COLUMNS = ("function evaluation", "current f(x)", "best-so-far f(x)", "current af(x)+b", "best af(x)+b")
+
+
+def columns(header: str) -> tuple[list[str], int | None, list[int]]:
+    """A .dat header's column names, the index of the value read as raw_y (None: not an IOHprofiler header)
+    and those of the tracked parameters: `evaluations raw_y ...` (ioh >= 0.3), or the quoted header of ioh
+    < 0.3 whose `best-so-far f(x)` is read, as IOHanalyzer reads it."""
+    if header.startswith('"'):
+        names = re.findall(r'"([^"]*)"', header)
+        if tuple(names[:2]) != OLD_COLUMNS[:2]:
+            return names, None, []
+        n = sum(1 for a, b in zip(names, OLD_COLUMNS) if a == b)
+        return names, 2 if n >= 3 else 1, list(range(n, len(names)))
+    names = header.split()
+    if names[:2] != ["evaluations", "raw_y"]:
+        return names, None, []
+    return names, 1, list(range(2, len(names)))
+
+
 def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
     """The records of one .dat: section (run within the file, 0-based), evaluations, raw_y and a
     struct-free long list of the other columns (name, value pairs) as `params`."""
@@ -190,8 +210,8 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
     parts = [empty]
     heads = lines.filter("head").group_by("text", maintain_order=True).agg("section", pl.col("lineno").first())
     for header, secs, head_line in heads.iter_rows():
-        names = header.split()
-        if names[:2] != ["evaluations", "raw_y"]:
+        names, raw, extra = columns(header)
+        if raw is None:
             problems.append(Problem(path, head_line, f"unknown header {header[:40]!r} (expected `evaluations raw_y ...`)",
                                     f"{len(secs)} run(s) skipped"))
             continue
@@ -210,10 +230,10 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
             problems.append(Problem(path, ln, what, "line skipped"))
         good = rows.filter(~pl.col("bad"))
         parts.append(good.select(
-            "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y="v1",
-            names=pl.lit(names[2:], pl.List(pl.String)),
-            values=pl.concat_list([pl.col(f"v{i}").fill_nan(None) for i in range(2, len(names))])
-            if len(names) > 2 else pl.lit([], pl.List(pl.Float64)),
+            "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y=f"v{raw}",
+            names=pl.lit([names[i] for i in extra], pl.List(pl.String)),
+            values=pl.concat_list([pl.col(f"v{i}").fill_nan(None) for i in extra])
+            if extra else pl.lit([], pl.List(pl.Float64)),
         ))
     return pl.concat(parts)
 
@@ -222,8 +242,10 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
     meta, announced, unread = _metadata(src, algorithm, problems)
-    problems += orphans(src, announced)
-    runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
+    unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")
+                  and p.action == "file skipped"}  # their .dat are not orphans: the json says why they are skipped
+    problems += [p for p in orphans(src, announced)
+                 if not any(d == "" or p.file.startswith(d + "/") for d in unreadable)]
     recs = []
     for dat in announced:
         r = _records(src, dat, problems)
@@ -232,9 +254,17 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
             problems.append(Problem(dat, None, f"{nsec} runs in the data file but {announced[dat]} in the json",
                                     f"{nsec - announced[dat]} unannounced run(s) ignored"))
         recs.append(r.with_columns(data_file=pl.lit(dat)))
+    return assemble(src, meta, recs, problems, unread, SEQ_OFFSET)
+
+
+def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems: list[Problem], unread: int,
+             offset: int) -> Parsed:
+    """The Parsed runs, events and params of IOHprofiler runs (rows of `_RUN_SCHEMA`) and their records
+    (`_records` frames with `data_file`); run ids from `offset` on within the source."""
+    runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = pl.concat(recs) if recs else _records_empty()
     key = int(src.source_id[:8], 16) if src.source_id else 0
-    runs = runs.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + SEQ_OFFSET + pl.col("seq"))
+    runs = runs.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + offset + pl.col("seq"))
     recs = recs.join(runs.select("data_file", "section", "run_id", "maximize", "optimum"), on=["data_file", "section"],
                      how="inner", maintain_order="left").sort("run_id", "evaluations", "lineno", maintain_order=True)
     delta = pl.when("maximize").then(pl.col("optimum") - pl.col("raw_y")).otherwise(pl.col("raw_y") - pl.col("optimum"))
@@ -283,19 +313,153 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     return parsed
 
 
+def _empty_runs() -> pl.DataFrame:
+    return _empty("runs")
+
+
+def _empty_events() -> pl.DataFrame:
+    return _empty("events")
+
+
 def _records_empty() -> pl.DataFrame:
     return pl.DataFrame(schema={"section": pl.Int64, "lineno": pl.Int64, "evaluations": pl.Int64, "raw_y": pl.Float64,
                                 "names": pl.List(pl.String), "values": pl.List(pl.Float64), "data_file": pl.String})
 
 
+# -- the layout of ioh < 0.3: .info index files with .dat/.cdat/.idat/.tdat -------------------------------------
+#: the data files of ioh < 0.3 beside a run's .dat (every evaluation, every interval, time or target points)
+OLD_SUFFIXES = (".dat", ".cdat", ".idat", ".tdat")
+_OLD_SEQ_OFFSET = SEQ_OFFSET + (1 << 22)
+_KEY_VALUE = re.compile(r"""(\w+)\s*=\s*('[^']*'|"[^"]*"|[^,]*)""")
+
+
+def _old_data(src: Source, dat: str) -> list[str]:
+    """The files of ioh < 0.3 holding a .dat's runs: the .dat, .cdat, .idat and .tdat of its stem present."""
+    stem = dat[: -len(posixpath.splitext(dat)[1])] if posixpath.splitext(dat)[1] else dat
+    return [stem + x for x in OLD_SUFFIXES if stem + x in src.files]
+
+
+def _is_old(src: Source, path: str) -> bool:
+    return bytes(src.view(path)[:24]).lstrip().startswith(b'"function evaluation')
+
+
+def old_info_files(src: Source) -> dict[str, list[str]]:
+    """The .info files of ioh < 0.3 in a source and the data files each names (its runs' .dat/.cdat/...)."""
+    out: dict[str, list[str]] = {}
+    for info in sorted(p for p in src.files if p.lower().endswith(".info")):
+        text = _decode(src.files[info])
+        found = []
+        for line in text.replace("\r", "").split("\n")[2::3]:
+            first = line.split(",")[0].strip().replace("\\", "/")
+            if not first:
+                continue
+            dat = posixpath.normpath(posixpath.join(posixpath.dirname(info), first))
+            found += [f for f in _old_data(src, dat) if _is_old(src, f)]
+        if found:
+            out[info] = sorted(set(found))
+    return out
+
+
+def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[Problem], seq0: int
+                  ) -> tuple[list[tuple], list[pl.DataFrame], int]:
+    """The runs an .info of ioh < 0.3 announces (rows of `_RUN_SCHEMA`), their records read from every data file
+    of each run (.dat, .cdat, .idat, .tdat merged by evaluations), and how many runs cannot be read."""
+    lines = _decode(src.files[info]).replace("\r", "").split("\n")
+    runs: list[tuple] = []
+    recs: list[pl.DataFrame] = []
+    unread = 0
+    for b in range(0, len(lines) - 2, 3):
+        head, comment, entries = lines[b], lines[b + 1], [e.strip() for e in lines[b + 2].split(",")]
+        if not head.strip():
+            continue
+        kv = {k: v.strip().strip("'\"") for k, v in _KEY_VALUE.findall(head)}
+        try:
+            function, dimension = int(kv["funcId"]), int(kv["DIM"])
+        except (KeyError, ValueError, OverflowError):
+            problems.append(Problem(info, b + 1, f"funcId or DIM missing or not a number in {head[:60]!r}",
+                                    f"{max(len(entries) - 1, 0)} run(s) skipped"))
+            unread += max(len(entries) - 1, 0)
+            continue
+        suite = suite_name(kv.get("suite") or "unknown_suite")
+        stated = kv.get("maximization", kv.get("Maximization"))
+        maximize = (stated.lower() == "true") if stated else "bbob" not in suite.lower()  # IOHanalyzer's guess
+        name = algorithm or kv.get("algId") or src.name
+        dat = posixpath.normpath(posixpath.join(posixpath.dirname(info), entries[0].replace("\\", "/")))
+        files = _old_data(src, dat)
+        if not files:
+            problems.append(Problem(info, b + 3, f"data file {entries[0]} not found",
+                                    f"{len(entries) - 1} run(s) of f{function} {dimension}-D skipped"))
+            unread += len(entries) - 1
+            continue
+        parts = []
+        for f in files:
+            r = _records(src, f, problems)
+            parts.append(r)
+            nsec = int(r["section"].max()) + 1 if r.height else 0
+            if nsec > len(entries) - 1:
+                problems.append(Problem(f, None, f"{nsec} runs in the data file but {len(entries) - 1} in {info}",
+                                        f"{nsec - len(entries) + 1} unannounced run(s) ignored"))
+        merged = (pl.concat(parts).sort("section", "evaluations", "lineno")
+                  .unique(["section", "evaluations"], keep="first", maintain_order=True))
+        recs.append(merged.with_columns(data_file=pl.lit(dat)))
+        for k, entry in enumerate(entries[1:]):
+            m = re.fullmatch(r"(-?\d+):(\d+)\|(\S+?)(;.*)?", entry)
+            if not m:
+                problems.append(Problem(info, b + 3, f"unreadable run entry {entry[:40]!r}", "run skipped"))
+                unread += 1
+                continue
+            try:
+                best_y = float(m.group(3))
+            except ValueError:
+                best_y = None
+            opt = known_optimum(suite, function, dimension, maximize, None)
+            runs.append((seq0 + len(runs), info, b + 3, dat, k, suite, name, function, kv.get("funcName"), dimension,
+                         int(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or
+                         kv.get("algInfo"), None))
+    return runs, recs, unread
+
+
+def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = None) -> Parsed:
+    """Parse the IOHprofiler logs of ioh < 0.3 (.info with .dat/.cdat/.idat/.tdat) of a source."""
+    problems: list[Problem] = []
+    meta, recs, unread = [], [], 0
+    for info in infos:
+        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta))
+        meta += m
+        recs += r
+        unread += u
+    return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET)
+
+
+def _merge(a: Parsed | None, b: Parsed) -> Parsed:
+    """Two parses of one source together."""
+    if a is None:
+        return b
+    parsed = Parsed(pl.concat([a.runs, b.runs]), pl.concat([a.events, b.events]), a.problems + b.problems,
+                    a.runs_skipped + b.runs_skipped)
+    params = [p for p in (getattr(a, "params", None), getattr(b, "params", None)) if p is not None]
+    parsed.archive, parsed.params = getattr(a, "archive", None), pl.concat(params) if params else None
+    return parsed
+
+
 def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -> Parsed:
     """`coco` (a source's COCO logs, parsed) with the source's IOHprofiler logs added; an IOHprofiler
     layout of ioh < 0.3 named as unsupported."""
-    old = old_layout(src)
-    if coco is not None and old is not None and not coco.runs.height:
-        coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
-        coco.problems.append(Problem(old, 1, "IOHprofiler layout of ioh < 0.3 (.info with .dat/.cdat/.idat) "
-                                     "is not supported: log with ioh >= 0.3 (json metadata)", "file skipped"))
+    infos = old_info_files(src)
+    if infos:  # the COCO reader met them first: its runs and problems of these files are dropped, read here
+        mine = set(infos) | {f for files in infos.values() for f in files}
+        coco = coco if coco is not None else Parsed(_empty_runs(), _empty_events(), [])
+        coco.runs = coco.runs.filter(~pl.col("info_file").is_in(list(infos)))
+        coco.events = coco.events.join(coco.runs.select("run_id"), on="run_id", how="semi")
+        coco.problems[:] = [p for p in coco.problems if p.file not in mine and not (
+            p.message == "no .info index file found" or p.message.startswith("no COCO log files"))]
+        coco = _merge(coco, parse_old(src, infos, algorithm))
+    else:
+        old = old_layout(src)
+        if coco is not None and old is not None and not coco.runs.height:
+            coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
+            coco.problems.append(Problem(old, 1, "IOHprofiler data file of ioh < 0.3 without the .info that names "
+                                         "it", "file skipped"))
     if coco is not None and not src.files:
         coco.problems[:] = [Problem(p.file, p.line, "no COCO (.info/.dat/.tdat) or IOHprofiler (IOHprofiler_*.json "
                                     "with its .dat) log files found", p.action)
@@ -307,10 +471,4 @@ def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -
                 coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
             coco.problems.extend(lost)
         return coco
-    ioh = parse_ioh(src, algorithm)
-    if coco is None:
-        return ioh
-    parsed = Parsed(pl.concat([coco.runs, ioh.runs]), pl.concat([coco.events, ioh.events]),
-                    coco.problems + ioh.problems, coco.runs_skipped + ioh.runs_skipped)
-    parsed.archive, parsed.params = getattr(coco, "archive", None), ioh.params
-    return parsed
+    return _merge(coco, parse_ioh(src, algorithm))

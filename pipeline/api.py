@@ -481,8 +481,8 @@ class Analysis:
         """
         return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
 
-    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
-                     ) -> pl.LazyFrame:
+    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True,
+                     quantity: str | None = None) -> pl.LazyFrame:
         """Best precision reached within given budgets, per trial or summarised per problem.
 
         Parameters
@@ -493,6 +493,8 @@ class Analysis:
             The budgets are multiples of the dimension.
         summary : bool
             Quantiles per (problem, budget); False: one row per trial and budget.
+        quantity : {"precision", "value"}, optional
+            Only runs whose optimum is known (precisions) or only those without (logged values); default both.
 
         Returns
         -------
@@ -509,12 +511,15 @@ class Analysis:
         """
         parts = []
         for a in self._quantities():
+            if quantity is not None and a.selection.quantity != quantity:
+                continue
             table = runtime.fixed_budget(a.runs(), a.events(), list(budgets), per_dimension)
             table = (values_m.to_raw(table, a.runs(), ["best_delta"]) if a.selection.quantity == "value"
                      else values_m.labelled(table))
             parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
-        if not parts:
-            raise ValueError("no runs in the selection")
+        if not parts:  # the empty table of the precisions
+            table = values_m.labelled(runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension))
+            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
         return pl.concat(parts, how="vertical_relaxed")
 
     def params(self, names: Sequence[str] | None = None, positions: bool = False) -> pl.LazyFrame:

@@ -84,3 +84,47 @@ def test_every_logging_file_of_a_run_is_read_and_merged(tmp_path):
     ev = st.events().sort("evaluations").collect()
     assert ev.select("evaluations", "best_delta").rows() == [(1, 4.0), (2, 4.0), (3, 2.0), (4, 2.0), (5, 2.0), (6, 0.5)]
     assert open_store(st.path).ert([1.0]).collect()["ert"].to_list() == [6.0]
+
+
+SAMPLE = EXT.parents[1] / "iohdata_sample_data"  # IOHdata's sample_data.zip (JSS), cut to 5 runs of 16-D
+
+
+def _raw_records(dat: Path) -> list[dict[int, float]]:
+    """Per run, evaluations -> best-so-far f(x) over the run's .dat and .tdat, straight from the files."""
+    runs: list[dict[int, float]] = []
+    for suffix in (".dat", ".tdat"):
+        k = -1
+        for line in dat.with_suffix(suffix).read_text().splitlines():
+            if line.startswith('"'):
+                k += 1
+                if k == len(runs):
+                    runs.append({})
+            elif line.strip():
+                f = line.split()
+                runs[k].setdefault(int(f[0]), float(f[2]))
+    return runs
+
+
+@pytest.mark.parametrize("alg,f", [("RLS", 1), ("self_GA", 1), ("RLS", 19), ("self_GA", 19)])
+def test_iohdata_sample_runs_and_ert_equal_the_raw_files(tmp_path, alg, f):
+    """PBO, maximised: OneMax (f1, optimum 16 known: precisions) and f19 (no optimum known: values); the
+    .dat and .tdat records together; an unsuccessful run charged its length from the .info."""
+    st, s = _ingest(tmp_path, SAMPLE / alg)
+    assert not s.problems
+    raw = _raw_records(SAMPLE / alg / f"data_f{f}" / f"IOHprofiler_f{f}_DIM16.dat")
+    info = (SAMPLE / alg / f"IOHprofiler_f{f}.info").read_text().splitlines()
+    lengths = [int(re.match(r"\d+:(\d+)", e.strip()).group(1)) for e in info[2].split(",")[1:]]
+    runs = st.runs().filter(pl.col("function") == f).sort("trial").collect()
+    assert runs.height == len(raw) == len(lengths) == 5
+    ev = st.events().join(runs.lazy().select("run_id", "trial"), on="run_id").sort("trial", "evaluations").collect()
+    assert ev.height == sum(len(r) for r in raw)
+    best = max(max(r.values()) for r in raw)
+    values = [best - 2, best - 1, best] if f == 19 else [12.0, 15.0, 16.0]
+    a = open_store(st.path, function=f)
+    got = a.ert(values if f == 19 else [16 - v for v in values]).collect()
+    assert set(got["quantity"]) == {"value" if f == 19 else "precision"}
+    for v, ert in zip(values, got.sort("target", descending=f == 1)["ert"]):
+        hits = [min((e for e, y in r.items() if y >= v), default=None) for r in raw]
+        ok = [h for h in hits if h is not None]
+        want = (sum(ok) + sum(n for h, n in zip(hits, lengths) if h is None)) / len(ok) if ok else float("inf")
+        assert ert == pytest.approx(want, rel=1e-12), (alg, f, v)

@@ -604,7 +604,7 @@ class Analysis:
         length = pl.col("last_evaluation").cast(pl.Float64)
         if a.max_budget is not None:
             length = pl.min_horizontal(length, a.max_budget.limit())
-        lengths = a.selection._trials().select("run_id", "dimension", length=length).drop("dimension")
+        lengths = a.selection._trials().select("run_id", length=length)
         return ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
 
     def _values(self) -> Analysis | None:

@@ -15,10 +15,14 @@ Precision: `raw_y` is the objective value before ioh's instance transformation; 
 f - f_opt (minimised, optimum 0), on PBO OneMax and LeadingOnes the number of ones / leading ones
 (maximised, optimum n). A run attribute `optimum` (as `cocopipe export` writes) gives the optimum of
 other problems. Precision = raw_y - optimum when minimising, optimum - raw_y when maximising; with no
-known optimum the run is kept with null precisions (raw-value measures only).
+known optimum the run is kept with null precisions and measured on its logged values
+(`pipeline.measures.values`). nan, an infinitely good value and a value beyond a known optimum are
+named and left out; an infinitely bad one (no value yet) is left out unnamed.
 
-The IOHprofiler layout of ioh < 0.3 (`.info` with `.dat/.cdat/.idat/.tdat` whose header is
-`"function evaluation" "current f(x)" ...`) is not read: `old_layout` finds it so it is named.
+The IOHprofiler layout of ioh < 0.3 is read too (`parse_old`): `.info` files (blocks of three lines:
+`suite = 'PBO', funcId = 1, DIM = 100, algId = ...`, a comment, `path.dat, instance:evals|best, ...`) with
+per run the `.dat/.cdat/.idat/.tdat` beside it (header `"function evaluation" "current f(x)"
+"best-so-far f(x)" ...`), whose records are merged by evaluations and read as IOHanalyzer reads them.
 """
 from __future__ import annotations
 
@@ -55,7 +59,8 @@ def json_files(src: Source) -> list[str]:
 
 
 def old_layout(src: Source) -> str | None:
-    """A data file of the IOHprofiler layout of ioh < 0.3 (quoted `"function evaluation"` header), if any."""
+    """A data file of the IOHprofiler layout of ioh < 0.3 (quoted `"function evaluation"` header), if any
+    (named when no .info names it)."""
     for p in sorted(src.files):
         if p.lower().endswith(".dat") and bytes(src.view(p)[:24]).lstrip().startswith(b'"function evaluation'):
             return p

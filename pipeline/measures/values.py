@@ -67,7 +67,8 @@ def default_targets(runs: pl.LazyFrame, events: pl.LazyFrame, n: int = DEFAULT_T
         .otherwise(pl.col("easy") + (pl.col("hard") - pl.col("easy")) * pl.col("i"))
     return (bounds.with_columns(i=pl.lit(None)).with_columns(i=i.implode()).explode("i")
             .with_columns(target=pl.when(pl.col("i") == 1.0).then(pl.col("hard")).otherwise(target))
-            .select(*key, "target").unique(maintain_order=True).sort(*key, pl.col("target"), descending=[False] * 3 + [True]))
+            .select(*key, "target").unique(maintain_order=True)
+            .sort(*key, pl.col("target"), descending=[False] * 3 + [True]))
 
 
 def given_targets(runs: pl.LazyFrame, values: Sequence[float]) -> pl.LazyFrame:
@@ -86,7 +87,8 @@ def to_raw(table: pl.LazyFrame, runs: pl.LazyFrame, columns: Sequence[str]) -> p
     names = table.collect_schema().names()
     return (table.join(sense, on=key, how="left", maintain_order="left")
             .with_columns([oriented(pl.col(c), pl.col("maximize")) for c in columns])
-            .drop("maximize").with_columns(pl.lit("value").alias(QUANTITY)).select(*key, QUANTITY, *[c for c in names if c not in key]))
+            .drop("maximize").with_columns(pl.lit("value").alias(QUANTITY))
+            .select(*key, QUANTITY, *[c for c in names if c not in key]))
 
 
 def labelled(table: pl.LazyFrame) -> pl.LazyFrame:

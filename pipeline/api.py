@@ -268,7 +268,9 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            A column `target`, with suite (and function, dimension) where targets depend on them.
+            A column `target`, with suite (and function, dimension) where targets depend on them. On an
+            analysis of values (`values`), numbers are raw values and None takes targets from the data
+            (`pipeline.measures.values`), oriented per (suite, function, dimension): -value when maximising.
 
         Examples
         --------
@@ -280,6 +282,10 @@ class Analysis:
         if isinstance(targets, pl.LazyFrame):
             # a runlength table's budget column is no key of the runs
             return targets.drop("budget_per_dimension", strict=False)
+        if self.selection.quantity == "value":  # raw values, oriented per problem (pipeline.measures.values)
+            runs = self.runs()
+            return (values_m.default_targets(runs, self.events()) if targets is None
+                    else values_m.given_targets(runs, self._numbers(targets)))
         if isinstance(targets, str) and targets == "runlength":
             return self.runlength_targets(reference, budgets).drop("budget_per_dimension").unique(maintain_order=True)
         try:
@@ -588,10 +594,8 @@ class Analysis:
             parts.append(values_m.labelled(self._ert(self, self.hits(targets), eval_max)))
         values = self._values()
         if values is not None:
-            runs = values.runs()
-            frame = (values_m.default_targets(runs, values.events()) if targets is None
-                     else values_m.given_targets(runs, self._numbers(targets)))
-            parts.append(values_m.to_raw(self._ert(values, values.hits(frame), eval_max), runs, ["target"]))
+            frame = values.target_frame(targets)
+            parts.append(values_m.to_raw(self._ert(values, values.hits(frame), eval_max), values.runs(), ["target"]))
         if not parts:
             raise ValueError("no runs in the selection")
         return pl.concat(parts, how="vertical_relaxed")
@@ -607,10 +611,29 @@ class Analysis:
         lengths = a.selection._trials().select("run_id", length=length)
         return ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
 
+    def values(self) -> Analysis:
+        """This analysis on the logged values of the IOHprofiler runs without a known optimum (docs/ioh.md).
+
+        Every measure of first hitting times then reads targets as raw values (numbers, or None: taken
+        from the data, `pipeline.measures.values`), reached at or below them (at or above when
+        maximising); `ert`, `aocc`, `fixed_budget` and `fixed_budget_ecdf` of any analysis already
+        measure these runs beside the others (column `quantity`).
+
+        Returns
+        -------
+        Analysis
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").values().runs().collect().height
+        0
+        """
+        return Analysis(self.selection.narrow(quantity="value"), executor=self.plan.executor,
+                        group_size=self.plan.group_size)
+
     def _values(self) -> Analysis | None:
-        """This analysis on the logged values of the runs without a known optimum, if it has any."""
-        values = Analysis(self.selection.narrow(quantity="value"), executor=self.plan.executor,
-                          group_size=self.plan.group_size)
+        """`values`, if it has runs."""
+        values = self.values()
         return values if values.selection.keys().height else None
 
     def _numbers(self, targets: Targets) -> list[float]:

@@ -118,3 +118,15 @@ def test_export_keeps_the_json_best_and_starts_every_run_at_evaluation_1(tmp_pat
     assert not s2.problems
     assert st2.events().collect().sort("run_id", "evaluations")["measured"].to_list() == [3.0, 1.25, 4.0, 0.5]
     assert st2.runs().sort("trial").collect()["best_x"].to_list() == [[0.1, -0.7], None]
+
+
+def test_a_runtime_ecdf_over_value_targets(tmp_path):
+    """`Analysis.values()`: every measure of hitting times on raw value targets; the trials' ECDF over
+    targets 1.0 and 0.3 (4 (run, target) pairs): run 2 reaches 1.0 at 1 and 0.3 at 2, run 1 reaches 1.0 at 10."""
+    write_log(tmp_path / "log", [["1 5.0", "3 2.0", "4 7.0", "10 0.5"], ["1 1.0", "2 0.25", "8 3.0"]],
+              suite="unknown_suite")
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    steps = open_store(st.path).values().ecdf([1.0, 0.3], group="all", mode="trials").collect()
+    got = dict(zip(steps["x"], steps["fraction"]))
+    assert got[0.5] == 0.25 and got[1.0] == 0.5 and got[5.0] == 0.75  # x = evaluations / dimension 2
+    assert open_store(st.path).ecdf([1.0, 0.3], group="all", mode="trials").collect().height == 0

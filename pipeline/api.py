@@ -684,6 +684,8 @@ class Analysis:
                                                             [b * d for b in budgets], lower, upper, log, values)
                                    for d in dims])
             parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
+        if not parts:  # the empty table of the precisions
+            parts.append(values_m.labelled(aocc_m.fixed_budget_ecdf(self.runs(), self.events(), budgets)))
         return pl.concat(parts, how="vertical_relaxed")
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:

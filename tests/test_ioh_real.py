@@ -93,3 +93,52 @@ def test_aocc_on_values_equals_iohinspector(stores):
         a = a.filter(pl.col("algorithm") == alg)
         assert a["budget"][0] == SETS[data] and a["quantity"][0] == "value"
         assert a["aocc"][0] == pytest.approx(g["value"][0], rel=1e-9, abs=1e-12), (alg, f)
+
+
+@pytest.fixture(scope="module")
+def f19(tmp_path_factory):
+    """IOHdata's sample in the layout of ioh < 0.3, PBO f19: maximised, no optimum known."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    st = Store(tmp_path_factory.mktemp("f19"), create=True)
+    summary = ingest([REAL / "iohdata_sample_data"], st)
+    assert not summary.problems, summary.problems
+    return st.path
+
+
+def test_maximised_values_equal_iohinspector_on_the_export(f19):
+    """IOHinspector reads no log of ioh < 0.3: its oracle read `cocopipe export` of the same runs
+    (make_real_oracle.py, eval_max = each algorithm's run length); cocopipe's numbers on the original
+    layout, with its defaults (each run charged its own length, AOCC's budget the algorithm's longest
+    run), are its numbers."""
+    lengths = {"RLS": 16000, "self_GA": 16001}
+    runs = open_store(f19, function=19).values().runs().collect()
+    assert dict(runs.group_by("algorithm").agg(pl.col("last_evaluation").max()).rows()) == lengths
+    checked = 0
+    for (data, alg, f, d), g in _groups("ERT-max"):
+        got = open_store(f19, algorithm=alg, function=f).ert(g["x"].to_list()).collect()
+        got = dict(zip(got["target"], got["ert"]))
+        for t, want in zip(g["x"], g["value"]):
+            assert got[t] == pytest.approx(want, rel=1e-12) or (math.isinf(want) and math.isinf(got[t])), (alg, t)
+            checked += 1
+    for (data, alg, f, d), g in _groups("ECDF-max"):
+        got = open_store(f19, algorithm=alg, function=f).fixed_budget_ecdf(
+            g["x"].to_list(), lower=16.0, upper=32.0, log=False).collect()
+        got = dict(zip(got["budget"], got["fraction"]))
+        assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9, abs=1e-12)
+        checked += len(g)
+    for stat in ("mean", "median", "min", "max"):
+        for (data, alg, f, d), g in _groups(f"FB-{stat}-max"):
+            v = open_store(f19, algorithm=alg, function=f).fixed_budget(g["x"].to_list(), summary=False).collect()
+            got = v.group_by("budget").agg(v=getattr(pl.col("best_delta"), stat)())
+            got = dict(zip(got["budget"], got["v"]))
+            assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9)
+            checked += len(g)
+    for (data, alg, f, d), g in _groups("AOCC-max"):
+        a = open_store(f19, function=f).aocc(lower=16.0, upper=32.0, log=False).collect()
+        a = a.filter(pl.col("algorithm") == alg)
+        assert a["quantity"][0] == "value" and a["budget"][0] == lengths[alg]
+        assert a["aocc"][0] == pytest.approx(g["value"][0], rel=1e-9)
+        checked += 1
+    assert checked > 80

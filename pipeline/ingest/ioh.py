@@ -413,10 +413,8 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
                 problems.append(Problem(info, b + 3, f"unreadable run entry {entry[:40]!r}", "run skipped"))
                 unread += 1
                 continue
-            try:
-                best_y = float(m.group(3))
-            except ValueError:
-                best_y = None
+            # the .info's final value is `best af(x)+b`, transformed by the instance: not a raw value
+            best_y = None
             opt = known_optimum(suite, function, dimension, maximize, None)
             runs.append((seq0 + len(runs), info, b + 3, dat, k, suite, name, function, kv.get("funcName"), dimension,
                          int(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or

@@ -116,26 +116,26 @@ def test_maximised_values_equal_iohinspector_on_the_export(f19):
     runs = open_store(f19, function=19).values().runs().collect()
     assert dict(runs.group_by("algorithm").agg(pl.col("last_evaluation").max()).rows()) == lengths
     checked = 0
-    for (data, alg, f, d), g in _groups("ERT-max"):
+    for (_, alg, f, _d), g in _groups("ERT-max"):
         got = open_store(f19, algorithm=alg, function=f).ert(g["x"].to_list()).collect()
         got = dict(zip(got["target"], got["ert"]))
         for t, want in zip(g["x"], g["value"]):
             assert got[t] == pytest.approx(want, rel=1e-12) or (math.isinf(want) and math.isinf(got[t])), (alg, t)
             checked += 1
-    for (data, alg, f, d), g in _groups("ECDF-max"):
+    for (_, alg, f, _d), g in _groups("ECDF-max"):
         got = open_store(f19, algorithm=alg, function=f).fixed_budget_ecdf(
             g["x"].to_list(), lower=16.0, upper=32.0, log=False).collect()
         got = dict(zip(got["budget"], got["fraction"]))
         assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9, abs=1e-12)
         checked += len(g)
     for stat in ("mean", "median", "min", "max"):
-        for (data, alg, f, d), g in _groups(f"FB-{stat}-max"):
+        for (_, alg, f, _d), g in _groups(f"FB-{stat}-max"):
             v = open_store(f19, algorithm=alg, function=f).fixed_budget(g["x"].to_list(), summary=False).collect()
             got = v.group_by("budget").agg(v=getattr(pl.col("best_delta"), stat)())
             got = dict(zip(got["budget"], got["v"]))
             assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9)
             checked += len(g)
-    for (data, alg, f, d), g in _groups("AOCC-max"):
+    for (_, alg, f, _d), g in _groups("AOCC-max"):
         a = open_store(f19, function=f).aocc(lower=16.0, upper=32.0, log=False).collect()
         a = a.filter(pl.col("algorithm") == alg)
         assert a["quantity"][0] == "value" and a["budget"][0] == lengths[alg]

@@ -562,6 +562,8 @@ class Analysis:
         """This analysis on precisions (if it has runs with a known optimum) and on values (if it has
         runs without): each measure computed on both says which is which (`quantity`), never mixing them."""
         parts = [self] if self.selection.keys().height else []
+        if self.selection.quantity == "value":
+            return parts
         values = self._values()
         return parts + ([values] if values is not None else [])
 
@@ -590,12 +592,12 @@ class Analysis:
         [1150.0666666666666]
         """
         parts = []
-        if self.selection.keys().height:
-            parts.append(values_m.labelled(self._ert(self, self.hits(targets), eval_max)))
-        values = self._values()
-        if values is not None:
-            frame = values.target_frame(targets)
-            parts.append(values_m.to_raw(self._ert(values, values.hits(frame), eval_max), values.runs(), ["target"]))
+        for a in self._quantities():
+            if a.selection.quantity == "value":
+                table = self._ert(a, a.hits(a.target_frame(targets)), eval_max)
+                parts.append(values_m.to_raw(table, a.runs(), ["target"]))
+            else:
+                parts.append(values_m.labelled(self._ert(a, a.hits(targets), eval_max)))
         if not parts:
             raise ValueError("no runs in the selection")
         return pl.concat(parts, how="vertical_relaxed")

@@ -130,3 +130,14 @@ def test_a_runtime_ecdf_over_value_targets(tmp_path):
     got = dict(zip(steps["x"], steps["fraction"]))
     assert got[0.5] == 0.25 and got[1.0] == 0.5 and got[5.0] == 0.75  # x = evaluations / dimension 2
     assert open_store(st.path).ecdf([1.0, 0.3], group="all", mode="trials").collect().height == 0
+
+
+def test_an_analysis_of_values_measures_each_run_once_as_values(tmp_path):
+    write_log(tmp_path / "a", [["1 5.0", "4 0.5"]], suite="BBOB")
+    write_log(tmp_path / "b", [["1 5.0", "4 0.5"]], suite="unknown_suite")
+    st, _ = _ingest(tmp_path, tmp_path / "a", tmp_path / "b")
+    a = open_store(st.path).values()
+    assert a.ert([1.0]).collect().select("suite", "quantity", "ert").rows() == [("unknown_suite", "value", 4.0)]
+    assert a.aocc().collect()["quantity"].to_list() == ["value"]
+    assert a.fixed_budget([2]).collect()["quantity"].to_list() == ["value"]
+    assert a.fixed_budget_ecdf([2]).collect()["quantity"].to_list() == ["value"]

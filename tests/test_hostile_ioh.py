@@ -77,3 +77,10 @@ def test_a_zip_holding_only_another_zip_names_both_formats(tmp_path):
         z.write(inner, "inner.zip")
     _, s = _ingest(tmp_path, outer)
     assert any("IOHprofiler" in str(p) for p in s.problems), [str(p) for p in s.problems]
+
+
+def test_an_evaluation_count_beyond_64_bits_is_named(tmp_path):
+    write_log(tmp_path / "log", [["1 5.0", "1e30 2.0", "4 1.0"]], suite="unknown_suite")
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [(p.line, "malformed" in p.message) for p in s.problems] == [(3, True)]
+    assert st.events().collect()["evaluations"].sort().to_list() == [1, 4]

@@ -228,7 +228,8 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         rows = rows.with_columns(vals)
         malformed = (pl.col("n") != len(names)) \
             | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
-            | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor())
+            | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor()) \
+            | (pl.col("v0") >= 2.0 ** 62)  # no evaluation count: the store's int64 could not hold it
         rows = rows.with_columns(bad=malformed)
         for ln, n in rows.filter("bad").select("lineno", "n").head(200).rows():
             what = "truncated record" if n < len(names) else "malformed record (a value that is not a number)"

@@ -84,3 +84,20 @@ def test_an_evaluation_count_beyond_64_bits_is_named(tmp_path):
     st, s = _ingest(tmp_path, tmp_path / "log")
     assert [(p.line, "malformed" in p.message) for p in s.problems] == [(3, True)]
     assert st.events().collect()["evaluations"].sort().to_list() == [1, 4]
+
+
+def test_numbers_beyond_32_bits_are_named(tmp_path):
+    """function, dimension and instance are 32-bit in the store: larger ones are named, not a traceback."""
+    j = write_log(tmp_path / "log", [["1 5.0"]], instances=[3_000_000_000])
+    k = write_log(tmp_path / "log2", [["1 5.0"]], fid=3, name="Rastrigin", dim=4_000_000_000)
+    old = tmp_path / "old"
+    (old / "data_f1").mkdir(parents=True)
+    (old / "IOHprofiler_f1_i1.info").write_text("suite = 'PBO', funcId = 5000000000, DIM = 16, algId = 'EA'\n%\n"
+                                                "data_f1/IOHprofiler_f1_DIM16_i1.dat, 1:1|3\n")
+    (old / "data_f1" / "IOHprofiler_f1_DIM16_i1.dat").write_text('"function evaluation" "current f(x)" '
+                                                                  '"best-so-far f(x)"\n1 3 3\n')
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "log2", old)
+    files = sorted(p.file for p in s.problems)
+    assert files == ["IOHprofiler_f1_Sphere.json", "IOHprofiler_f1_i1.info", "IOHprofiler_f3_Rastrigin.json"], files
+    assert st.runs().select(pl.len()).collect().item() == 0
+    assert j.exists() and k.exists()  # nothing written to the logs

@@ -35,7 +35,7 @@ import polars as pl
 
 from ..conventions import reached
 from ..store import schema as store_schema
-from .coco import Parsed, Problem, _decode, _empty
+from .coco import Parsed, Problem, _decode, _empty, _fits32
 from .sources import Source
 
 FORMAT = "iohprofiler"
@@ -98,6 +98,14 @@ def known_optimum(suite: str, function: int, dimension: int, maximize: bool, att
     return None
 
 
+def _int32(value) -> int:
+    """An integer the store's 32-bit columns hold (function, dimension, instance), else ValueError."""
+    n = int(value)
+    if not _fits32(n):
+        raise ValueError(f"{n} does not fit 32 bits")
+    return n
+
+
 def _line_of(text: str, needle: str) -> int | None:
     """1-based line of the first occurrence of `needle` in `text`."""
     at = text.find(needle)
@@ -114,11 +122,13 @@ _RUN_SCHEMA = {
 
 
 def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
-              ) -> tuple[list[tuple], dict[str, int], int]:
-    """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, and how
-    many announced runs cannot be read (a scenario without its data file, an unreadable run entry)."""
+              ) -> tuple[list[tuple], dict[str, int], int, set[str]]:
+    """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, how many
+    announced runs cannot be read (a scenario without its data file, an unreadable run entry), and every
+    data file a json names."""
     runs: list[tuple] = []
     announced: dict[str, int] = {}
+    named: set[str] = set()
     unread = 0
     for jpath in json_files(src):
         text = _decode(src.files[jpath])
@@ -132,7 +142,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             problems.append(Problem(jpath, None, f"not IOHprofiler metadata (no {', '.join(missing)})", "file skipped"))
             continue
         try:
-            function = int(meta["function_id"])
+            function = _int32(meta["function_id"])
             suite = suite_name(str(meta["suite"]))
             maximize = bool(meta["maximization"])
             alg = meta["algorithm"] if isinstance(meta["algorithm"], dict) else {"name": str(meta["algorithm"])}
@@ -146,8 +156,10 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             path = str(scen.get("path", "")) if isinstance(scen, dict) else ""
             line = _line_of(text, json.dumps(path)) if path else None
             entries = scen.get("runs") if isinstance(scen, dict) else None
+            if path:  # named by a json, even if skipped below: no orphan
+                named.add(posixpath.normpath(posixpath.join(posixpath.dirname(jpath), path.replace("\\", "/"))))
             try:
-                dimension = int(scen["dimension"])
+                dimension = _int32(scen["dimension"])
             except (KeyError, TypeError, ValueError, OverflowError):
                 problems.append(Problem(jpath, line, "scenario without a dimension", "scenario skipped"))
                 continue
@@ -164,7 +176,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             announced[dat] = first + len(entries)
             for k, run in enumerate(entries):
                 try:
-                    instance, evals = int(run["instance"]), int(run["evals"])
+                    instance, evals = _int32(run["instance"]), int(run["evals"])
                     best = run.get("best") or {}
                     best_y = float(best["y"]) if best.get("y") is not None else None
                     best_x = [float(v) for v in best["x"]] if isinstance(best.get("x"), list) and best["x"] else None
@@ -175,7 +187,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
                 opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
                 runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
                              maximize, evals, best_y, opt, info, best_x))
-    return runs, announced, unread
+    return runs, announced, unread, named
 
 
 #: the leading columns of a .dat of ioh < 0.3 (`"function evaluation" "current f(x)" ...`), and the one read
@@ -247,10 +259,10 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
 def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
-    meta, announced, unread = _metadata(src, algorithm, problems)
+    meta, announced, unread, named = _metadata(src, algorithm, problems)
     unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")
                   and p.action == "file skipped"}  # their .dat are not orphans: the json says why they are skipped
-    problems += [p for p in orphans(src, announced)
+    problems += [p for p in orphans(src, named)
                  if not any(d == "" or p.file.startswith(d + "/") for d in unreadable)]
     recs = []
     for dat in announced:
@@ -380,7 +392,7 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
             continue
         kv = {k: v.strip().strip("'\"") for k, v in _KEY_VALUE.findall(head)}
         try:
-            function, dimension = int(kv["funcId"]), int(kv["DIM"])
+            function, dimension = _int32(kv["funcId"]), _int32(kv["DIM"])
         except (KeyError, ValueError, OverflowError):
             problems.append(Problem(info, b + 1, f"funcId or DIM missing or not a number in {head[:60]!r}",
                                     f"{max(len(entries) - 1, 0)} run(s) skipped"))
@@ -409,8 +421,8 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
                   .unique(["section", "evaluations"], keep="first", maintain_order=True))
         recs.append(merged.with_columns(data_file=pl.lit(dat)))
         for k, entry in enumerate(entries[1:]):
-            m = re.fullmatch(r"(-?\d+):(\d+)\|(\S+?)(;.*)?", entry)
-            if not m:
+            m = re.fullmatch(r"(-?\d{1,10}):(\d{1,18})\|(\S+?)(;.*)?", entry)
+            if not m or not _fits32(int(m.group(1))):
                 problems.append(Problem(info, b + 3, f"unreadable run entry {entry[:40]!r}", "run skipped"))
                 unread += 1
                 continue
@@ -418,7 +430,7 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
             best_y = None
             opt = known_optimum(suite, function, dimension, maximize, None)
             runs.append((seq0 + len(runs), info, b + 3, dat, k, suite, name, function, kv.get("funcName"), dimension,
-                         int(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or
+                         _int32(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or
                          kv.get("algInfo"), None))
     return runs, recs, unread
 

@@ -141,3 +141,17 @@ def test_an_analysis_of_values_measures_each_run_once_as_values(tmp_path):
     assert a.aocc().collect()["quantity"].to_list() == ["value"]
     assert a.fixed_budget([2]).collect()["quantity"].to_list() == ["value"]
     assert a.fixed_budget_ecdf([2]).collect()["quantity"].to_list() == ["value"]
+
+
+def test_ingest_optimum_makes_values_precisions_where_nothing_else_states_one(tmp_path):
+    """`cocopipe ingest --optimum Y`: the optimum of runs whose log and suite state none (the suite's, 0 on
+    BBOB, still wins)."""
+    write_log(tmp_path / "a", [["1 5.0", "4 0.5"]], suite="unknown_suite")
+    write_log(tmp_path / "b", [["1 5.0", "4 0.5"]], suite="BBOB", fid=2, name="Ellipsoid")
+    out = CliRunner().invoke(app, ["ingest", str(tmp_path / "a"), str(tmp_path / "b"), "--store",
+                                   str(tmp_path / "S"), "--optimum", "0.25"])
+    assert out.exit_code == 0, out.output
+    runs = open_store(tmp_path / "S").runs().collect().sort("function")
+    assert runs.select("function", "reference_value", "final_delta").rows() == [(1, 0.25, 0.25), (2, 0.0, 0.5)]
+    ert = open_store(tmp_path / "S", function=1).ert([0.3]).collect()
+    assert ert.select("quantity", "ert").rows() == [("precision", 4.0)]

@@ -84,8 +84,10 @@ def suite_name(suite: str) -> str:
     return SUITES.get(suite, suite)
 
 
-def known_optimum(suite: str, function: int, dimension: int, maximize: bool, attribute) -> float | None:
-    """The optimum in raw_y units, or None (see the module's docstring)."""
+def known_optimum(suite: str, function: int, dimension: int, maximize: bool, attribute,
+                  given: float | None = None) -> float | None:
+    """The optimum in raw_y units, or None (see the module's docstring): a run attribute's, else the
+    suite's (BBOB 0; PBO OneMax and LeadingOnes n), else the one given at ingest (`--optimum`)."""
     if attribute is not None:
         try:
             return float(attribute)
@@ -95,7 +97,7 @@ def known_optimum(suite: str, function: int, dimension: int, maximize: bool, att
         return 0.0
     if suite == "pbo" and maximize and function in PBO_OPTIMUM_N:
         return float(dimension)
-    return None
+    return given
 
 
 def _int32(value) -> int:
@@ -121,7 +123,7 @@ _RUN_SCHEMA = {
 }
 
 
-def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
+def _metadata(src: Source, algorithm: str | None, problems: list[Problem], given: float | None = None
               ) -> tuple[list[tuple], dict[str, int], int, set[str]]:
     """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, how many
     announced runs cannot be read (a scenario without its data file, an unreadable run entry), and every
@@ -184,7 +186,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
                     unread += 1
                     continue
-                opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
+                opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"), given)
                 runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
                              maximize, evals, best_y, opt, info, best_x))
     return runs, announced, unread, named
@@ -256,10 +258,10 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
-def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
+def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
-    meta, announced, unread, named = _metadata(src, algorithm, problems)
+    meta, announced, unread, named = _metadata(src, algorithm, problems, optimum)
     unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")
                   and p.action == "file skipped"}  # their .dat are not orphans: the json says why they are skipped
     problems += [p for p in orphans(src, named)
@@ -378,8 +380,8 @@ def old_info_files(src: Source) -> dict[str, list[str]]:
     return out
 
 
-def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[Problem], seq0: int
-                  ) -> tuple[list[tuple], list[pl.DataFrame], int]:
+def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[Problem], seq0: int,
+                  given: float | None = None) -> tuple[list[tuple], list[pl.DataFrame], int]:
     """The runs an .info of ioh < 0.3 announces (rows of `_RUN_SCHEMA`), their records read from every data file
     of each run (.dat, .cdat, .idat, .tdat merged by evaluations), and how many runs cannot be read."""
     lines = _decode(src.files[info]).replace("\r", "").split("\n")
@@ -428,19 +430,20 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
                 continue
             # the .info's final value is `best af(x)+b`, transformed by the instance: not a raw value
             best_y = None
-            opt = known_optimum(suite, function, dimension, maximize, None)
+            opt = known_optimum(suite, function, dimension, maximize, None, given)
             runs.append((seq0 + len(runs), info, b + 3, dat, k, suite, name, function, kv.get("funcName"), dimension,
                          _int32(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or
                          kv.get("algInfo"), None))
     return runs, recs, unread
 
 
-def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = None) -> Parsed:
+def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = None,
+              optimum: float | None = None) -> Parsed:
     """Parse the IOHprofiler logs of ioh < 0.3 (.info with .dat/.cdat/.idat/.tdat) of a source."""
     problems: list[Problem] = []
     meta, recs, unread = [], [], 0
     for info in infos:
-        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta))
+        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta), optimum)
         meta += m
         recs += r
         unread += u
@@ -458,7 +461,8 @@ def _merge(a: Parsed | None, b: Parsed) -> Parsed:
     return parsed
 
 
-def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -> Parsed:
+def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None, optimum: float | None = None
+               ) -> Parsed:
     """`coco` (a source's COCO logs, parsed) with the source's IOHprofiler logs added; an IOHprofiler
     layout of ioh < 0.3 named as unsupported."""
     infos = old_info_files(src)
@@ -469,7 +473,7 @@ def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -
         coco.events = coco.events.join(coco.runs.select("run_id"), on="run_id", how="semi")
         coco.problems[:] = [p for p in coco.problems if p.file not in mine and not (
             p.message == "no .info index file found" or p.message.startswith("no COCO log files"))]
-        coco = _merge(coco, parse_old(src, infos, algorithm))
+        coco = _merge(coco, parse_old(src, infos, algorithm, optimum))
     else:
         old = old_layout(src)
         if coco is not None and old is not None and not coco.runs.height:
@@ -487,4 +491,4 @@ def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -
                 coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
             coco.problems.extend(lost)
         return coco
-    return _merge(coco, parse_ioh(src, algorithm))
+    return _merge(coco, parse_ioh(src, algorithm, optimum))

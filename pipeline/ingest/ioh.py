@@ -481,8 +481,8 @@ def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None, o
             coco.problems.append(Problem(old, 1, "IOHprofiler data file of ioh < 0.3 without the .info that names "
                                          "it", "file skipped"))
     if coco is not None and not src.files:
-        coco.problems[:] = [Problem(p.file, p.line, "no COCO (.info/.dat/.tdat) or IOHprofiler (IOHprofiler_*.json "
-                                    "with its .dat) log files found", p.action)
+        coco.problems[:] = [Problem(p.file, p.line, "no COCO log files (.info/.dat/.tdat) or IOHprofiler logs "
+                                    "(IOHprofiler_*.json, or .info of ioh < 0.3, with their .dat) found", p.action)
                             if p.message.startswith("no COCO log files") else p for p in coco.problems]
     if not json_files(src):
         lost = orphans(src, ())

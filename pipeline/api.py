@@ -35,6 +35,7 @@ from .hits import targets as tg
 from .hits.budget import Budget
 from .hits.spec import PROBLEM
 from .measures import aocc as aocc_m, art as art_m, auc, ecdf as ecdf_m, ert as ert_m, profiles, restarts, runlength, runtime
+from .measures import values as values_m
 from .measures.uncertainty import ecdf_band, ecdf_per_instance
 from .selection import KEYS, Selection, open_reference
 from .store import Store
@@ -267,7 +268,9 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            A column `target`, with suite (and function, dimension) where targets depend on them.
+            A column `target`, with suite (and function, dimension) where targets depend on them. On an
+            analysis of values (`values`), numbers are raw values and None takes targets from the data
+            (`pipeline.measures.values`), oriented per (suite, function, dimension): -value when maximising.
 
         Examples
         --------
@@ -279,6 +282,10 @@ class Analysis:
         if isinstance(targets, pl.LazyFrame):
             # a runlength table's budget column is no key of the runs
             return targets.drop("budget_per_dimension", strict=False)
+        if self.selection.quantity == "value":  # raw values, oriented per problem (pipeline.measures.values)
+            runs = self.runs()
+            return (values_m.default_targets(runs, self.events()) if targets is None
+                    else values_m.given_targets(runs, self._numbers(targets)))
         if isinstance(targets, str) and targets == "runlength":
             return self.runlength_targets(reference, budgets).drop("budget_per_dimension").unique(maintain_order=True)
         try:
@@ -480,8 +487,8 @@ class Analysis:
         """
         return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
 
-    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True
-                     ) -> pl.LazyFrame:
+    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True,
+                     quantity: str | None = None) -> pl.LazyFrame:
         """Best precision reached within given budgets, per trial or summarised per problem.
 
         Parameters
@@ -492,12 +499,15 @@ class Analysis:
             The budgets are multiples of the dimension.
         summary : bool
             Quantiles per (problem, budget); False: one row per trial and budget.
+        quantity : {"precision", "value"}, optional
+            Only runs whose optimum is known (precisions) or only those without (logged values); default both.
 
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, and the quantiles q10..q90 of the best
-            precisions, runs, runs_with_data (with `summary`).
+            suite, algorithm, function, dimension, quantity, budget, and the quantiles q10..q90 of the best
+            precisions, or of the best logged values of runs without a known optimum (quantity "value"),
+            runs, runs_with_data (with `summary`).
 
         Examples
         --------
@@ -505,23 +515,75 @@ class Analysis:
         >>> a.fixed_budget([100, 1000]).collect()["budget"].to_list()
         [100.0, 1000.0]
         """
-        values = runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension)
-        return runtime.fixed_budget_summary(values) if summary else values
+        parts = []
+        for a in self._quantities():
+            if quantity is not None and a.selection.quantity != quantity:
+                continue
+            table = runtime.fixed_budget(a.runs(), a.events(), list(budgets), per_dimension)
+            table = (values_m.to_raw(table, a.runs(), ["best_delta"]) if a.selection.quantity == "value"
+                     else values_m.labelled(table))
+            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
+        if not parts:  # the empty table of the precisions
+            table = values_m.labelled(runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension))
+            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
+        return pl.concat(parts, how="vertical_relaxed")
 
-    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
-        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md).
+    def params(self, names: Sequence[str] | None = None, positions: bool = False) -> pl.LazyFrame:
+        """Tracked parameters of every selected run, its optimum known or not (`pipeline.measures.params`).
 
         Parameters
         ----------
-        targets : str, list of float, frame or None
-            As `target_frame`.
-        eval_max : float, optional
-            What an unsuccessful run is charged; default: each problem's largest run evaluations.
+        names : list of str, optional
+            Only these parameters (default: every one but the positions).
+        positions : bool
+            Keep the positions x0, x1, ... too (when `names` is not given).
 
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, target, ert, successes, runs.
+            suite, algorithm, function, dimension, instance, trial, run_id, evaluations, name, value.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").params().collect().height
+        0
+        """
+        from .measures import params as params_m
+
+        runs = pl.concat([a.runs().select(*PROBLEM, "instance", "trial", "run_id") for a in self._quantities()]
+                         or [self.runs().select(*PROBLEM, "instance", "trial", "run_id")])
+        table = params_m.params_table(self.store)
+        if table is None:
+            return params_m.values(runs, pl.LazyFrame(schema={"run_id": pl.Int64, "evaluations": pl.Int64,
+                                                              "name": pl.String, "value": pl.Float64}), names, positions)
+        return params_m.values(runs, table, names, positions)
+
+    def _quantities(self) -> list[Analysis]:
+        """This analysis on precisions (if it has runs with a known optimum) and on values (if it has
+        runs without): each measure computed on both says which is which (`quantity`), never mixing them."""
+        parts = [self] if self.selection.keys().height else []
+        if self.selection.quantity == "value":
+            return parts
+        values = self._values()
+        return parts + ([values] if values is not None else [])
+
+    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
+        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md), on precisions
+        where the optimum is known and on logged values where it is not (`quantity`).
+
+        Parameters
+        ----------
+        targets : str, list of float, frame or None
+            As `target_frame` (precisions); on values the numbers are raw values, and None takes
+            `pipeline.measures.values.default_targets` from the data.
+        eval_max : float, optional
+            What an unsuccessful run is charged; default (IOHanalyzer's ERT): each run its own length,
+            its last logged evaluation (at most the budget cut).
+
+        Returns
+        -------
+        polars.LazyFrame
+            suite, algorithm, function, dimension, quantity, target, ert, successes, runs.
 
         Examples
         --------
@@ -529,8 +591,63 @@ class Analysis:
         >>> a.ert([1e-8]).collect()["ert"].to_list()
         [1150.0666666666666]
         """
-        cap = pl.col("evaluations").max().over(PROBLEM) if eval_max is None else eval_max
-        return ert_m.ert(self.hits(targets), cap)
+        parts = []
+        for a in self._quantities():
+            if a.selection.quantity == "value":
+                table = self._ert(a, a.hits(a.target_frame(targets)), eval_max)
+                parts.append(values_m.to_raw(table, a.runs(), ["target"]))
+            else:
+                parts.append(values_m.labelled(self._ert(a, a.hits(targets), eval_max)))
+        if not parts:
+            raise ValueError("no runs in the selection")
+        return pl.concat(parts, how="vertical_relaxed")
+
+    @staticmethod
+    def _ert(a: Analysis, hits: pl.LazyFrame, eval_max: float | None) -> pl.LazyFrame:
+        """ERT of first hitting times, an unsuccessful run charged `eval_max` or its own length."""
+        if eval_max is not None:
+            return ert_m.ert(hits, eval_max)
+        length = pl.col("last_evaluation").cast(pl.Float64)
+        if a.max_budget is not None:
+            length = pl.min_horizontal(length, a.max_budget.limit())
+        lengths = a.selection._trials().select("run_id", length=length)
+        return ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
+
+    def values(self) -> Analysis:
+        """This analysis on the logged values of the IOHprofiler runs without a known optimum (docs/ioh.md).
+
+        Every measure of first hitting times then reads targets as raw values (numbers, or None: taken
+        from the data, `pipeline.measures.values`), reached at or below them (at or above when
+        maximising); `ert`, `aocc`, `fixed_budget` and `fixed_budget_ecdf` of any analysis already
+        measure these runs beside the others (column `quantity`).
+
+        Returns
+        -------
+        Analysis
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store").values().runs().collect().height
+        0
+        """
+        return Analysis(self.selection.narrow(quantity="value"), executor=self.plan.executor,
+                        group_size=self.plan.group_size)
+
+    def _values(self) -> Analysis | None:
+        """`values`, if it has runs."""
+        values = self.values()
+        return values if values.selection.keys().height else None
+
+    def _numbers(self, targets: Targets) -> list[float]:
+        """Value targets as numbers (a list, "v1,v2" or a frame's `target` column)."""
+        if isinstance(targets, str):
+            try:
+                return [float(t) for t in targets.split(",") if t.strip()]
+            except ValueError:
+                raise ValueError(f"targets {targets!r}: logged values need numbers (e.g. 10,1,0.1)") from None
+        if isinstance(targets, (pl.DataFrame, pl.LazyFrame)):
+            return targets.lazy().select("target").collect()["target"].to_list()
+        return [float(t) for t in targets]
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
@@ -550,7 +667,7 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, fraction, runs.
+            suite, algorithm, function, dimension, quantity, budget, fraction, runs.
 
         Examples
         --------
@@ -558,17 +675,27 @@ class Analysis:
         >>> a.fixed_budget_ecdf([10, 100], per_dimension=True).collect()["budget"].to_list()
         [50.0, 500.0]
         """
-        runs, events = self.runs(), self.events()
-        if not per_dimension:
-            return aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log)
-        dims = runs.select("dimension").unique().collect()["dimension"].to_list()
-        return pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
-                                                   [b * d for b in budgets], lower, upper, log) for d in dims])
+        parts = []
+        for a in self._quantities():
+            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
+            if not per_dimension:
+                table = aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log, values)
+            else:
+                dims = runs.select("dimension").unique().collect()["dimension"].to_list()
+                table = pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
+                                                            [b * d for b in budgets], lower, upper, log, values)
+                                   for d in dims])
+            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
+        if not parts:  # the empty table of the precisions
+            parts.append(values_m.labelled(aocc_m.fixed_budget_ecdf(self.runs(), self.events(), budgets)))
+        return pl.concat(parts, how="vertical_relaxed")
 
     def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
 
-        The budget B is the budget cut, else each problem's largest run evaluations.
+        The budget B is the budget cut, else per algorithm and problem the longest run (its largest last
+        logged evaluation), so an algorithm's AOCC does not depend on what else is selected. On runs
+        without a known optimum the bounds are logged values (quantity "value").
 
         Parameters
         ----------
@@ -578,19 +705,24 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, budget, aocc, runs.
+            suite, algorithm, function, dimension, quantity, budget, aocc, runs.
 
         Examples
         --------
         >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
         >>> a.aocc().collect().select("algorithm", "aocc").rows()
-        [('DIRECT', 0.829935...), ('NM', 0.798812...)]
+        [('DIRECT', 0.829935...), ('NM', 0.651282...)]
         """
-        runs, events = self.runs(), self.events()
-        longest = pl.col("last_evaluation").max().cast(pl.Float64)
-        b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
-             runs.group_by("suite", "function", "dimension").agg(budget=longest))
-        return aocc_m.aocc(runs, events, b, lower, upper, log)
+        parts = []
+        for a in self._quantities():
+            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
+            longest = pl.col("last_evaluation").max().cast(pl.Float64)
+            b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
+                 runs.group_by(PROBLEM).agg(budget=longest))
+            table = aocc_m.aocc(runs, events, b, lower, upper, log, values)
+            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
+        return pl.concat(parts, how="vertical_relaxed") if parts else values_m.labelled(
+            aocc_m.aocc(self.runs(), self.events(), self.runs().group_by(PROBLEM).agg(budget=pl.lit(1.0))))
 
     def auc(self, targets: Targets = None) -> pl.LazyFrame:
         """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).

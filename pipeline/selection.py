@@ -33,6 +33,16 @@ KEYS = ("suite", "algorithm", "function", "dimension")
 LISTED = 12
 
 
+#: what the measures read: precisions (the optimum known), or logged values (IOHprofiler runs without one)
+QUANTITIES = ("precision", "value")
+
+
+def oriented(value: pl.Expr, maximize: pl.Expr) -> pl.Expr:
+    """A logged value oriented so that smaller is better (-value when maximising): what the measures
+    read on values as they read precisions; `target` of a raw value target t is `oriented(t)` too."""
+    return pl.when(maximize).then(-value).otherwise(value)
+
+
 class SelectionError(ValueError):
     """A selection that matches no data."""
 
@@ -159,6 +169,7 @@ class Selection:
     hit_rule: str = "cocopp"
     indicator: str = "logged"
     cache: bool = True
+    quantity: str = "precision"
     _known: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -167,7 +178,7 @@ class Selection:
         if self.budget is not None and not isinstance(self.budget, Budget):
             raise TypeError(f"budget {self.budget!r}: a Budget (Budget.parse('100x')) or None")
         for name, value, known in (("instances", self.instances, INSTANCES), ("hit rule", self.hit_rule, HIT_RULES),
-                                   ("indicator", self.indicator, INDICATORS)):
+                                   ("indicator", self.indicator, INDICATORS), ("quantity", self.quantity, QUANTITIES)):
             if value not in known:
                 raise ValueError(f"{name} {value!r}: expected {' or '.join(repr(k) for k in known)}")
         if self.indicator == "recomputed":  # a one-line error now, not one at collect time
@@ -195,8 +206,9 @@ class Selection:
 
     @property
     def exact(self) -> bool:
-        """Whether hits follow seed 000's definition on every record (hit rule "exact")."""
-        return self.hit_rule == "exact"
+        """Whether hits follow seed 000's definition on every record (hit rule "exact"; always on values,
+        as IOHanalyzer and IOHinspector read them)."""
+        return self.hit_rule == "exact" or self.quantity == "value"
 
     @property
     def all_instances(self) -> bool:
@@ -226,16 +238,31 @@ class Selection:
         return interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
 
     def _trials(self) -> pl.LazyFrame:
-        """The selection's trials whose precision is known (IOHprofiler runs without a known optimum have
-        none: `precision_unknown` counts them), not cut."""
+        """The selection's trials of its quantity, not cut: those whose precision is known, or with
+        `quantity="value"` the IOHprofiler runs without a known optimum, their `final_delta` being the
+        best oriented value (`oriented`)."""
         runs = self._matching()
-        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in runs.collect_schema() else runs
+        if "final_delta" not in runs.collect_schema():
+            return runs if self.quantity == "precision" else runs.filter(pl.lit(False))
+        if self.quantity == "precision":
+            return runs.filter(pl.col("final_delta").is_not_null())
+        best = self._records().group_by("run_id").agg(best=pl.col("best_delta").min())
+        return (runs.filter(pl.col("final_delta").is_null()).join(best, on="run_id", how="inner")
+                .with_columns(final_delta="best").drop("best"))
 
     def _records(self) -> pl.LazyFrame:
-        """The records of the selection's trials, not cut."""
+        """The records of the selection's trials, not cut (on values: `best_delta` the oriented value)."""
         events = (biobj.recomputed_events(self.store) if self.indicator == "recomputed" else self.store.events())
         events = filter_frame(events, suite=self.suite, algorithm=self.algorithm)
-        return events.join(self._trials().select("run_id"), on="run_id", how="semi")
+        if self.quantity == "precision":
+            return events.join(self._trials().select("run_id"), on="run_id", how="semi")
+        runs = self._matching()
+        if "final_delta" not in runs.collect_schema():
+            return events.filter(pl.lit(False))
+        valued = runs.filter(pl.col("final_delta").is_null()).select("run_id", "maximize")
+        return (events.join(valued, on="run_id", how="inner")
+                .with_columns(best_delta=oriented(pl.col("measured"), pl.col("maximize")))
+                .filter(pl.col("best_delta").is_finite()).drop("maximize"))
 
     def runs(self) -> pl.LazyFrame:
         """The selection's trials (the store's `runs` columns), cut at the budget.
@@ -266,7 +293,7 @@ class Selection:
 
     # -- first hitting times -----------------------------------------------------------------
     def _cached(self) -> bool:
-        return self.cache and self.indicator == "logged"
+        return self.cache and self.indicator == "logged" and self.quantity == "precision"
 
     def hits(self, targets: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
         """First hitting times per (trial, target) (`pipeline.hits.spec.hitting_times`).

@@ -49,7 +49,7 @@ def stores(tmp_path_factory):
 #: the `driver` fixture (headless Chromium) is `browser` wherever it is
 KINDS = {
     "parity": {"test_parity.py", "test_biobj_parity.py", "test_ioh_parity.py", "test_ioh_export.py",
-               "test_inconsistent_logs.py"},
+               "test_ioh_real.py", "test_ioh_old.py", "test_inconsistent_logs.py"},
     "distributed": {"test_executors.py"},
     "browser": {"test_report_browser.py"},
 }

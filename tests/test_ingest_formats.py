@@ -198,7 +198,8 @@ def test_store_files_carry_schema_version_and_open_without_our_code(tmp_path):
     assert {f.parent.parent.parent.name for f in files} == {"runs", "events"}
     for f in files:
         meta = pq.read_schema(f).metadata
-        assert meta[b"cocopipe.schema_version"] == b"1.1.0"  # runs and events 1.1.0 (issue 24)
+        table = f.parent.parent.parent.name  # runs 1.2.0 (issue 31), events 1.1.0 (issue 24)
+        assert meta[b"cocopipe.schema_version"] == {"runs": b"1.2.0", "events": b"1.1.0"}[table]
         assert pq.ParquetFile(f).metadata.row_group(0).column(0).compression == "ZSTD"
     t = ds.dataset(tmp_path / "store" / "runs", format="parquet", partitioning="hive").to_table()
     assert t.num_rows == 1 and set(t.column("algorithm").to_pylist()) == {"ALG"}

@@ -107,7 +107,7 @@ def test_plan_reads_one_partition_and_few_columns(qstore):
     nm_files = {p.as_posix() for p in qstore.path.glob("runs/*/algorithm=NM/*.parquet")}
     all_files = list(qstore.path.glob("runs/**/*.parquet"))
     assert len(all_files) > len(nm_files) >= 1
-    assert "PROJECT 3/27 COLUMNS" in plan or "PROJECT 4/27 COLUMNS" in plan, plan  # runs 1.1.0: 27 columns
+    assert "PROJECT 3/29 COLUMNS" in plan or "PROJECT 4/29 COLUMNS" in plan, plan  # runs 1.2.0: 29 columns
 
 
 def test_plan_of_events_reads_one_partition(qstore):

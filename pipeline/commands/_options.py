@@ -157,8 +157,9 @@ class SelectionOptions:
         unknown = a.precision_unknown()
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
             suites = ", ".join(sorted(set(unknown["suite"])))
-            note(f"{plural(unknown['runs'].sum(), 'IOHprofiler run')} ({suites}) with no known optimum have no precision: "
-                 "measures of precisions leave them out (their raw values: `cocopipe params`, events.measured)")
+            note(f"{plural(unknown['runs'].sum(), 'IOHprofiler run')} ({suites}) with no known optimum have no "
+                 "precision: ert, aocc, budget and fixed-budget-ecdf measure their logged values (column quantity = "
+                 "value), the other measures leave them out")
         return a
 
 

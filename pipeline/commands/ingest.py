@@ -116,6 +116,7 @@ def register(app: typer.Typer) -> None:
         wait: WaitOpt = 0,
         source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
         replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
+        optimum: Annotated[Optional[float], typer.Option("--optimum", help="The optimum (raw_y units) of the IOHprofiler runs whose log and suite state none: they are then measured as precisions, not values (an unchanged stored source is read again only with --force).")] = None,
         problems_out: Annotated[Optional[str], typer.Option("--problems", help="Write every problem met (source, file, line, message, action) to this file (.csv, .parquet, .json); the terminal shows the first few of each source.")] = None,
     ) -> None:
         """Read COCO and IOHprofiler logs into the Parquet store. A source is known by its full path (or
@@ -143,7 +144,7 @@ def register(app: typer.Typer) -> None:
         limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
         st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
                                      executor=executor, limits=limits, wait=wait, source_name=source_name,
-                                     replace=replace)
+                                     replace=replace, optimum=optimum)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
             if quiet:

@@ -1,5 +1,7 @@
 """`cocopipe aocc`, `cocopipe ert` and `cocopipe fixed-budget-ecdf`: the measures IOHprofiler users know,
-as IOHinspector defines them (pipeline.measures.aocc, pipeline.measures.ert; docs/ioh.md)."""
+as IOHanalyzer and IOHinspector define them (pipeline.measures.aocc, pipeline.measures.ert,
+pipeline.measures.values; docs/ioh.md), on precisions where the optimum is known and on logged values
+where it is not (column `quantity`)."""
 from __future__ import annotations
 
 from typing import Annotated, Optional
@@ -9,9 +11,9 @@ import typer
 from ._common import fail, write_table
 from ._options import READING, BudgetsOpt, OutOpt, SelectionOptions, TargetsOpt, parse_budgets, uses
 
-LowerOpt = Annotated[float, typer.Option("--lower", help="Precision at and below which the normalised value is 1.")]
-UpperOpt = Annotated[float, typer.Option("--upper", help="Precision at and above which the normalised value is 0.")]
-LinearOpt = Annotated[bool, typer.Option("--linear", help="Normalise precisions on a linear scale (IOHinspector's scale_log=False).")]
+LowerOpt = Annotated[float, typer.Option("--lower", help="Precision (or minimised value) at and below which the normalised value is 1 (a maximised value: 0).")]
+UpperOpt = Annotated[float, typer.Option("--upper", help="Precision (or minimised value) at and above which the normalised value is 0 (a maximised value: 1).")]
+LinearOpt = Annotated[bool, typer.Option("--linear", help="Normalise on a linear scale (IOHinspector's scale_log=False).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -23,22 +25,25 @@ def register(app: typer.Typer) -> None:
         sel: SelectionOptions, out: OutOpt = None, lower: LowerOpt = 1e-8, upper: UpperOpt = 1e8,
         linear: LinearOpt = False,
     ) -> None:
-        """Area over the convergence curve per (algorithm, function, dimension), as IOHinspector's get_aocc:
-        B = --max-budget, else each problem's largest run evaluations."""
+        """Area over the convergence curve per (algorithm, function, dimension), as IOHinspector's get_aocc,
+        on precisions or logged values (column quantity): B = --max-budget, else the algorithm's longest run
+        on the problem (its largest last logged evaluation)."""
         a = sel.analysis()
         df = a.aocc(lower, upper, not linear).collect()
         if not df.height:
-            fail("no runs with known precisions in the selection")
+            fail("no runs with records in the selection")
         write_table(df, out)
 
     @app.command()
     @uses(SelectionOptions, without=("budget", "indicator"))
     def ert(
         sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None,
-        eval_max: Annotated[Optional[float], typer.Option("--eval-max", help="Evaluations charged to an unsuccessful run (default: each problem's largest run evaluations).")] = None,
+        eval_max: Annotated[Optional[float], typer.Option("--eval-max", help="Evaluations charged to every unsuccessful run (default: each run its own length, its last logged evaluation, at most --max-budget).")] = None,
     ) -> None:
-        """IOHprofiler's ERT per target: unsuccessful runs charged one eval_max, runs unweighted
-        (cocopp's aRT: `cocopipe art`)."""
+        """IOHanalyzer's ERT per target: (hitting times of the successful runs + each unsuccessful run's own
+        length, or --eval-max) / successes, runs unweighted (cocopp's aRT: `cocopipe art`). On runs without
+        a known optimum the targets are logged values (default: 10 from the data, worst first record to
+        best value; column quantity says which)."""
         a = sel.analysis()
         try:
             df = a.ert(targets, eval_max).collect()
@@ -52,7 +57,7 @@ def register(app: typer.Typer) -> None:
         sel: SelectionOptions, budgets: BudgetsOpt, out: OutOpt = None, lower: LowerOpt = 1e-8, upper: UpperOpt = 1e8,
         linear: LinearOpt = False,
     ) -> None:
-        """IOHprofiler's fixed-budget ECDF: the mean normalised best precision over runs at each budget."""
+        """IOHprofiler's fixed-budget ECDF: the mean normalised best precision (or logged value) over runs at each budget."""
         parsed = parse_budgets(budgets)
         a = sel.analysis()
         write_table(a.fixed_budget_ecdf([b.value for b in parsed], parsed[0].per_dimension, lower, upper,

@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
         parsed = parse_budgets(budgets) if budgets is not None else None
         a = sel.analysis()
-        vals = pm.values(a.runs(), a.store.scan("params"), name, positions)
+        vals = a.params(name, positions)
         if parsed is None:
             df = vals.collect()
         else:

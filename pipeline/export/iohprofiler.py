@@ -9,8 +9,14 @@ the run attribute `optimum` = 0 so that `cocopipe ingest` reads it back as preci
 `optimum` is the optimum in raw_y units where it is known. Values are written in full precision (repr).
 What the format holds comes back unchanged through `cocopipe ingest`: suite, algorithm and its info,
 function and name, dimension, instance, the order of runs, evaluations and precision of every record,
-the json's evals and best, maximisation, optimum and tracked parameters; COCO's .info fields
-(comment, coco_version, g evaluations, the .dat/.tdat origin of each record) are not held.
+the json's evals and best (`best.y` in full precision and `best.x`, as ingested), maximisation, optimum
+and tracked parameters; COCO's .info fields (comment, coco_version, g evaluations, the .dat/.tdat origin
+of each record) are not held.
+
+IOHinspector 0.0.8 tells runs apart by their records at evaluation 1 (`run_id = (evaluations == 1).cum_sum()`),
+so a run whose first record comes later (a fixed-budget log without `At(1)`, a COCO run) gets a first
+record `1 inf` (`1 -inf` when maximising): no value yet, what IOHinspector assumes before a run's first
+record anyway; `cocopipe ingest` leaves such a worst-possible record out, so the round trip is exact.
 """
 from __future__ import annotations
 
@@ -68,8 +74,10 @@ def _best(runs: pl.DataFrame, ev: pl.DataFrame) -> pl.DataFrame:
     d = pl.coalesce(pl.when("ioh").then(pl.col("info_final_delta")), pl.col("final_delta"))
     y = pl.when(pl.col("opt").is_null() | d.is_null()).then(pl.col("raw_best")) \
         .when(pl.col("maximize")).then(pl.col("opt") - d).otherwise(pl.col("opt") + d)
+    stated = pl.col("best_y") if "best_y" in runs.columns else pl.lit(None, pl.Float64)
     return r.join(b, on="run_id", how="left").with_columns(
-        evals=pl.coalesce(pl.when("ioh").then(pl.col("info_evaluations")), pl.col("last_evaluation")), best_y=y)
+        evals=pl.coalesce(pl.when("ioh").then(pl.col("info_evaluations")), pl.col("last_evaluation")),
+        best_y=pl.coalesce(pl.when("ioh").then(stated), y))
 
 
 def _param_names(params: pl.DataFrame) -> list[str]:
@@ -102,6 +110,7 @@ def write(runs: pl.DataFrame, events: pl.DataFrame, params: pl.DataFrame, out: s
         for (dim,), scen in grp.group_by("dimension", maintain_order=True):
             rel = f"{data_dir}/IOHprofiler_f{fid}_DIM{dim}.dat"
             ids = scen["run_id"].to_list()
+            maximize = dict(zip(ids, scen["maximize"].to_list()))
             pars = [par_by_run[(i,)] for i in ids if (i,) in par_by_run]
             names = _param_names(pl.concat(pars)) if pars else []
             attrs.update(names)
@@ -119,13 +128,16 @@ def write(runs: pl.DataFrame, events: pl.DataFrame, params: pl.DataFrame, out: s
                     at = rows.select("evaluations").join(wide, on="evaluations", how="left") if wide is not None else None
                     cols += [at[n].to_list() if at is not None and n in at.columns else [None] * rows.height
                              for n in names]
+                if cols[0][0] != 1:  # IOHinspector numbers runs by their records at evaluation 1: "none yet"
+                    lines.append(" ".join(["1", "-inf" if maximize[rid] else "inf", *["nan"] * len(names)]))
                 for vals in zip(*cols):
                     lines.append(" ".join([str(int(vals[0])), *(_num(v) for v in vals[1:])]))
             (folder / rel).write_text("\n".join(lines) + "\n")
             entries = []
             for r in scen.iter_rows(named=True):
                 e = {"instance": r["instance"], "evals": int(r["evals"]),
-                     "best": {"evals": int(r["best_evals"] or r["evals"]), "y": r["best_y"], "x": []}}
+                     "best": {"evals": int(r["best_evals"] or r["evals"]), "y": r["best_y"],
+                              "x": list(r.get("best_x") or [])}}
                 if r["opt"] is not None:
                     e["optimum"] = r["opt"]
                 entries.append(e)

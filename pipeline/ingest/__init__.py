@@ -69,25 +69,34 @@ class IngestSummary:
         return [p for s in self.sources for p in s.problems]
 
 
-def _parse(path: str, name: str | None, limits: Limits | None = None) -> tuple[object, Parsed | None, str | None]:
+def _parse(path: str, name: str | None, limits: Limits | None = None, optimum: float | None = None
+           ) -> tuple[object, Parsed | None, str | None]:
     """Read and parse one source (runs in a worker process or a Ray task)."""
     try:
         src = read_source(path, limits)
     except SourceError as exc:
         return None, None, exc.reason
-    parsed = _parse_all(src, name)
+    parsed = _parse_all(src, name, optimum)
     src.files = {}  # the parent needs the name and hash only, not the file contents
     return src, parsed, None
 
 
-def _parse_all(src, name: str | None) -> Parsed:
+def _parse_all(src, name: str | None, optimum: float | None = None) -> Parsed:
     """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`);
-    IOHprofiler logs (json and .dat) are read by `ioh.parse_with`."""
+    IOHprofiler logs (json and .dat) are read by `ioh.parse_with` (`optimum`: of the IOHprofiler runs
+    whose log and suite state none)."""
     if src.files and not src.info_files() and ioh.json_files(src):
-        return ioh.parse_with(None, src, name)
+        return ioh.parse_with(None, src, name, optimum)
+    old = ioh.old_info_files(src)  # IOHprofiler's layout of ioh < 0.3 (.info with .dat/.cdat/...): not COCO's
+    if old:
+        hidden = set(old) | {f for files in old.values() for f in files}
+        coco_src = dataclasses.replace(src, files={k: v for k, v in src.files.items() if k not in hidden})
+        parsed = parse_source(coco_src, algorithm=name)
+        parsed.archive = parse_archives(coco_src, parsed.runs, parsed.problems)
+        return ioh.parse_with(parsed, src, name, optimum)
     parsed = parse_source(src, algorithm=name)
     parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
-    return ioh.parse_with(parsed, src, name)
+    return ioh.parse_with(parsed, src, name, optimum)
 
 
 def _source_data(src, parsed: Parsed, key: str | None = None, name: str | None = None,
@@ -189,7 +198,8 @@ def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | Sou
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
            executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None, *,
-           wait: float = 0, source_name: str | None = None, replace: str | None = None) -> IngestSummary:
+           wait: float = 0, source_name: str | None = None, replace: str | None = None,
+           optimum: float | None = None) -> IngestSummary:
     """Read COCO or IOHprofiler logs into a store: every source the paths name (docs/store.md).
 
     Each source is known in the store by its full resolved path (or by `source_name`): ingesting it
@@ -226,6 +236,9 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         The (single) source's key instead of its path.
     replace : str, optional
         A stored source (key, path or unambiguous base name) that the single source replaces.
+    optimum : float, optional
+        The optimum (raw_y units) of the IOHprofiler runs whose log and suite state none (docs/ioh.md);
+        a stored source whose content is unchanged is read again only with `force`.
 
     Returns
     -------
@@ -252,12 +265,13 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         raise ValueError("--name: give a non-empty algorithm name")
     with store.writing(wait):
         ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
-        return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits)
+        return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits, optimum)
 
 
 def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
             on_source: Callable[[SourceOutcome], None] | None, jobs: int | None, executor: str,
-            ident: Identity, meta: dict[str, dict], limits: Limits | None) -> IngestSummary:
+            ident: Identity, meta: dict[str, dict], limits: Limits | None, optimum: float | None = None
+            ) -> IngestSummary:
     summary = IngestSummary()
 
     def done(outcome: SourceOutcome) -> None:
@@ -268,7 +282,7 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
     if executor not in ("local", "ray"):
         raise ValueError(f"executor {executor!r}: expected local or ray")
     if executor == "local":
-        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), ident, meta, limits):
+        for outcome in _local(todo, store, name, force, jobs or distributed.workers(), ident, meta, limits, optimum):
             done(outcome)
         return summary
     pending = []
@@ -282,7 +296,7 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
             done(_unchanged(src, store, ident))
         else:
             pending.append(str(p))
-    for src, parsed, error in _ray_map(pending, name, jobs or 1, limits):
+    for src, parsed, error in _ray_map(pending, name, jobs or 1, limits, optimum):
         done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
     return summary
 
@@ -292,14 +306,15 @@ def _unchanged(src: Source, store: Store, ident: Identity) -> SourceOutcome:
 
 
 def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Identity,
-             meta: dict[str, dict], limits: Limits | None = None) -> tuple[SourceOutcome, Staged | None]:
+             meta: dict[str, dict], limits: Limits | None = None, optimum: float | None = None
+             ) -> tuple[SourceOutcome, Staged | None]:
     """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
     src = _read(path, limits)
     if isinstance(src, SourceError):
         return _failed(path, src.reason), None
     if not force and store.has(ident.key(src), src.source_id, name):
         return _unchanged(src, store, ident), None
-    parsed = _parse_all(src, name)
+    parsed = _parse_all(src, name, optimum)
     out = _outcome(src, parsed)
     if out.status != "ingested":
         return out, None
@@ -312,7 +327,8 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Ide
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int, ident: Identity,
-           meta: dict[str, dict], limits: Limits | None = None) -> Iterator[SourceOutcome]:
+           meta: dict[str, dict], limits: Limits | None = None, optimum: float | None = None
+           ) -> Iterator[SourceOutcome]:
     """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
     waiting, so memory stays bounded), each committed here as its turn comes."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -320,7 +336,7 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
         it = iter(todo)
         try:
             for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force, ident, meta, limits))
+                ahead.append(pool.submit(_prepare, path, store, name, force, ident, meta, limits, optimum))
                 if len(ahead) > jobs:
                     yield _commit(ahead.popleft().result(), store, ident)
             while ahead:
@@ -347,11 +363,12 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
     return outcome
 
 
-def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None):
+def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None,
+             optimum: float | None = None):
     """Parse sources as Ray tasks, yielding results as they complete."""
     ray = distributed.ray(jobs if jobs > 1 else None)
     task = ray.remote(_parse)
-    refs = {task.remote(p, name, limits): p for p in paths}
+    refs = {task.remote(p, name, limits, optimum): p for p in paths}
     while refs:
         ready, _ = ray.wait(list(refs), num_returns=1)
         p = refs.pop(ready[0])

@@ -635,6 +635,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         source=pl.lit(src.name),
         source_id=pl.lit(src.source_id),
         maximize=pl.lit(False), function_name=pl.lit(None, pl.String),
+        best_y=pl.lit(None, pl.Float64), best_x=pl.lit(None, pl.List(pl.Float64)),  # IOHprofiler's json only
         function=pl.col("function").cast(pl.Int32),
         dimension=pl.col("dimension").cast(pl.Int32),
         instance=pl.col("instance").cast(pl.Int32),

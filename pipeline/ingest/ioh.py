@@ -15,14 +15,19 @@ Precision: `raw_y` is the objective value before ioh's instance transformation; 
 f - f_opt (minimised, optimum 0), on PBO OneMax and LeadingOnes the number of ones / leading ones
 (maximised, optimum n). A run attribute `optimum` (as `cocopipe export` writes) gives the optimum of
 other problems. Precision = raw_y - optimum when minimising, optimum - raw_y when maximising; with no
-known optimum the run is kept with null precisions (raw-value measures only).
+known optimum the run is kept with null precisions and measured on its logged values
+(`pipeline.measures.values`). nan, an infinitely good value and a value beyond a known optimum are
+named and left out; an infinitely bad one (no value yet) is left out unnamed.
 
-The IOHprofiler layout of ioh < 0.3 (`.info` with `.dat/.cdat/.idat/.tdat` whose header is
-`"function evaluation" "current f(x)" ...`) is not read: `old_layout` finds it so it is named.
+The IOHprofiler layout of ioh < 0.3 is read too (`parse_old`): `.info` files (blocks of three lines:
+`suite = 'PBO', funcId = 1, DIM = 100, algId = ...`, a comment, `path.dat, instance:evals|best, ...`) with
+per run the `.dat/.cdat/.idat/.tdat` beside it (header `"function evaluation" "current f(x)"
+"best-so-far f(x)" ...`), whose records are merged by evaluations and read as IOHanalyzer reads them.
 """
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
 
@@ -31,7 +36,7 @@ import polars as pl
 from ..conventions import reached
 from ..store import schema as store_schema
 from ..words import plural
-from .coco import Parsed, Problem, _decode
+from .coco import Parsed, Problem, _decode, _empty, _fits32
 from .sources import Source
 
 FORMAT = "iohprofiler"
@@ -55,11 +60,24 @@ def json_files(src: Source) -> list[str]:
 
 
 def old_layout(src: Source) -> str | None:
-    """A data file of the IOHprofiler layout of ioh < 0.3 (quoted `"function evaluation"` header), if any."""
+    """A data file of the IOHprofiler layout of ioh < 0.3 (quoted `"function evaluation"` header), if any
+    (named when no .info names it)."""
     for p in sorted(src.files):
         if p.lower().endswith(".dat") and bytes(src.view(p)[:24]).lstrip().startswith(b'"function evaluation'):
             return p
     return None
+
+
+def data_files(src: Source) -> list[str]:
+    """The IOHprofiler .dat files of a source (their first line is `evaluations raw_y ...`), sorted."""
+    return sorted(p for p in src.files if p.lower().endswith(".dat")
+                  and bytes(src.view(p)[:24]).lstrip().startswith(b"evaluations raw_y"))
+
+
+def orphans(src: Source, announced) -> list[Problem]:
+    """A problem per IOHprofiler .dat that no json names (ioh writes the json when the logger closes)."""
+    return [Problem(p, None, "IOHprofiler data file without the IOHprofiler_*.json that names it "
+                    "(the logger was not closed?)", "file skipped") for p in data_files(src) if p not in announced]
 
 
 def suite_name(suite: str) -> str:
@@ -67,8 +85,10 @@ def suite_name(suite: str) -> str:
     return SUITES.get(suite, suite)
 
 
-def known_optimum(suite: str, function: int, dimension: int, maximize: bool, attribute) -> float | None:
-    """The optimum in raw_y units, or None (see the module's docstring)."""
+def known_optimum(suite: str, function: int, dimension: int, maximize: bool, attribute,
+                  given: float | None = None) -> float | None:
+    """The optimum in raw_y units, or None (see the module's docstring): a run attribute's, else the
+    suite's (BBOB 0; PBO OneMax and LeadingOnes n), else the one given at ingest (`--optimum`)."""
     if attribute is not None:
         try:
             return float(attribute)
@@ -78,7 +98,15 @@ def known_optimum(suite: str, function: int, dimension: int, maximize: bool, att
         return 0.0
     if suite == "pbo" and maximize and function in PBO_OPTIMUM_N:
         return float(dimension)
-    return None
+    return given
+
+
+def _int32(value) -> int:
+    """An integer the store's 32-bit columns hold (function, dimension, instance), else ValueError."""
+    n = int(value)
+    if not _fits32(n):
+        raise ValueError(f"{n} does not fit 32 bits")
+    return n
 
 
 def _line_of(text: str, needle: str) -> int | None:
@@ -92,16 +120,18 @@ _RUN_SCHEMA = {
     "suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "function_name": pl.String, "dimension": pl.Int32,
     "instance": pl.Int32,
     "maximize": pl.Boolean, "info_evaluations": pl.Int64, "best_y": pl.Float64, "optimum": pl.Float64,
-    "comment": pl.String,
+    "comment": pl.String, "best_x": pl.List(pl.Float64),
 }
 
 
-def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
-              ) -> tuple[list[tuple], dict[str, int], int]:
-    """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, and how
-    many announced runs cannot be read (a scenario without its data file, an unreadable run entry)."""
+def _metadata(src: Source, algorithm: str | None, problems: list[Problem], given: float | None = None
+              ) -> tuple[list[tuple], dict[str, int], int, set[str]]:
+    """The runs the json files announce (rows of `_RUN_SCHEMA`), each data file's run count, how many
+    announced runs cannot be read (a scenario without its data file, an unreadable run entry), and every
+    data file a json names."""
     runs: list[tuple] = []
     announced: dict[str, int] = {}
+    named: set[str] = set()
     unread = 0
     for jpath in json_files(src):
         text = _decode(src.files[jpath])
@@ -115,11 +145,11 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             problems.append(Problem(jpath, None, f"not IOHprofiler metadata (no {', '.join(missing)})", "file skipped"))
             continue
         try:
-            function = int(meta["function_id"])
+            function = _int32(meta["function_id"])
             suite = suite_name(str(meta["suite"]))
             maximize = bool(meta["maximization"])
             alg = meta["algorithm"] if isinstance(meta["algorithm"], dict) else {"name": str(meta["algorithm"])}
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             problems.append(Problem(jpath, _line_of(text, '"function_id"'), "function_id is not a number", "file skipped"))
             continue
         name = algorithm or str(alg.get("name") or src.name)
@@ -129,9 +159,11 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             path = str(scen.get("path", "")) if isinstance(scen, dict) else ""
             line = _line_of(text, json.dumps(path)) if path else None
             entries = scen.get("runs") if isinstance(scen, dict) else None
+            if path:  # named by a json, even if skipped below: no orphan
+                named.add(posixpath.normpath(posixpath.join(posixpath.dirname(jpath), path.replace("\\", "/"))))
             try:
-                dimension = int(scen["dimension"])
-            except (KeyError, TypeError, ValueError):
+                dimension = _int32(scen["dimension"])
+            except (KeyError, TypeError, ValueError, OverflowError):
                 problems.append(Problem(jpath, line, "scenario without a dimension", "scenario skipped"))
                 continue
             if not isinstance(entries, list):
@@ -147,17 +179,38 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem]
             announced[dat] = first + len(entries)
             for k, run in enumerate(entries):
                 try:
-                    instance, evals = int(run["instance"]), int(run["evals"])
+                    instance, evals = _int32(run["instance"]), int(run["evals"])
                     best = run.get("best") or {}
                     best_y = float(best["y"]) if best.get("y") is not None else None
-                except (KeyError, TypeError, ValueError, AttributeError):
+                    best_x = [float(v) for v in best["x"]] if isinstance(best.get("x"), list) and best["x"] else None
+                except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
                     problems.append(Problem(jpath, line, f"unreadable run entry {k + 1} of {path}", "run skipped"))
                     unread += 1
                     continue
-                opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"))
+                opt = known_optimum(suite, function, dimension, maximize, run.get("optimum"), given)
                 runs.append((len(runs), jpath, line, dat, first + k, suite, name, function, fname, dimension, instance,
-                             maximize, evals, best_y, opt, info))
-    return runs, announced, unread
+                             maximize, evals, best_y, opt, info, best_x))
+    return runs, announced, unread, named
+
+
+#: the leading columns of a .dat of ioh < 0.3 (`"function evaluation" "current f(x)" ...`), and the one read
+OLD_COLUMNS = ("function evaluation", "current f(x)", "best-so-far f(x)", "current af(x)+b", "best af(x)+b")
+
+
+def columns(header: str) -> tuple[list[str], int | None, list[int]]:
+    """A .dat header's column names, the index of the value read as raw_y (None: not an IOHprofiler header)
+    and those of the tracked parameters: `evaluations raw_y ...` (ioh >= 0.3), or the quoted header of ioh
+    < 0.3 whose `best-so-far f(x)` is read, as IOHanalyzer reads it."""
+    if header.startswith('"'):
+        names = [n for n in re.findall(r'"([^"]*)"', header) if n != "No parameters"]  # a placeholder, no column
+        if tuple(names[:2]) != OLD_COLUMNS[:2]:
+            return names, None, []
+        n = sum(1 for a, b in zip(names, OLD_COLUMNS) if a == b)
+        return names, 2 if n >= 3 else 1, list(range(n, len(names)))
+    names = header.split()
+    if names[:2] != ["evaluations", "raw_y"]:
+        return names, None, []
+    return names, 1, list(range(2, len(names)))
 
 
 def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
@@ -177,8 +230,8 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
     parts = [empty]
     heads = lines.filter("head").group_by("text", maintain_order=True).agg("section", pl.col("lineno").first())
     for header, secs, head_line in heads.iter_rows():
-        names = header.split()
-        if names[:2] != ["evaluations", "raw_y"]:
+        names, raw, extra = columns(header)
+        if raw is None:
             problems.append(Problem(path, head_line, f"unknown header {header[:40]!r} (expected `evaluations raw_y ...`)",
                                     f"{plural(len(secs), 'run')} skipped"))
             continue
@@ -188,28 +241,32 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         vals = [pl.col("f").list.get(i, null_on_oob=True).str.replace(r"^-nan", "nan").cast(pl.Float64, strict=False)
                 .alias(f"v{i}") for i in range(len(names))]
         rows = rows.with_columns(vals)
-        bad = (pl.col("n") != len(names)) | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
+        malformed = (pl.col("n") != len(names)) \
+            | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
             | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor()) \
-            | pl.col("v1").is_nan()
-        rows = rows.with_columns(bad=bad)
+            | (pl.col("v0") >= 2.0 ** 62)  # no evaluation count: the store's int64 could not hold it
+        rows = rows.with_columns(bad=malformed)
         for ln, n in rows.filter("bad").select("lineno", "n").head(200).rows():
             what = "truncated record" if n < len(names) else "malformed record (a value that is not a number)"
             problems.append(Problem(path, ln, what, "line skipped"))
         good = rows.filter(~pl.col("bad"))
         parts.append(good.select(
-            "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y="v1",
-            names=pl.lit(names[2:], pl.List(pl.String)),
-            values=pl.concat_list([pl.col(f"v{i}").fill_nan(None) for i in range(2, len(names))])
-            if len(names) > 2 else pl.lit([], pl.List(pl.Float64)),
+            "section", "lineno", evaluations=pl.col("v0").cast(pl.Int64), raw_y=f"v{raw}",
+            names=pl.lit([names[i] for i in extra], pl.List(pl.String)),
+            values=pl.concat_list([pl.col(f"v{i}").fill_nan(None) for i in extra])
+            if extra else pl.lit([], pl.List(pl.Float64)),
         ))
     return pl.concat(parts)
 
 
-def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
+def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None = None) -> Parsed:
     """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
     problems: list[Problem] = []
-    meta, announced, unread = _metadata(src, algorithm, problems)
-    runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
+    meta, announced, unread, named = _metadata(src, algorithm, problems, optimum)
+    unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")
+                  and p.action == "file skipped"}  # their .dat are not orphans: the json says why they are skipped
+    problems += [p for p in orphans(src, named)
+                 if not any(d == "" or p.file.startswith(d + "/") for d in unreadable)]
     recs = []
     for dat in announced:
         r = _records(src, dat, problems)
@@ -218,13 +275,30 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
             problems.append(Problem(dat, None, f"{plural(nsec, 'run')} in the data file but {announced[dat]} in the json",
                                     f"{plural(nsec - announced[dat], 'unannounced run')} ignored"))
         recs.append(r.with_columns(data_file=pl.lit(dat)))
+    return assemble(src, meta, recs, problems, unread, SEQ_OFFSET)
+
+
+def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems: list[Problem], unread: int,
+             offset: int) -> Parsed:
+    """The Parsed runs, events and params of IOHprofiler runs (rows of `_RUN_SCHEMA`) and their records
+    (`_records` frames with `data_file`); run ids from `offset` on within the source."""
+    runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = pl.concat(recs) if recs else _records_empty()
     key = int(src.source_id[:8], 16) if src.source_id else 0
-    runs = runs.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + SEQ_OFFSET + pl.col("seq"))
+    runs = runs.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + offset + pl.col("seq"))
     recs = recs.join(runs.select("data_file", "section", "run_id", "maximize", "optimum"), on=["data_file", "section"],
                      how="inner", maintain_order="left").sort("run_id", "evaluations", "lineno", maintain_order=True)
     delta = pl.when("maximize").then(pl.col("optimum") - pl.col("raw_y")).otherwise(pl.col("raw_y") - pl.col("optimum"))
-    recs = recs.with_columns(best_delta=delta.cum_min().over("run_id"))
+    # oriented value: -inf is impossible (better than any optimum), +inf the worst ("no value yet", as IOHinspector
+    # fills a run before its first record, and as `cocopipe export` writes at evaluation 1): left out unnamed
+    signed = pl.when("maximize").then(-pl.col("raw_y")).otherwise(pl.col("raw_y"))
+    impossible = pl.col("raw_y").is_nan() | (signed == -math.inf) | (delta < 0).fill_null(False)
+    named = recs.filter(impossible).select("data_file", "lineno", "raw_y", "optimum")
+    for dfile, ln, y, opt in named.head(200).rows():
+        what = (f"raw_y {y} is beyond the optimum {opt:g}" if opt is not None and math.isfinite(y)
+                else f"raw_y {y} is not a possible value")
+        problems.append(Problem(dfile, ln, what, "record left out of the measures"))
+    recs = recs.filter(~impossible & (signed != math.inf)).with_columns(best_delta=delta.cum_min().over("run_id"))
     agg = recs.group_by("run_id").agg(
         last_logged=pl.col("evaluations").max(), final_delta=pl.col("best_delta").min(), nrec=pl.len(),
         hit=pl.col("evaluations").filter(reached(pl.col("best_delta"), PRECISION)).min())
@@ -260,25 +334,162 @@ def parse_ioh(src: Source, algorithm: str | None = None) -> Parsed:
     return parsed
 
 
+def _empty_runs() -> pl.DataFrame:
+    return _empty("runs")
+
+
+def _empty_events() -> pl.DataFrame:
+    return _empty("events")
+
+
 def _records_empty() -> pl.DataFrame:
     return pl.DataFrame(schema={"section": pl.Int64, "lineno": pl.Int64, "evaluations": pl.Int64, "raw_y": pl.Float64,
                                 "names": pl.List(pl.String), "values": pl.List(pl.Float64), "data_file": pl.String})
 
 
-def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None) -> Parsed:
+# -- the layout of ioh < 0.3: .info index files with .dat/.cdat/.idat/.tdat -------------------------------------
+#: the data files of ioh < 0.3 beside a run's .dat (every evaluation, every interval, time or target points)
+OLD_SUFFIXES = (".dat", ".cdat", ".idat", ".tdat")
+_OLD_SEQ_OFFSET = SEQ_OFFSET + (1 << 22)
+_KEY_VALUE = re.compile(r"""(\w+)\s*=\s*('[^']*'|"[^"]*"|[^,]*)""")
+
+
+def _old_data(src: Source, dat: str) -> list[str]:
+    """The files of ioh < 0.3 holding a .dat's runs: the .dat, .cdat, .idat and .tdat of its stem present."""
+    stem = dat[: -len(posixpath.splitext(dat)[1])] if posixpath.splitext(dat)[1] else dat
+    return [stem + x for x in OLD_SUFFIXES if stem + x in src.files]
+
+
+def _is_old(src: Source, path: str) -> bool:
+    return bytes(src.view(path)[:24]).lstrip().startswith(b'"function evaluation')
+
+
+def old_info_files(src: Source) -> dict[str, list[str]]:
+    """The .info files of ioh < 0.3 in a source and the data files each names (its runs' .dat/.cdat/...)."""
+    out: dict[str, list[str]] = {}
+    for info in sorted(p for p in src.files if p.lower().endswith(".info")):
+        text = _decode(src.files[info])
+        found = []
+        for line in text.replace("\r", "").split("\n")[2::3]:
+            first = line.split(",")[0].strip().replace("\\", "/")
+            if not first:
+                continue
+            dat = posixpath.normpath(posixpath.join(posixpath.dirname(info), first))
+            found += [f for f in _old_data(src, dat) if _is_old(src, f)]
+        if found:
+            out[info] = sorted(set(found))
+    return out
+
+
+def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[Problem], seq0: int,
+                  given: float | None = None) -> tuple[list[tuple], list[pl.DataFrame], int]:
+    """The runs an .info of ioh < 0.3 announces (rows of `_RUN_SCHEMA`), their records read from every data file
+    of each run (.dat, .cdat, .idat, .tdat merged by evaluations), and how many runs cannot be read."""
+    lines = _decode(src.files[info]).replace("\r", "").split("\n")
+    runs: list[tuple] = []
+    recs: list[pl.DataFrame] = []
+    unread = 0
+    for b in range(0, len(lines) - 2, 3):
+        head, comment, entries = lines[b], lines[b + 1], [e.strip() for e in lines[b + 2].split(",")]
+        if not head.strip():
+            continue
+        kv = {k: v.strip().strip("'\"") for k, v in _KEY_VALUE.findall(head)}
+        try:
+            function, dimension = _int32(kv["funcId"]), _int32(kv["DIM"])
+        except (KeyError, ValueError, OverflowError):
+            problems.append(Problem(info, b + 1, f"funcId or DIM missing or not a number in {head[:60]!r}",
+                                    f"{plural(max(len(entries) - 1, 0), 'run')} skipped"))
+            unread += max(len(entries) - 1, 0)
+            continue
+        suite = suite_name(kv.get("suite") or "unknown_suite")
+        stated = kv.get("maximization", kv.get("Maximization"))
+        maximize = (stated.lower() == "true") if stated else "bbob" not in suite.lower()  # IOHanalyzer's guess
+        name = algorithm or kv.get("algId") or src.name
+        dat = posixpath.normpath(posixpath.join(posixpath.dirname(info), entries[0].replace("\\", "/")))
+        files = _old_data(src, dat)
+        if not files:
+            problems.append(Problem(info, b + 3, f"data file {entries[0]} not found",
+                                    f"{plural(len(entries) - 1, 'run')} of f{function} {dimension}-D skipped"))
+            unread += len(entries) - 1
+            continue
+        parts = []
+        for f in files:
+            r = _records(src, f, problems)
+            parts.append(r)
+            nsec = int(r["section"].max()) + 1 if r.height else 0
+            if nsec > len(entries) - 1:
+                problems.append(Problem(f, None, f"{nsec} runs in the data file but {len(entries) - 1} in {info}",
+                                        f"{plural(nsec - len(entries) + 1, 'unannounced run')} ignored"))
+        merged = (pl.concat(parts).sort("section", "evaluations", "lineno")
+                  .unique(["section", "evaluations"], keep="first", maintain_order=True))
+        recs.append(merged.with_columns(data_file=pl.lit(dat)))
+        for k, entry in enumerate(entries[1:]):
+            m = re.fullmatch(r"(-?\d{1,10}):(\d{1,18})\|(\S+?)(;.*)?", entry)
+            if not m or not _fits32(int(m.group(1))):
+                problems.append(Problem(info, b + 3, f"unreadable run entry {entry[:40]!r}", "run skipped"))
+                unread += 1
+                continue
+            # the .info's final value is `best af(x)+b`, transformed by the instance: not a raw value
+            best_y = None
+            opt = known_optimum(suite, function, dimension, maximize, None, given)
+            runs.append((seq0 + len(runs), info, b + 3, dat, k, suite, name, function, kv.get("funcName"), dimension,
+                         _int32(m.group(1)), maximize, int(m.group(2)), best_y, opt, comment.lstrip("% ").strip() or
+                         kv.get("algInfo"), None))
+    return runs, recs, unread
+
+
+def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = None,
+              optimum: float | None = None) -> Parsed:
+    """Parse the IOHprofiler logs of ioh < 0.3 (.info with .dat/.cdat/.idat/.tdat) of a source."""
+    problems: list[Problem] = []
+    meta, recs, unread = [], [], 0
+    for info in infos:
+        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta), optimum)
+        meta += m
+        recs += r
+        unread += u
+    return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET)
+
+
+def _merge(a: Parsed | None, b: Parsed) -> Parsed:
+    """Two parses of one source together."""
+    if a is None:
+        return b
+    parsed = Parsed(pl.concat([a.runs, b.runs]), pl.concat([a.events, b.events]), a.problems + b.problems,
+                    a.runs_skipped + b.runs_skipped)
+    params = [p for p in (getattr(a, "params", None), getattr(b, "params", None)) if p is not None]
+    parsed.archive, parsed.params = getattr(a, "archive", None), pl.concat(params) if params else None
+    return parsed
+
+
+def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None, optimum: float | None = None
+               ) -> Parsed:
     """`coco` (a source's COCO logs, parsed) with the source's IOHprofiler logs added; an IOHprofiler
     layout of ioh < 0.3 named as unsupported."""
-    old = old_layout(src)
-    if coco is not None and old is not None and not coco.runs.height:
-        coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
-        coco.problems.append(Problem(old, 1, "IOHprofiler layout of ioh < 0.3 (.info with .dat/.cdat/.idat) "
-                                     "is not supported: log with ioh >= 0.3 (json metadata)", "file skipped"))
+    infos = old_info_files(src)
+    if infos:  # the COCO reader met them first: its runs and problems of these files are dropped, read here
+        mine = set(infos) | {f for files in infos.values() for f in files}
+        coco = coco if coco is not None else Parsed(_empty_runs(), _empty_events(), [])
+        coco.runs = coco.runs.filter(~pl.col("info_file").is_in(list(infos)))
+        coco.events = coco.events.join(coco.runs.select("run_id"), on="run_id", how="semi")
+        coco.problems[:] = [p for p in coco.problems if p.file not in mine and not (
+            p.message == "no .info index file found" or p.message.startswith("no COCO log files"))]
+        coco = _merge(coco, parse_old(src, infos, algorithm, optimum))
+    else:
+        old = old_layout(src)
+        if coco is not None and old is not None and not coco.runs.height:
+            coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
+            coco.problems.append(Problem(old, 1, "IOHprofiler data file of ioh < 0.3 without the .info that names "
+                                         "it", "file skipped"))
+    if coco is not None and not src.files:
+        coco.problems[:] = [Problem(p.file, p.line, "no COCO log files (.info/.dat/.tdat) or IOHprofiler logs "
+                                    "(IOHprofiler_*.json, or .info of ioh < 0.3, with their .dat) found", p.action)
+                            if p.message.startswith("no COCO log files") else p for p in coco.problems]
     if not json_files(src):
+        lost = orphans(src, ())
+        if coco is not None and lost:
+            if not coco.runs.height:
+                coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
+            coco.problems.extend(lost)
         return coco
-    ioh = parse_ioh(src, algorithm)
-    if coco is None:
-        return ioh
-    parsed = Parsed(pl.concat([coco.runs, ioh.runs]), pl.concat([coco.events, ioh.events]),
-                    coco.problems + ioh.problems, coco.runs_skipped + ioh.runs_skipped)
-    parsed.archive, parsed.params = getattr(coco, "archive", None), ioh.params
-    return parsed
+    return _merge(coco, parse_ioh(src, algorithm, optimum))

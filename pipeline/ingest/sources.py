@@ -21,7 +21,7 @@ from ..store.manifest import FILE as STORE_MANIFEST
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
-IOH_SUFFIXES = (".json",)  # IOHprofiler metadata (pipeline.ingest.ioh); its data files are .dat
+IOH_SUFFIXES = (".json", ".cdat", ".idat")  # IOHprofiler metadata (pipeline.ingest.ioh); data files of ioh < 0.3
 
 
 class SourceError(RuntimeError):

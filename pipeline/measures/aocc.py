@@ -44,6 +44,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from .runtime import PROBLEM
+from ..selection import oriented
 from .sums import ordered_mean, ordered_sum
 
 #: IOHinspector's default bounds of `transform_fval`
@@ -75,6 +76,23 @@ def normalised(delta: pl.Expr, lower: float = LOWER, upper: float = UPPER, log: 
     return (1.0 - frac.clip(0.0, 1.0)).fill_null(0.0)
 
 
+def normalised_value(best: pl.Expr, maximize: pl.Expr, lower: float = LOWER, upper: float = UPPER,
+                     log: bool = True) -> pl.Expr:
+    """IOHinspector's `transform_fval` of a logged value given oriented (`pipeline.selection.oriented`).
+
+    Minimised: 1 - clip((f(y) - f(lower)) / (f(upper) - f(lower)), 0, 1); maximised: clip(...) without
+    the 1 -; f = log10 (a lower bound <= 0 taken as 1e-8, as IOHinspector does) or the identity. A null
+    value (before a run's first record) counts as 0.
+    """
+    y = oriented(best, maximize)
+    if log:
+        lo = math.log10(lower if lower > 0 else LOWER)
+        frac = ((y.log10() - lo) / (math.log10(upper) - lo)).clip(0.0, 1.0)
+    else:
+        frac = ((y - lower) / (upper - lower)).clip(0.0, 1.0)
+    return pl.when(maximize).then(frac).otherwise(1.0 - frac).fill_null(0.0)
+
+
 def _steps(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
     """Each run's records with the best precision so far (run_id, evaluations, best), by evaluations."""
     return (events.join(runs.select("run_id"), on="run_id", how="semi")
@@ -83,7 +101,7 @@ def _steps(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequence[float], lower: float = LOWER,
-                      upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
+                      upper: float = UPPER, log: bool = True, values: bool = False) -> pl.LazyFrame:
     """Mean normalised best precision at each budget over the runs: IOHinspector's `get_data_ecdf` per problem.
 
     Parameters
@@ -96,6 +114,8 @@ def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequenc
         Budgets (evaluations).
     lower, upper, log
         As `normalised`.
+    values : bool
+        The runs' `best_delta` are oriented logged values (runs hold `maximize`): `normalised_value`.
 
     Returns
     -------
@@ -103,17 +123,19 @@ def fixed_budget_ecdf(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: Sequenc
         suite, algorithm, function, dimension, budget, fraction and runs.
     """
     b = pl.LazyFrame({"budget": sorted(float(x) for x in budgets)})
-    pairs = runs.select("run_id", *PROBLEM).join(b, how="cross").sort("budget")
+    extra = ["maximize"] if values else []
+    v = (normalised_value(pl.col("best"), pl.col("maximize"), lower, upper, log) if values
+         else normalised(pl.col("best"), lower, upper, log))
+    pairs = runs.select("run_id", *PROBLEM, *extra).join(b, how="cross").sort("budget")
     steps = _steps(runs, events).with_columns(ev=pl.col("evaluations").cast(pl.Float64)).sort("ev")
     at = pairs.join_asof(steps.select("run_id", "ev", "best"), left_on="budget", right_on="ev", by="run_id",
                          strategy="backward", check_sortedness=False)
-    return (at.group_by(*PROBLEM, "budget").agg(fraction=ordered_mean(normalised(pl.col("best"), lower, upper, log)),
-                                                runs=pl.len())
+    return (at.group_by(*PROBLEM, "budget").agg(fraction=ordered_mean(v), runs=pl.len())
             .sort(*PROBLEM, "budget"))
 
 
 def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: float = LOWER,
-         upper: float = UPPER, log: bool = True) -> pl.LazyFrame:
+         upper: float = UPPER, log: bool = True, values: bool = False) -> pl.LazyFrame:
     """AOCC per (suite, algorithm, function, dimension): the mean over runs of each run's area (the module).
 
     Parameters
@@ -121,20 +143,25 @@ def aocc(runs: pl.LazyFrame, events: pl.LazyFrame, budget: pl.LazyFrame, lower: 
     runs, events
         As `fixed_budget_ecdf`.
     budget : polars.LazyFrame
-        suite, function, dimension and budget (B, evaluations), as `auc.budgets` gives them.
+        budget (B, evaluations) per suite, function, dimension (as `auc.budgets` gives them) and, when
+        it has the column, per algorithm.
     lower, upper, log
         As `normalised`.
+    values : bool
+        As `fixed_budget_ecdf`.
 
     Returns
     -------
     polars.LazyFrame
         suite, algorithm, function, dimension, budget, aocc and runs, sorted by problem.
     """
-    key = ["suite", "function", "dimension"]
-    steps = (_steps(runs, events).join(runs.select("run_id", *key), on="run_id")
+    key = [c for c in PROBLEM if c in budget.collect_schema().names()]
+    extra = ["maximize"] if values else []
+    steps = (_steps(runs, events).join(runs.select("run_id", *key, *extra), on="run_id")
              .join(budget, on=key).filter(pl.col("evaluations") <= pl.col("budget"))
              .sort("run_id", "evaluations"))  # joins keep no order; the areas below read each run in order
-    v = normalised(pl.col("best"), lower, upper, log)
+    v = (normalised_value(pl.col("best"), pl.col("maximize"), lower, upper, log) if values
+         else normalised(pl.col("best"), lower, upper, log))
     t = pl.col("evaluations").cast(pl.Float64)
     nxt = t.shift(-1).over("run_id").fill_null(pl.col("budget"))
     first = pl.int_range(pl.len()).over("run_id") == 0

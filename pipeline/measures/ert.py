@@ -1,15 +1,15 @@
-"""IOHprofiler's expected running time (ERT), as IOHinspector 0.0.8 computes it
-(`metrics/fixed_target.py aggregate_running_time`).
+"""IOHprofiler's expected running time (ERT), as IOHanalyzer defines it and IOHinspector 0.0.8 computes
+it (`metrics/fixed_target.py aggregate_running_time`).
 
-    ERT(target) = (sum of the hitting times of the successful runs + (unsuccessful runs) x eval_max)
-                  / (successful runs)
+    ERT(target) = (sum of the hitting times of the successful runs + sum of what each unsuccessful
+                   run is charged) / (successful runs)
 
-with one `eval_max` for every unsuccessful run: by default the largest evaluation count in the data
-handed to it (after IOHinspector's monotonic load: the last improvement of any run), else the value
-given. cocopp's aRT (seed 000, pipeline.measures.art) charges each unsuccessful run its own
-evaluations instead (its budget), and balances instances. The two agree when every run of a problem
-has the same budget B, instances are balanced and eval_max = B; they differ by design otherwise
-(tests/test_ioh_parity.py tests both).
+An unsuccessful run is charged its own length (IOHanalyzer; `Analysis.ert` by default: the run's last
+logged evaluation), or one `eval_max` for all (IOHinspector's `eval_max`, whose own default is the
+largest evaluation count in the data handed to it, after its monotonic load the last improvement of
+any run). cocopp's aRT (seed 000, pipeline.measures.art) also charges each unsuccessful run its own
+evaluations, but balances instances. Targets are precisions, or logged values where no optimum is
+known (`pipeline.measures.values`; tests/test_ioh_parity.py, tests/test_ioh_real.py).
 
 Examples
 --------

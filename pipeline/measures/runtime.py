@@ -28,12 +28,12 @@ def fixed_budget(runs: pl.LazyFrame, events: pl.LazyFrame, budgets: list[float],
     return out.drop("ev").rename({"limit": "budget_evaluations"})
 
 
-def fixed_budget_summary(values: pl.LazyFrame, quantiles: tuple[float, ...] = (0.1, 0.25, 0.75, 0.9)
-                         ) -> pl.LazyFrame:
-    """Median and quantiles of the best precision at each budget per problem."""
+def fixed_budget_summary(values: pl.LazyFrame, quantiles: tuple[float, ...] = (0.1, 0.25, 0.75, 0.9),
+                         by: tuple[str, ...] = ()) -> pl.LazyFrame:
+    """Median and quantiles of the best precision (or value) at each budget per problem (and `by` columns)."""
     aggs = [pl.col("best_delta").quantile(q, "linear").alias(f"q{int(round(q * 100)):02d}") for q in quantiles]
     return (
-        values.group_by([*PROBLEM, "budget"])
+        values.group_by([*PROBLEM, *by, "budget"])
         .agg(pl.col("budget_evaluations").first(), pl.col("best_delta").median().alias("median"), *aggs,
              runs=pl.len(), runs_with_data=pl.col("best_delta").is_not_null().sum())
         .sort(*PROBLEM, "budget")

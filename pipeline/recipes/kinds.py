@@ -141,7 +141,7 @@ def precision_ecdf(a, *, budgets: Sequence[float] = distributions.BUDGETS, final
     top = float((runs["evaluations"] / runs["dimension"]).max())
     bs = [float(b) for b in budgets if float(b) <= top]
     labels = {b: f"{theme.fmt_number(b)} x D" for b in bs}
-    v = an.fixed_budget(bs, per_dimension=True, summary=False).collect().with_columns(
+    v = an.fixed_budget(bs, per_dimension=True, summary=False, quantity="precision").collect().with_columns(
         budget=pl.col("budget").replace_strict(labels, return_dtype=pl.String))
     order = [labels[b] for b in bs]
     if final:
@@ -184,8 +184,8 @@ def convergence_kind(a, *, dimension: int | None = None, function=None, runs: bo
     an = narrow(a, d, function)
     r = an.runs().collect()
     grid = convergence.budget_grid(float((r["evaluations"] / r["dimension"]).max()), per_decade)
-    summ = an.fixed_budget(grid, per_dimension=True, summary=True).collect()
-    per_run = an.fixed_budget(grid, per_dimension=True, summary=False).collect() if runs else None
+    summ = an.fixed_budget(grid, per_dimension=True, summary=True, quantity="precision").collect()
+    per_run = an.fixed_budget(grid, per_dimension=True, summary=False, quantity="precision").collect() if runs else None
     lo, hi = (s.strip() for s in band.split(",")) if isinstance(band, str) else band
     pal = theme.extend(palette, sorted(an.algorithms()))
     note = f"{d}-D; median and {lo[1:]}-{hi[1:]} % of trials" + ("; every trial" if runs else "")
@@ -246,7 +246,7 @@ def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int
 def parameter(analysis, name: str, budgets_per_decade: int = 5, **options) -> Drawing:
     """The quantiles over runs of a tracked parameter `name` at 10^(k/budgets_per_decade) evaluations;
     `options` are `charts.params.parameter_chart`'s."""
-    vals = pm.values(analysis.runs(), pm.params_table(analysis.store), [name]).collect()
+    vals = analysis.params([name]).collect()
     if not vals.height:
         raise ValueError(f"no values of the parameter {name!r} in the selection")
     grid = convergence.budget_grid(float(vals["evaluations"].max()), budgets_per_decade)

@@ -1,0 +1,103 @@
+"""IOHprofiler logs with impossible, non-finite or out-of-range content: each named with its file and
+line (or entry) in one line, left out of the measures, everything readable kept (issue 31, 6 and 8;
+issue 28)."""
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.api import open_store
+
+from test_ioh import _ingest, write_log
+
+
+def test_a_value_below_the_known_optimum_is_named_and_not_a_success(tmp_path):
+    """ioh BBOB logs raw_y = f - f_opt >= 0: a run logging -0.5 did not hit 1e-8 (1 success, not 2)."""
+    write_log(tmp_path / "log", [["1 5.0", "3 -0.5", "9 2.0"], ["1 1.0", "4 1e-9"]])
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    dat = "data_f1_Sphere/IOHprofiler_f1_DIM2.dat"
+    (p,) = s.problems
+    assert (p.file, p.line) == (dat, 3) and "-0.5 is beyond the optimum 0" in p.message
+    assert "left out" in p.action
+    ert = open_store(st.path).ert([1e-8]).collect()
+    assert ert["successes"].to_list() == [1]
+    assert st.runs().sort("trial").collect()["final_delta"].to_list() == [2.0, 1e-9]
+
+
+def test_nan_and_infinite_values_are_named_and_left_out(tmp_path):
+    """nan and an infinitely good value (-inf minimised) are impossible: named; +inf minimised is the worst
+    value ("none yet", as IOHinspector fills a run before its first record): left out, not an error."""
+    write_log(tmp_path / "log", [["1 5.0", "2 -inf", "3 nan", "4 2.0"], ["1 -nan", "2 inf", "5 3.0"]],
+              suite="unknown_suite")
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    dat = "data_f1_Sphere/IOHprofiler_f1_DIM2.dat"
+    where = {p.line: p.message for p in s.problems if p.file == dat}
+    assert sorted(where) == [3, 4, 7]
+    assert "-inf is not a possible value" in where[3] and "nan is not a possible value" in where[4]
+    fb = open_store(st.path).fixed_budget([10], summary=False).collect().sort("trial")
+    assert fb["best_delta"].to_list() == [2.0, 3.0]  # not -inf: the possible records only
+    write_log(tmp_path / "max", [["1 inf", "2 3.0"]], suite="unknown_suite", maximize=True, fid=2, name="Max")
+    _, s = _ingest(tmp_path / "m", tmp_path / "max")
+    assert [p.line for p in s.problems] == [2]  # +inf maximised is impossible
+
+
+def test_an_infinite_function_id_is_one_line_naming_the_file(tmp_path):
+    j = write_log(tmp_path / "log", [["1 5.0"]])
+    j.write_text(j.read_text().replace('"function_id": 1', '"function_id": Infinity'))
+    k = write_log(tmp_path / "log2", [["1 5.0"]], fid=3, name="Rastrigin")
+    k.write_text(k.read_text().replace('"dimension": 2', '"dimension": -Infinity'))
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "log2")
+    msgs = [str(p) for p in s.problems]
+    assert any(m.startswith("IOHprofiler_f1_Sphere.json:") and "function_id is not a number" in m for m in msgs)
+    assert any(m.startswith("IOHprofiler_f3_Rastrigin.json:") and "without a dimension" in m for m in msgs)
+    assert st.runs().select(pl.len()).collect().item() == 0
+
+
+def test_a_dat_without_its_json_is_named(tmp_path):
+    """ioh writes the json when the logger closes: a .dat alone is named, not ignored (issue 31, 6)."""
+    write_log(tmp_path / "log", [["1 5.0"]])
+    lone = write_log(tmp_path / "log" / "B", [["1 4.0"]], fid=2, name="Ellipsoid")
+    lone.unlink()
+    only = write_log(tmp_path / "only", [["1 4.0"]], fid=3, name="Rastrigin")
+    only.unlink()
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "only")
+    named = {p.file: str(p) for p in s.problems}
+    assert "without the IOHprofiler_*.json" in named["B/data_f2_Ellipsoid/IOHprofiler_f2_DIM2.dat"]
+    assert "without the IOHprofiler_*.json" in named["data_f3_Rastrigin/IOHprofiler_f3_DIM2.dat"]
+    assert st.runs().select(pl.len()).collect().item() == 1
+
+
+def test_a_zip_holding_only_another_zip_names_both_formats(tmp_path):
+    import zipfile
+
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("IOHprofiler_f1_Sphere.json", "{}")
+    outer = tmp_path / "outer.zip"
+    with zipfile.ZipFile(outer, "w") as z:
+        z.write(inner, "inner.zip")
+    _, s = _ingest(tmp_path, outer)
+    assert any("IOHprofiler" in str(p) for p in s.problems), [str(p) for p in s.problems]
+
+
+def test_an_evaluation_count_beyond_64_bits_is_named(tmp_path):
+    write_log(tmp_path / "log", [["1 5.0", "1e30 2.0", "4 1.0"]], suite="unknown_suite")
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [(p.line, "malformed" in p.message) for p in s.problems] == [(3, True)]
+    assert st.events().collect()["evaluations"].sort().to_list() == [1, 4]
+
+
+def test_numbers_beyond_32_bits_are_named(tmp_path):
+    """function, dimension and instance are 32-bit in the store: larger ones are named, not a traceback."""
+    j = write_log(tmp_path / "log", [["1 5.0"]], instances=[3_000_000_000])
+    k = write_log(tmp_path / "log2", [["1 5.0"]], fid=3, name="Rastrigin", dim=4_000_000_000)
+    old = tmp_path / "old"
+    (old / "data_f1").mkdir(parents=True)
+    (old / "IOHprofiler_f1_i1.info").write_text("suite = 'PBO', funcId = 5000000000, DIM = 16, algId = 'EA'\n%\n"
+                                                "data_f1/IOHprofiler_f1_DIM16_i1.dat, 1:1|3\n")
+    (old / "data_f1" / "IOHprofiler_f1_DIM16_i1.dat").write_text('"function evaluation" "current f(x)" '
+                                                                  '"best-so-far f(x)"\n1 3 3\n')
+    st, s = _ingest(tmp_path, tmp_path / "log", tmp_path / "log2", old)
+    files = sorted(p.file for p in s.problems)
+    assert files == ["IOHprofiler_f1_Sphere.json", "IOHprofiler_f1_i1.info", "IOHprofiler_f3_Rastrigin.json"], files
+    assert st.runs().select(pl.len()).collect().item() == 0
+    assert j.exists() and k.exists()  # nothing written to the logs

@@ -1,0 +1,130 @@
+"""The IOHprofiler layout of ioh < 0.3 (.info with .dat/.cdat/.idat/.tdat), as IOHanalyzer reads it:
+IOHanalyzer's own example data (tests/fixtures/ioh/real/iohanalyzer_extdata) with runs and ERT checked
+against a computation from the raw files, and a hand-made log with every logging file."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.api import open_store
+
+from test_ioh import _ingest
+
+EXT = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real" / "iohanalyzer_extdata" / "ONE_PLUS_LAMDA_EA"
+N = 100  # OneMax in dimension 100: maximised, optimum 100
+
+
+def _raw_runs() -> list[list[tuple[int, float]]]:
+    """The (evaluations, best-so-far f(x)) records of each run, read straight from the .dat."""
+    runs: list[list[tuple[int, float]]] = []
+    for line in (EXT / "data_f1" / "IOHprofiler_f1_DIM100_i1.dat").read_text().splitlines():
+        if line.startswith('"'):
+            runs.append([])
+        elif line.strip():
+            f = line.split()
+            runs[-1].append((int(f[0]), float(f[2])))
+    return runs
+
+
+def test_iohanalyzer_example_data_is_read_run_for_run(tmp_path):
+    st, s = _ingest(tmp_path, EXT)
+    assert not s.problems
+    runs = st.runs().sort("trial").collect()
+    info = (EXT / "IOHprofiler_f1_i1.info").read_text().splitlines()
+    entries = [e.strip() for e in info[2].split(",")[1:]]
+    assert runs.height == len(entries) == len(_raw_runs()) == 10
+    assert runs.select("suite", "function", "dimension", "maximize").unique().rows() == [("pbo", 1, 100, True)]
+    assert runs["info_evaluations"].to_list() == [int(re.match(r"\d+:(\d+)", e).group(1)) for e in entries]
+    assert runs["reference_value"].to_list() == [100.0] * 10
+    ev = st.events().collect().join(runs.select("run_id", "trial"), on="run_id").sort("trial", "evaluations")
+    raw = [r for run in _raw_runs() for r in run]
+    assert ev.height == len(raw)
+    assert ev.select("evaluations", "measured").rows() == [(e, y) for e, y in raw]
+    names = st.scan("params").select("name").unique().sort("name").collect()["name"].to_list()
+    assert names == ["l", "lambda", "mutation_rate"]
+
+
+@pytest.mark.parametrize("target", [50.0, 10.0, 1.0, 0.0])
+def test_ert_equals_a_computation_from_the_raw_dat(tmp_path, target):
+    """IOHanalyzer's ERT on precision t (raw value 100 - t): hitting times read from the .dat's best-so-far
+    column; an unsuccessful run charged its own length (the .info's evaluations)."""
+    st, _ = _ingest(tmp_path, EXT)
+    info = (EXT / "IOHprofiler_f1_i1.info").read_text().splitlines()
+    lengths = [int(re.match(r"\d+:(\d+)", e.strip()).group(1)) for e in info[2].split(",")[1:]]
+    hits = [next((e for e, y in run if y >= N - target), None) for run in _raw_runs()]
+    ok = [h for h in hits if h is not None]
+    want = (sum(ok) + sum(n for h, n in zip(hits, lengths) if h is None)) / len(ok)
+    got = open_store(st.path).ert([target]).collect()
+    assert got["quantity"].to_list() == ["precision"] and got["ert"][0] == pytest.approx(want, rel=1e-12)
+
+
+def test_every_logging_file_of_a_run_is_read_and_merged(tmp_path):
+    """.dat (improvements), .cdat (every evaluation), .idat (intervals), .tdat (targets): one run's records
+    are their union by evaluations; a minimised BBOB problem (suite says so) reads `best-so-far f(x)`."""
+    log = tmp_path / "old"
+    (log / "data_f1").mkdir(parents=True)
+    (log / "IOHprofiler_f1_i1.info").write_text(
+        "suite = 'BBOB', funcId = 1, DIM = 2, algId = 'EA', algInfo = 'x'\n%\n"
+        "data_f1/IOHprofiler_f1_DIM2_i1.dat, 1:6|0.5\n")
+    head = '"function evaluation" "current f(x)" "best-so-far f(x)" "current af(x)+b" "best af(x)+b" "sigma"\n'
+    files = {".dat": ["1 4 4 84 84 0.5", "3 2 2 82 82 0.4", "6 0.5 0.5 80.5 80.5 0.3"],
+             ".cdat": [f"{e} {y} {b} 0 0 0.5" for e, y, b in [(1, 4, 4), (2, 9, 4), (3, 2, 2), (4, 7, 2), (5, 3, 2),
+                                                              (6, 0.5, 0.5)]],
+             ".idat": ["2 9 4 89 84 0.5", "4 7 2 87 82 0.4"],
+             ".tdat": ["3 2 2 82 82 0.4"]}
+    for suffix, rows in files.items():
+        (log / "data_f1" / f"IOHprofiler_f1_DIM2_i1{suffix}").write_text(head + "\n".join(rows) + "\n")
+    st, s = _ingest(tmp_path, log)
+    assert not s.problems, s.problems
+    run = st.runs().collect().row(0, named=True)
+    assert (run["suite"], run["maximize"], run["final_delta"], run["last_evaluation"]) == ("bbob", False, 0.5, 6)
+    ev = st.events().sort("evaluations").collect()
+    assert ev.select("evaluations", "best_delta").rows() == [(1, 4.0), (2, 4.0), (3, 2.0), (4, 2.0), (5, 2.0), (6, 0.5)]
+    assert open_store(st.path).ert([1.0]).collect()["ert"].to_list() == [6.0]
+
+
+SAMPLE = EXT.parents[1] / "iohdata_sample_data"  # IOHdata's sample_data.zip (JSS), cut to 5 runs of 16-D
+
+
+def _raw_records(dat: Path) -> list[dict[int, float]]:
+    """Per run, evaluations -> best-so-far f(x) over the run's .dat and .tdat, straight from the files."""
+    runs: list[dict[int, float]] = []
+    for suffix in (".dat", ".tdat"):
+        k = -1
+        for line in dat.with_suffix(suffix).read_text().splitlines():
+            if line.startswith('"'):
+                k += 1
+                if k == len(runs):
+                    runs.append({})
+            elif line.strip():
+                f = line.split()
+                runs[k].setdefault(int(f[0]), float(f[2]))
+    return runs
+
+
+@pytest.mark.parametrize("alg,f", [("RLS", 1), ("self_GA", 1), ("RLS", 19), ("self_GA", 19)])
+def test_iohdata_sample_runs_and_ert_equal_the_raw_files(tmp_path, alg, f):
+    """PBO, maximised: OneMax (f1, optimum 16 known: precisions) and f19 (no optimum known: values); the
+    .dat and .tdat records together; an unsuccessful run charged its length from the .info."""
+    st, s = _ingest(tmp_path, SAMPLE / alg)
+    assert not s.problems
+    raw = _raw_records(SAMPLE / alg / f"data_f{f}" / f"IOHprofiler_f{f}_DIM16.dat")
+    info = (SAMPLE / alg / f"IOHprofiler_f{f}.info").read_text().splitlines()
+    lengths = [int(re.match(r"\d+:(\d+)", e.strip()).group(1)) for e in info[2].split(",")[1:]]
+    runs = st.runs().filter(pl.col("function") == f).sort("trial").collect()
+    assert runs.height == len(raw) == len(lengths) == 5
+    ev = st.events().join(runs.lazy().select("run_id", "trial"), on="run_id").sort("trial", "evaluations").collect()
+    assert ev.height == sum(len(r) for r in raw)
+    best = max(max(r.values()) for r in raw)
+    values = [best - 2, best - 1, best] if f == 19 else [12.0, 15.0, 16.0]
+    a = open_store(st.path, function=f)
+    got = a.ert(values if f == 19 else [16 - v for v in values]).collect()
+    assert set(got["quantity"]) == {"value" if f == 19 else "precision"}
+    for v, ert in zip(values, got.sort("target", descending=f == 1)["ert"]):
+        hits = [min((e for e, y in r.items() if y >= v), default=None) for r in raw]
+        ok = [h for h in hits if h is not None]
+        want = (sum(ok) + sum(n for h, n in zip(hits, lengths) if h is None)) / len(ok) if ok else float("inf")
+        assert ert == pytest.approx(want, rel=1e-12), (alg, f, v)

@@ -1,0 +1,144 @@
+"""Parity with IOHinspector 0.0.8 on real public IOHprofiler logs without a known optimum
+(tests/fixtures/ioh/real, oracle real_oracle.csv made by tests/fixtures/ioh/make_real_oracle.py):
+targets are logged values, ERT (each unsuccessful run charged its own length, IOHanalyzer's definition),
+fixed-budget statistics, fixed-budget ECDF and AOCC on values, every output saying `quantity = value`."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.api import open_store
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real"
+ORACLE = pl.read_csv(REAL.parent / "real_oracle.csv")
+SETS = {"iohinspector_SO_Data": 1000, "iohinspector_test_data": 100}
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    out = {}
+    for name in SETS:
+        st = Store(tmp_path_factory.mktemp(name), create=True)
+        summary = ingest([REAL / name], st)
+        assert not summary.problems, summary.problems
+        out[name] = st.path
+    return out
+
+
+def _groups(measure: str):
+    o = ORACLE.filter(pl.col("measure") == measure)
+    return list(o.group_by("data", "algorithm", "function", "dimension", maintain_order=True))
+
+
+def test_every_real_set_is_ingested_with_its_runs(stores):
+    """Every run of the json files is read; none has a known optimum (suite unknown_suite)."""
+    for name, path in stores.items():
+        runs = open_store(path).select().selection.store.runs().collect()
+        announced = sum(p.read_text().count('"instance"') for p in (REAL / name).rglob("*.json"))
+        assert runs.height == announced
+        assert runs["final_delta"].null_count() == runs.height
+        assert set(runs["suite"]) == {"unknown_suite"}
+
+
+def test_ert_on_values_equals_iohinspector(stores):
+    checked = 0
+    for (data, alg, f, d), g in _groups("ERT"):
+        got = open_store(stores[data], algorithm=alg, function=f, dimension=d).ert(g["x"].to_list()).collect()
+        assert set(got["quantity"]) == {"value"}
+        got = dict(zip(got["target"], got["ert"]))
+        for t, want in zip(g["x"], g["value"]):
+            assert got[t] == pytest.approx(want, rel=1e-12) or (math.isinf(want) and math.isinf(got[t])), (alg, f, t)
+            checked += 1
+    assert checked > 100
+
+
+def test_ert_successes_equal_iohinspector(stores):
+    for (data, alg, f, d), g in _groups("successes"):
+        got = open_store(stores[data], algorithm=alg, function=f, dimension=d).ert(g["x"].to_list()).collect()
+        got = dict(zip(got["target"], got["successes"]))
+        assert [got[t] for t in g["x"]] == [int(v) for v in g["value"]]
+
+
+@pytest.mark.parametrize("stat", ["mean", "median", "min", "max"])
+def test_fixed_budget_values_equal_iohinspector(stores, stat):
+    for (data, alg, f, d), g in _groups(f"FB-{stat}"):
+        values = open_store(stores[data], algorithm=alg, function=f, dimension=d).fixed_budget(
+            g["x"].to_list(), summary=False).collect()
+        assert set(values["quantity"]) == {"value"}
+        got = values.group_by("budget").agg(v=getattr(pl.col("best_delta"), stat)())
+        got = dict(zip(got["budget"], got["v"]))
+        for b, want in zip(g["x"], g["value"]):
+            assert got[b] == pytest.approx(want, rel=1e-9), (alg, f, b, stat)
+
+
+def test_fixed_budget_ecdf_on_values_equals_iohinspector(stores):
+    for (data, alg, f, d), g in _groups("ECDF"):
+        got = open_store(stores[data], algorithm=alg, function=f, dimension=d).fixed_budget_ecdf(
+            g["x"].to_list(), lower=1e-8, upper=1e2).collect()
+        got = dict(zip(got["budget"], got["fraction"]))
+        for b, want in zip(g["x"], g["value"]):
+            assert got[b] == pytest.approx(want, rel=1e-9, abs=1e-12), (alg, f, b)
+
+
+def test_aocc_on_values_equals_iohinspector(stores):
+    """The default budget is each algorithm's longest run: here every run's length, IOHinspector's eval_max."""
+    for (data, alg, f, d), g in _groups("AOCC"):
+        a = open_store(stores[data], function=f, dimension=d).aocc(lower=1e-8, upper=1e2).collect()
+        a = a.filter(pl.col("algorithm") == alg)
+        assert a["budget"][0] == SETS[data] and a["quantity"][0] == "value"
+        assert a["aocc"][0] == pytest.approx(g["value"][0], rel=1e-9, abs=1e-12), (alg, f)
+
+
+@pytest.fixture(scope="module")
+def f19(tmp_path_factory):
+    """IOHdata's sample in the layout of ioh < 0.3, PBO f19: maximised, no optimum known."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    st = Store(tmp_path_factory.mktemp("f19"), create=True)
+    summary = ingest([REAL / "iohdata_sample_data"], st)
+    assert not summary.problems, summary.problems
+    return st.path
+
+
+def test_maximised_values_equal_iohinspector_on_the_export(f19):
+    """IOHinspector reads no log of ioh < 0.3: its oracle read `cocopipe export` of the same runs
+    (make_real_oracle.py, eval_max = each algorithm's run length); cocopipe's numbers on the original
+    layout, with its defaults (each run charged its own length, AOCC's budget the algorithm's longest
+    run), are its numbers."""
+    lengths = {"RLS": 16000, "self_GA": 16001}
+    runs = open_store(f19, function=19).values().runs().collect()
+    assert dict(runs.group_by("algorithm").agg(pl.col("last_evaluation").max()).rows()) == lengths
+    checked = 0
+    for (_, alg, f, _d), g in _groups("ERT-max"):
+        got = open_store(f19, algorithm=alg, function=f).ert(g["x"].to_list()).collect()
+        got = dict(zip(got["target"], got["ert"]))
+        for t, want in zip(g["x"], g["value"]):
+            assert got[t] == pytest.approx(want, rel=1e-12) or (math.isinf(want) and math.isinf(got[t])), (alg, t)
+            checked += 1
+    for (_, alg, f, _d), g in _groups("ECDF-max"):
+        got = open_store(f19, algorithm=alg, function=f).fixed_budget_ecdf(
+            g["x"].to_list(), lower=16.0, upper=32.0, log=False).collect()
+        got = dict(zip(got["budget"], got["fraction"]))
+        assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9, abs=1e-12)
+        checked += len(g)
+    for stat in ("mean", "median", "min", "max"):
+        for (_, alg, f, _d), g in _groups(f"FB-{stat}-max"):
+            v = open_store(f19, algorithm=alg, function=f).fixed_budget(g["x"].to_list(), summary=False).collect()
+            got = v.group_by("budget").agg(v=getattr(pl.col("best_delta"), stat)())
+            got = dict(zip(got["budget"], got["v"]))
+            assert [got[b] for b in g["x"]] == pytest.approx(g["value"].to_list(), rel=1e-9)
+            checked += len(g)
+    for (_, alg, f, _d), g in _groups("AOCC-max"):
+        a = open_store(f19, function=f).aocc(lower=16.0, upper=32.0, log=False).collect()
+        a = a.filter(pl.col("algorithm") == alg)
+        assert a["quantity"][0] == "value" and a["budget"][0] == lengths[alg]
+        assert a["aocc"][0] == pytest.approx(g["value"][0], rel=1e-9)
+        checked += 1
+    assert checked > 80

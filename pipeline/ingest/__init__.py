@@ -250,8 +250,8 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
         if not force and store.has(ident.key(src), src.source_id, name):
             done(_unchanged(src, store, ident))
         else:
-            pending.append(str(p))
-    for src, parsed, error in _ray_map(pending, name, jobs or 1, limits):
+            pending.append(os.path.abspath(p))  # as a task finds it, whatever its working folder
+    for src, parsed, error in _ray_map(pending, name, jobs, limits):
         done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
     return summary
 
@@ -309,16 +309,19 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
     return outcome
 
 
-def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None):
-    """Parse sources as Ray tasks, yielding results as they complete."""
-    ray = distributed.ray(jobs if jobs > 1 else None)
-    task = ray.remote(_parse)
-    refs = {task.remote(p, name, limits): p for p in paths}
-    while refs:
-        ready, _ = ray.wait(list(refs), num_returns=1)
-        p = refs.pop(ready[0])
-        src, parsed, error = ray.get(ready[0])
-        yield (src if src is not None else p), parsed, error
+def _ray_map(paths: list[str], name: str | None, jobs: int | None, limits: Limits | None = None):
+    """Parse sources as Ray tasks, `jobs` at once (None: all; on a local instance, also its CPUs), yielding
+    results as they complete; a source a task cannot see raises `distributed.TaskFailed`."""
+    distributed.ray(jobs)
+    for i, (src, parsed, error) in distributed.run(_parse_there, [(p, name, limits) for p in paths], jobs):
+        yield (src if src is not None else paths[i]), parsed, error
+
+
+def _parse_there(path: str, name: str | None, limits: Limits | None = None) -> tuple[object, Parsed | None, str | None]:
+    """`_parse` in a Ray task, where the source must be visible (the driver read it): else `TaskFailed`
+    naming the node and the path."""
+    distributed.visible(path, "the source")
+    return _parse(path, name, limits)
 
 
 class _Package(types.ModuleType):

@@ -28,9 +28,8 @@ class TaskFailed(RuntimeError):
 
 
 #: how to give cocopipe to the nodes of a cluster, said when one has not got it
-INSTALL = ("install cocopipe on every node, or give it to the tasks with a runtime_env: "
-           "ray job submit --runtime-env-json '{\"py_modules\": [\"/path/to/pipeline\"]}' -- cocopipe ... "
-           "(docs/scale.md)")
+INSTALL = ("install cocopipe on every node, or give it to the tasks in a runtime_env (a wheel of it: ray job "
+           "submit --runtime-env-json '{\"py_modules\": [\"cocopipe-....whl\"]}' -- cocopipe ...; docs/scale.md)")
 
 
 def ray(num_cpus: int | None = None):
@@ -81,13 +80,14 @@ def failure(exc: BaseException) -> BaseException:
     """What a failed Ray task raises here: `TaskFailed` (one line naming the node) for a task that raised
     it there, or a node without cocopipe; any other error as it is (a bug, with its traceback)."""
     cause = getattr(exc, "cause", None)
-    where = f"Ray node {getattr(exc, 'ip', None) or '?'}"
+    ip = getattr(exc, "ip", None) or next(iter(re.findall(r"\bip=([\w.:-]+)", str(exc))), None)
+    where = f"Ray node {ip}" if ip else "a Ray node"
     if isinstance(cause, TaskFailed):
         return TaskFailed(str(cause))
     missing = re.search(r"No module named '(pipeline[\w.]*)'", str(exc))
     if missing:
         return TaskFailed(f"{where} has no cocopipe (No module named '{missing.group(1)}'): {INSTALL}")
-    return cause if isinstance(cause, BaseException) else exc
+    return exc  # with the task's own traceback
 
 
 def node() -> str:

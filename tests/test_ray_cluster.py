@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,6 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'coco
 
 ROOT = Path(__file__).resolve().parent.parent
 RAY = str(Path(sys.executable).with_name("ray"))
-PORT = 26379 + os.getpid() % 1000
 #: the package as installed (its schemas inside), which a runtime_env's py_modules uploads to the nodes
 PACKAGE = Path(tempfile.mkdtemp(prefix="cocopipe-package-")) / "pipeline"
 #: what gives cocopipe to the second node (it has none)
@@ -40,6 +40,15 @@ def _package_folders() -> set[str]:
     bare = subprocess.run([sys.executable, "-c", "import pipeline, os; print(os.path.dirname(pipeline.__path__[0]))"],
                           env=env, cwd="/", capture_output=True, text=True)
     return {str(ROOT)} | ({bare.stdout.strip()} if bare.returncode == 0 else set())
+
+
+def free_port() -> int:
+    """A TCP port no process listens on now (the kernel's pick), on every interface."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("", 0))
+        return sock.getsockname()[1]
 
 
 def _stop(temps: list[str], wait: float = 20) -> None:
@@ -77,22 +86,33 @@ def cluster():
         pytest.fail("the two-node tests need root and unshare (a mount namespace for the second node)")
     shutil.copytree(ROOT / "pipeline", PACKAGE, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     shutil.copytree(ROOT / "schemas", PACKAGE / "_schemas", dirs_exist_ok=True)
-    hidden = Path(tempfile.mkdtemp(prefix="cocopipe-hidden-"))
-    shared = Path(tempfile.mkdtemp(prefix="cocopipe-shared-"))
+    # one authentication mode for every process of the cluster (a token in ~/.ray, which any local
+    # ray.init() writes, would turn it on for some and not others): none, on loopback
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RAY_AUTH_MODE", "disabled")
+        yield from _started(Path(tempfile.mkdtemp(prefix="cocopipe-hidden-")),
+                            Path(tempfile.mkdtemp(prefix="cocopipe-shared-")))
+
+
+def _started(hidden: Path, shared: Path):
+    """The cluster's description while it runs."""
     temp_a, temp_b = tempfile.mkdtemp(prefix="ray-a-"), tempfile.mkdtemp(prefix="ray-b-")
-    address = f"127.0.0.1:{PORT}"
-    head = subprocess.run([RAY, "start", "--head", "--port", str(PORT), "--node-ip-address", "127.0.0.1",
+    port = free_port()  # the machine's other Ray clusters have theirs
+    address = f"127.0.0.1:{port}"
+    head = subprocess.run([RAY, "start", "--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
+                           "--dashboard-agent-listen-port", str(free_port()),
                            "--temp-dir", temp_a, "--num-cpus", "1", "--resources", json.dumps({"head": 1}),
                            "--include-dashboard", "false", "--disable-usage-stats"],
                           capture_output=True, text=True, timeout=180)
-    assert head.returncode == 0, head.stderr[-2000:]
     try:
+        assert head.returncode == 0, head.stderr[-2000:]
         bare = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
         hide = " && ".join(f"mount -t tmpfs cocopipe-hidden {p}" for p in [hidden, *_package_folders()])
         second = subprocess.run(
             ["unshare", "-m", "--propagation", "private", "sh", "-c",
              f"{hide} && exec {RAY} start --address {address} --node-ip-address 127.0.0.1 --temp-dir {temp_b} "
-             f"--num-cpus 1 --resources '{json.dumps({'node2': 1})}' --disable-usage-stats"],
+             f"--num-cpus 1 --resources '{json.dumps({'node2': 1})}' --disable-usage-stats "
+             f"--dashboard-agent-listen-port {free_port()}"],
             capture_output=True, text=True, timeout=180, env=bare, cwd="/")
         assert second.returncode == 0, second.stderr[-2000:]
         ray.init(address=address, runtime_env=RUNTIME_ENV, log_to_driver=False)
@@ -110,7 +130,6 @@ def cluster():
         _stop([temp_a, temp_b])
         for p in (hidden, shared, temp_a, temp_b, PACKAGE.parent):
             shutil.rmtree(p, ignore_errors=True)
-
 
 
 def alg_logs(root: Path, algs: str) -> list[Path]:
@@ -209,7 +228,8 @@ def test_a_node_without_cocopipe_is_one_line_saying_how_to_fix_it(cluster, data)
     st = data["shared"][1]
     said = one_line_error(cli(["art", "--store", str(st.path), "--executor", "ray", "-o", "-"], cluster,
                               runtime_env=None))
-    assert "has no cocopipe" in said and "runtime_env" in said and "install cocopipe on every node" in said
+    assert re.search(r"error: Ray node [\d.]+ has no cocopipe \(No module named 'pipeline[.\w]*'\): install cocopipe on "
+                     r"every node, or give it to the tasks in a runtime_env", said), said
 
 
 def test_an_empty_selection_on_ray_is_what_the_threads_give(cluster, data):

@@ -251,8 +251,15 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
             done(_unchanged(src, store, ident))
         else:
             pending.append(os.path.abspath(p))  # as a task finds it, whatever its working folder
+    unseen: list[str] = []  # sources a task's node could not see: every other one is stored, then the error
     for src, parsed, error in _ray_map(pending, name, jobs, limits):
-        done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
+        if isinstance(error, distributed.TaskFailed):
+            unseen.append(str(error))
+            done(_failed(src, str(error)))
+        else:
+            done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
+    if unseen:
+        raise distributed.TaskFailed(unseen[0] + (f" (and {len(unseen) - 1} more sources)" if len(unseen) > 1 else ""))
     return summary
 
 
@@ -311,16 +318,20 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
 
 def _ray_map(paths: list[str], name: str | None, jobs: int | None, limits: Limits | None = None):
     """Parse sources as Ray tasks, `jobs` at once (None: all; on a local instance, also its CPUs), yielding
-    results as they complete; a source a task cannot see raises `distributed.TaskFailed`."""
+    results as they complete (a source a task cannot see: its error is a `distributed.TaskFailed`)."""
     distributed.ray(jobs)
     for i, (src, parsed, error) in distributed.run(_parse_there, [(p, name, limits) for p in paths], jobs):
         yield (src if src is not None else paths[i]), parsed, error
 
 
-def _parse_there(path: str, name: str | None, limits: Limits | None = None) -> tuple[object, Parsed | None, str | None]:
-    """`_parse` in a Ray task, where the source must be visible (the driver read it): else `TaskFailed`
-    naming the node and the path."""
-    distributed.visible(path, "the source")
+def _parse_there(path: str, name: str | None, limits: Limits | None = None
+                 ) -> tuple[object, Parsed | None, str | distributed.TaskFailed | None]:
+    """`_parse` in a Ray task, where the source must be visible (the driver read it): else, as the error,
+    `TaskFailed` naming the node and the path."""
+    try:
+        distributed.visible(path, "the source")
+    except distributed.TaskFailed as exc:
+        return None, None, exc
     return _parse(path, name, limits)
 
 

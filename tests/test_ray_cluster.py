@@ -205,6 +205,17 @@ def test_a_relative_store_is_read_from_the_driver_working_folder(cluster, data):
     assert len((out / "ray.csv").read_text().splitlines()) > 3
 
 
+def test_a_relative_store_given_to_analysis_is_read_whole_on_ray(cluster, data, monkeypatch):
+    from pipeline.api import Analysis
+    from pipeline.store import Store
+
+    monkeypatch.chdir(cluster["shared"])
+    st = Store("store")
+    assert not st.path.is_absolute()
+    local = Analysis(st).art().collect()
+    assert local.height and Analysis(st, executor="ray").art().collect().equals(local)
+
+
 def test_ingest_of_a_source_a_node_cannot_see_exits_non_zero_naming_it(cluster, data):
     # A seen, B not, C seen: A and C are stored (everything readable kept), and the ingest exits 1 naming B
     from pipeline.store import Store

@@ -29,7 +29,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'coco
 ROOT = Path(__file__).resolve().parent.parent
 RAY = str(Path(sys.executable).with_name("ray"))
 #: the package as installed (its schemas inside), which a runtime_env's py_modules uploads to the nodes
-PACKAGE = Path(tempfile.mkdtemp(prefix="cocopipe-package-")) / "pipeline"
+PACKAGE = Path(tempfile.gettempdir()) / f"cocopipe-package-{os.getpid()}" / "pipeline"  # made by `cluster`
 #: what gives cocopipe to the second node (it has none)
 RUNTIME_ENV = {"py_modules": [str(PACKAGE)]}
 

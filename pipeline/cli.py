@@ -180,16 +180,18 @@ def _lost_interrupt(hook):
 
 
 def _store_failure(exc: BaseException) -> None:
-    """Exit with one line: the store error, or the unreadable store file behind a failed read;
+    """Exit with one line: the store error (or a Ray task's that could not reach a file or cocopipe), or
+    the unreadable store file behind a failed read;
     re-raise anything else."""
     import polars as pl  # the failure path only: `import pipeline.cli` stays light
     from rich.text import Text
 
     from .commands._common import err, unreadable_store_file
+    from .distributed import TaskFailed
     from .extras import MissingExtra
     from .store.errors import StoreError
 
-    line = str(exc) if isinstance(exc, (StoreError, MissingExtra)) else None
+    line = str(exc) if isinstance(exc, (StoreError, MissingExtra, TaskFailed)) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
         line = unreadable_store_file()
     if line:

@@ -8,6 +8,8 @@ Measures themselves know nothing of this: they take a `Selection` (a group's) an
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +20,8 @@ import polars as pl
 from . import distributed
 from .measures import ecdf
 from .selection import Selection
-from .store import Store
+from .store import Store, StoreError
+from .store.store import MANIFEST
 
 Measure = Callable[[Selection], pl.LazyFrame]
 
@@ -53,6 +56,8 @@ def per_group(selection: Selection, measure: Measure, plan: Plan, sort: Sequence
     if not plan.group_size or (len(algorithms) <= plan.group_size and plan.executor == "local"):
         return measure(selection) if presorted else _sorted(measure(selection), order)
     parts = [selection.narrow(algorithm=g) for g in split(algorithms, plan.group_size, balance)]
+    if not parts:  # no algorithm: what the measure gives of nothing, as here
+        return measure(selection) if presorted else _sorted(measure(selection), order)
     # every group sorted where it is computed; the whole sorted again only where groups interleave
     return concat_sorted(collect_parts(measure, parts, plan.executor, order, presorted), order).lazy()
 
@@ -97,9 +102,32 @@ def collect_parts(measure: Callable[[object], pl.LazyFrame], parts: Sequence, ex
             return [_collect(measure, p, sort) for p in parts]
         with ThreadPoolExecutor(n) as pool:
             return list(pool.map(lambda p: _collect(measure, p, sort), parts))
-    r = distributed.ray()
-    task = r.remote(_collect)
-    return r.get([task.remote(measure, p, sort) for p in parts])
+    out: list = [None] * len(parts)
+    for i, frame in distributed.run(_collect_there, [(measure, _absolute(p), sort) for p in parts]):
+        out[i] = frame
+    return out
+
+
+def _absolute(part):
+    """`part` with its store's folder as an absolute path (a task's working folder is not this one's)."""
+    store = getattr(part, "store", None)
+    if isinstance(store, Store) and not store.path.is_absolute() and dataclasses.is_dataclass(part):
+        there = copy.copy(store)  # as it travels: without this process's lock hold
+        there.path = store.path.absolute()
+        return dataclasses.replace(part, store=there)
+    return part
+
+
+def _collect_there(measure: Callable, part, sort: Sequence[tuple[str, bool]] = ()) -> pl.DataFrame:
+    """`_collect` in a Ray task: first the store must be visible where it runs (else `TaskFailed` naming
+    the node and the store), and a store it cannot read fails the same way."""
+    store = getattr(part, "store", None)
+    if isinstance(store, Store):
+        distributed.visible(store.path / MANIFEST, "the store's manifest")
+    try:
+        return _collect(measure, part, sort)
+    except (StoreError, FileNotFoundError) as exc:
+        raise distributed.unreachable(exc) from None
 
 
 def _before(a: tuple, b: tuple, descending: Sequence[bool]) -> bool:

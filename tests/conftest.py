@@ -50,7 +50,7 @@ def stores(tmp_path_factory):
 KINDS = {
     "parity": {"test_parity.py", "test_biobj_parity.py", "test_ioh_parity.py", "test_ioh_export.py",
                "test_ioh_real.py", "test_ioh_old.py", "test_inconsistent_logs.py"},
-    "distributed": {"test_executors.py"},
+    "distributed": {"test_executors.py", "test_ray_cluster.py"},
     "browser": {"test_report_browser.py"},
 }
 

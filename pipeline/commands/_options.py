@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -141,12 +142,13 @@ class SelectionOptions:
         return dict(suite=self.suite, algorithm=self.algorithm, function=self.function, dimension=self.dimension)
 
     def analysis(self, executor: str = "local") -> Analysis:
-        """An `Analysis` of the store: opened, the selection checked to match trials, one-line errors; a note
-        on the IOHprofiler runs left out for want of a known optimum."""
+        """An `Analysis` of the store (by its absolute path on Ray): opened, the selection checked to match
+        trials, one-line errors; a note on the IOHprofiler runs left out for want of a known optimum."""
         from ..api import Analysis
         from ..selection import Selection
 
-        st = open_store(self.store)
+        # Ray tasks read the store by this path, in working folders of their own
+        st = open_store(self.store if executor == "local" else os.path.abspath(self.store))
         try:
             sel = Selection(st, **self.filters, budget=self.budget,
                             instances="all" if self.all_instances else "interesting",

@@ -295,9 +295,16 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
         if not force and store.has(ident.key(src), src.source_id, name):
             done(_unchanged(src, store, ident))
         else:
-            pending.append(str(p))
-    for src, parsed, error in _ray_map(pending, name, jobs or 1, limits, optimum):
-        done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
+            pending.append(os.path.abspath(p))  # as a task finds it, whatever its working folder
+    unseen: list[str] = []  # sources a task's node could not see: every other one is stored, then the error
+    for src, parsed, error in _ray_map(pending, name, jobs, limits, optimum):
+        if isinstance(error, distributed.TaskFailed):
+            unseen.append(str(error))
+            done(_failed(src, str(error)))
+        else:
+            done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
+    if unseen:
+        raise distributed.TaskFailed(unseen[0] + (f" (and {len(unseen) - 1} more sources)" if len(unseen) > 1 else ""))
     return summary
 
 
@@ -363,17 +370,24 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
     return outcome
 
 
-def _ray_map(paths: list[str], name: str | None, jobs: int, limits: Limits | None = None,
+def _ray_map(paths: list[str], name: str | None, jobs: int | None, limits: Limits | None = None,
              optimum: float | None = None):
-    """Parse sources as Ray tasks, yielding results as they complete."""
-    ray = distributed.ray(jobs if jobs > 1 else None)
-    task = ray.remote(_parse)
-    refs = {task.remote(p, name, limits, optimum): p for p in paths}
-    while refs:
-        ready, _ = ray.wait(list(refs), num_returns=1)
-        p = refs.pop(ready[0])
-        src, parsed, error = ray.get(ready[0])
-        yield (src if src is not None else p), parsed, error
+    """Parse sources as Ray tasks, `jobs` at once (None: all; on a local instance, also its CPUs), yielding
+    results as they complete (a source a task cannot see: its error is a `distributed.TaskFailed`)."""
+    distributed.ray(jobs)
+    for i, (src, parsed, error) in distributed.run(_parse_there, [(p, name, limits, optimum) for p in paths], jobs):
+        yield (src if src is not None else paths[i]), parsed, error
+
+
+def _parse_there(path: str, name: str | None, limits: Limits | None = None, optimum: float | None = None
+                 ) -> tuple[object, Parsed | None, str | distributed.TaskFailed | None]:
+    """`_parse` in a Ray task, where the source must be visible (the driver read it): else, as the error,
+    `TaskFailed` naming the node and the path."""
+    try:
+        distributed.visible(path, "the source")
+    except distributed.TaskFailed as exc:
+        return None, None, exc
+    return _parse(path, name, limits, optimum)
 
 
 class _Package(types.ModuleType):

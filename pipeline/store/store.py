@@ -343,6 +343,8 @@ class Store:
         106945
         """
         sch = schema.polars_schema(table)
+        if not self.path.is_dir():  # gone, or not visible here (a Ray task's node)
+            raise StoreError(f"{self.path}: no such store folder")
         self.verify()
         root = self.path / table if root is None else root
         if not root.is_dir() or not any(root.rglob("*.parquet")):

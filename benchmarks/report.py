@@ -87,6 +87,7 @@ def render_times(out: Path) -> dict[str, tuple[float, int]]:
         for page in sorted(out.glob("*.html")):
             t = time.perf_counter()
             d.get(page.resolve().as_uri())
+            d.execute_script("if (window.cocopipeDrawAll) window.cocopipeDrawAll();")  # all, not only in view
             while d.execute_script("return document.body.dataset.chartsDone") != "true":
                 if time.perf_counter() - t > 300:
                     break

@@ -84,7 +84,9 @@ def driver():
 
 
 def _wait_for_charts(d, timeout: float = 180.0) -> None:
+    """Every chart of the page drawn (charts are drawn as they come into view: all of them asked for)."""
     end = time.monotonic() + timeout
+    d.execute_script("window.cocopipeDrawAll()")
     while d.execute_script("return document.body.dataset.chartsDone") != "true":
         if time.monotonic() > end:
             pytest.fail(f"{d.current_url}: charts not drawn within {timeout:.0f} s "
@@ -182,3 +184,60 @@ def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):
     failed = driver.execute_script("return Number(document.body.dataset.chartsFailed)")
     assert (drawn, failed) == (0, 1)
     assert any(e["level"] == "SEVERE" for e in driver.get_log("browser"))
+
+
+def _drawn(d) -> list[str]:
+    return d.execute_script("return Array.from(document.querySelectorAll('div.chart[data-rendered=\"true\"] svg.marks'))"
+                            ".map(s => s.closest('div.chart').id)")
+
+
+def _wait_first_screen(d, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while d.execute_script("return document.body.dataset.firstScreenMs") is None:
+        if time.monotonic() > end:
+            pytest.fail(f"{d.current_url}: the first screen's charts not drawn within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def test_charts_are_drawn_when_they_come_into_view(sample_report, driver):
+    """The ECDF page (87 charts) draws the charts of its first screen, not the others; a link to the 5-D
+    section draws that section's charts (issue 32: the 5-D section showed captions without charts)."""
+    driver.set_window_size(1920, 1000)
+    driver.get((sample_report / "ecdf.html").resolve().as_uri())
+    _wait_first_screen(driver)
+    time.sleep(0.5)  # nothing more comes without scrolling
+    first = _drawn(driver)
+    assert 1 <= len(first) < 20, first
+    in_view = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart')).filter(function (c) {
+        var r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; }).map(c => c.id);""")
+    assert set(in_view) <= set(first)
+    section = driver.execute_script("var s = Array.from(document.querySelectorAll('main section')).filter(s => "
+                                    "/5-D/.test(s.querySelector('h2').textContent))[0]; s.scrollIntoView(); return s.id;")
+    end = time.monotonic() + 30
+    while True:
+        state = driver.execute_script("""var s = document.getElementById(arguments[0]);
+            return Array.from(s.querySelectorAll('div.chart')).filter(function (c) {
+              var r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; })
+              .map(c => c.dataset.rendered === 'true');""", section)
+        if state and all(state):
+            break
+        assert time.monotonic() < end, f"the charts of {section} in view not drawn: {state}"
+        time.sleep(0.1)
+    assert len(_drawn(driver)) < 87  # still not the whole page
+
+
+def test_charts_refer_to_the_pages_tables(sample_report):
+    """No chart carries its tables: each is in the page's data block once by name (or in data/NAME.js
+    when pages share it), and every name a chart refers to is there."""
+    import json
+    import re
+
+    for page in sorted(sample_report.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        specs = re.findall(r'<script type="application/json" id="spec-[^"]+">(.*?)</script>', text)
+        assert all("datasets" not in json.loads(s) and not re.search(r'"data": ?\{"values"', s) for s in specs), page.name
+        blocks = re.findall(r'class="dataset" id="dataset-([^"]+)"', text)
+        assert len(blocks) == len(set(blocks)), page.name
+        named = {n for line in text.split('data-datasets="')[1:] for n in line.split('"', 1)[0].split()}
+        files = set(re.findall(r'<script src="data/([^"]+)\.js">', text))
+        assert named == set(blocks) | files, page.name

@@ -61,3 +61,21 @@ def interesting_instances(runs: pl.LazyFrame, all_instances: bool = False) -> pl
     for suite, insts in INSTANCES_OF_INTEREST.items():
         cond = cond & ~((pl.col("suite") == suite) & ~pl.col("instance").is_in(list(insts) + [0]))
     return runs.filter(cond)
+
+#: the bbob functions' names (cocopp's short names), shared by the suites built on them
+BBOB_FUNCTION_NAMES: dict[int, str] = {
+    1: "Sphere", 2: "Ellipsoid separable", 3: "Rastrigin separable", 4: "Skew Rastrigin-Bueche separable",
+    5: "Linear slope", 6: "Attractive sector", 7: "Step-ellipsoid", 8: "Rosenbrock original",
+    9: "Rosenbrock rotated", 10: "Ellipsoid", 11: "Discus", 12: "Bent cigar", 13: "Sharp ridge",
+    14: "Sum of different powers", 15: "Rastrigin", 16: "Weierstrass", 17: "Schaffer F7, condition 10",
+    18: "Schaffer F7, condition 1000", 19: "Griewank-Rosenbrock F8F2", 20: "Schwefel x*sin(x)",
+    21: "Gallagher 101 peaks", 22: "Gallagher 21 peaks", 23: "Katsuuras", 24: "Lunacek bi-Rastrigin",
+}
+#: suites whose functions are the bbob functions of the same numbers
+BBOB_NAMED_SUITES = ("bbob", "bbob-largescale", "bbob-mixint", "bbob-boxed")
+
+
+def function_title(suite: str, function: int) -> str:
+    """A function's number with its name where the suite's functions have names: "f5 Linear slope"."""
+    name = BBOB_FUNCTION_NAMES.get(int(function)) if suite in BBOB_NAMED_SUITES else None
+    return f"f{function} {name}" if name else f"f{function}"

@@ -23,12 +23,13 @@ import dataclasses
 import polars as pl
 
 from ..charts import pairs, theme
+from ..conventions import function_title
 from ..recipes.inputs import settings_lines
 from ..recipes.kinds import KINDS
 from ..selection import ranges
 from ..tables import to_html
 from .context import Context
-from .ecdfs import Fixed, ecdf_figure, explorer_spec
+from .ecdfs import ECDF_CAPTION, Fixed, ecdf_figure, explorer_spec
 from .figures import Figure, Legend, Note, Page, Section, Table, frame_table, unique_slugs
 from .measures import Measures
 from .provenance import provenance_table, reference_choices
@@ -92,7 +93,7 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
             figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
         intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
                  + (f"; the reference {ctx.reference_label_of(suite)} thick and grey." if ctx.reference_of(suite)
-                    else "."))
+                    else ".") + " " + ECDF_CAPTION)
         sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
                                 [f for f in figs if f], intro=intro, columns=1 if ctx.many else 2))
     return [Page("index", "Overview", sections, nav="Overview")]
@@ -107,12 +108,14 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
-            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
+            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", function_title(suite, f), compact=True)
+                     for f in ctx.functions(suite)]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
                                     [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f],
                                     columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
-                                          "line to highlight an algorithm, double-click to clear)."))
+                                          "line to highlight an algorithm, double-click to clear). "
+                                          + ECDF_CAPTION))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
 
 
@@ -155,7 +158,8 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
         fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference_of(suite),
                           palette=ctx.palette, target=SCALING_TARGET, background=ctx.background or None,
                           caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
-                                  "dimension, per function, log-log; k/n beside a point: k of n trials succeeded; "
+                                  "dimension, per function, log-log; k/n at the top of a panel, above a dimension, in "
+                                  "the colour of its algorithm: k of n trials succeeded there; "
                                   "a cross: no success, at the median evaluations / dimension of the trials.")
         sections.append(Section(f"scaling-{suite}", suite, [fig], columns=1))
     return [Page("scaling", "Scaling with dimension", sections, nav="Scaling")]
@@ -248,15 +252,16 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
                 ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
-                caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
-                        "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
+                caption="aRT / dimension versus dimension, a line per target; k/n at the top of a panel, above "
+                        "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
                 columns=1))
             names = [g for g, _ in groups]
             dist = [
                 kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
                             dimension=dims,
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
-                                    "group and dimension (cocopp's pprldistr, left)."),
+                                    "group and dimension (cocopp's pprldistr, left); k/n at a line's end: k of the n "
+                                    "functions of the panel solved at that target by at least one trial."),
                 kind_figure(ctx, f"precision-ecdf-{suite}-{ids[alg]}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
                             group=names, dimension=dims,
                             caption="ECDF of the best precision Δf the trials reached within budgets of k x "

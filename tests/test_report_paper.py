@@ -1,0 +1,116 @@
+"""The report's charts as a paper needs them (issue 32, item 3), on tiny hand-made logs.
+
+Data: algorithms A and B on f1 (Sphere, separable) and f15 (Rastrigin, multi-modal) in 2-D and 5-D,
+three instances each; R, the reference, also in 10-D (only the reference has data there). A reaches
+Δf = 1e-9 on f1 after 10 evaluations and Δf = 1 on f15; B Δf = 1e-3 on both after 50; R Δf = 1e-9
+after 5 evaluations everywhere.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from logs import write_new2
+from pipeline.api import open_store
+from pipeline.ingest import ingest
+from pipeline.report import Settings, build
+from pipeline.store import Store
+
+
+def _trials(evals: int, best: float) -> list[dict]:
+    return [dict(instance=i, dat=[(1, 50.0), (evals, best)]) for i in (1, 2, 3)]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("paper-data")
+    runs = {"A": {1: _trials(10, 1e-9), 15: _trials(10, 1.0)}, "B": {1: _trials(50, 1e-3), 15: _trials(50, 1e-3)},
+            "R": {1: _trials(5, 1e-9), 15: _trials(5, 1e-9)}}
+    for alg, by_f in runs.items():
+        for f, trials in by_f.items():
+            for d in (2, 5, 10) if alg == "R" else (2, 5):
+                write_new2(root / alg, alg=alg, function=f, dim=d, runs=trials)
+    st = Store(root / "store", create=True)
+    ingest([root / a for a in runs], st)
+    out = root / "report"
+    build(open_store(root / "store"), out, Settings(algorithms=["A", "B"], reference="R", table_samples=20), jobs=1)
+    return out
+
+
+def _specs(page: Path) -> dict[str, dict]:
+    """{chart id: its spec (without tables)} of a page."""
+    text = page.read_text(encoding="utf-8")
+    return {m.group(1): json.loads(m.group(2)) for m in
+            re.finditer(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text)}
+
+
+def _titles(spec: dict) -> list[str]:
+    t = spec.get("title")
+    return [t["text"] if isinstance(t, dict) else t] if t else []
+
+
+def _walk(node, key: str):
+    """Every value of `key` anywhere in a spec."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                yield v
+            yield from _walk(v, key)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v, key)
+
+
+def test_a_functions_chart_is_titled_with_its_name(report):
+    titles = [t for s in _specs(report / "ecdf.html").values() for t in _titles(s)]
+    assert "f1 Sphere, 2-D" in titles and "f15 Rastrigin, 5-D" in titles
+    assert not [t for t in titles if re.fullmatch(r"f\d+, \d+-D", t)]
+
+
+def test_what_an_ecdf_shows_is_said_once_per_section_not_under_every_chart(report):
+    text = (report / "ecdf.html").read_text(encoding="utf-8")
+    sentence = "the fraction of (function, target, instance) problems solved within x evaluations"
+    assert text.count(sentence) == text.count('<section id="ecdf-') == 2  # 2-D and 5-D
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)
+    assert len(captions) > 2 and not [c for c in captions if "problems solved" in c]
+
+
+def test_the_y_axis_says_what_the_caption_says(report):
+    for page in ("ecdf.html", "index.html", "explore.html"):
+        titles = [t for s in _specs(report / page).values() for a in _walk(s, "axis") if isinstance(a, dict)
+                  for t in [a.get("title")] if t and "fraction" in str(t)]
+        assert titles and all(t == ["fraction of problems", "(function, target, instance)"] for t in titles), page
+
+
+def test_explorer_and_overview_share_the_x_range_and_the_explorer_only_the_compared_dimensions(report):
+    def x_domains(spec):
+        return {tuple(s["domain"]) for s in _walk(spec, "scale") if isinstance(s, dict) and s.get("type") == "log"}
+
+    overview = set().union(*(x_domains(s) for s in _specs(report / "index.html").values()))
+    explorer = _specs(report / "explore.html")
+    (spec,) = explorer.values()
+    assert len(overview) == 1 and x_domains(spec) == overview
+    dims = [p for p in spec["params"] if p["name"] == "dimension_shown"][0]["bind"]["options"]
+    assert dims == [2, 5]  # not 10: only the reference R has data there
+
+
+def test_function_groups_go_by_one_name_on_every_page(report):
+    text = "".join(p.read_text(encoding="utf-8") for p in report.glob("*.html"))
+    panels = [v for s in _specs(report / "alg-a.html").values() for f in _walk(s, "facet") if isinstance(f, dict)
+              for v in f.get("sort", []) if isinstance(v, str)]
+    assert any("Separable functions" in p for p in panels) and not any(re.search(r"\bsepar\b", p) for p in panels)
+    assert "Separable functions" in text
+
+
+def test_the_ranking_says_all_dimensions_not_dimension_0(report):
+    text = (report / "ranking.html").read_text(encoding="utf-8")
+    assert "<td>all</td>" in text and "<td>0</td>" not in text.split("Mean ranks of auc")[1].split("</table>")[0]
+    assert "0: over all" not in text and "Dimension 0" not in text
+
+
+def test_the_functions_solved_labels_are_explained(report):
+    text = (report / "alg-a.html").read_text(encoding="utf-8")
+    assert re.search(r"k/n[^<]*of the n functions", text)

@@ -253,7 +253,8 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
                 ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
                 caption="aRT / dimension versus dimension, a line per target; k/n at the top of a panel, above "
-                        "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
+                        "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the "
+                        "median evaluations / dimension (ppfigdim).")],
                 columns=1))
             names = [g for g, _ in groups]
             dist = [

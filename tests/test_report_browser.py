@@ -241,3 +241,47 @@ def test_charts_refer_to_the_pages_tables(sample_report):
         named = {n for line in text.split('data-datasets="')[1:] for n in line.split('"', 1)[0].split()}
         files = set(re.findall(r'<script src="data/([^"]+)\.js">', text))
         assert named == set(blocks) | files, page.name
+
+
+def test_the_explorer_forgets_its_zoom_when_the_dimension_changes(sample_report, driver):
+    """Issue 32: the explorer kept its zoom when another dimension was chosen."""
+    driver.set_window_size(1280, 1000)
+    driver.get((sample_report / "explore.html").resolve().as_uri())
+    _wait_for_charts(driver)
+    domain = "return window.__views[0].scale('x').domain();"
+    full = driver.execute_script(domain)
+    driver.execute_script("var v = window.__views[0]; v.signal('zoom_x', [1, 100]); v.runAsync();")
+    time.sleep(0.3)
+    assert driver.execute_script(domain) == [1, 100]
+    options = driver.execute_script("return Array.from(document.querySelectorAll('.vega-bindings select')[0].options)"
+                                    ".map(o => o.textContent);")
+    assert options == ["2-D", "3-D", "5-D"]  # the sample's dimensions: not those only best2009 has
+    driver.execute_script("var s = document.querySelectorAll('.vega-bindings select')[0]; s.selectedIndex = 2; "
+                          "s.dispatchEvent(new Event('change'));")
+    time.sleep(0.5)
+    assert driver.execute_script("return window.__views[0].signal('dimension_shown');") == 5
+    assert driver.execute_script(domain) == full
+
+
+def test_the_settings_pages_archive_table_fits_the_window(sample_report, driver, tmp_path):
+    """Issue 32, item 5: the data sets table of a report with archive data sets was 1909 px wide, its
+    archive_url and sha256 off-screen at 1920 px. A row as an archive data set has (its name, URL and
+    sha256) added to the sample's table must leave every cell within the window."""
+    copy = tmp_path / "archive-report"
+    shutil.copytree(sample_report, copy)
+    page = copy / "settings.html"
+    text = page.read_text(encoding="utf-8")
+    start = text.index('id="data-sets-full"')
+    head_end = text.index("</tr></thead>", start)
+    row_end = text.index("</tr>", text.index("<tbody>", start))
+    url = "https://numbbo.github.io/data-archive/data-archive/bbob/2009/" + "BIPOP-CMA-ES_hansen_noiseless" * 3 + ".tgz"
+    extra_head = "<th>archive_name</th><th>archive_url</th><th>sha256</th>"
+    extra_row = f"<td>bbob/2009/BIPOP-CMA-ES_hansen_noiseless.tgz</td><td>{url}</td><td>{'0123456789abcdef' * 4}</td>"
+    text = text[:head_end] + extra_head + text[head_end:row_end] + extra_row + text[row_end:]
+    page.write_text(text, encoding="utf-8")
+    for width in WIDTHS:
+        driver.set_window_size(width, 1000)
+        driver.get(page.resolve().as_uri())
+        right = driver.execute_script("return Math.max(...Array.from(document.querySelectorAll('#data-sets-full td, "
+                                      "#data-sets-full th')).map(c => c.getBoundingClientRect().right));")
+        assert right <= driver.execute_script("return document.documentElement.clientWidth"), (width, right)

@@ -25,7 +25,7 @@ def _trials(evals: int, best: float) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
+def store(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("paper-data")
     runs = {"A": {1: _trials(10, 1e-9), 15: _trials(10, 1.0)}, "B": {1: _trials(50, 1e-3), 15: _trials(50, 1e-3)},
             "R": {1: _trials(5, 1e-9), 15: _trials(5, 1e-9)}}
@@ -35,8 +35,13 @@ def report(tmp_path_factory) -> Path:
                 write_new2(root / alg, alg=alg, function=f, dim=d, runs=trials)
     st = Store(root / "store", create=True)
     ingest([root / a for a in runs], st)
-    out = root / "report"
-    build(open_store(root / "store"), out, Settings(algorithms=["A", "B"], reference="R", table_samples=20), jobs=1)
+    return root / "store"
+
+
+@pytest.fixture(scope="module")
+def report(store) -> Path:
+    out = store.parent / "report"
+    build(open_store(store), out, Settings(algorithms=["A", "B"], reference="R", table_samples=20), jobs=1)
     return out
 
 
@@ -114,3 +119,22 @@ def test_the_ranking_says_all_dimensions_not_dimension_0(report):
 def test_the_functions_solved_labels_are_explained(report):
     text = (report / "alg-a.html").read_text(encoding="utf-8")
     assert re.search(r"k/n[^<]*of the n functions", text)
+
+
+def test_a_reference_sets_instances_are_not_shown_as_0(tmp_path):
+    """Issue 32: best2009's instances were shown as `0` (its logs' placeholder)."""
+    from pipeline.report.pages import NO_INSTANCES, instances_text
+
+    assert instances_text([0]) == NO_INSTANCES
+    assert instances_text([1, 2, 3, 5]) == "1-3, 5"
+    assert instances_text([0, 1]) == "0-1"  # a real instance 0 among others stays
+
+
+def test_a_one_algorithm_report_says_why_ranking_and_pairwise_are_left_out(store, tmp_path):
+    """Issue 32, item 5: the Ranking and Pairwise pages were left out without the note docs/report.md promises."""
+    out = build(open_store(store), tmp_path / "one", Settings(algorithms=["A"], reference="R", table_samples=20),
+                jobs=1).parent
+    assert not (out / "ranking.html").exists() and not (out / "pairwise.html").exists()
+    text = (out / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<p class="note">One compared algorithm \(A\): nothing to compare[^<]*Pairwise page and the '
+                     r"Ranking page are left out", text)

@@ -16,12 +16,11 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from ..extras import require
-from ..selection import ranges
 from .context import Context
 from . import output
 from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table_script
 from .measures import Measures
-from .pages import reference_text
+from .pages import instances_text, reference_text
 from .runner import Runner, default_jobs
 from .settings import Settings
 from .vendor import BUNDLE, STATIC, versions as js_versions
@@ -112,7 +111,7 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
     table_t = "; ".join(f"{su}: {theme.fmt_targets(t)}" for su, t in record["table_targets"].items())
     inst = {}
     for key, values in record["instances"].items():
-        inst.setdefault(ranges(values), []).append(key.split("/", 1)[1])
+        inst.setdefault(instances_text(values), []).append(key.split("/", 1)[1])
     inst_text = "; ".join((f"{r} ({', '.join(a)})" if len(a) <= BANNER_NAMES else f"{r} ({len(a)} data sets)")
                           if len(inst) > 1 else r for r, a in inst.items())
     algs = record["algorithms"]

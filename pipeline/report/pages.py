@@ -66,6 +66,17 @@ def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]
     return [(d, part.filter(pl.col("dimension") == d)) for d in sorted(part["dimension"].unique().to_list())]
 
 
+#: how the instances of a reference set are written (its logs name instance 0: the reference's runs are the
+#: best of several algorithms per problem, over no instance of their own)
+NO_INSTANCES = "none (a reference set)"
+
+
+def instances_text(values) -> str:
+    """The instances of a data set in ranges ("1-5, 71-80"); a reference set's lone instance 0 as `NO_INSTANCES`."""
+    values = list(values)
+    return NO_INSTANCES if values == [0] else ranges(values)
+
+
 # -- views ----------------------------------------------------------------------------------------
 def overview(ctx: Context, m: Measures) -> list[Page]:
     """Data sets, and the ECDFs over all functions per dimension."""
@@ -73,7 +84,7 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
     ds = pl.DataFrame(rec["data_sets"]).select(
         "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
         pl.col("dimensions").list.eval(pl.element().cast(pl.String)).list.join(", "),
-        pl.col("instances").map_elements(lambda v: ranges(v.to_list()), return_dtype=pl.String))
+        pl.col("instances").map_elements(lambda v: instances_text(v.to_list()), return_dtype=pl.String))
     sections = [Section("data", "Data", [frame_table(
         "data-sets", "Data sets", ds,
         "Each data set as read from its logs: the COCO log format and COCO version, the trials, functions, "
@@ -324,7 +335,8 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
          "functions": ", ".join(map(str, rec["functions"][su])),
          "ECDF targets": ", ".join(theme.fmt_number(t) for t in rec["ecdf_targets"][su]),
          "table targets": ", ".join(theme.fmt_number(t) for t in rec["table_targets"][su])} for su in rec["suites"]])
-    inst = pl.DataFrame([{"data": k, "instances": ", ".join(map(str, v))} for k, v in rec["instances"].items()])
+    inst = pl.DataFrame([{"data": k, "instances": NO_INSTANCES if list(v) == [0] else ", ".join(map(str, v))}
+                         for k, v in rec["instances"].items()])
     ds = pl.DataFrame(rec["data_sets"])
     vers = pl.DataFrame({"software": list(rec["versions"]), "version": list(rec["versions"].values())})
     how = ("Rebuild this report exactly with `cocopipe report --settings settings.json --out DIR` (with the same "

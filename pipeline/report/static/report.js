@@ -49,11 +49,28 @@
       div.dataset.msDraw = String(Math.round(t1 - t0));  // the time it took (benchmarks/pages.py)
       window.__views.push(result.view);
       div.__view = result.view;
+      unzoomOnChoice(result.view);
       if (highlighted.length) highlight(result.view, highlighted);
       return fit(div, result.view).then(function () {
         div.dataset.msFit = String(Math.round(performance.now() - t1));
         if (boxes && div.parentElement) boxes.observe(div.parentElement);
         return result;
+      });
+    });
+  }
+
+  // an explorer's zoom (interval "zoom" bound to the x scale) is undone when another dimension or function
+  // group is chosen: each choice has its own x range
+  function hasSignal(view, name) {
+    try { view.signal(name); return true; } catch (e) { return false; }
+  }
+
+  function unzoomOnChoice(view) {
+    if (!hasSignal(view, "zoom_x")) return;
+    ["dimension_shown", "group_shown"].forEach(function (name) {
+      if (!hasSignal(view, name)) return;
+      view.addSignalListener(name, function () {
+        if (view.signal("zoom_x") != null) view.signal("zoom_x", null).runAsync();
       });
     });
   }

@@ -138,3 +138,18 @@ def test_a_one_algorithm_report_says_why_ranking_and_pairwise_are_left_out(store
     text = (out / "index.html").read_text(encoding="utf-8")
     assert re.search(r'<p class="note">One compared algorithm \(A\): nothing to compare[^<]*Pairwise page and the '
                      r"Ranking page are left out", text)
+
+
+def test_every_stage_of_a_report_counts_what_is_done(store, tmp_path):
+    """Issue 32, item 2: the measures stage sat at 0/1 with a spinner; every stage now counts its items: the
+    measures an algorithm at a time (A, B and the reference R), the writing a file at a time."""
+    seen: list[tuple] = []
+    build(open_store(store), tmp_path / "r", Settings(algorithms=["A", "B"], reference="R", table_samples=20),
+          jobs=2, progress=lambda stage, done, total, label="": seen.append((stage, done, total)))
+    assert all(total is not None and 0 <= done <= total for _, done, total in seen), seen
+    stages = list(dict.fromkeys(s for s, _, _ in seen))
+    assert stages[0] == "selection" and stages[-1] == "writing" and {"pages", "measures", "charts"} <= set(stages)
+    measures = [(d, t) for s, d, t in seen if s == "measures"]
+    assert measures[0] == (0, 3) and measures[-1] == (3, 3)
+    writing = [(d, t) for s, d, t in seen if s == "writing"]
+    assert writing[-1][0] == writing[-1][1] > 10  # the pages and settings.json

@@ -249,11 +249,12 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     out = Path(out_dir)
     output.check_replaceable(out, force)  # before the work, and again before replacing
     skipped: list[str] = []
-    tick("selection", 0, None, "")
+    tick("selection", 0, 1, "the selection, the references, the plan")
     with Runner(default_jobs() if jobs is None else jobs) as runner:
         ctx = Context(analysis, settings, runner)
         ctx.progress = tick
         m = Measures(ctx)
+        tick("selection", 1, 1, "")
         record = ctx.record
         pages = _make_pages(ctx, m, tick, skipped)
         _wait_for_charts(pages, tick, skipped)
@@ -272,12 +273,13 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
             shutil.copyfile(STATIC / name, tmp / "static" / name)
         if any(name.startswith(DATA_DIR + "/") for name in files):
             (tmp / DATA_DIR).mkdir()
-        for name, text in files.items():
+        for i, (name, text) in enumerate(files.items()):
+            tick("writing", i, len(files) + 1, name)
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
         _replace_dir(tmp, out, force)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    tick("writing", 1, 1, "")
+    tick("writing", len(files) + 1, len(files) + 1, "")
     return out / "index.html"

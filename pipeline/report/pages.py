@@ -68,7 +68,7 @@ def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]
 
 #: how the instances of a reference set are written (its logs name instance 0: the reference's runs are the
 #: best of several algorithms per problem, over no instance of their own)
-NO_INSTANCES = "none (a reference set)"
+NO_INSTANCES = "none, a reference set"
 
 
 def instances_text(values) -> str:

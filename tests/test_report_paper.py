@@ -153,3 +153,32 @@ def test_every_stage_of_a_report_counts_what_is_done(store, tmp_path):
     assert measures[0] == (0, 3) and measures[-1] == (3, 3)
     writing = [(d, t) for s, d, t in seen if s == "writing"]
     assert writing[-1][0] == writing[-1][1] > 10  # the pages and settings.json
+
+
+def test_with_more_pairs_than_the_page_shows_the_heat_maps_hold_the_pages_pairs(store, tmp_path):
+    """Issue 32, item 1: with 20 algorithms the heat maps held all 190 pairs (6.5 MB a dimension, the Pairwise
+    page 32 MB); they now hold the pairs the page compares, the Tables page every pair's tests."""
+    out = build(open_store(store), tmp_path / "r", Settings(algorithms=["A", "B", "R"], reference="none", max_pairs=1,
+                                                             table_samples=20), jobs=1).parent
+    text = (out / "pairwise.html").read_text(encoding="utf-8")
+    tables = re.findall(r'class="dataset" id="dataset-([^"]+)">(.*?)</script>', text)
+    heat = {n for c, names in re.findall(r'id="chart-(ranksum-heat[^"]*)" data-spec="[^"]+" data-datasets="([^"]*)"',
+                                         text) for n in names.split()}
+    pairs = {r["pair"] for name, values in tables if name in heat for r in json.loads(values)}
+    assert pairs == {"A vs B"}
+    assert "The pairs of this page" in text
+    every = (out / "tables.html").read_text(encoding="utf-8")
+    assert "<td>A</td><td>R</td>" in every and "<td>B</td><td>R</td>" in every
+
+
+def test_a_large_table_is_closed_until_asked_for():
+    """A table of more HTML than OPEN_TABLE_LIMIT (the pairwise tests of 20 algorithms: 8 MB a dimension) is
+    a closed <details>: the browser lays out only what is opened."""
+    from types import SimpleNamespace
+
+    from pipeline.report.pages import OPEN_TABLE_LIMIT, _table
+
+    ctx = SimpleNamespace(many=False)
+    small = _table(ctx, "t", "Small", "<table></table>")
+    large = _table(ctx, "t", "Large", "<table>" + "x" * OPEN_TABLE_LIMIT + "</table>")
+    assert (small.collapsed, large.collapsed) == (False, True) and "click to open" in large.title

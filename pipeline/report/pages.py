@@ -176,6 +176,17 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
     return [Page("scaling", "Scaling with dimension", sections, nav="Scaling")]
 
 
+#: a table of more HTML than this is closed until its title is clicked (the browser lays out only the open
+#: ones: a page of closed tables shows its first screen at once)
+OPEN_TABLE_LIMIT = 200_000
+
+
+def _table(ctx: Context, id: str, title: str, html: str) -> Table:
+    """A table of the tables page: closed with many algorithms or when large (`OPEN_TABLE_LIMIT`)."""
+    big = len(html) > OPEN_TABLE_LIMIT
+    return Table(id, title + (" (large: click to open)" if big else ""), html, collapsed=ctx.many or big)
+
+
 def tables(ctx: Context, m: Measures) -> list[Page]:
     """The aRT table of all algorithms per dimension, and the pairwise tests."""
     t = m.art_table
@@ -186,12 +197,12 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
             f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
             columns=1))
     for suite in ctx.suites:
-        blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
+        blocks = [_table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g))
                   for d, g in _by_dimension(t, suite)]
         sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))
     if m.pairwise is not None:
         for suite in ctx.suites:
-            blocks = [Table(f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
+            blocks = [_table(ctx, f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g))
                       for d, g in _by_dimension(m.pairwise, suite)]
             sections.append(Section(f"pairwise-tests-{suite}", f"Pairwise rank-sum tests, {suite}", blocks,
                                     columns=1))
@@ -230,6 +241,12 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
             ]
         sections.append(Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1))
     tests = m.pairwise
+    every_pair = tests is None or tests.select("algorithm_a", "algorithm_b").n_unique() <= len(ctx.pairs())
+    if tests is not None and not every_pair:  # many pairs: the heat maps of the pairs of this page
+        both = [*ctx.pairs(), *[(b, a) for a, b in ctx.pairs()]]
+        keep = pl.DataFrame(both, schema={"algorithm_a": tests.schema["algorithm_a"],
+                                          "algorithm_b": tests.schema["algorithm_b"]}, orient="row")
+        tests = tests.join(keep, on=["algorithm_a", "algorithm_b"], how="semi", maintain_order="left")
     if tests is not None and tests.height:
         heat = []
         for (suite, dim), t in sorted(tests.partition_by("suite", "dimension", as_dict=True).items()):
@@ -239,7 +256,8 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                                  settings=f"two-sided rank-sum (Mann-Whitney U), {t['correction'][0]} correction over "
                                           f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
                 "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
-                "algorithm of the pair has the better ranks, red where the second has; outlined: significant.",
+                "algorithm of the pair has the better ranks, red where the second has; outlined: significant."
+                + ("" if every_pair else " The pairs of this page (the Tables page holds the tests of every pair)."),
                 kind="ranksum-heatmap"))
         sections.insert(0, Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1))
     return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]

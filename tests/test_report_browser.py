@@ -285,3 +285,31 @@ def test_the_settings_pages_archive_table_fits_the_window(sample_report, driver,
         right = driver.execute_script("return Math.max(...Array.from(document.querySelectorAll('#data-sets-full td, "
                                       "#data-sets-full th')).map(c => c.getBoundingClientRect().right));")
         assert right <= driver.execute_script("return document.documentElement.clientWidth"), (width, right)
+
+
+def test_a_large_table_is_loaded_when_opened(driver, tmp_path, monkeypatch):
+    """A closed table over the size limit is not in the page (the Tables page of 20 algorithms was 40 MB):
+    it is in data/NAME.js, loaded from disk when its title is clicked."""
+    from pipeline.report import figures, pages
+
+    monkeypatch.setattr(figures, "EXTERNAL_TABLE_LIMIT", 100)
+    monkeypatch.setattr(pages, "OPEN_TABLE_LIMIT", 100)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        r = CliRunner().invoke(app, ["report", "--out", "small", "-d", "2", "-f", "1", "-f", "2"])
+    finally:
+        os.chdir(cwd)
+    assert r.exit_code == 0, r.output
+    page = tmp_path / "small" / "tables.html"
+    assert "<table" not in page.read_text(encoding="utf-8")
+    driver.get(page.resolve().as_uri())
+    first = driver.execute_script("var d = document.querySelector('details.table-block[data-src]'); "
+                                  "d.querySelector('summary').click(); return d.id;")
+    end = time.monotonic() + 20
+    while driver.execute_script("return document.getElementById(arguments[0]).dataset.loaded", first) != "true":
+        assert time.monotonic() < end, "the table did not load"
+        time.sleep(0.1)
+    rows = driver.execute_script("return document.getElementById(arguments[0]).querySelectorAll('tbody tr').length",
+                                 first)
+    assert rows > 0

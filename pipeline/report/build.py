@@ -18,7 +18,7 @@ from ..charts import theme
 from ..extras import require
 from .context import Context
 from . import output
-from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table_script
+from .figures import DATA_DIR, Figure, Note, Page, Section, external_tables, shared_tables, table_script
 from .measures import Measures
 from .pages import instances_text, reference_text
 from .runner import Runner, default_jobs
@@ -183,6 +183,8 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
                   datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
     shared = shared_tables(pages) if settings.renderer == "vega" else {}
     files = {f"{DATA_DIR}/{name}.js": table_script(name, values) for name, values in shared.items()}
+    if settings.renderer == "vega":  # the svg renderer's pages have no JavaScript: their tables stay in them
+        files.update(external_tables(pages))
     return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 

@@ -221,6 +221,27 @@
     });
   });
 
+  // -- large tables: in data/NAME.js (window.cocopipeTables), loaded when their <details> is opened ------
+  Array.prototype.forEach.call(document.querySelectorAll("details.table-block[data-src]"), function (d) {
+    d.addEventListener("toggle", function () {
+      if (!d.open || d.dataset.loaded) return;
+      d.dataset.loaded = "loading";
+      var name = d.dataset.src.replace(/^.*\//, "").replace(/\.js$/, "");
+      var s = document.createElement("script");
+      s.src = d.dataset.src;
+      s.onload = function () {
+        d.insertAdjacentHTML("beforeend", window.cocopipeTables[name]);
+        d.dataset.loaded = "true";
+      };
+      s.onerror = function () {
+        d.dataset.loaded = "failed";
+        d.insertAdjacentHTML("beforeend", "<p class=\"note\">This table could not be loaded from " + d.dataset.src + ".</p>");
+        console.error("table " + d.id + ": " + d.dataset.src + " did not load");
+      };
+      document.head.appendChild(s);
+    });
+  });
+
   // -- drawing on view -------------------------------------------------------------------------
   // A chart is queued when it comes near the window (MARGIN px) and drawn one at a time, in page order,
   // yielding to the browser between charts; one that left the window before its turn waits until it is

@@ -79,3 +79,23 @@ def function_title(suite: str, function: int) -> str:
     """A function's number with its name where the suite's functions have names: "f5 Linear slope"."""
     name = BBOB_FUNCTION_NAMES.get(int(function)) if suite in BBOB_NAMED_SUITES else None
     return f"f{function} {name}" if name else f"f{function}"
+
+
+#: the label of each function group name (cocopp's), the same on every page and chart
+GROUP_LABELS: dict[str, str] = {
+    "all": "All functions", "separ": "Separable functions", "lcond": "Misc. moderate functions",
+    "hcond": "Ill-conditioned functions", "multi": "Multi-modal functions", "mult2": "Weak structure functions",
+    "nzmod": "Moderate noise", "nzsev": "Severe noise", "nzsmm": "Severe noise multimod.",
+}
+
+
+def group_label(group: str) -> str:
+    """A group's label for people: "Ill-conditioned functions" for hcond, "All functions" for all;
+    a function (f12) or a group without a label as it is, "_" read as a space."""
+    return GROUP_LABELS.get(group, str(group).replace("_", " "))
+
+
+def group_label_expr(group: pl.Expr) -> pl.Expr:
+    """`group_label` of a column of group names."""
+    return group.replace_strict(GROUP_LABELS, default=group.cast(pl.String).str.replace_all("_", " "),
+                                return_dtype=pl.String)

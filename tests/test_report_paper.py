@@ -182,3 +182,17 @@ def test_a_large_table_is_closed_until_asked_for():
     small = _table(ctx, "t", "Small", "<table></table>")
     large = _table(ctx, "t", "Large", "<table>" + "x" * OPEN_TABLE_LIMIT + "</table>")
     assert (small.collapsed, large.collapsed) == (False, True) and "click to open" in large.title
+
+
+def test_the_group_labels_are_the_suites_group_labels():
+    """The charts' names of the groups (conventions.GROUP_LABELS) are those the suites' groups carry."""
+    import polars as pl
+
+    from pipeline.conventions import GROUP_LABELS, group_label_expr
+    from pipeline.measures.groups import groups_frame
+
+    g = groups_frame(["bbob", "bbob-noisy"]).select("group", "group_label").unique().collect()
+    assert all(GROUP_LABELS[a] == b for a, b in g.rows()) and len(g) == 8
+    names = pl.DataFrame({"g": ["hcond", "all", "f12", "1-separable_2-moderate"]})
+    assert names.select(group_label_expr(pl.col("g")))["g"].to_list() == [
+        "Ill-conditioned functions", "All functions", "f12", "1-separable 2-moderate"]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import altair as alt
 import polars as pl
 
-from ..measures.groups import group_label_expr
+from ..conventions import group_label_expr
 from . import theme
 from .ecdf import dodge, thin
 

@@ -19,7 +19,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from ..measures.groups import group_label_expr
+from ..conventions import group_label_expr
 from . import theme
 
 KEY = ["suite", "function", "dimension"]

@@ -105,22 +105,6 @@ def groups_frame(suites: Sequence[str] | str | None = None) -> pl.LazyFrame:
     return pl.LazyFrame(rows, schema=schema, orient="row")
 
 
-#: the label of each group name, the same on every page and chart ("hcond" -> "Ill-conditioned functions")
-GROUP_LABELS: dict[str, str] = {"all": "All functions", **{g: label for g, label, _ in (*NOISY, *SINGLE)}}
-
-
-def group_label(group: str) -> str:
-    """A group's label for people: "Ill-conditioned functions" for hcond, "All functions" for all;
-    a function (f12) or a group without a label as it is, "_" read as a space."""
-    return GROUP_LABELS.get(group, str(group).replace("_", " "))
-
-
-def group_label_expr(group: pl.Expr) -> pl.Expr:
-    """`group_label` of a column of group names."""
-    return group.replace_strict(GROUP_LABELS, default=group.cast(pl.String).str.replace_all("_", " "),
-                                return_dtype=pl.String)
-
-
 def function_group_name(function: pl.Expr) -> pl.Expr:
     """The per-function group name: "f1", "f24", "f101"."""
     return pl.lit("f") + function.cast(pl.String)

@@ -109,7 +109,8 @@ def main() -> None:
                 for page in sorted(p for p in report.glob("*.html") if not only or p.name in only):
                     t = page_times(d, page, opts.all)
                     key = (str(report), width)
-                    worst[key] = max(worst.get(key, (0, 0)), (t["first"], t["slowest"]))
+                    first, later = worst.get(key, (0.0, 0.0))
+                    worst[key] = (max(first, t["first"]), max(later, t["slowest"]))
                     extra = f", all {t['all']:7.0f}" if "all" in t else ""
                     print(f"  {page.name:<22} {t['charts']:4d} charts: first screen {t['first']:6.0f}, "
                           f"slowest of {t['screens']:3d} screens {t['slowest']:6.0f}, end of page {t['end']:7.0f}"

@@ -44,6 +44,7 @@
       return Promise.reject(e);
     }
     var t0 = performance.now();
+    div.__columns = typeof spec.columns === "number" ? spec.columns : 0;
     return window.vegaEmbed(div, spec, options).then(function (result) {
       var t1 = performance.now();
       div.dataset.msDraw = String(Math.round(t1 - t0));  // the time it took (benchmarks/pages.py)
@@ -107,6 +108,17 @@
     return view.resize().runAsync();  // resize: lay the whole chart out again (autosize)
   }
 
+  // the plots' width in one row of a chart at its spec's sizes: its width signals (a single view's width,
+  // a facet's child width times its columns, or the first `columns` panels of a concatenation); 0 when
+  // the chart has none (a discrete axis: its steps)
+  function rowWidth(base, columns) {
+    var widths = Object.keys(base).filter(function (n) { return /(^|_)width$|^childWidth$/.test(n); })
+      .map(function (n) { return base[n]; });
+    if (!widths.length) return 0;
+    if (widths.length === 1) return widths[0] * Math.max(columns || 1, 1);
+    return widths.slice(0, columns || widths.length).reduce(function (a, b) { return a + b; }, 0);
+  }
+
   // the scale found for a chart of the same base sizes in a box of the same width: charts of a section
   // are mostly alike, so that the next one is tried at that scale first (one layout, not four or five)
   var found = {};
@@ -147,6 +159,10 @@
       room = box.clientWidth - (div.getBoundingClientRect().width - w0) - 2;
       var guess = found[key];
       if (guess === undefined) {
+        // the width grows by about the plots' width in a row per unit of f: one step from there (the
+        // secant goes on from the width it gives when that was not close enough)
+        var slope = rowWidth(base, div.__columns);
+        if (slope > 0) return step(0, w0 - slope, 1, w0, slope);
         return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
       }
       return at(guess).then(function (wg) {

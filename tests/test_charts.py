@@ -93,6 +93,11 @@ def rendered(c, tmp_path, name: str) -> dict:
     return json.loads(js.read_text())
 
 
+def panel_rows(spec: dict) -> list[dict]:
+    """The rows of a chart of panels (each panel holds its own table)."""
+    return [r for p in spec["concat"] for r in spec["datasets"][p["data"]["name"]]]
+
+
 def subtitle(spec: dict) -> str:
     t = spec["title"]
     return " ".join(t["subtitle"]) if isinstance(t["subtitle"], list) else t["subtitle"]
@@ -275,7 +280,7 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     a = Analysis(store, algorithm="DIRECT", function=[1, 7, 15])
     spec = rendered(chart("scaling", a), tmp_path, "scaling1")
     assert [p["title"]["text"] for p in spec["concat"]] == ["f1", "f7", "f15"]  # a panel per function
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     art = a.art("scaling").collect()
     want = {(r["function"], r["dimension"], r["target"]): r["art"] / r["dimension"]
             for r in art.iter_rows(named=True) if math.isfinite(r["art"])}
@@ -302,7 +307,7 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
 def test_scaling_many_algorithms_with_reference(three, tmp_path):
     a = three.select(function=[1, 2, 3])
     spec = rendered(chart("scaling", a, reference="best2009", target=1e-8), tmp_path, "scaling2")
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     assert {r["algorithm"] for r in rows} == {"DIRECT", "NM", "RS", REF}
     assert {r["target"] for r in rows} == {1e-8}
     thick = [n for n in spec["concat"][0]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
@@ -419,7 +424,7 @@ def test_logloss_against_the_reference(three, tmp_path):
 def test_convergence_median_and_band(three, tmp_path):
     a = three.select(function=[1, 10])
     spec = rendered(chart("convergence", a, dimension=10, runs=True), tmp_path, "convergence")
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     summ = {(r["algorithm"], r["function_label"], r["budget"]): r for r in rows if r["kind"] == "summary"}
     grid = sorted({k[2] for k in summ})
     fb = a.select(dimension=10).fixed_budget(grid, per_dimension=True).collect()

@@ -133,5 +133,5 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
         return theme.layer(*layers, encoding=alt.SharedEncoding(**shared))
 
     funcs = t.select("function", "function_label").unique().sort("function").rows()
-    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t), width=width, height=height)
+    chart = panels.grid("function", funcs, panel, columns=columns, data=t, width=width, height=height)
     return theme.finish(chart, title, settings, configured)

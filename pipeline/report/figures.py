@@ -320,7 +320,7 @@ def table_script(name: str, values: object) -> str:
 
 #: a closed table of more HTML than this is written to data/NAME.js and loaded when opened: the page
 #: holds only its title (a page of such tables opens at once)
-EXTERNAL_TABLE_LIMIT = 200_000
+EXTERNAL_TABLE_LIMIT = 1_000_000
 
 
 def external_tables(pages: list[Page]) -> dict[str, str]:

@@ -178,7 +178,7 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
 
 #: a table of more HTML than this is closed until its title is clicked (the browser lays out only the open
 #: ones: a page of closed tables shows its first screen at once)
-OPEN_TABLE_LIMIT = 200_000
+OPEN_TABLE_LIMIT = 1_000_000
 
 
 def _table(ctx: Context, id: str, title: str, html: str) -> Table:

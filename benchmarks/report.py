@@ -28,7 +28,11 @@ landed meanwhile), from raw logs 18.7 s wall / 30.6 s CPU, peak RSS 523 MB; 13.2
 12 pages, 229 charts. Again at 07:12 (load 3, views started at once): 16.2 s wall / 29.4 s CPU from the
 store, 18.3 s / 32.7 s from raw logs. At load 13-15 (06:50): 100.5 s wall / 35.3 s CPU.
 
-usage: python benchmarks/report.py [--jobs N] [--out DIR] [--scale N [--archive DIR] [--store DIR]]
+With --cocopp PY (e.g. /tmp/cocopp-venv/bin/python after `python -m venv /tmp/cocopp-venv &&
+/tmp/cocopp-venv/bin/pip install cocopp`): cocopp's `python -m cocopp` on the same four algorithms (its
+own best2009 as the reference), wall and CPU, and the ratio (issue 32: the goal is 20x).
+
+usage: python benchmarks/report.py [--jobs N] [--out DIR] [--cocopp PY] [--scale N [--archive DIR] [--store DIR]]
 """
 from __future__ import annotations
 
@@ -60,6 +64,21 @@ def run(args: list[str]) -> dict:
                 rss=after.ru_maxrss / 1024)
 
 
+def run_cocopp(python: str, srcs: list[Path], where: Path) -> dict:
+    """`PY -m cocopp` on the algorithms' sources (its own best2009 reference) in `where`: wall and CPU time
+    (children included), peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.run([python, "-m", "cocopp", "-o", str(where / "ppdata"), *map(str, srcs)], cwd=where,
+                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode:
+        sys.exit(f"cocopp failed:\n{proc.stderr[-2000:]}")
+    return dict(wall=wall, cpu=(after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+                rss=after.ru_maxrss / 1024)
+
+
 def size(out: Path) -> str:
     files = [p for p in out.rglob("*") if p.is_file()]
     pages = [p for p in files if p.suffix == ".html"]
@@ -87,6 +106,7 @@ def render_times(out: Path) -> dict[str, tuple[float, int]]:
         for page in sorted(out.glob("*.html")):
             t = time.perf_counter()
             d.get(page.resolve().as_uri())
+            d.execute_script("if (window.cocopipeDrawAll) window.cocopipeDrawAll();")  # all, not only in view
             while d.execute_script("return document.body.dataset.chartsDone") != "true":
                 if time.perf_counter() - t > 300:
                     break
@@ -137,6 +157,8 @@ def main() -> None:
     ap.add_argument("--scale", type=int, default=None, help="report on N synthetic algorithms instead (e.g. 200)")
     ap.add_argument("--archive", type=Path, default=None, help="where the synthetic archive is kept (reused)")
     ap.add_argument("--store", type=Path, default=None, help="with --scale: the store of the archive (kept, reused)")
+    ap.add_argument("--cocopp", default=None, metavar="PY",
+                    help="also run `PY -m cocopp` on the same algorithms (its own best2009), side by side")
     opts = ap.parse_args()
     if opts.scale:
         print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} (other work disturbs wall times)")
@@ -151,7 +173,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store, out = Path(tmp) / "store", Path(tmp) / "report"
         common = ["--reference", "best2009", *jobs]
-        r = run(["report", *map(str, srcs), "--store", str(store), "--out", str(out), *common])
+        r = r0 = run(["report", *map(str, srcs), "--store", str(store), "--out", str(out), *common])
         print(f"from raw logs (ingest + report): wall {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, "
               f"peak RSS {r['rss']:.0f} MB")
         print(f"report: {size(out)}")
@@ -162,6 +184,13 @@ def main() -> None:
             shutil.rmtree(opts.out, ignore_errors=True)
             shutil.copytree(out, opts.out)
             print(f"kept in {opts.out}")
+        if opts.cocopp:
+            print(f"load average {os.getloadavg()[0]:.1f}")
+            c = run_cocopp(opts.cocopp, [s for s in srcs if "refalgs" not in str(s)], Path(tmp))
+            print(f"cocopp (python -m cocopp, the same four algorithms): wall {c['wall']:.1f} s, CPU {c['cpu']:.1f} s, "
+                  f"peak RSS {c['rss']:.0f} MB")
+            print(f"cocopipe from raw logs is {c['wall'] / r0['wall']:.1f}x as fast (wall), "
+                  f"{c['cpu'] / r0['cpu']:.1f}x (CPU) (goal: 20x)")
 
 
 if __name__ == "__main__":

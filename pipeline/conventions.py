@@ -61,3 +61,41 @@ def interesting_instances(runs: pl.LazyFrame, all_instances: bool = False) -> pl
     for suite, insts in INSTANCES_OF_INTEREST.items():
         cond = cond & ~((pl.col("suite") == suite) & ~pl.col("instance").is_in(list(insts) + [0]))
     return runs.filter(cond)
+
+#: the bbob functions' names (cocopp's short names), shared by the suites built on them
+BBOB_FUNCTION_NAMES: dict[int, str] = {
+    1: "Sphere", 2: "Ellipsoid separable", 3: "Rastrigin separable", 4: "Skew Rastrigin-Bueche separable",
+    5: "Linear slope", 6: "Attractive sector", 7: "Step-ellipsoid", 8: "Rosenbrock original",
+    9: "Rosenbrock rotated", 10: "Ellipsoid", 11: "Discus", 12: "Bent cigar", 13: "Sharp ridge",
+    14: "Sum of different powers", 15: "Rastrigin", 16: "Weierstrass", 17: "Schaffer F7, condition 10",
+    18: "Schaffer F7, condition 1000", 19: "Griewank-Rosenbrock F8F2", 20: "Schwefel x*sin(x)",
+    21: "Gallagher 101 peaks", 22: "Gallagher 21 peaks", 23: "Katsuuras", 24: "Lunacek bi-Rastrigin",
+}
+#: suites whose functions are the bbob functions of the same numbers
+BBOB_NAMED_SUITES = ("bbob", "bbob-largescale", "bbob-mixint", "bbob-boxed")
+
+
+def function_title(suite: str, function: int) -> str:
+    """A function's number with its name where the suite's functions have names: "f5 Linear slope"."""
+    name = BBOB_FUNCTION_NAMES.get(int(function)) if suite in BBOB_NAMED_SUITES else None
+    return f"f{function} {name}" if name else f"f{function}"
+
+
+#: the label of each function group name (cocopp's), the same on every page and chart
+GROUP_LABELS: dict[str, str] = {
+    "all": "All functions", "separ": "Separable functions", "lcond": "Misc. moderate functions",
+    "hcond": "Ill-conditioned functions", "multi": "Multi-modal functions", "mult2": "Weak structure functions",
+    "nzmod": "Moderate noise", "nzsev": "Severe noise", "nzsmm": "Severe noise multimod.",
+}
+
+
+def group_label(group: str) -> str:
+    """A group's label for people: "Ill-conditioned functions" for hcond, "All functions" for all;
+    a function (f12) or a group without a label as it is, "_" read as a space."""
+    return GROUP_LABELS.get(group, str(group).replace("_", " "))
+
+
+def group_label_expr(group: pl.Expr) -> pl.Expr:
+    """`group_label` of a column of group names."""
+    return group.replace_strict(GROUP_LABELS, default=group.cast(pl.String).str.replace_all("_", " "),
+                                return_dtype=pl.String)

@@ -93,6 +93,11 @@ def rendered(c, tmp_path, name: str) -> dict:
     return json.loads(js.read_text())
 
 
+def panel_rows(spec: dict) -> list[dict]:
+    """The rows of a chart of panels (each panel holds its own table)."""
+    return [r for p in spec["concat"] for r in spec["datasets"][p["data"]["name"]]]
+
+
 def subtitle(spec: dict) -> str:
     t = spec["title"]
     return " ".join(t["subtitle"]) if isinstance(t["subtitle"], list) else t["subtitle"]
@@ -275,7 +280,7 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     a = Analysis(store, algorithm="DIRECT", function=[1, 7, 15])
     spec = rendered(chart("scaling", a), tmp_path, "scaling1")
     assert [p["title"]["text"] for p in spec["concat"]] == ["f1", "f7", "f15"]  # a panel per function
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     art = a.art("scaling").collect()
     want = {(r["function"], r["dimension"], r["target"]): r["art"] / r["dimension"]
             for r in art.iter_rows(named=True) if math.isfinite(r["art"])}
@@ -302,7 +307,7 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
 def test_scaling_many_algorithms_with_reference(three, tmp_path):
     a = three.select(function=[1, 2, 3])
     spec = rendered(chart("scaling", a, reference="best2009", target=1e-8), tmp_path, "scaling2")
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     assert {r["algorithm"] for r in rows} == {"DIRECT", "NM", "RS", REF}
     assert {r["target"] for r in rows} == {1e-8}
     thick = [n for n in spec["concat"][0]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
@@ -419,7 +424,7 @@ def test_logloss_against_the_reference(three, tmp_path):
 def test_convergence_median_and_band(three, tmp_path):
     a = three.select(function=[1, 10])
     spec = rendered(chart("convergence", a, dimension=10, runs=True), tmp_path, "convergence")
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = panel_rows(spec)
     summ = {(r["algorithm"], r["function_label"], r["budget"]): r for r in rows if r["kind"] == "summary"}
     grid = sorted({k[2] for k in summ})
     fb = a.select(dimension=10).fixed_budget(grid, per_dimension=True).collect()
@@ -489,3 +494,31 @@ def test_one_palette_gives_an_algorithm_the_same_colour_in_every_chart(three):
         for m in maps:
             for alg, colour in m.items():
                 assert colour == pal[alg][0], (spec["title"], alg)
+
+
+def test_alike_colours_never_share_a_marker():
+    """Issue 32: RS and R-SHADE-10e2 came out in the two oranges with one marker; colours alike (the
+    two oranges, the two blues) now get different markers."""
+    pal = theme.palette(["DIRECT", "BrentSTEPqi", "NM", "RS", "R-SHADE-10e2", "best2009"], "best2009")
+    for family in theme.FAMILIES:
+        shapes = [s for c, s in pal.values() if c in family]
+        assert len(shapes) == len(set(shapes)), pal
+    assert {pal["RS"][0], pal["R-SHADE-10e2"][0]} == {"#D55E00", "#E69F00"}  # the case of the issue is there
+
+
+def test_scaling_success_labels_stay_off_the_markers():
+    """Issue 32: k/n labels overlapped the markers (f19-f22). They now sit in rows along the panel's top
+    edge (pixel y from the top, not at a data value): a row per series, neighbouring dimensions a row apart."""
+    from pipeline.charts.scaling import scaling_chart, scaling_table
+
+    art = pl.DataFrame({"suite": "bbob", "algorithm": ["A", "A", "A", "B", "B"], "function": 1,
+                        "dimension": [2, 3, 5, 2, 3], "target": 1e-8, "art": [10.0, 20.0, 40.0, 10.0, 30.0],
+                        "successes": [1, 2, 3, 1, 5], "runs": [5] * 5, "success_rate": 0.5,
+                        "median_unsuccessful_evaluations": 1.0})
+    t = scaling_table(art, "algorithm")
+    rows = {(a, d): r for a, d, r in t.select("algorithm", "dimension", "label_row").rows()}
+    assert rows == {("A", 2): 0, ("A", 3): 1, ("A", 5): 0, ("B", 2): 2, ("B", 3): None}
+    spec = scaling_chart(art, series="algorithm").to_dict()
+    text = [lay for p in spec["concat"] for lay in p["layer"] if lay["mark"]["type"] == "text"]
+    assert text and all(lay["encoding"]["y"] == {"value": 1} and lay["encoding"]["yOffset"]["field"] == "label_row"
+                        for lay in text)

@@ -102,3 +102,18 @@ def test_charts_sharing_parts_stay_independent():
     assert json.dumps(first.to_dict(), sort_keys=True) == before
     assert second.to_dict()["width"] == 99 and "width" not in first.to_dict()
     assert alt.concat(first, second).to_dict()["concat"][0]["layer"][0]["encoding"]["y"]["field"] == "y"
+
+
+def _tick_labels(chart) -> list[str]:
+    """The texts of a chart drawn by Vega (vl-convert, offline), the axis title last."""
+    import re
+
+    vlc = pytest.importorskip("vl_convert")
+    return re.findall(r"<text[^>]*>([^<]*)</text>", vlc.vegalite_to_svg(chart.to_dict()))
+
+
+def test_log_axis_labels_are_powers_of_ten_in_one_format():
+    """Issue 32: 0.1, 10, 1000, 1e5, 1e7 on one axis; now every label is 10 with a superscript exponent."""
+    c = alt.Chart(alt.Data(values=[{"x": 0.1}, {"x": 1e7}])).mark_point().encode(
+        x=alt.X("x:Q", scale=theme.log_scale((0.1, 1e7)), axis=theme.log_axis("x", (0.1, 1e7), values=[0.1, 10, 1e3, 1e5, 1e7])))
+    assert _tick_labels(c) == ["10⁻¹", "10¹", "10³", "10⁵", "10⁷", "x"]

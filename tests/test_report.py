@@ -389,7 +389,7 @@ def test_many_algorithms_are_summarised(store, tmp_path):
         assert "more than max_detail = 1" in p[name]
     ranking = p["ranking.html"]
     ranks = ranking[ranking.index('id="ranks-auc"'):]
-    best = re.search(r"<tr><td>0</td><td>1</td><td>([AB])</td>", ranks[:ranks.index("</table>")]).group(1)
+    best = re.search(r"<tr><td>all</td><td>1</td><td>([AB])</td>", ranks[:ranks.index("</table>")]).group(1)
     other = ({"A", "B"} - {best}).pop()
     assert "Glicko-2 ratings are left out" in ranking and 'id="ranks-glicko2"' not in ranking
     tables = p["tables.html"]

@@ -84,7 +84,9 @@ def driver():
 
 
 def _wait_for_charts(d, timeout: float = 180.0) -> None:
+    """Every chart of the page drawn (charts are drawn as they come into view: all of them asked for)."""
     end = time.monotonic() + timeout
+    d.execute_script("window.cocopipeDrawAll()")
     while d.execute_script("return document.body.dataset.chartsDone") != "true":
         if time.monotonic() > end:
             pytest.fail(f"{d.current_url}: charts not drawn within {timeout:.0f} s "
@@ -182,3 +184,132 @@ def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):
     failed = driver.execute_script("return Number(document.body.dataset.chartsFailed)")
     assert (drawn, failed) == (0, 1)
     assert any(e["level"] == "SEVERE" for e in driver.get_log("browser"))
+
+
+def _drawn(d) -> list[str]:
+    return d.execute_script("return Array.from(document.querySelectorAll('div.chart[data-rendered=\"true\"] svg.marks'))"
+                            ".map(s => s.closest('div.chart').id)")
+
+
+def _wait_first_screen(d, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while d.execute_script("return document.body.dataset.firstScreenMs") is None:
+        if time.monotonic() > end:
+            pytest.fail(f"{d.current_url}: the first screen's charts not drawn within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def test_charts_are_drawn_when_they_come_into_view(sample_report, driver):
+    """The ECDF page (87 charts) draws the charts of its first screen, not the others; a link to the 5-D
+    section draws that section's charts (issue 32: the 5-D section showed captions without charts)."""
+    driver.set_window_size(1920, 1000)
+    driver.get((sample_report / "ecdf.html").resolve().as_uri())
+    _wait_first_screen(driver)
+    time.sleep(0.5)  # nothing more comes without scrolling
+    first = _drawn(driver)
+    assert 1 <= len(first) < 20, first
+    in_view = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart')).filter(function (c) {
+        var r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; }).map(c => c.id);""")
+    assert set(in_view) <= set(first)
+    section = driver.execute_script("var s = Array.from(document.querySelectorAll('main section')).filter(s => "
+                                    "/5-D/.test(s.querySelector('h2').textContent))[0]; s.scrollIntoView(); return s.id;")
+    end = time.monotonic() + 30
+    while True:
+        state = driver.execute_script("""var s = document.getElementById(arguments[0]);
+            return Array.from(s.querySelectorAll('div.chart')).filter(function (c) {
+              var r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; })
+              .map(c => c.dataset.rendered === 'true');""", section)
+        if state and all(state):
+            break
+        assert time.monotonic() < end, f"the charts of {section} in view not drawn: {state}"
+        time.sleep(0.1)
+    assert len(_drawn(driver)) < 87  # still not the whole page
+
+
+def test_charts_refer_to_the_pages_tables(sample_report):
+    """No chart carries its tables: each is in the page's data block once by name (or in data/NAME.js
+    when pages share it), and every name a chart refers to is there."""
+    import json
+    import re
+
+    for page in sorted(sample_report.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        specs = re.findall(r'<script type="application/json" id="spec-[^"]+">(.*?)</script>', text)
+        assert all("datasets" not in json.loads(s) and not re.search(r'"data": ?\{"values"', s) for s in specs), page.name
+        blocks = re.findall(r'class="dataset" id="dataset-([^"]+)"', text)
+        assert len(blocks) == len(set(blocks)), page.name
+        named = {n for line in text.split('data-datasets="')[1:] for n in line.split('"', 1)[0].split()}
+        files = set(re.findall(r'<script src="data/([^"]+)\.js">', text))
+        assert named == set(blocks) | files, page.name
+
+
+def test_the_explorer_forgets_its_zoom_when_the_dimension_changes(sample_report, driver):
+    """Issue 32: the explorer kept its zoom when another dimension was chosen."""
+    driver.set_window_size(1280, 1000)
+    driver.get((sample_report / "explore.html").resolve().as_uri())
+    _wait_for_charts(driver)
+    domain = "return window.__views[0].scale('x').domain();"
+    full = driver.execute_script(domain)
+    driver.execute_script("var v = window.__views[0]; v.signal('zoom_x', [1, 100]); v.runAsync();")
+    time.sleep(0.3)
+    assert driver.execute_script(domain) == [1, 100]
+    options = driver.execute_script("return Array.from(document.querySelectorAll('.vega-bindings select')[0].options)"
+                                    ".map(o => o.textContent);")
+    assert options == ["2-D", "3-D", "5-D"]  # the sample's dimensions: not those only best2009 has
+    driver.execute_script("var s = document.querySelectorAll('.vega-bindings select')[0]; s.selectedIndex = 2; "
+                          "s.dispatchEvent(new Event('change'));")
+    time.sleep(0.5)
+    assert driver.execute_script("return window.__views[0].signal('dimension_shown');") == 5
+    assert driver.execute_script(domain) == full
+
+
+def test_the_settings_pages_archive_table_fits_the_window(sample_report, driver, tmp_path):
+    """Issue 32, item 5: the data sets table of a report with archive data sets was 1909 px wide, its
+    archive_url and sha256 off-screen at 1920 px. A row as an archive data set has (its name, URL and
+    sha256) added to the sample's table must leave every cell within the window."""
+    copy = tmp_path / "archive-report"
+    shutil.copytree(sample_report, copy)
+    page = copy / "settings.html"
+    text = page.read_text(encoding="utf-8")
+    start = text.index('id="data-sets-full"')
+    head_end = text.index("</tr></thead>", start)
+    row_end = text.index("</tr>", text.index("<tbody>", start))
+    url = "https://numbbo.github.io/data-archive/data-archive/bbob/2009/" + "BIPOP-CMA-ES_hansen_noiseless" * 3 + ".tgz"
+    extra_head = "<th>archive_name</th><th>archive_url</th><th>sha256</th>"
+    extra_row = f"<td>bbob/2009/BIPOP-CMA-ES_hansen_noiseless.tgz</td><td>{url}</td><td>{'0123456789abcdef' * 4}</td>"
+    text = text[:head_end] + extra_head + text[head_end:row_end] + extra_row + text[row_end:]
+    page.write_text(text, encoding="utf-8")
+    for width in WIDTHS:
+        driver.set_window_size(width, 1000)
+        driver.get(page.resolve().as_uri())
+        right = driver.execute_script("return Math.max(...Array.from(document.querySelectorAll('#data-sets-full td, "
+                                      "#data-sets-full th')).map(c => c.getBoundingClientRect().right));")
+        assert right <= driver.execute_script("return document.documentElement.clientWidth"), (width, right)
+
+
+def test_a_large_table_is_loaded_when_opened(driver, tmp_path, monkeypatch):
+    """A closed table over the size limit is not in the page (the Tables page of 20 algorithms was 40 MB):
+    it is in data/NAME.js, loaded from disk when its title is clicked."""
+    from pipeline.report import figures, pages
+
+    monkeypatch.setattr(figures, "EXTERNAL_TABLE_LIMIT", 100)
+    monkeypatch.setattr(pages, "OPEN_TABLE_LIMIT", 100)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        r = CliRunner().invoke(app, ["report", "--out", "small", "-d", "2", "-f", "1", "-f", "2"])
+    finally:
+        os.chdir(cwd)
+    assert r.exit_code == 0, r.output
+    page = tmp_path / "small" / "tables.html"
+    assert "<table" not in page.read_text(encoding="utf-8")
+    driver.get(page.resolve().as_uri())
+    first = driver.execute_script("var d = document.querySelector('details.table-block[data-src]'); "
+                                  "d.querySelector('summary').click(); return d.id;")
+    end = time.monotonic() + 20
+    while driver.execute_script("return document.getElementById(arguments[0]).dataset.loaded", first) != "true":
+        assert time.monotonic() < end, "the table did not load"
+        time.sleep(0.1)
+    rows = driver.execute_script("return document.getElementById(arguments[0]).querySelectorAll('tbody tr').length",
+                                 first)
+    assert rows > 0

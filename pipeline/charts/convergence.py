@@ -92,6 +92,6 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
     funcs = t.select("function", "function_label").unique().sort("function").rows()
     cols = [c for c in ("kind", "algorithm", "function", "budget", "run_id", "median", lo_q, hi_q, "runs_with_data",
                         "function_label") if c in t.columns]
-    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t.select(cols), 4), width=width,
+    chart = panels.grid("function", funcs, panel, columns=columns, data=t.select(cols), digits=4, width=width,
                         height=height)
     return theme.finish(chart, title, settings, configured)

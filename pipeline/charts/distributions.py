@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import altair as alt
 import polars as pl
 
+from ..conventions import group_label_expr
 from . import theme
 from .ecdf import dodge, thin
 
@@ -25,7 +26,7 @@ FINAL_COLOUR = "#000000"
 
 def _panel(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(panel=pl.format("{} {}-D" + theme.PANEL_BREAK + "{}", pl.col("algorithm"), pl.col("dimension"),
-                                           pl.col("group")))
+                                           group_label_expr(pl.col("group"))))
 
 
 def _groups(frame: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:

@@ -31,6 +31,10 @@ INSTANCE_WIDTH = 0.6
 RESOLUTION = 0.02
 
 
+#: the ECDFs' y axis: the problems are (function, target, instance) triples, as the captions say
+Y_TITLE = ["fraction of problems", "(function, target, instance)"]
+
+
 def thin(steps: pl.DataFrame, resolution: float = RESOLUTION, by: Sequence[str] = ("algorithm",), log: bool = True
          ) -> pl.DataFrame:
     """Steps merged per `resolution` in log10(x) (or x with `log=False`): each bin keeps its
@@ -169,7 +173,7 @@ def band_text(level: float, replicates: int, seed: int) -> str:
 
 def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
                reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
-               settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
+               settings: Sequence[str] | str | None = None, y_title: str | list[str] = Y_TITLE,
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
                zoom: bool = True, background: Sequence[str] | None = None, band: pl.DataFrame | None = None,
                instances: pl.DataFrame | None = None, band_settings: str | None = None,
@@ -394,20 +398,24 @@ def _group_order(g: str) -> tuple:
 def ecdf_explorer(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, background: Sequence[str] | None = None,
                   group_labels: dict[str, str] | None = None, title: str = "ECDF of runtimes",
-                  settings: Sequence[str] | str | None = None, y_title: str = "fraction of function-target pairs",
+                  settings: Sequence[str] | str | None = None, y_title: str | list[str] = Y_TITLE,
                   width: int = 520, height: int = 320, resolution: float = 0.05, quantum: float | None = 0.005,
-                  configured: bool = True
+                  configured: bool = True, x_range: tuple[float, float] | None = None
                   ) -> alt.LayerChart:
     """Runtime ECDFs of every (dimension, function group) of the table in ONE chart: two drop-downs
     (parameters `dimension_shown` and `group_shown` bound to select inputs) choose what is drawn;
     a click on a legend entry or a line highlights an algorithm (shift-click: several, double-click:
     none), the wheel and drag zoom and pan the x axis, tooltips give the values. `background`
     algorithms are thin grey lines behind, the reference thick and grey. A static export (SVG, PNG,
-    PDF) shows the initial choice: the smallest dimension, all functions. The lines are thinned to
+    PDF) shows the initial choice: the smallest dimension, all functions. `x_range`: an x range to
+    include (one for several charts). The lines are thinned to
     `resolution` in log10(x) and `quantum` in fraction (never above the data) and carried as CSV."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     lines, ends, (x_lo, x_hi) = explorer_tables(steps, summary, resolution, quantum)
+    if x_range is not None:  # one x range with the other ECDFs of the suite
+        x_lo, x_hi = min(x_lo, x_range[0]), max(x_hi, x_range[1])
+        ends = ends.with_columns(dot_x=pl.lit(x_hi))
     lines = lines.select("algorithm", "dimension", "group", "x", "fraction")
     dims = sorted(ends["dimension"].unique().to_list())
     groups = sorted(ends["group"].unique().to_list(), key=_group_order)

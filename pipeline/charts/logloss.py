@@ -19,6 +19,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
+from ..conventions import group_label_expr
 from . import theme
 
 KEY = ["suite", "function", "dimension"]
@@ -61,7 +62,7 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
                   width: int = 220, height: int = 170, configured: bool = True) -> alt.FacetChart:
     """Geometric mean loss ratio (line) with the 25-75 % band and 10/90 % ticks per budget, one
     colour per algorithm, a panel per (dimension, group); 1 = as fast as the reference."""
-    t = table.with_columns(panel=pl.format("{}-D {}", pl.col("dimension"), pl.col("group")))
+    t = table.with_columns(panel=pl.format("{}-D {}", pl.col("dimension"), group_label_expr(pl.col("group"))))
     algs = t["algorithm"].unique(maintain_order=True).to_list()
     pal = theme.extend(palette, algs)
     pal = {a: pal[a] for a in pal if a in set(algs)}

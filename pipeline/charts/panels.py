@@ -6,11 +6,11 @@ panels only.
 """
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Callable, Sequence
 
 import altair as alt
+import polars as pl
 
 from . import theme
 
@@ -36,19 +36,21 @@ def edges(i: int, n: int, columns: int) -> tuple[bool, bool]:
 
 
 def grid(field: str, panels: Sequence[tuple[object, str]], panel: Callable[[object, bool, bool], alt.LayerChart], *,
-         columns: int, data: alt.NamedData, width: int, height: int) -> alt.ConcatChart:
+         columns: int, data: pl.DataFrame, width: int, height: int, digits: int = 5) -> alt.ConcatChart:
     """One chart of panels, `columns` a row: `panels` are (value of `field`, label) pairs, and
-    `panel(value, bottom, left)` makes the layer chart of the rows where `field` has that value (its
-    encodings shared by its layers); the panels share `data`, the colour and shape scales (one
-    legend) and one highlight selection."""
+    `panel(value, bottom, left)` makes the layer chart of the rows of `data` where `field` has that
+    value (its encodings shared by its layers), each panel with a table of its rows (`theme.data`,
+    `digits`): the browser filters no panel's rows out of the whole table, once per layer (24 panels
+    of 5 layers made 120 passes over it); the panels share the colour and shape scales (one legend)
+    and one highlight selection."""
     charts = []
     for i, (value, label) in enumerate(panels):
         bottom, left = edges(i, len(panels), columns)
         charts.append(theme.with_properties(
             panel(value, bottom, left), width=width, height=height,
-            transform=[alt.FilterTransform(f"datum[{json.dumps(field)}] == {json.dumps(value)}")],
+            data=theme.data(data.filter(pl.col(field) == value), digits),
             title=alt.TitleParams(label, fontSize=11, anchor="middle", offset=2)))
     with warnings.catch_warnings():  # the panels' identical selections merge into one, as intended
         warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
-        return alt.ConcatChart(concat=charts, columns=columns, data=data, spacing=12,
+        return alt.ConcatChart(concat=charts, columns=columns, spacing=12,
                                resolve=theme.independent(color="shared", shape="shared"))

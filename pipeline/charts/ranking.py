@@ -17,7 +17,13 @@ def rank_table(ranking: pl.DataFrame) -> pl.DataFrame:
     if "dimension" not in ranking.columns:
         ranking = ranking.with_columns(dimension=pl.lit(0))
     half = pl.col("critical_difference").fill_null(0.0) / 2
-    return ranking.with_columns(low=pl.col("score") - half, high=pl.col("score") + half).sort("dimension", "rank")
+    return ranking.with_columns(low=pl.col("score") - half, high=pl.col("score") + half,
+                                dimensions=dimension_text(pl.col("dimension"))).sort("dimension", "rank")
+
+
+def dimension_text(dimension: pl.Expr) -> pl.Expr:
+    """A ranking's dimension for people: "5-D", or "all" for the ranking over all dimensions (dimension 0)."""
+    return pl.when(dimension == 0).then(pl.lit("all")).otherwise(dimension.cast(pl.String) + "-D")
 
 
 def critical_difference_chart(ranking: pl.DataFrame, *, palette: theme.Palette | None = None,
@@ -39,7 +45,7 @@ def critical_difference_chart(ranking: pl.DataFrame, *, palette: theme.Palette |
     y = alt.Y("algorithm:N", sort=alt.EncodingSortField("score", order="ascending"), title=None,
               axis=alt.Axis(labelLimit=200))
     x = alt.X("score:Q", title="mean rank of auc per problem (1 = best)", scale=alt.Scale(zero=False))
-    tip = [theme.tip("algorithm:N"), theme.tip("dimension:Q"), theme.tip("rank:Q"),
+    tip = [theme.tip("algorithm:N"), theme.tip("dimensions:N", title="dimension"), theme.tip("rank:Q"),
            theme.tip("score:Q", title="mean rank", format=".3f"), theme.tip("problems:Q"),
            theme.tip("critical_difference:Q", title="critical difference", format=".3f"),
            theme.tip("friedman_p:Q", title="Friedman p", format=".2e")]

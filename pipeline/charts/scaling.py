@@ -1,7 +1,8 @@
 """Scaling with dimension, as cocopp's ppfigdim (one algorithm, a line per target) and ppfigs
 (several algorithms, one target): aRT / dimension versus dimension, log-log, one panel per
 function (seed 000, "Averaging Runtime"). Where only some trials succeeded the success count
-k/n is written beside the point of the hardest target shown; where no trial succeeded a cross
+k/n of the hardest target shown is written at the panel's top above its dimension (rows by series,
+neighbouring dimensions a row apart, in the series' colour: never over a marker); where no trial succeeded a cross
 marks the median evaluations of the (unsuccessful) trials / dimension.
 """
 from __future__ import annotations
@@ -12,6 +13,10 @@ import altair as alt
 import polars as pl
 
 from . import panels, theme
+
+
+#: pixels between rows of k/n labels at a panel's top
+LABEL_ROW = 10
 
 
 def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
@@ -30,9 +35,17 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
         function_label=pl.format("f{}", pl.col("function")),
     )
     t = t.with_columns(series=pl.col("target_label") if series == "target" else pl.col("algorithm"))
-    return t.select("suite", "algorithm", "function", "function_label", "dimension", "target", "target_label",
-                    "series", "art", "art_per_dimension", "successes", "runs", "success_rate", "label",
-                    "unsuccessful", "hardest").sort("algorithm", "function", "target", "dimension")
+    t = t.select("suite", "algorithm", "function", "function_label", "dimension", "target", "target_label",
+                 "series", "art", "art_per_dimension", "successes", "runs", "success_rate", "label",
+                 "unsuccessful", "hardest").sort("algorithm", "function", "target", "dimension")
+    # the k/n labels of a panel in rows from its top: a row per series, and of those every other dimension
+    # a row lower (neighbouring dimensions are close on the log axis), only the rows used
+    labelled = pl.col("hardest") & pl.col("label").is_not_null()
+    series_rank = pl.col("series").rank("dense").over("function", labelled)
+    parity = (pl.col("dimension").rank("dense") - 1) % 2
+    key = (series_rank * 2 + parity).cast(pl.Int64)
+    t = t.with_columns(_key=pl.when(labelled).then(key))
+    return t.with_columns(label_row=(pl.col("_key").rank("dense").over("function") - 1).cast(pl.Int32)).drop("_key")
 
 
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
@@ -85,9 +98,12 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     drawn = t.select("function", pl.col("art_per_dimension").alias("y")).vstack(
         t.filter(pl.col("hardest") & ~pl.col("algorithm").is_in(back)).select("function", pl.col("unsuccessful").alias("y")))
     ranges = {f: panels.y_range(g["y"].to_list()) for (f,), g in drawn.group_by("function")}
+    rows = {f: int(n) + 1 for f, n in t.filter(pl.col("label_row").is_not_null())
+            .group_by("function").agg(pl.col("label_row").max()).rows()}  # rows of k/n labels per panel
 
     def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
-        y_scale, y_axis = panels.log_y(ranges[f], "aRT / dimension" if left else None)
+        y_scale, y_axis = panels.log_y(ranges[f], "aRT / dimension" if left else None,
+                                       panels.PADDING + LABEL_ROW * max(rows.get(f, 1) - 1, 0))
         shared = dict(x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension" if bottom else None,
                                                                          values=dims, format="d")),
                       y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded,
@@ -108,11 +124,14 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
             theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.unsuccessful)").mark_point(
                 shape="cross", angle=45, size=90, filled=True).encode(
                 y=alt.Y("unsuccessful:Q", scale=y_scale, axis=y_axis), tooltip=cross_tip),
+            # k/n along the panel's top edge above their dimension, a row per series: never over a marker
             theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.label)").mark_text(
-                dy=-9, align="center", fontSize=9).encode(text=alt.Text("label:N")),
+                align="center", baseline="top", fontSize=9).encode(
+                text=alt.Text("label:N"), y=alt.YValue(1), tooltip=tip,
+                yOffset=alt.YOffset("label_row:Q", scale=alt.Scale(domain=[0, 1], range=[0, LABEL_ROW]))),
         ]
         return theme.layer(*layers, encoding=alt.SharedEncoding(**shared))
 
     funcs = t.select("function", "function_label").unique().sort("function").rows()
-    chart = panels.grid("function", funcs, panel, columns=columns, data=theme.data(t), width=width, height=height)
+    chart = panels.grid("function", funcs, panel, columns=columns, data=t, width=width, height=height)
     return theme.finish(chart, title, settings, configured)

@@ -53,10 +53,21 @@ def _preference(name: str, kind: str, options: Sequence[str], weights: Sequence[
     return [options[i] for i in sorted(range(len(options)), key=score)]
 
 
+#: colours hard to tell apart in a line chart (the two oranges, the two blues): algorithms of one family
+#: do not share a marker
+FAMILIES = ({"#D55E00", "#E69F00"}, {"#0072B2", "#56B4E9"})
+
+
+def _family(colour: str) -> set[str]:
+    """The colours that look like `colour` (itself included)."""
+    return next((f for f in FAMILIES if colour in f), {colour})
+
+
 def _shape(name: str, colour: str, used: Sequence[tuple[str, str]]) -> str:
-    """The marker a name prefers among those least used with `colour`."""
+    """The marker a name prefers among those least used with `colour` or a colour like it."""
     shapes = _preference(name, "shape", SHAPES, SHAPE_WEIGHTS)
-    taken = [s for c, s in used if c == colour]
+    family = _family(colour)
+    taken = [s for c, s in used if c in family]
     return min(shapes, key=lambda s: (taken.count(s), shapes.index(s)))
 
 
@@ -66,7 +77,8 @@ def palette(algorithms: Iterable[str], reference: str | Sequence[str] | None = N
     its name, so that it keeps them from one report to the next whatever else is shown: its first
     choice of colour (a hash of the name ranks the colours, `_preference`), unless an algorithm
     before it in name order took that one; then its next choice among the least used colours (up
-    to len(COLOURS) algorithms get a colour each), and a marker not yet used with that colour.
+    to len(COLOURS) algorithms get a colour each), and a marker not yet used with that colour or one
+    like it (`FAMILIES`: the two oranges, the two blues).
     `fixed` entries {algorithm: (colour, marker or None)} (e.g. the report's settings) are kept and
     taken first; reference algorithms get the reference grey and a diamond."""
     refs = {reference} if isinstance(reference, str) else set(reference or ())
@@ -133,10 +145,22 @@ def ordinal_colour(field: str, domain: Sequence, title: str | None = None, legen
 
 
 # -- axes -----------------------------------------------------------------------------------------
-#: labels only at powers of ten: 0.1 .. 1000 as numbers, beyond as 1e4, 1e-8
+#: the superscript of each character of a written exponent
+SUPERSCRIPTS = {"-": "\u207b", "\u2212": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3", "4": "\u2074",
+                "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079"}
+
+
+def _superscript_expr(text: str) -> str:
+    """A Vega expression writing the characters of `text` (an expression) as superscripts."""
+    for plain, sup in SUPERSCRIPTS.items():
+        text = f"replace({text}, regexp('{plain}', 'g'), '{sup}')"
+    return text
+
+
+#: labels only at powers of ten, all in one format for a paper: 10⁻², 10⁰, 10³, 10⁷ (no mix of 0.1, 1000
+#: and 1e5)
 POW10_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e-6 ? '' : "
-               "(datum.value >= 0.01 && datum.value < 1e4 ? format(datum.value, '~g') : "
-               "replace(format(datum.value, '.0e'), '+', ''))")
+               "'10' + " + _superscript_expr("format(round(log(datum.value) / LN10), 'd')"))
 
 
 def pow10_ticks(lo: float, hi: float, most: int = 9) -> list[float]:

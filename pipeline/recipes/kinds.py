@@ -41,7 +41,7 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
          legend: bool = False, background=None, band: bool = False, level: float = 0.95, replicates: int = 100,
          per_instance: bool = False,
          columns: int = 2, width: int = theme.WIDTH, height: int = theme.HEIGHT) -> Drawing:
-    """Runtime ECDF over function-target pairs (cocopp pprldmany): one chart per (dimension,
+    """Runtime ECDF over (function, target, instance) problems (cocopp pprldmany): one chart per (dimension,
     group), the algorithms together, the reference thick and grey; `max_x` the plotted range in
     evaluations / dimension (default: the budget cut, else cocopp's 1e7); `background` algorithms
     (names of the store, or an Analysis) thin and light grey behind. `band`: the bootstrap

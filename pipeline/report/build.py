@@ -16,12 +16,11 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from ..extras import require
-from ..selection import ranges
 from .context import Context
 from . import output
-from .figures import DATA_DIR, Figure, Note, Page, Section, shared_tables, table_script
+from .figures import DATA_DIR, Figure, Note, Page, Section, external_tables, shared_tables, table_script
 from .measures import Measures
-from .pages import reference_text
+from .pages import instances_text, reference_text
 from .runner import Runner, default_jobs
 from .settings import Settings
 from .vendor import BUNDLE, STATIC, versions as js_versions
@@ -112,7 +111,7 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
     table_t = "; ".join(f"{su}: {theme.fmt_targets(t)}" for su, t in record["table_targets"].items())
     inst = {}
     for key, values in record["instances"].items():
-        inst.setdefault(ranges(values), []).append(key.split("/", 1)[1])
+        inst.setdefault(instances_text(values), []).append(key.split("/", 1)[1])
     inst_text = "; ".join((f"{r} ({', '.join(a)})" if len(a) <= BANNER_NAMES else f"{r} ({len(a)} data sets)")
                           if len(inst) > 1 else r for r, a in inst.items())
     algs = record["algorithms"]
@@ -184,6 +183,8 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
                   datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
     shared = shared_tables(pages) if settings.renderer == "vega" else {}
     files = {f"{DATA_DIR}/{name}.js": table_script(name, values) for name, values in shared.items()}
+    if settings.renderer == "vega":  # the svg renderer's pages have no JavaScript: their tables stay in them
+        files.update(external_tables(pages))
     return {**files, **{p.file: tpl.render(page=p, nav=_nav(pages, p), **common) for p in pages}}
 
 
@@ -250,11 +251,12 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     out = Path(out_dir)
     output.check_replaceable(out, force)  # before the work, and again before replacing
     skipped: list[str] = []
-    tick("selection", 0, None, "")
+    tick("selection", 0, 1, "the selection, the references, the plan")
     with Runner(default_jobs() if jobs is None else jobs) as runner:
         ctx = Context(analysis, settings, runner)
         ctx.progress = tick
         m = Measures(ctx)
+        tick("selection", 1, 1, "")
         record = ctx.record
         pages = _make_pages(ctx, m, tick, skipped)
         _wait_for_charts(pages, tick, skipped)
@@ -273,12 +275,13 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
             shutil.copyfile(STATIC / name, tmp / "static" / name)
         if any(name.startswith(DATA_DIR + "/") for name in files):
             (tmp / DATA_DIR).mkdir()
-        for name, text in files.items():
+        for i, (name, text) in enumerate(files.items()):
+            tick("writing", i, len(files) + 1, name)
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
         _replace_dir(tmp, out, force)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    tick("writing", 1, 1, "")
+    tick("writing", len(files) + 1, len(files) + 1, "")
     return out / "index.html"

@@ -204,6 +204,9 @@ class Context:
         self.with_background: Analysis = (self.analysis.select(algorithm=shown + self.background) if self.background
                                           else self.analysis)
         self.suites: list[str] = self.analysis.suites()
+        if len(self.algorithms) == 1:
+            self.notes.append(f"One compared algorithm ({self.algorithms[0]}): nothing to compare it with, so the "
+                              "pairwise tests, the Pairwise page and the Ranking page are left out.")
         if len(self.algorithms) > 1 and not self.has_pairs:
             self.notes.append("No two compared algorithms have trials on a common problem (suite, function and "
                               "dimension): the pairwise tests, the Pairwise page and the Ranking page are left out.")

@@ -49,10 +49,14 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
                              title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
                              x_range=suite_ecdf_range(ctx, m, suite), **more)
     n = summ["functions"].max()
-    caption = (f"Fraction of (function, target, instance) problems solved within x evaluations / dimension, "
-               f"{n} function(s) of {suite} in {dim}-D; dots: the fraction the trials solved, "
-               f"crosses: median of the trials' evaluations / dimension.")
+    caption = f"{n} function(s) of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
     return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
+
+
+#: what every runtime ECDF chart shows, said once per section (not under each chart)
+ECDF_CAPTION = ("Each chart: the fraction of (function, target, instance) problems solved within x evaluations / "
+                "dimension; dots: the fraction the trials solved, crosses: median of the trials' evaluations / "
+                "dimension.")
 
 
 #: many lines: 10 points per decade, fractions in steps of 1/50 (the chart's size stays small)
@@ -64,7 +68,8 @@ def explorer_spec(ctx: Context, m: Measures, suite: str):
     that show it), or None without data. Lines are coarse (`COARSE`) with many algorithms."""
     cache = m.__dict__.setdefault("_explorers", {})
     if suite not in cache:
-        keep = pl.col("suite") == suite
+        # the dimensions of the compared algorithms (not those where only the reference has data)
+        keep = (pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
         steps = m.ecdf.filter(keep)
         many = len(ctx.algorithms) + len(ctx.background) > ctx.settings.max_detail
         # the columns the explorer shows (with many algorithms, not the counts of instance targets, functions, trials)
@@ -78,6 +83,7 @@ def explorer_spec(ctx: Context, m: Measures, suite: str):
                                             reference=ctx.reference_of(suite),
                                             background=ctx.background or None, group_labels=dict(ctx.groups(suite)),
                                             title=f"Runtime ECDFs, {suite}", settings=ecdf_subtitle(ctx, suite) + back,
+                                            x_range=suite_ecdf_range(ctx, m, suite),
                                             **(COARSE if many else {}))
     return cache[suite]
 

@@ -201,6 +201,7 @@ class Table:
     caption: str = ""
     kind: str = "table"
     collapsed: bool = False  #: shown on demand (a closed <details>: long pages open fast)
+    src: str | None = None  #: the script holding the html, loaded when opened (`external_tables`)
 
 
 def frame_table(id: str, title: str, df: pl.DataFrame, caption: str = "") -> Table:
@@ -315,3 +316,22 @@ def table_script(name: str, values: object) -> str:
     key = json.dumps(name)
     return (f"(window.cocopipeTables = window.cocopipeTables || {{}})[{key}] = "
             f"{json.dumps(values, separators=(',', ':'), allow_nan=False)};\n")
+
+
+#: a closed table of more HTML than this is written to data/NAME.js and loaded when opened: the page
+#: holds only its title (a page of such tables opens at once)
+EXTERNAL_TABLE_LIMIT = 1_000_000
+
+
+def external_tables(pages: list[Page]) -> dict[str, str]:
+    """{data/NAME.js: script} of the closed tables of more than `EXTERNAL_TABLE_LIMIT` of HTML; each such
+    table keeps its title in the page and the name of its script in `src` (report.js loads it when opened)."""
+    files = {}
+    for p in pages:
+        for sec in p.sections:
+            for b in sec.blocks:
+                if isinstance(b, Table) and b.collapsed and len(b.html) > EXTERNAL_TABLE_LIMIT:
+                    name = f"table-{p.slug}-{b.id}"
+                    b.src = f"{DATA_DIR}/{name}.js"
+                    files[b.src] = table_script(name, b.html)
+    return files

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..charts.ranking import critical_difference_chart
+from ..charts.ranking import critical_difference_chart, dimension_text
 from ..measures import ranking
 from .context import Context
 from .ecdfs import explorer_spec
@@ -66,22 +66,23 @@ def _ranking_sections(ctx: Context, ranks: pl.DataFrame, glicko: pl.DataFrame | 
     s = ctx.settings
     chart = ctx.runner.chart(critical_difference_chart, ranks, palette=ctx.palette,
                              title=f"Mean rank of auc (1 = best){name}",
-                             settings="per dimension (0: over all dimensions); intervals of half the Nemenyi "
+                             settings="per dimension and over all dimensions; intervals of half the Nemenyi "
                                       f"critical difference at α = {s.alpha:g}")
     fig = Figure.later(f"ranking-cd{tag}", f"Critical difference{name}", chart,
                        "Mean rank of each algorithm's area under the ECDF per problem, best at the top; two "
                        "algorithms differ significantly (Nemenyi) when their bars do not overlap. Choose the "
                        "dimension in the drop-down.", kind="ranking")
-    show = ranks.select("dimension", "rank", "algorithm", pl.col("score").alias("mean rank"), "problems",
+    dim = dimension_text(pl.col("dimension")).alias("dimension")  # "all" over all dimensions
+    show = ranks.select(dim, "rank", "algorithm", pl.col("score").alias("mean rank"), "problems",
                         pl.col("friedman_p").alias("Friedman p"),
                         pl.col("critical_difference").alias("critical difference"))
-    cliques = cl.select("dimension", "clique", "low", "high", "algorithms")
+    cliques = cl.select(dim, "clique", "low", "high", "algorithms")
     glicko_block = Note(f"Glicko-2 ratings are left out above {s.max_detail} compared algorithms (every pair of "
                         f"algorithms plays per function and target: {len(ctx.algorithms)} algorithms make "
                         f"{len(ctx.algorithms) * (len(ctx.algorithms) - 1) // 2} pairs); the mean ranks above "
                         "order them all.")
     if glicko is not None:
-        g = glicko.select("dimension", "rank", "algorithm", pl.col("score").alias("rating"), "deviation", "volatility")
+        g = glicko.select(dim, "rank", "algorithm", pl.col("score").alias("rating"), "deviation", "volatility")
         glicko_block = frame_table(
             f"ranks-glicko2{tag}", f"Glicko-2 ratings{name}", g,
             "Per dimension, 25 rounds: in each, one trial of every algorithm is drawn per (function, target) and "
@@ -90,7 +91,7 @@ def _ranking_sections(ctx: Context, ranks: pl.DataFrame, glicko: pl.DataFrame | 
     return [
         Section(f"ranking-cd{tag}", f"Critical difference{name}", [fig], columns=1),
         Section(f"ranking-tables{tag}", f"Ranks and cliques{name}", [
-            frame_table(f"ranks-auc{tag}", f"Mean ranks of auc{name}", show, "Dimension 0: over all dimensions."),
+            frame_table(f"ranks-auc{tag}", f"Mean ranks of auc{name}", show, "Per dimension, and over all dimensions (all)."),
             frame_table(f"cliques{tag}", f"Cliques{name}", cliques,
                         "Runs of algorithms, ordered by mean rank, within the critical difference of each other: "
                         "the bars of a critical-difference diagram."),

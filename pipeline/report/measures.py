@@ -1,9 +1,9 @@
 """The measures a report shows, computed once for all its pages (each page takes slices).
 
 Memory stays bounded however many algorithms a report holds: the hitting times, ECDF step tables
-and areas under the ECDF are computed a group of algorithms at a time (the groups of the plan of the
-analysis reported on, `execution.Plan`; each algorithm's measures are independent of the others';
-the groups run in the runner's worker processes), and each group's step table is cut at the plotted
+and areas under the ECDF are computed an algorithm at a time (each algorithm's measures are
+independent of the others'; they run in the runner's worker processes, and the progress counts
+them), and each group's step table is cut at the plotted
 range and thinned to `RESOLUTION` in log10(x) at once, at most 100 points a decade, which is finer
 than any chart draws (`pipeline.charts.ecdf.thin`: 0.02 and coarser; thinning keeps each bin's last
 step, so a thinned line never rises earlier than the data).
@@ -84,17 +84,19 @@ class Measures:
         budgets = auc_budgets(c.compared.runs(), c.compared.max_budget).collect()
         targets = self._targets(self.ctx.ecdf_targets)
         algs = sorted(c.all_shown)
-        return [c.runner.submit(group_tables, c.parts(part), targets, s.mode,
+        # an algorithm at a time (its measures do not depend on the others': each problem's simulated restarts
+        # draw from a generator of its own): the workers share the work, and the progress counts algorithms
+        return [c.runner.submit(group_tables, c.parts([alg]), targets, s.mode,
                                 s.ecdf_samples, s.seed, c.compared.max_budget, budgets)
-                for part in c.plan.groups(algs)]
+                for part in c.plan.groups(algs) for alg in part]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:
         parts, n = [], len(self._groups)
         for i, f in enumerate(self._groups):
-            self.ctx.progress("measures", i, n, f"ECDFs and auc, {n} group(s) of algorithms")
+            self.ctx.progress("measures", i, n, "ECDFs and auc, algorithms done")
             parts.append(f.result())
-        self.ctx.progress("measures", n, n, "")
+        self.ctx.progress("measures", n, n, "ECDFs and auc, algorithms done")
         self._groups = []
         return {k: pl.concat([p[k] for p in parts], how="vertical_relaxed") for k in parts[0]}
 

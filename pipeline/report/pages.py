@@ -23,12 +23,13 @@ import dataclasses
 import polars as pl
 
 from ..charts import pairs, theme
+from ..conventions import function_title
 from ..recipes.inputs import settings_lines
 from ..recipes.kinds import KINDS
 from ..selection import ranges
 from ..tables import to_html
 from .context import Context
-from .ecdfs import Fixed, ecdf_figure, explorer_spec
+from .ecdfs import ECDF_CAPTION, Fixed, ecdf_figure, explorer_spec
 from .figures import Figure, Legend, Note, Page, Section, Table, frame_table, unique_slugs
 from .measures import Measures
 from .provenance import provenance_table, reference_choices
@@ -65,6 +66,17 @@ def _by_dimension(df: pl.DataFrame, suite: str) -> list[tuple[int, pl.DataFrame]
     return [(d, part.filter(pl.col("dimension") == d)) for d in sorted(part["dimension"].unique().to_list())]
 
 
+#: how the instances of a reference set are written (its logs name instance 0: the reference's runs are the
+#: best of several algorithms per problem, over no instance of their own)
+NO_INSTANCES = "none, a reference set"
+
+
+def instances_text(values) -> str:
+    """The instances of a data set in ranges ("1-5, 71-80"); a reference set's lone instance 0 as `NO_INSTANCES`."""
+    values = list(values)
+    return NO_INSTANCES if values == [0] else ranges(values)
+
+
 # -- views ----------------------------------------------------------------------------------------
 def overview(ctx: Context, m: Measures) -> list[Page]:
     """Data sets, and the ECDFs over all functions per dimension."""
@@ -72,7 +84,7 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
     ds = pl.DataFrame(rec["data_sets"]).select(
         "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
         pl.col("dimensions").list.eval(pl.element().cast(pl.String)).list.join(", "),
-        pl.col("instances").map_elements(lambda v: ranges(v.to_list()), return_dtype=pl.String))
+        pl.col("instances").map_elements(lambda v: instances_text(v.to_list()), return_dtype=pl.String))
     sections = [Section("data", "Data", [frame_table(
         "data-sets", "Data sets", ds,
         "Each data set as read from its logs: the COCO log format and COCO version, the trials, functions, "
@@ -92,7 +104,7 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
             figs = [ecdf_figure(ctx, m, suite, d, "all", "All functions") for d in ctx.dimensions(suite)]
         intro = (f"Runtime ECDFs of all algorithms over all functions of {suite}, one chart per dimension"
                  + (f"; the reference {ctx.reference_label_of(suite)} thick and grey." if ctx.reference_of(suite)
-                    else "."))
+                    else ".") + " " + ECDF_CAPTION)
         sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
                                 [f for f in figs if f], intro=intro, columns=1 if ctx.many else 2))
     return [Page("index", "Overview", sections, nav="Overview")]
@@ -107,12 +119,14 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
-            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", f"f{f}", compact=True) for f in ctx.functions(suite)]
+            funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", function_title(suite, f), compact=True)
+                     for f in ctx.functions(suite)]
             sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
                                     [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f],
                                     columns=3,
                                     intro="Function groups, then each function (colours as in the legend; click a "
-                                          "line to highlight an algorithm, double-click to clear)."))
+                                          "line to highlight an algorithm, double-click to clear). "
+                                          + ECDF_CAPTION))
     return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
 
 
@@ -155,10 +169,22 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
         fig = kind_figure(ctx, f"scaling-{suite}", f"Scaling, {suite}", "scaling", a, reference=ctx.reference_of(suite),
                           palette=ctx.palette, target=SCALING_TARGET, background=ctx.background or None,
                           caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
-                                  "dimension, per function, log-log; k/n beside a point: k of n trials succeeded; "
+                                  "dimension, per function, log-log; k/n at the top of a panel, above a dimension, in "
+                                  "the colour of its algorithm: k of n trials succeeded there; "
                                   "a cross: no success, at the median evaluations / dimension of the trials.")
         sections.append(Section(f"scaling-{suite}", suite, [fig], columns=1))
     return [Page("scaling", "Scaling with dimension", sections, nav="Scaling")]
+
+
+#: a table of more HTML than this is closed until its title is clicked (the browser lays out only the open
+#: ones: a page of closed tables shows its first screen at once)
+OPEN_TABLE_LIMIT = 1_000_000
+
+
+def _table(ctx: Context, id: str, title: str, html: str) -> Table:
+    """A table of the tables page: closed with many algorithms or when large (`OPEN_TABLE_LIMIT`)."""
+    big = len(html) > OPEN_TABLE_LIMIT
+    return Table(id, title + (" (large: click to open)" if big else ""), html, collapsed=ctx.many or big)
 
 
 def tables(ctx: Context, m: Measures) -> list[Page]:
@@ -171,12 +197,12 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
             f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
             columns=1))
     for suite in ctx.suites:
-        blocks = [Table(f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
+        blocks = [_table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g))
                   for d, g in _by_dimension(t, suite)]
         sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))
     if m.pairwise is not None:
         for suite in ctx.suites:
-            blocks = [Table(f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g), collapsed=ctx.many)
+            blocks = [_table(ctx, f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g))
                       for d, g in _by_dimension(m.pairwise, suite)]
             sections.append(Section(f"pairwise-tests-{suite}", f"Pairwise rank-sum tests, {suite}", blocks,
                                     columns=1))
@@ -215,6 +241,12 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
             ]
         sections.append(Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1))
     tests = m.pairwise
+    every_pair = tests is None or tests.select("algorithm_a", "algorithm_b").n_unique() <= len(ctx.pairs())
+    if tests is not None and not every_pair:  # many pairs: the heat maps of the pairs of this page
+        both = [*ctx.pairs(), *[(b, a) for a, b in ctx.pairs()]]
+        keep = pl.DataFrame(both, schema={"algorithm_a": tests.schema["algorithm_a"],
+                                          "algorithm_b": tests.schema["algorithm_b"]}, orient="row")
+        tests = tests.join(keep, on=["algorithm_a", "algorithm_b"], how="semi", maintain_order="left")
     if tests is not None and tests.height:
         heat = []
         for (suite, dim), t in sorted(tests.partition_by("suite", "dimension", as_dict=True).items()):
@@ -224,7 +256,8 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                                  settings=f"two-sided rank-sum (Mann-Whitney U), {t['correction'][0]} correction over "
                                           f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
                 "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
-                "algorithm of the pair has the better ranks, red where the second has; outlined: significant.",
+                "algorithm of the pair has the better ranks, red where the second has; outlined: significant."
+                + ("" if every_pair else " The pairs of this page (the Tables page holds the tests of every pair)."),
                 kind="ranksum-heatmap"))
         sections.insert(0, Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1))
     return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]
@@ -248,15 +281,17 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
                 ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
-                caption="aRT / dimension versus dimension, a line per target; k/n: k of n trials succeeded at the "
-                        "hardest target; a cross: no success, at the median evaluations / dimension (ppfigdim).")],
+                caption="aRT / dimension versus dimension, a line per target; k/n at the top of a panel, above "
+                        "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the "
+                        "median evaluations / dimension (ppfigdim).")],
                 columns=1))
             names = [g for g, _ in groups]
             dist = [
                 kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
                             dimension=dims,
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
-                                    "group and dimension (cocopp's pprldistr, left)."),
+                                    "group and dimension (cocopp's pprldistr, left); k/n at a line's end: k of the n "
+                                    "functions of the panel solved at that target by at least one trial."),
                 kind_figure(ctx, f"precision-ecdf-{suite}-{ids[alg]}", f"Precision ECDFs, {alg}", "precision-ecdf", one,
                             group=names, dimension=dims,
                             caption="ECDF of the best precision Δf the trials reached within budgets of k x "
@@ -318,7 +353,8 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
          "functions": ", ".join(map(str, rec["functions"][su])),
          "ECDF targets": ", ".join(theme.fmt_number(t) for t in rec["ecdf_targets"][su]),
          "table targets": ", ".join(theme.fmt_number(t) for t in rec["table_targets"][su])} for su in rec["suites"]])
-    inst = pl.DataFrame([{"data": k, "instances": ", ".join(map(str, v))} for k, v in rec["instances"].items()])
+    inst = pl.DataFrame([{"data": k, "instances": NO_INSTANCES if list(v) == [0] else ", ".join(map(str, v))}
+                         for k, v in rec["instances"].items()])
     ds = pl.DataFrame(rec["data_sets"])
     vers = pl.DataFrame({"software": list(rec["versions"]), "version": list(rec["versions"].values())})
     how = ("Rebuild this report exactly with `cocopipe report --settings settings.json --out DIR` (with the same "

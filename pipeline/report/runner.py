@@ -79,7 +79,12 @@ def _param_names(node, found: list[str]) -> None:
 def canonical_names(spec: dict) -> dict:
     """The spec with numbered parameter names ("zoom65": numbered by a counter of the process that
     made the chart) renumbered in order of appearance, so that a spec does not depend on what the
-    process drew before (reports are byte-identical whoever builds them)."""
+    process drew before (reports are byte-identical whoever builds them). The spec's tables
+    (`datasets`, most of its size) are neither searched nor changed: names live outside them."""
+    tables = spec.get("datasets")
+    if isinstance(tables, dict):
+        rest = canonical_names({k: v for k, v in spec.items() if k != "datasets"})
+        return {**{k: rest[k] for k in spec if k != "datasets"}, "datasets": tables}
     names = []
     _param_names(spec, names)
     numbered = [n for n in names if re.fullmatch(r"[A-Za-z_]*?[A-Za-z_]\d+", n)]

@@ -1,6 +1,8 @@
-// cocopipe report: render every chart of the page from its embedded Vega-Lite spec with the
-// shipped vega-embed (no network). Progress is kept on <body>: data-charts-rendered,
-// data-charts-failed, and data-charts-done="true" once every chart has been tried.
+// cocopipe report: draw the charts of the page from their embedded Vega-Lite specs with the shipped
+// vega-embed (no network), each when it comes into view (an IntersectionObserver; every chart at once
+// before printing, or by window.cocopipeDrawAll()). Progress is kept on <body>: data-charts-rendered,
+// data-charts-failed, data-charts-done="true" once every chart has been tried, data-first-screen-ms
+// once the charts of the first screen are drawn.
 (function () {
   "use strict";
   var charts = Array.prototype.slice.call(document.querySelectorAll("div.chart[data-spec]"));
@@ -41,13 +43,35 @@
     } catch (e) {
       return Promise.reject(e);
     }
+    var t0 = performance.now();
+    div.__columns = typeof spec.columns === "number" ? spec.columns : 0;
     return window.vegaEmbed(div, spec, options).then(function (result) {
+      var t1 = performance.now();
+      div.dataset.msDraw = String(Math.round(t1 - t0));  // the time it took (benchmarks/pages.py)
       window.__views.push(result.view);
       div.__view = result.view;
+      unzoomOnChoice(result.view);
       if (highlighted.length) highlight(result.view, highlighted);
       return fit(div, result.view).then(function () {
+        div.dataset.msFit = String(Math.round(performance.now() - t1));
         if (boxes && div.parentElement) boxes.observe(div.parentElement);
         return result;
+      });
+    });
+  }
+
+  // an explorer's zoom (interval "zoom" bound to the x scale) is undone when another dimension or function
+  // group is chosen: each choice has its own x range
+  function hasSignal(view, name) {
+    try { view.signal(name); return true; } catch (e) { return false; }
+  }
+
+  function unzoomOnChoice(view) {
+    if (!hasSignal(view, "zoom_x")) return;
+    ["dimension_shown", "group_shown"].forEach(function (name) {
+      if (!hasSignal(view, name)) return;
+      view.addSignalListener(name, function () {
+        if (view.signal("zoom_x") != null) view.signal("zoom_x", null).runAsync();
       });
     });
   }
@@ -84,38 +108,69 @@
     return view.resize().runAsync();  // resize: lay the whole chart out again (autosize)
   }
 
+  // the plots' width in one row of a chart at its spec's sizes: its width signals (a single view's width,
+  // a facet's child width times its columns, or the first `columns` panels of a concatenation); 0 when
+  // the chart has none (a discrete axis: its steps)
+  function rowWidth(base, columns) {
+    var widths = Object.keys(base).filter(function (n) { return /(^|_)width$|^childWidth$/.test(n); })
+      .map(function (n) { return base[n]; });
+    if (!widths.length) return 0;
+    if (widths.length === 1) return widths[0] * Math.max(columns || 1, 1);
+    return widths.slice(0, columns || widths.length).reduce(function (a, b) { return a + b; }, 0);
+  }
+
+  // the scale found for a chart of the same base sizes in a box of the same width: charts of a section
+  // are mostly alike, so that the next one is tried at that scale first (one layout, not four or five)
+  var found = {};
+
   function fit(div, view) {
-    if (!div.__base) {
+    var first = !div.__base;
+    if (first) {
       var sizes = {};
       sizeSignals(view).forEach(function (name) { sizes[name] = view.signal(name); });
       div.__base = sizes;
     }
     var base = div.__base, box = div.parentElement;
     if (!Object.keys(base).length || !box) return Promise.resolve();
-    var room, tries = 0;
+    var room, tries = 0, key = JSON.stringify(base) + "@" + box.clientWidth;
     function at(f) {  // the chart's width with its plots scaled by f
       return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
     }
-    // secant steps from the spec's sizes and twice them, aiming a little inside the room: the width is
-    // about linear in f (axis labels wider than narrow plots make it less so); the result is never
-    // wider than the room, unless the chart is wider even at MIN_SCALE
+    function good(f, w) { return w <= room && (room - w < 8 || f >= MAX_SCALE); }
+    // secant steps from two widths, aiming a little inside the room: the width is about linear in f
+    // (axis labels wider than narrow plots make it less so); the result is never wider than the room,
+    // unless the chart is wider even at MIN_SCALE
     function step(f0, w0, f1, w1, slope) {
       var s = (w1 - w0) / (f1 - f0);
       if (s > 0 && isFinite(s)) slope = s;
       var f = Math.min(Math.max(f1 + (room - 3 - w1) / slope, MIN_SCALE), MAX_SCALE);
       return at(f).then(function (w) {
         tries += 1;
-        var fits = w <= room, close = room - w < 8 || f >= MAX_SCALE;
-        if ((fits && close) || (!fits && f <= MIN_SCALE) || tries >= 6) {
+        var fits = w <= room;
+        if (good(f, w) || (!fits && f <= MIN_SCALE) || tries >= 6) {
           return fits || f <= MIN_SCALE ? f : at(MIN_SCALE).then(function () { return MIN_SCALE; });
         }
         return step(f1, w1, f, w, slope);
       });
     }
-    return at(1).then(function (w0) {
+    // a new chart is drawn at its spec's sizes (scale 1): its width is known without a layout
+    var start = first ? Promise.resolve(svgWidth(div)) : at(1);
+    return start.then(function (w0) {
       room = box.clientWidth - (div.getBoundingClientRect().width - w0) - 2;
-      return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
+      var guess = found[key];
+      if (guess === undefined) {
+        // the width grows by about the plots' width in a row per unit of f: one step from there (the
+        // secant goes on from the width it gives when that was not close enough)
+        var slope = rowWidth(base, div.__columns);
+        if (slope > 0) return step(0, w0 - slope, 1, w0, slope);
+        return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
+      }
+      return at(guess).then(function (wg) {
+        if (good(guess, wg)) return guess;
+        return step(1, w0, guess, wg, Math.max((wg - w0) / (guess - 1 || 1), 1));
+      });
     }).then(function (f) {
+      found[key] = f;
       div.dataset.scale = f.toFixed(3);
       div.__fitted = box.clientWidth;
     });
@@ -182,28 +237,119 @@
     });
   });
 
-  function next(i) {
-    if (i >= charts.length) return;
-    var div = charts[i];
-    render(div).then(function () {
+  // -- large tables: in data/NAME.js (window.cocopipeTables), loaded when their <details> is opened ------
+  Array.prototype.forEach.call(document.querySelectorAll("details.table-block[data-src]"), function (d) {
+    d.addEventListener("toggle", function () {
+      if (!d.open || d.dataset.loaded) return;
+      d.dataset.loaded = "loading";
+      var name = d.dataset.src.replace(/^.*\//, "").replace(/\.js$/, "");
+      var s = document.createElement("script");
+      s.src = d.dataset.src;
+      s.onload = function () {
+        d.insertAdjacentHTML("beforeend", window.cocopipeTables[name]);
+        d.dataset.loaded = "true";
+      };
+      s.onerror = function () {
+        d.dataset.loaded = "failed";
+        d.insertAdjacentHTML("beforeend", "<p class=\"note\">This table could not be loaded from " + d.dataset.src + ".</p>");
+        console.error("table " + d.id + ": " + d.dataset.src + " did not load");
+      };
+      document.head.appendChild(s);
+    });
+  });
+
+  // -- drawing on view -------------------------------------------------------------------------
+  // A chart is queued when it comes near the window (MARGIN px) and drawn one at a time, in page order,
+  // yielding to the browser between charts; one that left the window before its turn waits until it is
+  // back. An undrawn chart keeps the height of a drawn chart of its section, so that the page does not
+  // jump as charts are drawn and a link to a section lands where its charts will be.
+  var MARGIN = 200;
+  var near = [], queued = [], busy = false, firstScreen = null;
+
+  function finished(div) {
+    return div.dataset.rendered === "true" || div.dataset.error !== undefined;
+  }
+
+  // the charts not yet drawn of the same kind in sections of as many columns take a drawn one's height
+  function keepHeights(div) {
+    var fig = div.closest("figure"), blocks = div.closest(".blocks"), h = div.getBoundingClientRect().height;
+    if (!fig || !blocks || !h) return;
+    var sel = "." + blocks.className.split(" ").join(".") + " figure." + fig.className.split(" ").join(".") +
+              " div.chart[data-spec]";
+    Array.prototype.forEach.call(document.querySelectorAll(sel), function (c) {
+      if (!finished(c)) c.style.minHeight = Math.round(h) + "px";
+    });
+  }
+
+  function drawOne(div) {
+    return render(div).then(function () {
       div.dataset.rendered = "true";
+      div.style.minHeight = "";
       rendered += 1;
+      keepHeights(div);
     }, function (e) {
       div.dataset.error = String(e);
+      div.style.minHeight = "";
       div.textContent = "This chart could not be drawn: " + e;
       failed += 1;
       console.error("chart " + div.id + ": " + e);
-    }).then(function () {
-      update();
-      // yield to the browser between charts so that long pages stay responsive
-      window.setTimeout(function () { next(i + 1); }, 0);
+    }).then(update);
+  }
+
+  function pump() {
+    if (busy) return;
+    var i = queued.findIndex(function (d) { return !finished(d) && (d.__all || near.indexOf(d) >= 0); });
+    if (i < 0) {
+      queued = queued.filter(function (d) { return !finished(d); });
+      if (firstScreen === null) {
+        firstScreen = performance.now();
+        body.dataset.firstScreenMs = String(Math.round(firstScreen));
+      }
+      return;
+    }
+    var div = queued.splice(i, 1)[0];
+    busy = true;
+    drawOne(div).then(function () {
+      busy = false;
+      window.setTimeout(pump, 0);  // yield to the browser between charts: the page stays responsive
     });
   }
+
+  function enqueue(divs) {
+    divs.forEach(function (d) { if (!finished(d) && queued.indexOf(d) < 0) queued.push(d); });
+    queued.sort(function (a, b) { return charts.indexOf(a) - charts.indexOf(b); });
+    pump();
+  }
+
+  // every chart of the page (printing, tests): drawn in page order whether in view or not
+  window.cocopipeDrawAll = function () {
+    charts.forEach(function (d) { d.__all = true; });
+    enqueue(charts);
+  };
+  window.addEventListener("beforeprint", window.cocopipeDrawAll);
 
   update();
   if (typeof window.vegaEmbed !== "function") {
     console.error("vega-embed is missing: static/vega-bundle.js did not load");
     return;
   }
-  next(0);
+  if (typeof IntersectionObserver !== "function") {
+    window.cocopipeDrawAll();
+    return;
+  }
+  var watch = new IntersectionObserver(function (entries) {
+    var come = [];
+    entries.forEach(function (e) {
+      var i = near.indexOf(e.target);
+      if (e.isIntersecting) {
+        if (i < 0) near.push(e.target);
+        come.push(e.target);
+      } else if (i >= 0) {
+        near.splice(i, 1);
+      }
+    });
+    enqueue(come);
+  }, { rootMargin: MARGIN + "px 0px" });
+  charts.forEach(function (d) { watch.observe(d); });
+  if (!charts.length) pump();
 })();

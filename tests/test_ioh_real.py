@@ -4,6 +4,7 @@ targets are logged values, ERT (each unsuccessful run charged its own length, IO
 fixed-budget statistics, fixed-budget ECDF and AOCC on values, every output saying `quantity = value`."""
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -14,7 +15,17 @@ from pipeline.api import open_store
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real"
 ORACLE = pl.read_csv(REAL.parent / "real_oracle.csv")
-SETS = {"iohinspector_SO_Data": 1000, "iohinspector_test_data": 100}
+#: data set: every run's length, or by (algorithm, dimension) where they differ (MA-BBOB's)
+SETS = {"iohinspector_SO_Data": 1000, "iohinspector_test_data": 100,
+        "iohdata_MABBOB_Baselines": {("ACA", 2): 4000, ("ACA", 5): 10000, ("PSS", 2): 369, ("PSS", 5): 9963,
+                             ("ERADS_QuantumFluxUltraRefined", 2): 4000,
+                             ("ERADS_QuantumFluxUltraRefined", 5): 10000}}
+
+
+def _length(data: str, algorithm: str, dimension: int) -> int:
+    """Every run's length in a data set for an algorithm and dimension."""
+    lengths = SETS[data]
+    return lengths[algorithm, dimension] if isinstance(lengths, dict) else lengths
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +55,22 @@ def test_every_real_set_is_ingested_with_its_runs(stores):
         assert runs.height == announced
         assert runs["final_delta"].null_count() == runs.height
         assert set(runs["suite"]) == {"unknown_suite"}
+
+
+def test_mabbob_baselines_are_read_whole(stores):
+    """IOHdata's MA-BBOB baselines (cut to 5 runs of each algorithm and dimension): 3 algorithms on
+    ManyAffine (f100) in 2-D and 5-D, every run as long as the json says (2000 * dimension, PSS stopping early), its best
+    value the json's `best.y`."""
+    runs = open_store(stores["iohdata_MABBOB_Baselines"]).values().runs().collect()
+    assert runs.height == 30 and set(runs["function"]) == {100} and set(runs["function_name"]) == {"ManyAffine"}
+    assert sorted(runs.group_by("algorithm", "dimension").len().rows()) == [
+        (a, d, 5) for a in ("ACA", "ERADS_QuantumFluxUltraRefined", "PSS") for d in (2, 5)]
+    assert all(r["last_evaluation"] == _length("iohdata_MABBOB_Baselines", r["algorithm"], r["dimension"])
+               for r in runs.iter_rows(named=True))
+    logged = open_store(stores["iohdata_MABBOB_Baselines"]).select().selection.store.runs().collect()
+    bests = sorted(json.loads(p.read_text())["scenarios"][i]["runs"][j]["best"]["y"]
+                   for p in (REAL / "iohdata_MABBOB_Baselines").rglob("*.json") for i in range(2) for j in range(5))
+    assert sorted(logged["best_y"]) == bests
 
 
 def test_ert_on_values_equals_iohinspector(stores):
@@ -91,7 +118,7 @@ def test_aocc_on_values_equals_iohinspector(stores):
     for (data, alg, f, d), g in _groups("AOCC"):
         a = open_store(stores[data], function=f, dimension=d).aocc(lower=1e-8, upper=1e2).collect()
         a = a.filter(pl.col("algorithm") == alg)
-        assert a["budget"][0] == SETS[data] and a["quantity"][0] == "value"
+        assert a["budget"][0] == _length(data, alg, d) and a["quantity"][0] == "value"
         assert a["aocc"][0] == pytest.approx(g["value"][0], rel=1e-9, abs=1e-12), (alg, f)
 
 

@@ -128,3 +128,30 @@ def test_iohdata_sample_runs_and_ert_equal_the_raw_files(tmp_path, alg, f):
         ok = [h for h in hits if h is not None]
         want = (sum(ok) + sum(n for h, n in zip(hits, lengths) if h is None)) / len(ok) if ok else float("inf")
         assert ert == pytest.approx(want, rel=1e-12), (alg, f, v)
+
+
+IOH_DATA = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real" / "iohexperimenter_ioh_data" / "ioh_data.zip"
+
+
+def test_ioh_data_zip_blocks_naming_one_dat_take_its_sections_in_turn(tmp_path):
+    """IOHexperimenter's `ioh_data.zip` (its 2021 tests): each .info holds two blocks (two logger sessions,
+    instances 1 and 2) naming the same .dat, 2 runs each, and the .dat holds the 4 runs in that order: the
+    second block's runs are sections 3 and 4 (their .info entries `evals|best` are those sections' last
+    improvements: 6976|10.4961, 1987|10.2543, then 2087|48.2667, 9035|48.7675), not sections 1 and 2 again."""
+    import zipfile
+
+    st, s = _ingest(tmp_path, IOH_DATA)
+    assert not s.problems
+    with zipfile.ZipFile(IOH_DATA) as z:
+        raw = [[(int(r.split()[0]), float(r.split()[2])) for r in sec.strip().splitlines()[1:]]
+               for sec in z.read("data_f1_Sphere/IOHprofiler_f1_DIM5.dat").decode().split('"function evaluation"')[1:]]
+    assert len(raw) == 4
+    runs = st.runs().sort("function", "trial").collect()
+    assert runs.height == 8 and set(runs["function"]) == {0, 1} and not runs["maximize"].any()
+    f1 = runs.filter(pl.col("function") == 1)
+    assert f1.select("instance", "info_evaluations").rows() == [(1, 6976), (1, 1987), (2, 2087), (2, 9035)]
+    assert f1["last_evaluation"].to_list() == [10000] * 4
+    ev = st.events().join(f1.lazy().select("run_id", "instance", "info_evaluations"), on="run_id").collect()
+    got = sorted(sorted(zip(g["evaluations"], g["measured"])) for _, g in ev.group_by("run_id"))
+    assert got == sorted(raw)
+    assert sorted(min(y for _, y in r) for r in raw) == pytest.approx([10.254333, 10.496063, 48.266694, 48.767475])

@@ -86,6 +86,26 @@ def test_every_logging_file_of_a_run_is_read_and_merged(tmp_path):
     assert open_store(st.path).ert([1.0]).collect()["ert"].to_list() == [6.0]
 
 
+def test_unquoted_parameter_names_after_the_quoted_columns_are_columns(tmp_path):
+    """ioh's 2023 logger (IOHexperimenter's later ioh_data.zip) writes the tracked names bare after the five
+    quoted columns: `... "best af(x)+b" violation penalty x0`: three parameter columns, the records numbers."""
+    log = tmp_path / "old"
+    (log / "data_f1").mkdir(parents=True)
+    (log / "IOHprofiler_f1.info").write_text(
+        'suite = "unknown_suite", funcId = 1, DIM = 1, maximization = "F", algId = "RS"\n%\n'
+        "data_f1/IOHprofiler_f1_DIM1.dat, 1:2|0.5;10\n")
+    (log / "data_f1" / "IOHprofiler_f1_DIM1.dat").write_text(
+        '"function evaluation" "current f(x)" "best-so-far f(x)" "current af(x)+b" "best af(x)+b" violation penalty x0\n'
+        "1 4 4 84 84 0 0 0.25\n2 0.5 0.5 80.5 80.5 1 2 -0.5\n")
+    st, s = _ingest(tmp_path, log)
+    assert not s.problems, s.problems
+    assert st.events().sort("evaluations").collect()["measured"].to_list() == [4.0, 0.5]
+    p = st.scan("params").sort("evaluations", "name").collect()
+    assert p.select("evaluations", "name", "value").rows() == [
+        (1, "penalty", 0.0), (1, "violation", 0.0), (1, "x0", 0.25), (2, "penalty", 2.0), (2, "violation", 1.0),
+        (2, "x0", -0.5)]
+
+
 SAMPLE = EXT.parents[1] / "iohdata_sample_data"  # IOHdata's sample_data.zip (JSS), cut to 5 runs of 16-D
 
 

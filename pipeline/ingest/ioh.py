@@ -202,7 +202,9 @@ def columns(header: str) -> tuple[list[str], int | None, list[int]]:
     and those of the tracked parameters: `evaluations raw_y ...` (ioh >= 0.3), or the quoted header of ioh
     < 0.3 whose `best-so-far f(x)` is read, as IOHanalyzer reads it."""
     if header.startswith('"'):
-        names = [n for n in re.findall(r'"([^"]*)"', header) if n != "No parameters"]  # a placeholder, no column
+        # quoted names, and the bare ones ioh's later logger writes after them (`... "best af(x)+b" violation x0`)
+        names = [q or bare for q, bare in re.findall(r'"([^"]*)"|(\S+)', header)
+                 if (q or bare) != "No parameters"]  # a placeholder, no column
         if tuple(names[:2]) != OLD_COLUMNS[:2]:
             return names, None, []
         n = sum(1 for a, b in zip(names, OLD_COLUMNS) if a == b)

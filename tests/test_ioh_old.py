@@ -175,3 +175,32 @@ def test_ioh_data_zip_blocks_naming_one_dat_take_its_sections_in_turn(tmp_path):
     got = sorted(sorted(zip(g["evaluations"], g["measured"])) for _, g in ev.group_by("run_id"))
     assert got == sorted(raw)
     assert sorted(min(y for _, y in r) for r in raw) == pytest.approx([10.254333, 10.496063, 48.266694, 48.767475])
+
+
+IOH_DATA_2023 = IOH_DATA.parents[1] / "iohexperimenter_ioh_data_2023"
+
+
+def test_the_2023_ioh_data_zip_is_read_run_for_run_and_its_cut_line_named(tmp_path):
+    """IOHexperimenter's later ioh_data.zip (2023, cut to the records improving best-so-far): bare parameter
+    names (violation penalty i x0..x4) after the quoted columns, two blocks per .info naming one .dat; f61's
+    last run stops within a line at evaluation 2656: that line is named, the run read up to 2655."""
+    st, s = _ingest(tmp_path, IOH_DATA_2023)
+    assert [(p.file, p.line, p.message) for p in s.problems] == [
+        ("data_f61_Name/IOHprofiler_f61_DIM5.dat", 13, "truncated record")]
+    info = (IOH_DATA_2023 / "IOHprofiler_f1_Sphere.info").read_text().splitlines()
+    entries = [e.strip() for line in info[2::3] for e in line.split(",")[1:]]
+    raw = [[(int(r.split()[0]), float(r.split()[2])) for r in sec.strip().splitlines()[1:]] for sec in
+           (IOH_DATA_2023 / "data_f1_Sphere" / "IOHprofiler_f1_DIM5.dat").read_text().split('"function evaluation"')[1:]]
+    runs = st.runs().sort("function", "trial").collect()
+    f1 = runs.filter(pl.col("function") == 1)
+    assert f1.select("instance", "info_evaluations").rows() == [
+        (int(e.split(":")[0]), int(e.split(":")[1].split("|")[0])) for e in entries] == [
+        (1, 8154), (1, 7436), (2, 5962), (2, 6518)]
+    ev = st.events().join(f1.lazy().select("run_id", "trial"), on="run_id").sort("trial", "evaluations").collect()
+    assert [list(zip(g["evaluations"], g["measured"])) for _, g in ev.group_by("trial", maintain_order=True)] == raw
+    # each run's best is its .info's `best` (rounded to 6 digits there)
+    assert [min(y for _, y in r) for r in raw] == pytest.approx(
+        [float(e.split("|")[1].split(";")[0]) for e in entries], abs=5e-5)
+    assert runs.filter(pl.col("function") == 61)["last_evaluation"].to_list() == [10000, 10000, 10000, 2655]
+    names = st.scan("params").select("name").unique().sort("name").collect()["name"].to_list()
+    assert names == ["i", "penalty", "violation", "x0", "x1", "x2", "x3", "x4"]

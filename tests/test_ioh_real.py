@@ -19,13 +19,17 @@ from pipeline.api import open_store
 REAL = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real"
 ORACLE = pl.read_csv(REAL.parent / "real_oracle.csv")
 #: data set: every run's length, or by (algorithm, dimension) where they differ (MA-BBOB's)
-SETS = {"iohinspector_SO_Data": 1000, "iohinspector_test_data": 100,
+SETS = {"iohinspector_SO_Data": 1000, "iohinspector_test_data": 100, "iohexperimenter_temp": 10,
         "iohdata_MABBOB_Baselines": {("ACA", 2): 4000, ("ACA", 5): 10000, ("PSS", 2): 369, ("PSS", 5): 9963,
                              ("ERADS_QuantumFluxUltraRefined", 2): 4000,
                              ("ERADS_QuantumFluxUltraRefined", 5): 10000},
         "iohexperimenter_ioh_data": 10000, "iohexperimenter_ioh_data_2023": 10000}
 #: the problems a data set has: the 2023 ioh_data.zip's last .dat ends within a line (the logging stopped there)
-PROBLEMS = {"iohexperimenter_ioh_data_2023": [("data_f61_Name/IOHprofiler_f61_DIM5.dat", 13, "truncated record")]}
+#: IOHexperimenter's temp3-1 holds a .dat whose json was never written (its test did not close the logger)
+PROBLEMS = {"iohexperimenter_ioh_data_2023": [("data_f61_Name/IOHprofiler_f61_DIM5.dat", 13, "truncated record")],
+            "iohexperimenter_temp": [("temp3-1/data_f2_Ellipsoid/IOHprofiler_f2_DIM5.dat", None,
+                                      "IOHprofiler data file without the IOHprofiler_*.json that names it "
+                                      "(the logger was not closed?)")]}
 #: where a data set lies below REAL when it is not the folder of its name
 PATHS = {"iohexperimenter_ioh_data": "iohexperimenter_ioh_data/ioh_data.zip"}
 

@@ -402,3 +402,57 @@ def test_an_ingest_that_read_nothing_names_what_it_could_not_read(tmp_path):
     assert r.returncode == 1, r.stderr
     assert (f"error: 1 of 1 source not read: {root.resolve()}; 2 runs announced but not read; exit status 1"
             in one_line(r.stderr)), r.stderr
+
+
+IOH_DATA = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real" / "iohexperimenter_ioh_data" / "ioh_data.zip"
+
+
+def _zip_of(path: Path, members: dict[str, bytes], compress: int = 8) -> Path:
+    """A zip holding `members` (name: bytes)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", compress) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def test_a_zip_holding_only_another_zip_reads_the_inner_one(tmp_path):
+    """IOHexperimenter's ioh_data.zip zipped again: its 8 runs read, their files named inside the inner zip."""
+    outer = _zip_of(tmp_path / "outer.zip", {"ioh_data.zip": IOH_DATA.read_bytes()})
+    src = read_source(outer)
+    assert not src.problems
+    assert "ioh_data.zip/IOHprofiler_f1_Sphere.info" in src.files
+    st = Store(tmp_path / "st", create=True)
+    summary = ingest([outer], st)
+    assert not summary.problems and st.runs().collect().height == 8
+
+
+def test_a_zip_inside_a_zip_inside_a_zip_is_named_not_opened(tmp_path):
+    """Nesting is bounded: an archive in an archive is read, one more level down is named in one line."""
+    inner = _zip_of(tmp_path / "inner.zip", {"ioh_data.zip": IOH_DATA.read_bytes()})
+    outer = _zip_of(tmp_path / "outer.zip", {"a/inner.zip": inner.read_bytes()})
+    src = read_source(outer)
+    assert not src.files
+    (p,) = src.problems
+    assert p[0] == "a/inner.zip/ioh_data.zip" and "archive inside an archive inside" in p[2] and "not opened" in p[3]
+
+
+def test_an_unreadable_zip_inside_a_zip_is_named_and_the_rest_read(tmp_path):
+    outer = _zip_of(tmp_path / "outer.zip", {"broken.zip": b"PK\x05\x06 not a zip", "ioh_data.zip": IOH_DATA.read_bytes()})
+    src = read_source(outer)
+    (p,) = src.problems
+    assert p[0] == "broken.zip" and "unreadable archive inside the archive" in p[2]
+    assert "ioh_data.zip/IOHprofiler_f0_Name.info" in src.files
+
+
+def test_a_zip_bomb_inside_a_zip_counts_against_the_outer_archives_cap(tmp_path):
+    """The inner archive's expansion is the outer one's: 40 MB of zeros (a 40 kB inner zip, zipped again) are
+    beyond 3 times the outer zip's size and are refused naming the outer archive and the inner member."""
+    from pipeline.ingest.sources import Limits, SourceError
+
+    inner = _zip_of(tmp_path / "inner.zip", {"exp/data_f1/bbobexp_f1_DIM2.dat": bytes(40 << 20)})
+    outer = _zip_of(tmp_path / "outer.zip", {"inner.zip": inner.read_bytes()}, compress=0)
+    with pytest.raises(SourceError) as e:
+        read_source(outer, Limits(ratio=3.0, floor=0))
+    assert str(outer) in str(e.value) and "inner.zip" in str(e.value) and "--max-ratio" in str(e.value)

@@ -101,3 +101,24 @@ def test_numbers_beyond_32_bits_are_named(tmp_path):
     assert files == ["IOHprofiler_f1_Sphere.json", "IOHprofiler_f1_i1.info", "IOHprofiler_f3_Rastrigin.json"], files
     assert st.runs().select(pl.len()).collect().item() == 0
     assert j.exists() and k.exists()  # nothing written to the logs
+
+
+def test_old_layout_runs_beyond_every_block_naming_a_dat_are_named_once(tmp_path):
+    """ioh < 0.3: two .info blocks naming one .dat announce 1 run each; the .dat holds 3 sections: the first
+    two are the blocks' runs, the third is named once (its file, both counts) and ignored."""
+    head = '"function evaluation" "current f(x)" "best-so-far f(x)" "current af(x)+b" "best af(x)+b"\n'
+    log = tmp_path / "log"
+    (log / "data_f1").mkdir(parents=True)
+    (log / "data_f1" / "IOHprofiler_f1_DIM2.dat").write_text(
+        head + "1 5 5 5 5\n4 3 3 3 3\n" + head + "1 7 7 7 7\n" + head + "1 9 9 9 9\n")
+    block = 'suite = "unknown_suite", funcId = 1, DIM = 2, maximization = "F", algId = "A"\n%\n'
+    (log / "IOHprofiler_f1.info").write_text(block + "data_f1/IOHprofiler_f1_DIM2.dat, 1:4|3\n"
+                                             + block + "data_f1/IOHprofiler_f1_DIM2.dat, 2:1|7\n")
+    st, s = _ingest(tmp_path, log)
+    (p,) = s.problems
+    assert p.file == "data_f1/IOHprofiler_f1_DIM2.dat" and p.line is None
+    assert "3 runs in the data file but 2 in IOHprofiler_f1.info" in p.message and "1 unannounced run" in p.action
+    runs = st.runs().sort("trial").collect()
+    assert runs.select("instance", "final_delta", "last_evaluation").rows() == [(1, None, 4), (2, None, 1)]
+    ev = st.events().sort("run_id", "evaluations").collect()
+    assert sorted(ev["measured"].to_list()) == [3.0, 5.0, 7.0]

@@ -86,6 +86,26 @@ def test_every_logging_file_of_a_run_is_read_and_merged(tmp_path):
     assert open_store(st.path).ert([1.0]).collect()["ert"].to_list() == [6.0]
 
 
+def test_unquoted_parameter_names_after_the_quoted_columns_are_columns(tmp_path):
+    """ioh's 2023 logger (IOHexperimenter's later ioh_data.zip) writes the tracked names bare after the five
+    quoted columns: `... "best af(x)+b" violation penalty x0`: three parameter columns, the records numbers."""
+    log = tmp_path / "old"
+    (log / "data_f1").mkdir(parents=True)
+    (log / "IOHprofiler_f1.info").write_text(
+        'suite = "unknown_suite", funcId = 1, DIM = 1, maximization = "F", algId = "RS"\n%\n'
+        "data_f1/IOHprofiler_f1_DIM1.dat, 1:2|0.5;10\n")
+    (log / "data_f1" / "IOHprofiler_f1_DIM1.dat").write_text(
+        '"function evaluation" "current f(x)" "best-so-far f(x)" "current af(x)+b" "best af(x)+b" violation penalty x0\n'
+        "1 4 4 84 84 0 0 0.25\n2 0.5 0.5 80.5 80.5 1 2 -0.5\n")
+    st, s = _ingest(tmp_path, log)
+    assert not s.problems, s.problems
+    assert st.events().sort("evaluations").collect()["measured"].to_list() == [4.0, 0.5]
+    p = st.scan("params").sort("evaluations", "name").collect()
+    assert p.select("evaluations", "name", "value").rows() == [
+        (1, "penalty", 0.0), (1, "violation", 0.0), (1, "x0", 0.25), (2, "penalty", 2.0), (2, "violation", 1.0),
+        (2, "x0", -0.5)]
+
+
 SAMPLE = EXT.parents[1] / "iohdata_sample_data"  # IOHdata's sample_data.zip (JSS), cut to 5 runs of 16-D
 
 
@@ -128,3 +148,59 @@ def test_iohdata_sample_runs_and_ert_equal_the_raw_files(tmp_path, alg, f):
         ok = [h for h in hits if h is not None]
         want = (sum(ok) + sum(n for h, n in zip(hits, lengths) if h is None)) / len(ok) if ok else float("inf")
         assert ert == pytest.approx(want, rel=1e-12), (alg, f, v)
+
+
+IOH_DATA = Path(__file__).resolve().parent / "fixtures" / "ioh" / "real" / "iohexperimenter_ioh_data" / "ioh_data.zip"
+
+
+def test_ioh_data_zip_blocks_naming_one_dat_take_its_sections_in_turn(tmp_path):
+    """IOHexperimenter's `ioh_data.zip` (its 2021 tests): each .info holds two blocks (two logger sessions,
+    instances 1 and 2) naming the same .dat, 2 runs each, and the .dat holds the 4 runs in that order: the
+    second block's runs are sections 3 and 4 (their .info entries `evals|best` are those sections' last
+    improvements: 6976|10.4961, 1987|10.2543, then 2087|48.2667, 9035|48.7675), not sections 1 and 2 again."""
+    import zipfile
+
+    st, s = _ingest(tmp_path, IOH_DATA)
+    assert not s.problems
+    with zipfile.ZipFile(IOH_DATA) as z:
+        raw = [[(int(r.split()[0]), float(r.split()[2])) for r in sec.strip().splitlines()[1:]]
+               for sec in z.read("data_f1_Sphere/IOHprofiler_f1_DIM5.dat").decode().split('"function evaluation"')[1:]]
+    assert len(raw) == 4
+    runs = st.runs().sort("function", "trial").collect()
+    assert runs.height == 8 and set(runs["function"]) == {0, 1} and not runs["maximize"].any()
+    f1 = runs.filter(pl.col("function") == 1)
+    assert f1.select("instance", "info_evaluations").rows() == [(1, 6976), (1, 1987), (2, 2087), (2, 9035)]
+    assert f1["last_evaluation"].to_list() == [10000] * 4
+    ev = st.events().join(f1.lazy().select("run_id", "instance", "info_evaluations"), on="run_id").collect()
+    got = sorted(sorted(zip(g["evaluations"], g["measured"])) for _, g in ev.group_by("run_id"))
+    assert got == sorted(raw)
+    assert sorted(min(y for _, y in r) for r in raw) == pytest.approx([10.254333, 10.496063, 48.266694, 48.767475])
+
+
+IOH_DATA_2023 = IOH_DATA.parents[1] / "iohexperimenter_ioh_data_2023"
+
+
+def test_the_2023_ioh_data_zip_is_read_run_for_run_and_its_cut_line_named(tmp_path):
+    """IOHexperimenter's later ioh_data.zip (2023, cut to the records improving best-so-far): bare parameter
+    names (violation penalty i x0..x4) after the quoted columns, two blocks per .info naming one .dat; f61's
+    last run stops within a line at evaluation 2656: that line is named, the run read up to 2655."""
+    st, s = _ingest(tmp_path, IOH_DATA_2023)
+    assert [(p.file, p.line, p.message) for p in s.problems] == [
+        ("data_f61_Name/IOHprofiler_f61_DIM5.dat", 13, "truncated record")]
+    info = (IOH_DATA_2023 / "IOHprofiler_f1_Sphere.info").read_text().splitlines()
+    entries = [e.strip() for line in info[2::3] for e in line.split(",")[1:]]
+    raw = [[(int(r.split()[0]), float(r.split()[2])) for r in sec.strip().splitlines()[1:]] for sec in
+           (IOH_DATA_2023 / "data_f1_Sphere" / "IOHprofiler_f1_DIM5.dat").read_text().split('"function evaluation"')[1:]]
+    runs = st.runs().sort("function", "trial").collect()
+    f1 = runs.filter(pl.col("function") == 1)
+    assert f1.select("instance", "info_evaluations").rows() == [
+        (int(e.split(":")[0]), int(e.split(":")[1].split("|")[0])) for e in entries] == [
+        (1, 8154), (1, 7436), (2, 5962), (2, 6518)]
+    ev = st.events().join(f1.lazy().select("run_id", "trial"), on="run_id").sort("trial", "evaluations").collect()
+    assert [list(zip(g["evaluations"], g["measured"])) for _, g in ev.group_by("trial", maintain_order=True)] == raw
+    # each run's best is its .info's `best` (rounded to 6 digits there)
+    assert [min(y for _, y in r) for r in raw] == pytest.approx(
+        [float(e.split("|")[1].split(";")[0]) for e in entries], abs=5e-5)
+    assert runs.filter(pl.col("function") == 61)["last_evaluation"].to_list() == [10000, 10000, 10000, 2655]
+    names = st.scan("params").select("name").unique().sort("name").collect()["name"].to_list()
+    assert names == ["i", "penalty", "violation", "x0", "x1", "x2", "x3", "x4"]

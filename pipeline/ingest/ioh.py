@@ -202,7 +202,9 @@ def columns(header: str) -> tuple[list[str], int | None, list[int]]:
     and those of the tracked parameters: `evaluations raw_y ...` (ioh >= 0.3), or the quoted header of ioh
     < 0.3 whose `best-so-far f(x)` is read, as IOHanalyzer reads it."""
     if header.startswith('"'):
-        names = [n for n in re.findall(r'"([^"]*)"', header) if n != "No parameters"]  # a placeholder, no column
+        # quoted names, and the bare ones ioh's later logger writes after them (`... "best af(x)+b" violation x0`)
+        names = [q or bare for q, bare in re.findall(r'"([^"]*)"|(\S+)', header)
+                 if (q or bare) != "No parameters"]  # a placeholder, no column
         if tuple(names[:2]) != OLD_COLUMNS[:2]:
             return names, None, []
         n = sum(1 for a, b in zip(names, OLD_COLUMNS) if a == b)
@@ -382,9 +384,15 @@ def old_info_files(src: Source) -> dict[str, list[str]]:
 
 
 def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[Problem], seq0: int,
-                  given: float | None = None) -> tuple[list[tuple], list[pl.DataFrame], int]:
+                  given: float | None = None, announced: dict[str, list[str]] | None = None,
+                  sections: dict[str, int] | None = None) -> tuple[list[tuple], list[pl.DataFrame], int]:
     """The runs an .info of ioh < 0.3 announces (rows of `_RUN_SCHEMA`), their records read from every data file
-    of each run (.dat, .cdat, .idat, .tdat merged by evaluations), and how many runs cannot be read."""
+    of each run (.dat, .cdat, .idat, .tdat merged by evaluations), and how many runs cannot be read. Blocks naming
+    a .dat named before (ioh's `ioh_data.zip`: one block per logger session, all appending to one .dat) take its
+    next sections: `announced` holds, per .dat, the .info of each run announced so far; `sections` the
+    sections found in each data file read (its records are read once)."""
+    announced = {} if announced is None else announced
+    sections = {} if sections is None else sections
     lines = _decode(src.files[info]).replace("\r", "").split("\n")
     runs: list[tuple] = []
     recs: list[pl.DataFrame] = []
@@ -412,18 +420,18 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
                                     f"{plural(len(entries) - 1, 'run')} of f{function} {dimension}-D skipped"))
             unread += len(entries) - 1
             continue
-        parts = []
-        for f in files:
-            r = _records(src, f, problems)
-            parts.append(r)
-            nsec = int(r["section"].max()) + 1 if r.height else 0
-            if nsec > len(entries) - 1:
-                problems.append(Problem(f, None, f"{nsec} runs in the data file but {len(entries) - 1} in {info}",
-                                        f"{plural(nsec - len(entries) + 1, 'unannounced run')} ignored"))
-        merged = (pl.concat(parts).sort("section", "evaluations", "lineno")
-                  .unique(["section", "evaluations"], keep="first", maintain_order=True))
-        recs.append(merged.with_columns(data_file=pl.lit(dat)))
-        for k, entry in enumerate(entries[1:]):
+        first = len(announced.setdefault(dat, []))  # the sections of earlier blocks naming this .dat
+        announced[dat] += [info] * (len(entries) - 1)
+        if first == 0:
+            parts = []
+            for f in files:
+                r = _records(src, f, problems)
+                parts.append(r)
+                sections[f] = int(r["section"].max()) + 1 if r.height else 0
+            merged = (pl.concat(parts).sort("section", "evaluations", "lineno")
+                      .unique(["section", "evaluations"], keep="first", maintain_order=True))
+            recs.append(merged.with_columns(data_file=pl.lit(dat)))
+        for k, entry in enumerate(entries[1:], start=first):
             m = re.fullmatch(r"(-?\d{1,10}):(\d{1,18})\|(\S+?)(;.*)?", entry)
             if not m or not _fits32(int(m.group(1))):
                 problems.append(Problem(info, b + 3, f"unreadable run entry {entry[:40]!r}", "run skipped"))
@@ -443,11 +451,20 @@ def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = 
     """Parse the IOHprofiler logs of ioh < 0.3 (.info with .dat/.cdat/.idat/.tdat) of a source."""
     problems: list[Problem] = []
     meta, recs, unread = [], [], 0
+    announced: dict[str, list[str]] = {}
+    sections: dict[str, int] = {}
     for info in infos:
-        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta), optimum)
+        m, r, u = _old_metadata(src, info, algorithm, problems, len(meta), optimum, announced, sections)
         meta += m
         recs += r
         unread += u
+    for dat, named in announced.items():
+        for f in _old_data(src, dat):
+            nsec = sections.get(f, 0)
+            if nsec > len(named):
+                problems.append(Problem(f, None, f"{nsec} runs in the data file but {len(named)} in "
+                                        f"{', '.join(dict.fromkeys(named))}",
+                                        f"{plural(nsec - len(named), 'unannounced run')} ignored"))
     return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET)
 
 

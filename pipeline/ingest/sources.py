@@ -12,7 +12,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
@@ -347,13 +347,27 @@ def _tarfile_members(tar: bytes | bytearray, max_member: int) -> tuple[dict[str,
     return files, None, big
 
 
-def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, bytes], list[tuple]]:
+#: how deep archives inside a .zip are opened: an archive inside the zip is read (ioh's `ioh_data.zip` zipped
+#: again, IOHdata's MABBOB_GettingStarted.zip holding MABBOB_Baselines.zip), one inside that is named, not opened
+MAX_NESTING = 1
+
+
+class ArchiveBomb(SourceError):
+    """An archive expanding beyond its cap (`member`: the member expanding then)."""
+
+    member: str = ""
+
+
+def _read_zip(path: Path, raw: bytes | None, limits: Limits, depth: int = 0, cap: int | None = None
+              ) -> tuple[dict[str, bytes], list[tuple]]:
     """The COCO log files of a .zip archive and the problems met, each member read to its cap at
     most (the sizes a zip states may lie). A zip cut short has lost its central directory (at the
-    end): its whole members are then read from their local headers (`_zip_local_members`)."""
+    end): its whole members are then read from their local headers (`_zip_local_members`). Archives
+    inside it are read as folders named like them (`_read_inner`), their expansion counted in the zip's
+    (`cap`: the bytes it may expand to, its own by default)."""
     files: dict[str, bytes] = {}
     problems: list[tuple] = []
-    cap = limits.expanded(len(raw) if raw is not None else path.stat().st_size)
+    cap = cap if cap is not None else limits.expanded(len(raw) if raw is not None else path.stat().st_size)
     total = 0
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw) if raw is not None else path)
@@ -372,6 +386,9 @@ def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, 
     with zf:
         for info in zf.infolist():
             name = info.filename.replace("\\", "/")
+            if not info.is_dir() and name.lower().endswith(ARCHIVE_SUFFIXES) and not _hidden(name):
+                total += _read_inner(path, zf, info, name, limits, depth, cap, total, files, problems)
+                continue
             if info.is_dir() or not _keep(name):
                 continue
             if info.file_size <= limits.member:
@@ -389,6 +406,41 @@ def _read_zip(path: Path, raw: bytes | None, limits: Limits) -> tuple[dict[str, 
                     continue
             problems.append(_too_big(name, max(info.file_size, limits.member + 1), limits))
     return files, problems
+
+
+def _read_inner(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, limits: Limits, depth: int,
+                cap: int, used: int, files: dict[str, bytes], problems: list[tuple]) -> int:
+    """Read the archive `name` inside the zip `path` into `files` as `name/<its path>` (its problems named
+    alike) and return the bytes it took, within what the outer zip may still expand by (its `cap` less the
+    bytes `used`). Deeper than `MAX_NESTING`, or unreadable: named in `problems`, not read."""
+    room = cap - used
+    if depth >= MAX_NESTING:
+        problems.append((name, None, "archive inside an archive inside an archive", "not opened, skipped"))
+        return 0
+    try:
+        with zf.open(info) as fh:
+            data = fh.read(min(limits.member, room) + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+        problems.append((name, None, f"unreadable member of the archive ({exc})", "file skipped"))
+        return 0
+    if len(data) > room:
+        raise _bomb(path, name, cap, limits)
+    if len(data) > limits.member:
+        problems.append(_too_big(name, len(data), limits))
+        return 0
+    try:  # its expansion bounded by what the outer zip may still take
+        inner, found = _read_archive(Path(name), data, replace(limits, ratio=0.0, floor=room - len(data)),
+                                     depth + 1)
+    except ArchiveBomb as exc:
+        raise _bomb(path, f"{name}/{exc.member}", cap, limits) from None
+    except SourceError as exc:
+        problems.append((name, None, f"unreadable archive inside the archive ({exc.reason})", "not read, skipped"))
+        return 0
+    for member in inner:
+        files[f"{name}/{member}"] = inner[member]
+    for file, line, what, action in found:
+        problems.append((f"{name}/{file}" if file != name else name, line, what, action))
+    return len(data) + sum(len(inner[m]) for m in inner)
 
 
 _ZIP_LOCAL = b"PK\x03\x04"
@@ -482,11 +534,13 @@ def _bytes(n: int) -> str:
     return f"{n} bytes" if n < 1 << 20 else f"{n / (1 << 20):.0f} MiB"
 
 
-def _bomb(path: Path, member: str, cap: int, limits: Limits) -> SourceError:
+def _bomb(path: Path, member: str, cap: int, limits: Limits) -> ArchiveBomb:
     """The error of an archive that expands beyond `cap` bytes, naming the member expanding then."""
-    return SourceError(path, f"{member or 'the member after the last one read'}: the archive expands beyond "
+    bomb = ArchiveBomb(path, f"{member or 'the member after the last one read'}: the archive expands beyond "
                              f"{_bytes(cap)} ({limits.ratio:g} times its size, at least {_bytes(limits.floor)}: "
                              "a decompression bomb?); raise the cap with --max-ratio")
+    bomb.member = member
+    return bomb
 
 
 def _too_big(member: str, size: int, limits: Limits) -> tuple:
@@ -495,14 +549,15 @@ def _too_big(member: str, size: int, limits: Limits) -> tuple:
                           "--max-member)", "file skipped")
 
 
-def _read_archive(path: Path, raw: bytes | None = None, limits: Limits | None = None
+def _read_archive(path: Path, raw: bytes | None = None, limits: Limits | None = None, depth: int = 0
                   ) -> tuple[Mapping[str, bytes], list[tuple]]:
     """The COCO log files of an archive, by POSIX path (`raw`: the archive's bytes when read), and
-    the problems met as (file, line, what, action): log files above the cap, the archive cut short."""
+    the problems met as (file, line, what, action): log files above the cap, the archive cut short;
+    `depth`: how many archives hold it."""
     limits = limits or Limits()
     try:
         if path.name.lower().endswith(".zip"):
-            return _read_zip(path, raw, limits)
+            return _read_zip(path, raw, limits, depth)
         raw = raw if raw is not None else path.read_bytes()
         cap = limits.expanded(len(raw))
         tar, ending = _decompress(raw, cap)

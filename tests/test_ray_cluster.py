@@ -4,7 +4,7 @@ all it was asked or exits non-zero naming what it could not reach (issue 29).
 The fixture starts a head node and a second node on loopback (`ray start`, one CPU each). The second
 node's raylet runs in a mount namespace of its own (`unshare -m`, as root) where a private tmpfs covers
 `HIDDEN` (the driver's files there are not visible to its tasks, as on a machine without the shared
-file system) and every folder cocopipe is imported from (it is a node without cocopipe, unless a
+file system) and every package folder cocopipe is imported from (it is a node without cocopipe, unless a
 runtime_env brings the package). A placement group holds the head's CPU, so every task runs on the
 second node. `SHARED` is a folder both nodes see (a shared file system).
 """
@@ -35,11 +35,12 @@ RUNTIME_ENV = {"py_modules": [str(PACKAGE)]}
 
 
 def _package_folders() -> set[str]:
-    """The folders `pipeline` is imported from here and in a bare environment (an editable install)."""
+    """The package folders `pipeline` is imported from here and in a bare environment (the clone's, or the
+    installed one in site-packages: that folder only, not the site-packages that hold Ray too)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    bare = subprocess.run([sys.executable, "-c", "import pipeline, os; print(os.path.dirname(pipeline.__path__[0]))"],
+    bare = subprocess.run([sys.executable, "-c", "import pipeline; print(pipeline.__path__[0])"],
                           env=env, cwd="/", capture_output=True, text=True)
-    return {str(ROOT)} | ({bare.stdout.strip()} if bare.returncode == 0 else set())
+    return {str(ROOT / "pipeline")} | ({bare.stdout.strip()} if bare.returncode == 0 else set())
 
 
 def free_port() -> int:

@@ -155,3 +155,34 @@ def test_ingest_optimum_makes_values_precisions_where_nothing_else_states_one(tm
     assert runs.select("function", "reference_value", "final_delta").rows() == [(1, 0.25, 0.25), (2, 0.0, 0.5)]
     ert = open_store(tmp_path / "S", function=1).ert([0.3]).collect()
     assert ert.select("quantity", "ert").rows() == [("precision", 4.0)]
+
+
+def test_the_command_line_measures_values_with_values(tmp_path):
+    """`--values`: aRT and the runtime ECDF of the command line on the runs without a known optimum, over
+    value targets (the same runs as above: 1.0 reached at 10 and 1, 0.3 at 2 by run 2 only)."""
+    import io
+
+    write_log(tmp_path / "log", [["1 5.0", "3 2.0", "4 7.0", "10 0.5"], ["1 1.0", "2 0.25", "8 3.0"]],
+              suite="unknown_suite")
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    r = CliRunner().invoke(app, ["art", "--store", str(st.path), "--values", "--targets", "1,0.3", "--out", "-"])
+    assert r.exit_code == 0, r.output
+    art = pl.read_csv(io.StringIO(r.stdout)).sort("target", descending=True)
+    assert art.select("target", "successes").rows() == [(1.0, 2), (0.3, 1)]
+    assert art["art"].to_list() == [(10 + 1) / 2, (10 + 2) / 1]  # the unsuccessful run charged its length
+    r = CliRunner().invoke(app, ["ecdf", "--store", str(st.path), "--values", "--targets", "1,0.3", "--group", "all",
+                                 "--mode", "trials", "--out", "-"])
+    assert r.exit_code == 0, r.output
+    steps = pl.read_csv(io.StringIO(r.stdout))
+    assert dict(zip(steps["x"], steps["fraction"]))[5.0] == 0.75
+    # without --values these runs have no precision: the note says how to measure them
+    r = CliRunner().invoke(app, ["art", "--store", str(st.path), "--targets", "1", "--out", "-"])
+    assert "--values measures their values alone" in " ".join(r.output.split())
+
+
+def test_values_on_runs_with_a_known_optimum_is_an_error(tmp_path):
+    write_log(tmp_path / "a", [["1 5.0", "4 0.5"]], suite="BBOB")
+    st, _ = _ingest(tmp_path, tmp_path / "a")
+    r = CliRunner().invoke(app, ["art", "--store", str(st.path), "--values", "--targets", "1"])
+    assert r.exit_code == 1 and "--values: no IOHprofiler run of the selection lacks a known optimum" in " ".join(
+        r.output.split()), r.output

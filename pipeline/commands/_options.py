@@ -56,6 +56,10 @@ ExactOpt = Annotated[bool, typer.Option(
                          "record (.dat and .tdat). Default: cocopp's rule, from the .dat records alone, where a "
                          "precision within 1e-9 (relative) above the target hits it too.")]
 IndicatorOpt = Annotated[str, typer.Option("--indicator", help="Biobjective indicator values: logged or recomputed.")]
+ValuesOpt = Annotated[bool, typer.Option(
+    "--values", help="Measure the logged values of the IOHprofiler runs that have no known optimum, in place of "
+                     "precisions: targets are values (--targets v1,v2,...; default: taken from the data), reached "
+                     "at or below them (at or above when the log says maximisation); docs/ioh.md.")]
 
 OutOpt = Annotated[Optional[str], typer.Option(
     "--out", "-o", help="Output file (.csv, .parquet, .json, .md); '-' for CSV on stdout.")]
@@ -135,6 +139,7 @@ class SelectionOptions:
     budget: Budget | None = option(BudgetOpt, None, parse_budget)
     exact_hits: bool = option(ExactOpt, False)
     indicator: str = option(IndicatorOpt, "logged")
+    values: bool = option(ValuesOpt, False)
 
     @property
     def filters(self) -> dict:
@@ -157,11 +162,18 @@ class SelectionOptions:
         except ValueError as exc:
             fail(str(exc))
         unknown = a.precision_unknown()
+        if self.values:  # the logged values of the runs without a known optimum, alone
+            if not unknown.height:
+                fail("--values: no IOHprofiler run of the selection lacks a known optimum (its numbers are "
+                     "precisions: leave out --values)")
+            note(f"--values: {plural(unknown['runs'].sum(), 'IOHprofiler run')} without a known optimum, measured on "
+                 "their logged values (raw_y), not precisions")
+            return a.values()
         if unknown.height:  # IOHprofiler runs whose optimum is unknown: no precision, no target
             suites = ", ".join(sorted(set(unknown["suite"])))
             note(f"{plural(unknown['runs'].sum(), 'IOHprofiler run')} ({suites}) with no known optimum have no "
                  "precision: ert, aocc, budget and fixed-budget-ecdf measure their logged values (column quantity = "
-                 "value), the other measures leave them out")
+                 "value), the other measures leave them out (--values measures their values alone)")
         return a
 
 

@@ -132,6 +132,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
             info_evaluations=pl.col("evaluations"), info_final_delta=pl.col("final_delta"),
             finalized=pl.lit(True), reference_value=pl.lit(None, pl.Float64), maximize=pl.lit(False),
             function_name=pl.lit(None, pl.String),
+            best_y=pl.lit(None, pl.Float64), best_x=pl.lit(None, pl.List(pl.Float64)),  # IOHprofiler's json only
             inconsistent_records=pl.lit(pl.Series(bad)).gather(pl.col("run_id") - key * (1 << 24)),
             coco_version=pl.lit(None, pl.String), comment=pl.lit(comment),
             info_file=pl.format("{}-bestalg.info", pl.col("suite")),

@@ -136,6 +136,16 @@ def test_a_report_inside_the_store_or_holding_it_is_refused_before_the_work(tmp_
     assert Store(st.path).runs().collect().height == 4
 
 
+@pytest.mark.parametrize("args", [("art",), ("runs",), ("ecdf",), ("query", "SELECT 1 AS a"),
+                                  ("table", "-f", "1"), ("chart", "ecdf"), ("reference", "build", "-n", "R")])
+def test_a_file_written_inside_the_store_is_refused_and_the_store_still_reads(tmp_path, args):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    out = st.path / "runs" / ("x.html" if args[0] == "chart" else "x.csv")
+    one_line_error(cli(*args, "--store", st.path, "--out", out), str(out), "inside the store")
+    assert not out.exists() and check(st.path) == []
+    assert Store(st.path).runs().collect().height == 4
+
+
 def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     (tmp_path / "here").mkdir()

@@ -215,6 +215,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     ext = p.suffix.lower()
     if ext not in (".csv", ".parquet", ".json", ".md"):
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
+    outside_store(p)
     try:
         _write_file(df, p, ext)
     except OSError as exc:  # a read-only folder, a full disk
@@ -243,12 +244,14 @@ def _write_file(df: pl.DataFrame, p: Path, ext: str) -> None:
 OPENED: list = []
 
 
-def outside_store(out: str | Path, store: str | Path) -> None:
-    """Exit with one line when the folder `out` lies inside the store `store` (what is written there would
-    make the store unreadable)."""
-    where, home = Path(out).resolve(), Path(store).resolve()
-    if where == home or home in where.parents:
-        fail(f"{out}: inside the store {store}; give a folder outside the store")
+def outside_store(out: str | Path, *stores: str | Path | None) -> None:
+    """Exit with one line when the file or folder `out` lies inside one of `stores` or a store this command
+    opened (what is written there would make the store unreadable)."""
+    where = Path(out).resolve()
+    for store in dict.fromkeys([*(s for s in stores if s), *OPENED]):
+        home = Path(store).resolve()
+        if where == home or home in where.parents:
+            fail(f"{out}: inside the store {store}; give a folder outside the store")
 
 
 def open_store(path: str):

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, plural, say
+from ._common import fail, outside_store, plural, say
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 
 TableTargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, table-biobj, scaling, or v1,v2,... (default: cocopp's table targets of each suite).")]
@@ -50,6 +50,8 @@ def register(app: typer.Typer) -> None:
         from ..tables import art_table, pairwise_table, to_html, to_latex, to_markdown
 
         kind = _format(fmt, out)
+        if out and out != "-":
+            outside_store(out, sel.store)
         if correction not in ("bonferroni", "holm"):
             fail(f"--correction {correction!r}: expected bonferroni or holm")
         if absolute and reference:

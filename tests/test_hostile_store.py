@@ -56,6 +56,35 @@ def test_a_store_under_folders_with_glob_characters_reads_as_anywhere(tmp_path):
     assert Store(odd).events().collect().height == 16  # two records per trial
 
 
+@pytest.mark.parametrize("top", ["runs", "events/suite=bbob", "derived/hits-cocopp-v3"])
+def test_a_folder_nested_beyond_the_recursion_limit_inside_the_store_is_named(tmp_path, top):
+    """400 levels under a recursion limit of 150 frames more than the test's own: a recursive walk fails."""
+    from test_hostile_ingest import _deep, _depth, _remove_deep
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    assert cli("auc", "--store", st.path).returncode == 0  # the hits cache exists
+    _deep(st.path / top / "d", 400)
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        if not top.startswith("derived"):
+            with pytest.raises(StoreError, match=f"{top}/d: "):
+                Store(st.path).runs().collect()
+        found = check(st.path)
+        done, _ = repair(st.path)
+    finally:
+        sys.setrecursionlimit(limit)
+        for gone in (st.path / top / "d", st.path / "quarantine" / top / "d"):
+            if gone.exists():
+                _remove_deep(gone)
+    if top.startswith("derived"):  # empty folders beside a cache: harmless, passed over
+        assert found == [] and done == [], (found, done)
+    else:
+        assert [f.path for f in found] == [f"{top}/d"], found
+        assert any(line.startswith(f"{top}/d: moved aside to quarantine/{top}/d") for line in done), done
+    assert Store(st.path).runs().collect().height == 4
+
+
 # -- 2: a file the manifest lists and the store lacks -------------------------------------------------------
 def test_every_command_names_a_listed_file_that_is_missing(tmp_path):
     st = store_at(tmp_path / "st", tmp_path)
@@ -144,6 +173,29 @@ def test_a_file_written_inside_the_store_is_refused_and_the_store_still_reads(tm
     one_line_error(cli(*args, "--store", st.path, "--out", out), str(out), "inside the store")
     assert not out.exists() and check(st.path) == []
     assert Store(st.path).runs().collect().height == 4
+
+
+def test_a_report_replacing_a_folder_nested_beyond_the_recursion_limit_removes_it(tmp_path):
+    """--force over a folder of 400 levels holding a file, under a recursion limit of 150 frames more than
+    the test's own: the old folder is checked and removed without recursion."""
+    from pipeline.report.build import _replace_dir
+    from pipeline.report.settings import SettingsError
+    from test_hostile_ingest import _deep, _depth
+
+    out, new = tmp_path / "rep", tmp_path / "new"
+    (_deep(out, 400) / "mine.txt").write_text("mine")
+    new.mkdir()
+    (new / "index.html").write_text("report")
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        with pytest.raises(SettingsError, match="rep"):
+            _replace_dir(new, out)  # a folder the user filled: refused without --force
+        _replace_dir(new, out, force=True)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+    assert sorted(p.name for p in out.iterdir()) == [".cocopipe-report.json", "index.html"]
 
 
 def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):

@@ -16,6 +16,7 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from ..extras import require
+from ..store.walk import remove_tree
 from ..selection import ranges
 from .context import Context
 from . import output
@@ -196,7 +197,7 @@ def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
         old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
         os.replace(out, old)
         os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
+        remove_tree(old)  # whatever the user had there, with --force: of any depth
     else:
         os.replace(tmp, out)
 

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
 from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_journal, write_manifest
+from .walk import files_named
 from ..words import plural
 
 @dataclass
@@ -102,7 +103,7 @@ def _parquet_files(root: Path, top: str) -> list[str]:
     base = root / top
     if not base.is_dir():
         return []
-    found = sorted(p.relative_to(root).as_posix() for p in base.rglob("*.parquet")
+    found = sorted(p.relative_to(root).as_posix() for p in files_named(base, ".parquet")
                    if not any(part.startswith(".") for part in p.relative_to(root).parts))
     if top not in schema.TABLES:
         return found

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreBusy, StoreError, StoreWriteError
+from .walk import files_named, folders, walk
 from ..words import plural
 
 MANIFEST = mf.FILE
@@ -77,7 +78,7 @@ def foreign_files(folder: Path, table: str) -> Iterator[str]:
     `key=value` partition folders holding `.parquet` files), relative to the store."""
     root = folder / table
     depth = len(schema.partition_columns(table))
-    for here, dirs, files in os.walk(root):
+    for here, dirs, files in walk(root):
         level = len(Path(here).relative_to(root).parts)
         for d in sorted(dirs):
             if d.startswith(".") or "=" not in d or level >= depth:
@@ -345,7 +346,7 @@ class Store:
         sch = schema.polars_schema(table)
         self.verify()
         root = self.path / table if root is None else root
-        if not root.is_dir() or not any(root.rglob("*.parquet")):
+        if not root.is_dir() or not any(files_named(root, ".parquet")):
             return pl.LazyFrame(schema=sch)
         return schema.scan(table, root)
 
@@ -389,7 +390,7 @@ class Store:
             return None
         tops = [*schema.TABLES, *(f"{DERIVED}/{k}" for k in m.get("derived", {}))]
         for top in tops:
-            for here, _, files in os.walk(self.path / top):
+            for here, _, files in walk(self.path / top):
                 for f in sorted(files):
                     rel = Path(here, f).relative_to(self.path).as_posix()
                     if rel not in listed:
@@ -683,7 +684,7 @@ class Store:
         """Remove every empty partition folder of a table."""
         root = folder / table
         if root.is_dir():
-            for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            for d in sorted(folders(root), key=lambda p: -len(p.parts)):
                 if not any(d.iterdir()):
                     d.rmdir()
 

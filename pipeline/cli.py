@@ -192,6 +192,8 @@ def _store_failure(exc: BaseException) -> None:
     line = str(exc) if isinstance(exc, (StoreError, MissingExtra)) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
         line = unreadable_store_file()
+    if not line and isinstance(exc, OSError) and exc.filename and exc.strerror:  # a file no command caught
+        line = f"{exc.filename}: {exc.strerror}"
     if line:
         err.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
         sys.exit(1)

@@ -235,6 +235,32 @@ def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
         shutil.rmtree(base)
 
 
+@pytest.mark.parametrize("args", [("art", "--out"), ("chart", "ecdf", "--out"), ("table", "--out"),
+                                  ("export", "--out")])
+def test_a_file_under_a_read_only_folder_is_one_line(args):
+    import os
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))  # outside pytest's private tmp folders
+    try:
+        st = store_at(base / "st", base, algs=("A",))
+        (base / "locked").mkdir()
+        os.chmod(base / "locked", 0o555)
+        prefix: tuple[str, ...] = ()
+        if os.geteuid() == 0:
+            if not shutil.which("setpriv"):
+                pytest.skip("root without setpriv: cannot make a folder read-only")
+            prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
+        out = base / "locked" / ("x.html" if args[0] == "chart" else "x.md" if args[0] == "table" else "x.csv")
+        r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", *args, str(out), "--store", str(st.path)],
+                           capture_output=True, text=True, timeout=120)
+        one_line_error(r, str(out))
+        assert "ermission denied" in r.stderr or "cannot write" in r.stderr, r.stderr
+    finally:
+        os.chmod(base / "locked", 0o755)
+        shutil.rmtree(base)
+
+
 # -- 16: a full disk during an ingest ----------------------------------------------------------------------
 FULL_DISK = """
 import resource, signal, sys
@@ -259,6 +285,20 @@ def test_a_full_disk_during_an_ingest_is_one_line_and_leaves_the_store_as_it_was
         ".cocopipe-read.lock", ".cocopipe-write.lock"]
     assert Store(st.path).runs().collect().sort("run_id").equals(before)
     assert cli("ingest", big, "--store", st.path).returncode == 0  # with room again
+
+
+@pytest.mark.parametrize("args", [("art", "--out", "a.csv"), ("chart", "ecdf", "--out", "c.html"),
+                                  ("table", "--out", "t.md"), ("table", "--out", "t.csv"), ("export", "--out", "e"),
+                                  ("report", "--out", "r")])
+def test_a_full_disk_writing_an_output_is_one_line_and_leaves_nothing_half_written(tmp_path, args):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    assert cli("auc", "--store", st.path).returncode == 0  # the hits cache exists: only the output is written
+    (tmp_path / "out").mkdir()
+    r = subprocess.run([sys.executable, "-c", FULL_DISK, "300", *args, "--store", st.path], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path / "out")
+    one_line_error(r, args[-1], "cannot write")
+    assert list((tmp_path / "out").iterdir()) == []
+    assert check(st.path) == []
 
 
 # -- 17: a folder holding the store ------------------------------------------------------------------------

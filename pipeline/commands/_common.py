@@ -18,6 +18,8 @@ from rich.text import Text
 from ..words import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import polars as pl
 
 # soft_wrap: no line is wrapped at the console's width (in a pipe rich assumes 80 columns). markup and
@@ -223,11 +225,29 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     say(f"wrote {plural(df.height, 'row')} to {p}")
 
 
+@contextmanager
+def whole_file(p: Path) -> Iterator[Path]:
+    """A temporary name beside `p` to write to, moved onto `p` when the block ends well and removed when
+    it does not (a full disk leaves no half-written file)."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    try:
+        yield tmp
+        tmp.replace(p)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def _write_file(df: pl.DataFrame, p: Path, ext: str) -> None:
-    """Write a frame to a file of a known extension."""
+    """Write a frame to a file of a known extension, whole or not at all."""
+    with whole_file(p) as tmp:
+        _write_format(df, tmp, ext)
+
+
+def _write_format(df: pl.DataFrame, p: Path, ext: str) -> None:
+    """Write a frame to a file in the format of a known extension."""
     import polars as pl
 
-    p.parent.mkdir(parents=True, exist_ok=True)
     if ext == ".csv":
         flat(df).write_csv(p)
     elif ext == ".parquet":

@@ -101,7 +101,12 @@ def register(app: typer.Typer) -> None:
         a = sel.analysis()
         try:
             c = kinds.chart(kind, a, **opts)
-            path = export.save(c, out, scale=scale)
         except (ValueError, KeyError, FileNotFoundError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
+        try:
+            path = export.save(c, out, scale=scale)
+        except OSError as exc:  # a read-only folder, a full disk
+            fail(f"{out}: cannot write {out} ({exc.strerror or exc})")
+        except (ValueError, KeyError) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
         say(f"wrote {kind} chart to {path}")

@@ -278,6 +278,8 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
         _replace_dir(tmp, out, force)
+    except OSError as exc:  # a full disk: named by the folder written, not the file copied from
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

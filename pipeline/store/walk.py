@@ -46,8 +46,14 @@ def folders(top: str | os.PathLike) -> Iterator[Path]:
 
 
 def remove_tree(top: str | os.PathLike) -> None:
-    """shutil.rmtree(top, ignore_errors=True) without recursion: files and links first, then the folders
-    from the deepest up; what cannot be removed stays."""
+    """shutil.rmtree(top, ignore_errors=True) without recursion (or a file's or link's removal): files and
+    links first, then the folders from the deepest up; what cannot be removed stays."""
+    if os.path.islink(top) or not os.path.isdir(top):
+        try:
+            os.unlink(top)
+        except OSError:
+            pass
+        return
     found = [os.fspath(top)]
     for here, dirs, files in walk(top):
         for name in files:

@@ -198,6 +198,18 @@ def _depth() -> int:
     return n
 
 
+def test_a_link_to_a_folder_is_named_never_followed(tmp_path):
+    logs = write_new2(tmp_path / "logs", alg="L", runs=TWO_RUNS)
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    (root / "linked").symlink_to(logs)
+    (root / "loop").symlink_to(root)
+    r = cli("ingest", root, "--store", tmp_path / "st")
+    text = one_line(r.stderr)
+    for name in ("linked", "loop"):
+        assert f"{name}: a link to a folder (not followed; give its target as a source of its own)" in text, text
+    assert "A: 2 runs" in text and Store(tmp_path / "st").runs().collect()["algorithm"].unique().to_list() == ["ALG"]
+
+
 def test_a_folder_nested_beyond_the_recursion_limit_is_named_not_a_traceback(tmp_path):
     """400 levels, under a recursion limit of 150 frames more than the test's own: a recursive walk fails
     (and the tree stays shallow enough for pytest's own clean-up of tmp_path, which recurses)."""

@@ -185,7 +185,7 @@ def _store_failure(exc: BaseException) -> None:
     import polars as pl  # the failure path only: `import pipeline.cli` stays light
     from rich.text import Text
 
-    from .commands._common import err, unreadable_store_file
+    from .commands._common import err, one_line, unreadable_store_file
     from .extras import MissingExtra
     from .store.errors import StoreError
 
@@ -195,7 +195,7 @@ def _store_failure(exc: BaseException) -> None:
     if not line and isinstance(exc, OSError) and exc.filename and exc.strerror:  # a file no command caught
         line = f"{exc.filename}: {exc.strerror}"
     if line:
-        err.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+        err.print(Text.assemble(("error:", "red"), " ", one_line(line)), soft_wrap=True)
         sys.exit(1)
     raise exc
 

@@ -29,9 +29,18 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=
 out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
+def one_line(text: str) -> str:
+    """The text with what would break or hide its line (line breaks, tabs, terminal escapes, other control
+    and format characters, as in a path or name holding them) written as Python escapes: `\\n`, `\\x1b`."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def say(message: str, label: str = "", style: str = "") -> None:
-    """Print a line on stderr as it is (no markup, no emoji codes), after a styled `label` if any (else in
-    `style`)."""
+    """Print one line on stderr as it is (no markup, no emoji codes; line breaks and control characters in
+    it escaped, see `one_line`), after a styled `label` if any (else in `style`)."""
+    message = one_line(message)
     err.print(Text.assemble((label, style), " ", message) if label else Text(message, style=style), soft_wrap=True)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import OPENED, err, fail, open_store, plural, progress, write_table
+from ._common import OPENED, err, fail, one_line, open_store, plural, progress, write_table
 from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
@@ -200,6 +200,7 @@ def _say(text: str, label: str = "", style: str = "") -> None:
     after a styled label."""
     from rich.text import Text
 
+    text = one_line(text)
     err.print(Text.assemble((label, style), " ", text) if label else Text(text), soft_wrap=True)
 
 

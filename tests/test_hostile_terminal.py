@@ -138,3 +138,19 @@ def test_a_path_with_a_line_break_or_an_escape_stays_on_its_line(tmp_path, odd):
     assert all("\x1b" not in line for line in lines)
     r = cli("art", "--store", tmp_path / f"st {odd}", "--out", tmp_path / f"art {odd}.csv")
     assert r.stderr.splitlines() == [f"wrote 51 rows to {tmp_path}/art {shown}.csv"], r.stderr
+
+
+def test_check_and_repair_keep_a_path_with_a_line_break_on_its_line(tmp_path):
+    st = tmp_path / "st\nx"
+    assert cli("ingest", write_new2(tmp_path / "logs", runs=runs(10)), "--store", st).returncode == 0
+    (st / "runs" / "my\nfile.parquet").write_text("mine")
+    r = cli("check", "--store", st)
+    assert r.returncode == 1 and r.stdout.splitlines() == [
+        f"foreign: {tmp_path}/st\\nx/runs/my\\nfile.parquet: not a file of the store (readers refuse the table "
+        "while it is there)"], r.stdout
+    assert r.stderr.splitlines() == [f"store {tmp_path}/st\\nx: 1 problem; `cocopipe check --store "
+                                     f"{tmp_path}/st\\nx --repair` keeps what is readable"], r.stderr
+    r = cli("check", "--store", st, "--repair")
+    assert r.returncode == 0 and r.stdout.splitlines() == [
+        "repaired: runs/my\\nfile.parquet: moved aside to quarantine/runs/my\\nfile.parquet (not a file of the runs "
+        "table; the store did not write it)"], r.stdout

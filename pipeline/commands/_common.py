@@ -295,7 +295,7 @@ def open_store(path: str):
         fail(str(exc))
     OPENED.append(st.path)
     for notice in st.notices:
-        err.print(notice, markup=False, soft_wrap=True)
+        say(notice)
     return st
 
 

@@ -107,6 +107,19 @@ def test_a_file_dropped_into_a_table_folder_is_named_not_read(tmp_path):
     assert [f.kind for f in check(st.path)] == ["foreign"]
 
 
+def test_a_manifest_deleted_by_hand_is_named_and_rebuilt_by_repair(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path)
+    want = Store(st.path).runs().collect().sort("run_id")
+    (st.path / "cocopipe-store.json").unlink()
+    for cmd in (("art",), ("ingest", tmp_path / "src" / "A")):
+        one_line_error(cli(*cmd, "--store", st.path), "cocopipe-store.json", "missing beside the store's files",
+                       "--repair")
+    assert [(f.kind, f.path) for f in check(st.path)] == [("manifest", "cocopipe-store.json")]
+    r = cli("check", "--store", st.path, "--repair")
+    assert r.returncode == 0 and "cocopipe-store.json: rebuilt from the files" in r.stdout, r.stdout + r.stderr
+    assert check(st.path) == [] and Store(st.path).runs().collect().sort("run_id").equals(want)
+
+
 # -- 16: a manifest of wrong types ---------------------------------------------------------------------
 @pytest.mark.parametrize("field, value, named", [
     ("runs", "many", "sources.KEY.runs"), ("files", [3], "sources.KEY.files[0]")])

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
-from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_journal, write_manifest
+from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, laid_out, write_journal, write_manifest
 from .walk import files_named
 from ..words import plural
 
@@ -126,6 +126,8 @@ def _manifest(root: Path) -> tuple[dict | None, Finding | None]:
     try:
         return mf.parse((root / MANIFEST).read_text(encoding="utf-8"), root / MANIFEST), None
     except FileNotFoundError:
+        if laid_out(root):  # deleted by hand beside the files: rebuilt from them by repair
+            return None, Finding("manifest", MANIFEST, "missing beside the store's files")
         raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})") from None
     except (StoreError, OSError, UnicodeDecodeError) as exc:
         return None, Finding("manifest", MANIFEST, str(exc).removeprefix(f"{root / MANIFEST}: ").split("; `cocopipe")[0])
@@ -226,7 +228,7 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
     the counts are recomputed, stale or corrupt cached hits go, and so does a derived table with a
     missing or unreadable file. Returns what was done and what is still wrong."""
     root = Path(root)
-    if not (root / MANIFEST).is_file():
+    if not (root / MANIFEST).is_file() and not laid_out(root):
         raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})")
     done: list[str] = []
     with lock.writer(root, wait, on_wait), lock.committing(root, on_wait):

@@ -73,6 +73,12 @@ def write_failed(folder: Path, exc: OSError) -> StoreWriteError:
     return StoreWriteError(f"{folder}: cannot write to the store ({why}); the store is left as it was")
 
 
+def laid_out(folder: Path) -> bool:
+    """Whether a folder holds a store's runs files (`runs/key=value/.../*.parquet`), its manifest aside."""
+    return (folder / "runs").is_dir() and any(
+        "=" in p.parent.name for p in files_named(folder / "runs", ".parquet"))
+
+
 def foreign_files(folder: Path, table: str) -> Iterator[str]:
     """The files and folders under a table's folder that the store did not put there (anything but
     `key=value` partition folders holding `.parquet` files), relative to the store."""
@@ -163,6 +169,9 @@ class Store:
         if create:
             self._create()
         if not (self.path / MANIFEST).is_file():
+            if laid_out(self.path):
+                raise StoreError(f"{self.path / MANIFEST}: missing beside the store's files; `cocopipe check --store "
+                                 f"{self.path} --repair` rebuilds it from them")
             raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
         self.manifest  # noqa: B018 - a corrupt manifest is a one-line error here, not at its first use
         if (self.path / JOURNAL).exists():
@@ -180,6 +189,9 @@ class Store:
                 return
             if any(p for p in self.path.iterdir() if not p.name.startswith(".") and p.name != MANIFEST):
                 if not (self.path / MANIFEST).exists():
+                    if laid_out(self.path):
+                        raise StoreError(f"{self.path / MANIFEST}: missing beside the store's files; `cocopipe check "
+                                         f"--store {self.path} --repair` rebuilds it from them")
                     raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
                 return
             tmp = self.path / f".new-store-{uuid.uuid4().hex}"  # not a writer's: no writer cleans it up

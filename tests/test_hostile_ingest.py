@@ -124,6 +124,16 @@ def test_huge_info_data_line_counts_its_runs_as_skipped(tmp_path):
     assert res.runs.height == 0 and res.runs_skipped == 400_002
 
 
+def test_a_dat_file_no_info_names_is_named_not_silently_passed_over(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    shutil.copy(root / "data_f1" / "bbobexp_f1_DIM2.dat", root / "data_f1" / "bbobexp_f1_DIM5.dat")
+    src = read_source(root)
+    parsed = parse_source(src)
+    assert [(p.file, p.line, p.message) for p in parsed.problems] == [
+        ("data_f1/bbobexp_f1_DIM5.dat", None, "a .dat file no .info file names")], parsed.problems
+    assert parsed.runs.height == 2  # the runs the .info announces
+
+
 # item 17: empty names
 
 

@@ -120,6 +120,27 @@ def test_a_manifest_deleted_by_hand_is_named_and_rebuilt_by_repair(tmp_path):
     assert check(st.path) == [] and Store(st.path).runs().collect().sort("run_id").equals(want)
 
 
+def test_a_fifo_as_manifest_or_as_a_parquet_file_never_blocks_check_or_repair(tmp_path):
+    import os
+
+    st = store_at(tmp_path / "st", tmp_path)
+    want = Store(st.path).runs().collect().sort("run_id")
+    (st.path / "cocopipe-store.json").unlink()
+    os.mkfifo(st.path / "cocopipe-store.json")
+    one_line_error(cli("art", "--store", st.path, timeout=30), "cocopipe-store.json", "not a regular file", "--repair")
+    r = cli("check", "--store", st.path, timeout=30)
+    assert r.returncode == 1 and "manifest: " in r.stdout and "not a regular file" in r.stdout, r.stdout
+    assert cli("check", "--store", st.path, "--repair", timeout=30).returncode == 0
+    fifo = next((st.path / "runs").rglob("*.parquet")).with_name("x.parquet")
+    os.mkfifo(fifo)
+    r = cli("check", "--store", st.path, timeout=30)
+    assert r.returncode == 1 and f"corrupt: {st.path}/{fifo.relative_to(st.path).as_posix()}: not a regular file" \
+        in r.stdout, r.stdout
+    r = cli("check", "--store", st.path, "--repair", timeout=30)
+    assert r.returncode == 0 and "moved aside to quarantine/" in r.stdout, r.stdout
+    assert check(st.path) == [] and Store(st.path).runs().collect().sort("run_id").equals(want)
+
+
 # -- 16: a manifest of wrong types ---------------------------------------------------------------------
 @pytest.mark.parametrize("field, value, named", [
     ("runs", "many", "sources.KEY.runs"), ("files", [3], "sources.KEY.files[0]")])

@@ -35,6 +35,8 @@ class Finding:
 def read_problem(path: Path, table: str | None = None, whole: bool = True) -> str | None:
     """Why a Parquet file of the store cannot be read (None: it can): its footer, its schema (the
     columns and major version of `table`) and, when `whole`, every page."""
+    if path.exists() and not path.is_file():  # a FIFO or a device: never opened (the read would block)
+        return "not a regular file"
     try:
         f = pq.ParquetFile(path)
         if whole:
@@ -123,6 +125,8 @@ def unreadable(root: Path) -> list[Finding]:
 
 
 def _manifest(root: Path) -> tuple[dict | None, Finding | None]:
+    if (root / MANIFEST).exists() and not (root / MANIFEST).is_file():  # a FIFO would block the read
+        return None, Finding("manifest", MANIFEST, "not a regular file")
     try:
         return mf.parse((root / MANIFEST).read_text(encoding="utf-8"), root / MANIFEST), None
     except FileNotFoundError:
@@ -228,7 +232,7 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
     the counts are recomputed, stale or corrupt cached hits go, and so does a derived table with a
     missing or unreadable file. Returns what was done and what is still wrong."""
     root = Path(root)
-    if not (root / MANIFEST).is_file() and not laid_out(root):
+    if not (root / MANIFEST).exists() and not laid_out(root):
         raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})")
     done: list[str] = []
     with lock.writer(root, wait, on_wait), lock.committing(root, on_wait):

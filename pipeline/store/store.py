@@ -169,9 +169,10 @@ class Store:
         if create:
             self._create()
         if not (self.path / MANIFEST).is_file():
-            if laid_out(self.path):
-                raise StoreError(f"{self.path / MANIFEST}: missing beside the store's files; `cocopipe check --store "
-                                 f"{self.path} --repair` rebuilds it from them")
+            if (self.path / MANIFEST).exists() or laid_out(self.path):
+                why = "not a regular file" if (self.path / MANIFEST).exists() else "missing beside the store's files"
+                raise StoreError(f"{self.path / MANIFEST}: {why}; `cocopipe check --store {self.path} --repair` "
+                                 "rebuilds it from the store's files")
             raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
         self.manifest  # noqa: B018 - a corrupt manifest is a one-line error here, not at its first use
         if (self.path / JOURNAL).exists():

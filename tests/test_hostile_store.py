@@ -241,6 +241,15 @@ def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):
     assert list((tmp_path / "here").iterdir()) == []
 
 
+def test_settings_naming_a_fifo_is_one_line_never_read(tmp_path):
+    import os
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    os.mkfifo(tmp_path / "settings.json")
+    one_line_error(cli("report", "--store", st.path, "--out", tmp_path / "rep", "--settings",
+                       tmp_path / "settings.json", timeout=30), "settings.json", "not a regular file")
+
+
 def test_settings_naming_a_folder_is_one_line(tmp_path):
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     one_line_error(cli("report", "--store", st.path, "--out", tmp_path / "rep", "--settings", tmp_path),

@@ -186,7 +186,7 @@ def _store_failure(exc: BaseException) -> None:
     import polars as pl  # the failure path only: `import pipeline.cli` stays light
     from rich.text import Text
 
-    from .commands._common import err, unreadable_store_file
+    from .commands._common import err, one_line, unreadable_store_file
     from .distributed import TaskFailed
     from .extras import MissingExtra
     from .store.errors import StoreError
@@ -194,8 +194,10 @@ def _store_failure(exc: BaseException) -> None:
     line = str(exc) if isinstance(exc, (StoreError, MissingExtra, TaskFailed)) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
         line = unreadable_store_file()
+    if not line and isinstance(exc, OSError) and exc.filename and exc.strerror:  # a file no command caught
+        line = f"{exc.filename}: {exc.strerror}"
     if line:
-        err.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+        err.print(Text.assemble(("error:", "red"), " ", one_line(line)), soft_wrap=True)
         sys.exit(1)
     raise exc
 

@@ -245,6 +245,8 @@ def read_sql(query: str, *, allow_files: bool = False) -> str:
     is_sql = text.lower().endswith(".sql")
     if exists and not (is_sql or allow_files):
         raise QueryError(f"{text}: a query file must end in .sql (--allow-files to read any other file)")
+    if exists and not allow_files and not p.resolve().name.lower().endswith(".sql"):  # a link: what it reads
+        raise QueryError(f"{text}: a link to {p.resolve()}, which does not end in .sql (--allow-files to read it)")
     if not exists:
         if is_sql:
             raise QueryError(f"{text}: no such SQL file")

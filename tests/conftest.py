@@ -40,7 +40,10 @@ def stores(tmp_path_factory):
     for path, name in zip(DATASETS, NAMES):
         st = Store(tmp_path_factory.mktemp(name), create=True)
         summary = ingest([path], st)
-        assert not summary.problems, summary.problems
+        # the only problems: .dat files the published data sets hold and no .info names (BrentSTEPqi's 1-D
+        # runs, TPB's 40-D file), which cocopp passes over too
+        assert all(p.message == "a .dat file no .info file names" and ("DIM1." in p.file or "_d40_" in p.file)
+                   for p in summary.problems), summary.problems
         out[name] = st
     return out
 

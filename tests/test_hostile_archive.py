@@ -329,6 +329,30 @@ def test_create_leaves_out_a_fifo_naming_it(tmp_path):
     assert not (tmp_path / FILENAME).exists()
 
 
+def test_create_names_a_folder_nested_beyond_the_recursion_limit(tmp_path):
+    """400 levels under a recursion limit of 150 frames more than the test's own: a recursive walk fails."""
+    import sys
+
+    from pipeline.archive.definition import MAX_DEPTH
+    from test_hostile_ingest import _deep, _depth, _remove_deep
+
+    (tmp_path / "a.tgz").write_bytes(DATA)
+    bottom = _deep(tmp_path / "d", 400)
+    (bottom / "deep.tgz").write_bytes(DATA)  # too deep to be found
+    skipped, limit = [], sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        _, entries = create(tmp_path, on_skip=lambda p, why: skipped.append((p.relative_to(tmp_path).as_posix(), why)))
+        (tmp_path / FILENAME).unlink()
+        with pytest.raises(ArchiveError, match=f"nested deeper than {MAX_DEPTH} levels; no definition file written"):
+            create(tmp_path)  # without on_skip: an error naming it, never a silent loss
+    finally:
+        sys.setrecursionlimit(limit)
+        _remove_deep(tmp_path / "d")
+    assert [e.name for e in entries] == ["a.tgz"]
+    assert skipped == [("d/" * MAX_DEPTH + "d", f"folder nested deeper than {MAX_DEPTH} levels (not searched)")]
+
+
 def test_a_fifo_as_definition_file_or_cached_data_set_does_not_block(env, tmp_path):
     os.mkfifo(tmp_path / FILENAME)
     res = cli("archive", "list", "--archive-url", str(tmp_path))

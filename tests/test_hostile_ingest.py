@@ -124,6 +124,16 @@ def test_huge_info_data_line_counts_its_runs_as_skipped(tmp_path):
     assert res.runs.height == 0 and res.runs_skipped == 400_002
 
 
+def test_a_dat_file_no_info_names_is_named_not_silently_passed_over(tmp_path):
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    shutil.copy(root / "data_f1" / "bbobexp_f1_DIM2.dat", root / "data_f1" / "bbobexp_f1_DIM5.dat")
+    src = read_source(root)
+    parsed = parse_source(src)
+    assert [(p.file, p.line, p.message) for p in parsed.problems] == [
+        ("data_f1/bbobexp_f1_DIM5.dat", None, "a .dat file no .info file names")], parsed.problems
+    assert parsed.runs.height == 2  # the runs the .info announces
+
+
 # item 17: empty names
 
 
@@ -196,6 +206,18 @@ def _depth() -> int:
     while f is not None:
         f, n = f.f_back, n + 1
     return n
+
+
+def test_a_link_to_a_folder_is_named_never_followed(tmp_path):
+    logs = write_new2(tmp_path / "logs", alg="L", runs=TWO_RUNS)
+    root = write_new2(tmp_path / "A", runs=TWO_RUNS)
+    (root / "linked").symlink_to(logs)
+    (root / "loop").symlink_to(root)
+    r = cli("ingest", root, "--store", tmp_path / "st")
+    text = one_line(r.stderr)
+    for name in ("linked", "loop"):
+        assert f"{name}: a link to a folder (not followed; give its target as a source of its own)" in text, text
+    assert "A: 2 runs" in text and Store(tmp_path / "st").runs().collect()["algorithm"].unique().to_list() == ["ALG"]
 
 
 def test_a_folder_nested_beyond_the_recursion_limit_is_named_not_a_traceback(tmp_path):

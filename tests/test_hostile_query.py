@@ -137,6 +137,17 @@ def test_a_file_not_ending_in_sql_is_not_read(store, tmp_path):
     assert "hunter2" not in r.stdout + r.stderr
 
 
+def test_a_link_named_sql_to_another_file_is_not_read(store, tmp_path):
+    (tmp_path / "private.txt").write_text("hunter2secret\n")
+    (tmp_path / "q.sql").symlink_to(tmp_path / "private.txt")
+    r = cli("query", "q.sql", "--store", store.path, cwd=tmp_path)
+    one_line_error(r, "q.sql", "private.txt", "does not end in .sql", "--allow-files")
+    assert "hunter2" not in r.stdout + r.stderr
+    (tmp_path / "n.sql").write_text("SELECT COUNT(*) AS n FROM runs")
+    (tmp_path / "link.sql").symlink_to(tmp_path / "n.sql")  # a link to a .sql file is read
+    assert run_sql(store, str(tmp_path / "link.sql")).collect().item() == 2
+
+
 def test_a_sql_file_is_read_and_any_file_with_allow_files(store, tmp_path):
     (tmp_path / "n.sql").write_text("-- trials\nSELECT COUNT(*) AS n FROM runs;\n")
     assert run_sql(store, str(tmp_path / "n.sql")).collect().item() == 2

@@ -56,6 +56,35 @@ def test_a_store_under_folders_with_glob_characters_reads_as_anywhere(tmp_path):
     assert Store(odd).events().collect().height == 16  # two records per trial
 
 
+@pytest.mark.parametrize("top", ["runs", "events/suite=bbob", "derived/hits-cocopp-v3"])
+def test_a_folder_nested_beyond_the_recursion_limit_inside_the_store_is_named(tmp_path, top):
+    """400 levels under a recursion limit of 150 frames more than the test's own: a recursive walk fails."""
+    from test_hostile_ingest import _deep, _depth, _remove_deep
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    assert cli("auc", "--store", st.path).returncode == 0  # the hits cache exists
+    _deep(st.path / top / "d", 400)
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        if not top.startswith("derived"):
+            with pytest.raises(StoreError, match=f"{top}/d: "):
+                Store(st.path).runs().collect()
+        found = check(st.path)
+        done, _ = repair(st.path)
+    finally:
+        sys.setrecursionlimit(limit)
+        for gone in (st.path / top / "d", st.path / "quarantine" / top / "d"):
+            if gone.exists():
+                _remove_deep(gone)
+    if top.startswith("derived"):  # empty folders beside a cache: harmless, passed over
+        assert found == [] and done == [], (found, done)
+    else:
+        assert [f.path for f in found] == [f"{top}/d"], found
+        assert any(line.startswith(f"{top}/d: moved aside to quarantine/{top}/d") for line in done), done
+    assert Store(st.path).runs().collect().height == 4
+
+
 # -- 2: a file the manifest lists and the store lacks -------------------------------------------------------
 def test_every_command_names_a_listed_file_that_is_missing(tmp_path):
     st = store_at(tmp_path / "st", tmp_path)
@@ -76,6 +105,40 @@ def test_a_file_dropped_into_a_table_folder_is_named_not_read(tmp_path):
     stray.write_text("mine")
     one_line_error(cli("art", "--store", st.path), "runs/notes.txt", "not a file of the store")
     assert [f.kind for f in check(st.path)] == ["foreign"]
+
+
+def test_a_manifest_deleted_by_hand_is_named_and_rebuilt_by_repair(tmp_path):
+    st = store_at(tmp_path / "st", tmp_path)
+    want = Store(st.path).runs().collect().sort("run_id")
+    (st.path / "cocopipe-store.json").unlink()
+    for cmd in (("art",), ("ingest", tmp_path / "src" / "A")):
+        one_line_error(cli(*cmd, "--store", st.path), "cocopipe-store.json", "missing beside the store's files",
+                       "--repair")
+    assert [(f.kind, f.path) for f in check(st.path)] == [("manifest", "cocopipe-store.json")]
+    r = cli("check", "--store", st.path, "--repair")
+    assert r.returncode == 0 and "cocopipe-store.json: rebuilt from the files" in r.stdout, r.stdout + r.stderr
+    assert check(st.path) == [] and Store(st.path).runs().collect().sort("run_id").equals(want)
+
+
+def test_a_fifo_as_manifest_or_as_a_parquet_file_never_blocks_check_or_repair(tmp_path):
+    import os
+
+    st = store_at(tmp_path / "st", tmp_path)
+    want = Store(st.path).runs().collect().sort("run_id")
+    (st.path / "cocopipe-store.json").unlink()
+    os.mkfifo(st.path / "cocopipe-store.json")
+    one_line_error(cli("art", "--store", st.path, timeout=30), "cocopipe-store.json", "not a regular file", "--repair")
+    r = cli("check", "--store", st.path, timeout=30)
+    assert r.returncode == 1 and "manifest: " in r.stdout and "not a regular file" in r.stdout, r.stdout
+    assert cli("check", "--store", st.path, "--repair", timeout=30).returncode == 0
+    fifo = next((st.path / "runs").rglob("*.parquet")).with_name("x.parquet")
+    os.mkfifo(fifo)
+    r = cli("check", "--store", st.path, timeout=30)
+    assert r.returncode == 1 and f"corrupt: {st.path}/{fifo.relative_to(st.path).as_posix()}: not a regular file" \
+        in r.stdout, r.stdout
+    r = cli("check", "--store", st.path, "--repair", timeout=30)
+    assert r.returncode == 0 and "moved aside to quarantine/" in r.stdout, r.stdout
+    assert check(st.path) == [] and Store(st.path).runs().collect().sort("run_id").equals(want)
 
 
 # -- 16: a manifest of wrong types ---------------------------------------------------------------------
@@ -136,6 +199,39 @@ def test_a_report_inside_the_store_or_holding_it_is_refused_before_the_work(tmp_
     assert Store(st.path).runs().collect().height == 4
 
 
+@pytest.mark.parametrize("args", [("art",), ("runs",), ("ecdf",), ("query", "SELECT 1 AS a"),
+                                  ("table", "-f", "1"), ("chart", "ecdf"), ("reference", "build", "-n", "R")])
+def test_a_file_written_inside_the_store_is_refused_and_the_store_still_reads(tmp_path, args):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    out = st.path / "runs" / ("x.html" if args[0] == "chart" else "x.csv")
+    one_line_error(cli(*args, "--store", st.path, "--out", out), str(out), "inside the store")
+    assert not out.exists() and check(st.path) == []
+    assert Store(st.path).runs().collect().height == 4
+
+
+def test_a_report_replacing_a_folder_nested_beyond_the_recursion_limit_removes_it(tmp_path):
+    """--force over a folder of 400 levels holding a file, under a recursion limit of 150 frames more than
+    the test's own: the old folder is checked and removed without recursion."""
+    from pipeline.report.build import _replace_dir
+    from pipeline.report.settings import SettingsError
+    from test_hostile_ingest import _deep, _depth
+
+    out, new = tmp_path / "rep", tmp_path / "new"
+    (_deep(out, 400) / "mine.txt").write_text("mine")
+    new.mkdir()
+    (new / "index.html").write_text("report")
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_depth() + 150)
+        with pytest.raises(SettingsError, match="rep"):
+            _replace_dir(new, out)  # a folder the user filled: refused without --force
+        _replace_dir(new, out, force=True)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+    assert sorted(p.name for p in out.iterdir()) == [".cocopipe-report.json", "index.html"]
+
+
 def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     (tmp_path / "here").mkdir()
@@ -143,6 +239,15 @@ def test_the_current_folder_as_out_is_refused_before_the_work(tmp_path):
         one_line_error(cli("report", "--store", st.path, "--out", out, "--force", cwd=tmp_path / "here"),
                        out, "folder of its own")
     assert list((tmp_path / "here").iterdir()) == []
+
+
+def test_settings_naming_a_fifo_is_one_line_never_read(tmp_path):
+    import os
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    os.mkfifo(tmp_path / "settings.json")
+    one_line_error(cli("report", "--store", st.path, "--out", tmp_path / "rep", "--settings",
+                       tmp_path / "settings.json", timeout=30), "settings.json", "not a regular file")
 
 
 def test_settings_naming_a_folder_is_one_line(tmp_path):
@@ -173,6 +278,32 @@ def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
         shutil.rmtree(base)
 
 
+@pytest.mark.parametrize("args", [("art", "--out"), ("chart", "ecdf", "--out"), ("table", "--out"),
+                                  ("export", "--out")])
+def test_a_file_under_a_read_only_folder_is_one_line(args):
+    import os
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))  # outside pytest's private tmp folders
+    try:
+        st = store_at(base / "st", base, algs=("A",))
+        (base / "locked").mkdir()
+        os.chmod(base / "locked", 0o555)
+        prefix: tuple[str, ...] = ()
+        if os.geteuid() == 0:
+            if not shutil.which("setpriv"):
+                pytest.skip("root without setpriv: cannot make a folder read-only")
+            prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
+        out = base / "locked" / ("x.html" if args[0] == "chart" else "x.md" if args[0] == "table" else "x.csv")
+        r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", *args, str(out), "--store", str(st.path)],
+                           capture_output=True, text=True, timeout=120)
+        one_line_error(r, str(out))
+        assert "ermission denied" in r.stderr or "cannot write" in r.stderr, r.stderr
+    finally:
+        os.chmod(base / "locked", 0o755)
+        shutil.rmtree(base)
+
+
 # -- 16: a full disk during an ingest ----------------------------------------------------------------------
 FULL_DISK = """
 import resource, signal, sys
@@ -197,6 +328,20 @@ def test_a_full_disk_during_an_ingest_is_one_line_and_leaves_the_store_as_it_was
         ".cocopipe-read.lock", ".cocopipe-write.lock"]
     assert Store(st.path).runs().collect().sort("run_id").equals(before)
     assert cli("ingest", big, "--store", st.path).returncode == 0  # with room again
+
+
+@pytest.mark.parametrize("args", [("art", "--out", "a.csv"), ("chart", "ecdf", "--out", "c.html"),
+                                  ("table", "--out", "t.md"), ("table", "--out", "t.csv"), ("export", "--out", "e"),
+                                  ("report", "--out", "r")])
+def test_a_full_disk_writing_an_output_is_one_line_and_leaves_nothing_half_written(tmp_path, args):
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    assert cli("auc", "--store", st.path).returncode == 0  # the hits cache exists: only the output is written
+    (tmp_path / "out").mkdir()
+    r = subprocess.run([sys.executable, "-c", FULL_DISK, "300", *args, "--store", st.path], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path / "out")
+    one_line_error(r, args[-1], "cannot write")
+    assert list((tmp_path / "out").iterdir()) == []
+    assert check(st.path) == []
 
 
 # -- 17: a folder holding the store ------------------------------------------------------------------------

@@ -121,3 +121,36 @@ def test_query_check_and_info_print_names_and_paths_as_they_are(store):
     assert f"store {store}: the manifest and the files agree" in clean(cli("check", "--store", store))
     r = cli("info", "--store", store)
     assert f"store {store}: schema versions" in clean(r) and all(name in r.stdout for name in MARKUP)
+
+
+@pytest.mark.parametrize("odd", ["new\nline", "tab\there", "esc\x1b[31mred", "sep\u2028arator"])
+def test_a_path_with_a_line_break_or_an_escape_stays_on_its_line(tmp_path, odd):
+    root = write_new2(tmp_path / f"{odd} logs", alg="A", runs=runs(10))
+    gone = tmp_path / f"gone {odd}"
+    r = cli("ingest", root, gone, "--store", tmp_path / f"st {odd}")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    shown = odd.encode("unicode_escape").decode()  # the characters as Python escapes: \n, \t, \x1b, \u2028
+    lines = r.stderr.splitlines()
+    assert f"warning: {tmp_path}/gone {shown}: no such file or folder (source skipped)" in lines, lines
+    assert any(line.startswith("error: 1 of 2 sources not read: ") and line.endswith(
+        f"gone {shown}; exit status 1 (--allow-partial accepts a partial ingest)") for line in lines), lines
+    assert f"{odd} logs: 2 runs".replace(odd, shown) in lines, lines
+    assert all("\x1b" not in line for line in lines)
+    r = cli("art", "--store", tmp_path / f"st {odd}", "--out", tmp_path / f"art {odd}.csv")
+    assert r.stderr.splitlines() == [f"wrote 51 rows to {tmp_path}/art {shown}.csv"], r.stderr
+
+
+def test_check_and_repair_keep_a_path_with_a_line_break_on_its_line(tmp_path):
+    st = tmp_path / "st\nx"
+    assert cli("ingest", write_new2(tmp_path / "logs", runs=runs(10)), "--store", st).returncode == 0
+    (st / "runs" / "my\nfile.parquet").write_text("mine")
+    r = cli("check", "--store", st)
+    assert r.returncode == 1 and r.stdout.splitlines() == [
+        f"foreign: {tmp_path}/st\\nx/runs/my\\nfile.parquet: not a file of the store (readers refuse the table "
+        "while it is there)"], r.stdout
+    assert r.stderr.splitlines() == [f"store {tmp_path}/st\\nx: 1 problem; `cocopipe check --store "
+                                     f"{tmp_path}/st\\nx --repair` keeps what is readable"], r.stderr
+    r = cli("check", "--store", st, "--repair")
+    assert r.returncode == 0 and r.stdout.splitlines() == [
+        "repaired: runs/my\\nfile.parquet: moved aside to quarantine/runs/my\\nfile.parquet (not a file of the runs "
+        "table; the store did not write it)"], r.stdout

@@ -220,14 +220,38 @@ def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def data_files(folder: Path) -> list[Path]:
-    """The data sets of a local archive folder: archives of COCO logs, hidden files and folders left out."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for f in sorted(filenames):
-            if not f.startswith(".") and f.lower().endswith(DATA_SUFFIXES):
-                found.append(Path(dirpath) / f)
+#: folders nested deeper than this below an archive folder are named, not searched (as ingest does)
+MAX_DEPTH = 64
+
+
+def data_files(folder: Path, too_deep: Callable[[Path], None]) -> list[Path]:
+    """The data sets of a local archive folder: archives of COCO logs, hidden files and folders left out;
+    a folder nested deeper than MAX_DEPTH is shown to `too_deep` (a walk without recursion, as os.walk's
+    in Python 3.11 is not)."""
+    found: list[Path] = []
+    stack = [(Path(folder), 0)]
+    while stack:
+        here, depth = stack.pop()
+        with os.scandir(here) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        below = []
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                is_dir, is_link = e.is_dir(), e.is_symlink()
+            except OSError:
+                is_dir, is_link = False, False
+            if is_dir:
+                if is_link:  # as os.walk: a link to a folder is not followed
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    too_deep(Path(e.path))
+                else:
+                    below.append((Path(e.path), depth + 1))
+            elif e.name.lower().endswith(DATA_SUFFIXES):
+                found.append(Path(e.path))
+        stack.extend(reversed(below))
     return found
 
 
@@ -241,7 +265,14 @@ def create(folder: str | os.PathLike, on_skip: Callable[[Path, str], None] | Non
     if not root.is_dir():
         raise ArchiveError(f"{root}: no such folder")
     entries = []
-    for f in data_files(root):
+
+    def too_deep(path: Path) -> None:
+        why = f"folder nested deeper than {MAX_DEPTH} levels"
+        if on_skip is None:
+            raise ArchiveError(f"{path}: {why}; no definition file written")
+        on_skip(path, f"{why} (not searched)")
+
+    for f in data_files(root, too_deep):
         name = f.relative_to(root).as_posix()
         if "L)" in name:  # cocopp's rule: the file is written with "L)" removed (Python 2 longs)
             raise ArchiveError(f"{f}: a data set name may not contain 'L)'; rename the file")

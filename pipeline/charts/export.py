@@ -51,9 +51,13 @@ def save(chart: alt.TopLevelMixin | dict, path: str | os.PathLike, scale: float 
     out = render(chart, fmt, scale)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
-    if isinstance(out, str):
-        tmp.write_text(out, encoding="utf-8")
-    else:
-        tmp.write_bytes(out)
-    tmp.replace(p)
+    try:
+        if isinstance(out, str):
+            tmp.write_text(out, encoding="utf-8")
+        else:
+            tmp.write_bytes(out)
+        tmp.replace(p)
+    except BaseException:  # a full disk: no half-written file left beside it
+        tmp.unlink(missing_ok=True)
+        raise
     return p

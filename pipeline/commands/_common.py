@@ -18,6 +18,8 @@ from rich.text import Text
 from ..words import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import polars as pl
 
 # soft_wrap: no line is wrapped at the console's width (in a pipe rich assumes 80 columns). markup and
@@ -27,9 +29,18 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=
 out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
+def one_line(text: str) -> str:
+    """The text with what would break or hide its line (line breaks, tabs, terminal escapes, other control
+    and format characters, as in a path or name holding them) written as Python escapes: `\\n`, `\\x1b`."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def say(message: str, label: str = "", style: str = "") -> None:
-    """Print a line on stderr as it is (no markup, no emoji codes), after a styled `label` if any (else in
-    `style`)."""
+    """Print one line on stderr as it is (no markup, no emoji codes; line breaks and control characters in
+    it escaped, see `one_line`), after a styled `label` if any (else in `style`)."""
+    message = one_line(message)
     err.print(Text.assemble((label, style), " ", message) if label else Text(message, style=style), soft_wrap=True)
 
 
@@ -215,6 +226,7 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     ext = p.suffix.lower()
     if ext not in (".csv", ".parquet", ".json", ".md"):
         fail(f"{path}: unknown output format {ext!r} (use .csv, .parquet, .json or .md)")
+    outside_store(p)
     try:
         _write_file(df, p, ext)
     except OSError as exc:  # a read-only folder, a full disk
@@ -222,11 +234,29 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     say(f"wrote {plural(df.height, 'row')} to {p}")
 
 
+@contextmanager
+def whole_file(p: Path) -> Iterator[Path]:
+    """A temporary name beside `p` to write to, moved onto `p` when the block ends well and removed when
+    it does not (a full disk leaves no half-written file)."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    try:
+        yield tmp
+        tmp.replace(p)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def _write_file(df: pl.DataFrame, p: Path, ext: str) -> None:
-    """Write a frame to a file of a known extension."""
+    """Write a frame to a file of a known extension, whole or not at all."""
+    with whole_file(p) as tmp:
+        _write_format(df, tmp, ext)
+
+
+def _write_format(df: pl.DataFrame, p: Path, ext: str) -> None:
+    """Write a frame to a file in the format of a known extension."""
     import polars as pl
 
-    p.parent.mkdir(parents=True, exist_ok=True)
     if ext == ".csv":
         flat(df).write_csv(p)
     elif ext == ".parquet":
@@ -243,12 +273,14 @@ def _write_file(df: pl.DataFrame, p: Path, ext: str) -> None:
 OPENED: list = []
 
 
-def outside_store(out: str | Path, store: str | Path) -> None:
-    """Exit with one line when the folder `out` lies inside the store `store` (what is written there would
-    make the store unreadable)."""
-    where, home = Path(out).resolve(), Path(store).resolve()
-    if where == home or home in where.parents:
-        fail(f"{out}: inside the store {store}; give a folder outside the store")
+def outside_store(out: str | Path, *stores: str | Path | None) -> None:
+    """Exit with one line when the file or folder `out` lies inside one of `stores` or a store this command
+    opened (what is written there would make the store unreadable)."""
+    where = Path(out).resolve()
+    for store in dict.fromkeys([*(s for s in stores if s), *OPENED]):
+        home = Path(store).resolve()
+        if where == home or home in where.parents:
+            fail(f"{out}: inside the store {store}; give a folder outside the store")
 
 
 def open_store(path: str):
@@ -263,7 +295,7 @@ def open_store(path: str):
         fail(str(exc))
     OPENED.append(st.path)
     for notice in st.notices:
-        err.print(notice, markup=False, soft_wrap=True)
+        say(notice)
     return st
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..recipes import KIND_NAMES
-from ._common import fail, say
+from ._common import fail, outside_store, say
 from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
 
 
@@ -78,6 +78,7 @@ def register(app: typer.Typer) -> None:
         ext = out.rsplit(".", 1)[-1].lower() if "." in out else ""
         if ext not in export.FORMATS:
             fail(f"{out}: unknown chart format {('.' + ext) if ext else '(none)'} (use .json, .svg, .png, .pdf or .html)")
+        outside_store(out, sel.store)
         opts = parse_options(option or [])
         known = kinds.options(kind)
         takes_any = kind == "profile"
@@ -100,7 +101,12 @@ def register(app: typer.Typer) -> None:
         a = sel.analysis()
         try:
             c = kinds.chart(kind, a, **opts)
-            path = export.save(c, out, scale=scale)
         except (ValueError, KeyError, FileNotFoundError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
+        try:
+            path = export.save(c, out, scale=scale)
+        except OSError as exc:  # a read-only folder, a full disk
+            fail(f"{out}: cannot write {out} ({exc.strerror or exc})")
+        except (ValueError, KeyError) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
         say(f"wrote {kind} chart to {path}")

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import err, fail, out, plural
+from ._common import fail, one_line, out, plural, say
 from ._options import STORE, StoreOpt, WaitOpt
 
 
@@ -25,17 +25,17 @@ def register(app: typer.Typer) -> None:
 
         try:
             if repair:
-                done, left = run_repair(store, wait, on_wait=lambda m: err.print(m, markup=False, soft_wrap=True))
+                done, left = run_repair(store, wait, on_wait=say)
                 for line in done:
-                    out.print(f"repaired: {line}", markup=False, soft_wrap=True)
+                    out.print(one_line(f"repaired: {line}"), markup=False, soft_wrap=True)
             else:
                 left = run_check(store)
         except StoreError as exc:
             fail(str(exc))
         for f in left:
-            out.print(f"{f.kind}: {store}/{f}", markup=False, soft_wrap=True)
+            out.print(one_line(f"{f.kind}: {store}/{f}"), markup=False, soft_wrap=True)
         if left:
             hint = "" if repair else f"; `cocopipe check --store {store} --repair` keeps what is readable"
-            err.print(f"store {store}: {plural(len(left), 'problem')}{hint}", markup=False, soft_wrap=True)
+            say(f"store {store}: {plural(len(left), 'problem')}{hint}")
             raise typer.Exit(1)
-        err.print(f"store {store}: the manifest and the files agree", markup=False, soft_wrap=True)
+        say(f"store {store}: the manifest and the files agree")

@@ -27,6 +27,7 @@ def register(app: typer.Typer) -> None:
 
         from ..selection import filter_frame
         from ..export import iohprofiler
+        from ..store.walk import remove_tree
 
         if format not in FORMATS:
             fail(f"format {format!r}: expected one of {', '.join(FORMATS)}")
@@ -41,7 +42,13 @@ def register(app: typer.Typer) -> None:
         ids = runs.select("run_id").lazy()
         events = st.events().join(ids, on="run_id", how="semi").collect()
         params = st.scan("params").join(ids, on="run_id", how="semi").collect()
-        files = iohprofiler.write(runs, events, params, target)
+        made = not target.exists()
+        try:
+            files = iohprofiler.write(runs, events, params, target)
+        except OSError as exc:  # a read-only folder, a full disk: nothing of it kept
+            for gone in [target] if made else list(target.iterdir()):
+                remove_tree(gone)
+            fail(f"{out}: cannot write the export ({exc.strerror or exc}); nothing of it was kept")
         say(f"wrote {plural(runs.height, 'run')} of {plural(runs['algorithm'].n_unique(), 'algorithm')} in "
             f"{plural(len(files), 'json file')} under {out}")
         del pl

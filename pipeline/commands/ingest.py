@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import OPENED, err, fail, open_store, plural, progress, write_table
+from ._common import OPENED, err, fail, one_line, open_store, plural, progress, write_table
 from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
@@ -58,7 +58,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
-    st.on_wait = lambda message: err.print(message, markup=False, soft_wrap=True)
+    st.on_wait = _say
     OPENED.append(st.path)
     if older := schema.older(st.manifest.get("schema_versions", {})):
         err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its files are read as "
@@ -86,7 +86,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
                 _discard(path, before)
             fail(str(exc))
     for notice in st.notices:
-        err.print(notice, markup=False, soft_wrap=True)
+        _say(notice)
     summary = add_outcomes(summary, fetched, on_source)
     if new and read_nothing(summary):
         _discard(path, before)
@@ -200,6 +200,7 @@ def _say(text: str, label: str = "", style: str = "") -> None:
     after a styled label."""
     from rich.text import Text
 
+    text = one_line(text)
     err.print(Text.assemble((label, style), " ", text) if label else Text(text), soft_wrap=True)
 
 

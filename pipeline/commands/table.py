@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ._common import fail, plural, say
+from ._common import fail, outside_store, plural, say, whole_file
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
+
+if TYPE_CHECKING:
+    import polars as pl
 
 TableTargetsOpt = Annotated[Optional[str], typer.Option("--targets", "-t", help="bbob, biobj, table, table-biobj, scaling, or v1,v2,... (default: cocopp's table targets of each suite).")]
 FORMATS = ("md", "html", "tex", "csv", "parquet")
@@ -47,9 +50,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """aRT table per function and dimension (ratio to a reference, dispersion, #succ, significance), or
         pairwise rank-sum tests (--pairwise); Markdown, HTML, LaTeX (booktabs), CSV or Parquet."""
-        from ..tables import art_table, pairwise_table, to_html, to_latex, to_markdown
+        from ..tables import art_table, pairwise_table
 
         kind = _format(fmt, out)
+        if out and out != "-":
+            outside_store(out, sel.store)
         if correction not in ("bonferroni", "holm"):
             fail(f"--correction {correction!r}: expected bonferroni or holm")
         if absolute and reference:
@@ -65,25 +70,32 @@ def register(app: typer.Typer) -> None:
                                alpha=alpha)
         except ValueError as exc:
             fail(str(exc))
-        if kind in ("csv", "parquet"):
-            if kind == "parquet":
-                Path(out).parent.mkdir(parents=True, exist_ok=True)
-                df.write_parquet(out, compression="zstd")
-            elif out is None or out == "-":
-                df.write_csv(sys.stdout)
-                return
-            else:
-                Path(out).parent.mkdir(parents=True, exist_ok=True)
-                df.write_csv(out)
-            say(f"wrote {plural(df.height, 'row')} to {out}")
+        try:
+            _write(df, kind, out, standalone)
+        except BrokenPipeError:  # a reader that stopped early: the command line's quiet end
+            raise
+        except OSError as exc:  # a read-only folder, a full disk
+            fail(f"{out}: cannot write {out} ({exc.strerror or exc})")
+
+
+def _write(df: pl.DataFrame, kind: str, out: str | None, standalone: bool) -> None:
+    """Write an aRT or pairwise table in a format to a file, or to stdout without one."""
+    from ..tables import to_html, to_latex, to_markdown
+
+    if kind in ("csv", "parquet"):
+        if kind == "csv" and (out is None or out == "-"):
+            df.write_csv(sys.stdout)
             return
-        render = {"md": to_markdown, "html": lambda d: to_html(d, css=True),
-                  "tex": lambda d: to_latex(d, standalone=standalone)}[kind]
-        text = render(df)
-        if out is None or out == "-":
-            sys.stdout.write(text)
-            return
-        p = Path(out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-        say(f"wrote {kind} table to {p}")
+        with whole_file(Path(out)) as tmp:
+            df.write_parquet(tmp, compression="zstd") if kind == "parquet" else df.write_csv(tmp)
+        say(f"wrote {plural(df.height, 'row')} to {out}")
+        return
+    render = {"md": to_markdown, "html": lambda d: to_html(d, css=True),
+              "tex": lambda d: to_latex(d, standalone=standalone)}[kind]
+    text = render(df)
+    if out is None or out == "-":
+        sys.stdout.write(text)
+        return
+    with whole_file(Path(out)) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    say(f"wrote {kind} table to {out}")

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import NUMBERS_APART, fail, open_store, plural, say, write_table
+from ._common import NUMBERS_APART, fail, open_store, outside_store, plural, say, write_table
 from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
 
 
@@ -105,6 +105,8 @@ def register(app: typer.Typer) -> None:
         from ..references import build_reference
         from ..store import Store, StoreError
 
+        if out and out != "-":
+            outside_store(out, sel.store, into)
         a = sel.analysis()
         try:
             dest = Store(into, create=True) if into else a.store

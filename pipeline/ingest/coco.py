@@ -556,6 +556,12 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                 kinds.append((len(paths) - 1, pair, kind, 1 if fmt == "bbob-biobj" else 2, fmt in NEW_FORMATS))
             elif ext == ".tdat":
                 problems.append(Problem(p, None, "missing .tdat file", "runs read from the .dat file only"))
+    read = set(paths)
+    orphans = [f for f in sorted(src.files) if f.rsplit(".", 1)[-1].lower() == "dat" and f not in read]
+    if orphans:  # named unless an .info line names it (that line's problem says why its runs were not read)
+        infos = b"\n".join(bytes(src.view(i)) for i in src.info_files())
+        problems += [Problem(f, None, "a .dat file no .info file names", "not read")
+                     for f in orphans if f.rsplit("/", 1)[-1].encode("utf-8", "surrogateescape") not in infos]
     files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
                                         "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
     heads, recs = _read_data(src, paths, files)

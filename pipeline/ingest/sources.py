@@ -153,8 +153,8 @@ def walk(root: Path) -> tuple[list[Path], list[tuple], list[Path]]:
     problems met, as (file, line, what, action) relative to `root`: log files that are no regular file
     (FIFOs, devices, sockets: never opened), folders that cannot be listed or lie deeper than `MAX_DEPTH`
     levels; and the entries named like archives that are no regular file (sources of their own, which
-    fail to be read). Walked with a stack, not recursively; links to folders are not followed, nor are
-    cocopipe stores inside the folder."""
+    fail to be read). Walked with a stack, not recursively; links to folders are named and not followed,
+    cocopipe stores inside the folder passed over."""
     files: list[Path] = []
     problems: list[tuple] = []
     odd: list[Path] = []
@@ -181,7 +181,11 @@ def walk(root: Path) -> tuple[list[Path], list[tuple], list[Path]]:
             except OSError:
                 is_dir, is_link = False, False
             if is_dir:
-                if is_link or os.path.isfile(os.path.join(e.path, STORE_MANIFEST)):  # a store: not its logs
+                if is_link:  # never followed (a loop, logs counted twice): named
+                    problems.append((rel(e.path), None, "a link to a folder", "not followed; give its target "
+                                     "as a source of its own"))
+                    continue
+                if os.path.isfile(os.path.join(e.path, STORE_MANIFEST)):  # a store: not its logs
                     continue
                 if depth + 1 > MAX_DEPTH:
                     problems.append((rel(e.path), None, f"folder nested deeper than {MAX_DEPTH} levels",

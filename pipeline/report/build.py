@@ -16,6 +16,7 @@ import jinja2
 from ..api import Analysis
 from ..charts import theme
 from ..extras import require
+from ..store.walk import remove_tree
 from .context import Context
 from . import output
 from .figures import DATA_DIR, Figure, Note, Page, Section, external_tables, shared_tables, table_script
@@ -197,7 +198,7 @@ def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
         old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:8]}")
         os.replace(out, old)
         os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
+        remove_tree(old)  # whatever the user had there, with --force: of any depth
     else:
         os.replace(tmp, out)
 
@@ -280,6 +281,8 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
         _replace_dir(tmp, out, force)
+    except OSError as exc:  # a full disk: named by the folder written, not the file copied from
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

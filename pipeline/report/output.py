@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from ..store.walk import walk
 from .settings import SettingsError
 
 MARKER = ".cocopipe-report.json"
@@ -18,7 +19,8 @@ SIGNATURE = "cocopipe report folder: replaced by the next `cocopipe report --out
 
 
 def _files(folder: Path) -> set[str]:
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+    """The files under a folder, relative (a tree of any depth)."""
+    return {Path(here, f).relative_to(folder).as_posix() for here, _, files in walk(folder) for f in files}
 
 
 def mark(folder: Path) -> None:

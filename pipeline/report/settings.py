@@ -129,6 +129,8 @@ class Settings:
     def load(cls, path: str | Path) -> Settings:
         """Read a settings.json file."""
         p = Path(path)
+        if p.exists() and not p.is_file() and not p.is_dir():  # a FIFO or a device: the read would block
+            raise SettingsError(f"{p}: not a regular file, not a settings file")
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:

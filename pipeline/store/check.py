@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreError
-from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, write_journal, write_manifest
+from .store import DERIVED, JOURNAL, MANIFEST, Store, foreign_files, laid_out, write_journal, write_manifest
+from .walk import files_named
 from ..words import plural
 
 @dataclass
@@ -34,6 +35,8 @@ class Finding:
 def read_problem(path: Path, table: str | None = None, whole: bool = True) -> str | None:
     """Why a Parquet file of the store cannot be read (None: it can): its footer, its schema (the
     columns and major version of `table`) and, when `whole`, every page."""
+    if path.exists() and not path.is_file():  # a FIFO or a device: never opened (the read would block)
+        return "not a regular file"
     try:
         f = pq.ParquetFile(path)
         if whole:
@@ -102,7 +105,7 @@ def _parquet_files(root: Path, top: str) -> list[str]:
     base = root / top
     if not base.is_dir():
         return []
-    found = sorted(p.relative_to(root).as_posix() for p in base.rglob("*.parquet")
+    found = sorted(p.relative_to(root).as_posix() for p in files_named(base, ".parquet")
                    if not any(part.startswith(".") for part in p.relative_to(root).parts))
     if top not in schema.TABLES:
         return found
@@ -122,9 +125,13 @@ def unreadable(root: Path) -> list[Finding]:
 
 
 def _manifest(root: Path) -> tuple[dict | None, Finding | None]:
+    if (root / MANIFEST).exists() and not (root / MANIFEST).is_file():  # a FIFO would block the read
+        return None, Finding("manifest", MANIFEST, "not a regular file")
     try:
         return mf.parse((root / MANIFEST).read_text(encoding="utf-8"), root / MANIFEST), None
     except FileNotFoundError:
+        if laid_out(root):  # deleted by hand beside the files: rebuilt from them by repair
+            return None, Finding("manifest", MANIFEST, "missing beside the store's files")
         raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})") from None
     except (StoreError, OSError, UnicodeDecodeError) as exc:
         return None, Finding("manifest", MANIFEST, str(exc).removeprefix(f"{root / MANIFEST}: ").split("; `cocopipe")[0])
@@ -225,7 +232,7 @@ def repair(root: str | Path, wait: float = 0, on_wait: Callable[[str], None] | N
     the counts are recomputed, stale or corrupt cached hits go, and so does a derived table with a
     missing or unreadable file. Returns what was done and what is still wrong."""
     root = Path(root)
-    if not (root / MANIFEST).is_file():
+    if not (root / MANIFEST).exists() and not laid_out(root):
         raise StoreError(f"{root}: not a cocopipe store (no {MANIFEST})")
     done: list[str] = []
     with lock.writer(root, wait, on_wait), lock.committing(root, on_wait):

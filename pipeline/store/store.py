@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from . import hive, lock, manifest as mf, schema
 from .errors import StoreBusy, StoreError, StoreWriteError
+from .walk import files_named, folders, walk
 from ..words import plural
 
 MANIFEST = mf.FILE
@@ -72,12 +73,18 @@ def write_failed(folder: Path, exc: OSError) -> StoreWriteError:
     return StoreWriteError(f"{folder}: cannot write to the store ({why}); the store is left as it was")
 
 
+def laid_out(folder: Path) -> bool:
+    """Whether a folder holds a store's runs files (`runs/key=value/.../*.parquet`), its manifest aside."""
+    return (folder / "runs").is_dir() and any(
+        "=" in p.parent.name for p in files_named(folder / "runs", ".parquet"))
+
+
 def foreign_files(folder: Path, table: str) -> Iterator[str]:
     """The files and folders under a table's folder that the store did not put there (anything but
     `key=value` partition folders holding `.parquet` files), relative to the store."""
     root = folder / table
     depth = len(schema.partition_columns(table))
-    for here, dirs, files in os.walk(root):
+    for here, dirs, files in walk(root):
         level = len(Path(here).relative_to(root).parts)
         for d in sorted(dirs):
             if d.startswith(".") or "=" not in d or level >= depth:
@@ -162,6 +169,10 @@ class Store:
         if create:
             self._create()
         if not (self.path / MANIFEST).is_file():
+            if (self.path / MANIFEST).exists() or laid_out(self.path):
+                why = "not a regular file" if (self.path / MANIFEST).exists() else "missing beside the store's files"
+                raise StoreError(f"{self.path / MANIFEST}: {why}; `cocopipe check --store {self.path} --repair` "
+                                 "rebuilds it from the store's files")
             raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
         self.manifest  # noqa: B018 - a corrupt manifest is a one-line error here, not at its first use
         if (self.path / JOURNAL).exists():
@@ -179,6 +190,9 @@ class Store:
                 return
             if any(p for p in self.path.iterdir() if not p.name.startswith(".") and p.name != MANIFEST):
                 if not (self.path / MANIFEST).exists():
+                    if laid_out(self.path):
+                        raise StoreError(f"{self.path / MANIFEST}: missing beside the store's files; `cocopipe check "
+                                         f"--store {self.path} --repair` rebuilds it from them")
                     raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
                 return
             tmp = self.path / f".new-store-{uuid.uuid4().hex}"  # not a writer's: no writer cleans it up
@@ -347,7 +361,7 @@ class Store:
             raise StoreError(f"{self.path}: no such store folder")
         self.verify()
         root = self.path / table if root is None else root
-        if not root.is_dir() or not any(root.rglob("*.parquet")):
+        if not root.is_dir() or not any(files_named(root, ".parquet")):
             return pl.LazyFrame(schema=sch)
         return schema.scan(table, root)
 
@@ -391,7 +405,7 @@ class Store:
             return None
         tops = [*schema.TABLES, *(f"{DERIVED}/{k}" for k in m.get("derived", {}))]
         for top in tops:
-            for here, _, files in os.walk(self.path / top):
+            for here, _, files in walk(self.path / top):
                 for f in sorted(files):
                     rel = Path(here, f).relative_to(self.path).as_posix()
                     if rel not in listed:
@@ -685,7 +699,7 @@ class Store:
         """Remove every empty partition folder of a table."""
         root = folder / table
         if root.is_dir():
-            for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            for d in sorted(folders(root), key=lambda p: -len(p.parts)):
                 if not any(d.iterdir()):
                     d.rmdir()
 

@@ -410,4 +410,4 @@ def test_banner_counts_what_it_cannot_list():
     b = dict(banner(Settings(), rec))
     assert b["algorithms"] == "10: A0, A1, A2, ..., A9 (all on the settings page)"
     assert b["instances"] == "1-2 (9 data sets); 3 (A9)"
-    assert b["background"] == "2 algorithm(s), thin and grey"
+    assert b["background"] == "2 algorithms, thin and grey"

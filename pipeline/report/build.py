@@ -26,6 +26,7 @@ from .runner import Runner, default_jobs
 from .settings import Settings
 from .vendor import BUNDLE, STATIC, versions as js_versions
 from .views import VIEWS
+from ..words import plural
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: the static files every report gets (the Vega bundle only with the "vega" renderer)
@@ -124,7 +125,7 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
                       for d in record["data_sets"]})
     return [
         ("algorithms", alg_text),
-        *([("background", f"{len(record['background'])} algorithm(s), thin and grey")] if record.get("background")
+        *([("background", f"{plural(len(record['background']), 'algorithm')}, thin and grey")] if record.get("background")
           else []),
         ("reference", refs),
         ("ECDF targets", ecdf_t),
@@ -181,7 +182,7 @@ def render_pages(pages: list[Page], settings: Settings, record: dict) -> dict[st
                   embed=js["vega-embed"],
                   algorithm_names=[*record["algorithms"], *reference_names(record),
                                    *record.get("background", [])],
-                  datasets=f"{len(record['data_sets'])} data set(s) of {', '.join(names)}")
+                  datasets=f"{plural(len(record['data_sets']), 'data set')} of {', '.join(names)}")
     shared = shared_tables(pages) if settings.renderer == "vega" else {}
     files = {f"{DATA_DIR}/{name}.js": table_script(name, values) for name, values in shared.items()}
     if settings.renderer == "vega":  # the svg renderer's pages have no JavaScript: their tables stay in them

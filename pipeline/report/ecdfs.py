@@ -15,6 +15,7 @@ from ..charts.ecdf import ecdf_chart, ecdf_explorer, ecdf_range
 from .context import Context
 from .figures import Figure
 from .measures import Measures
+from ..words import plural
 
 
 def ecdf_subtitle(ctx: Context, suite: str) -> str:
@@ -49,7 +50,7 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
                              title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
                              x_range=suite_ecdf_range(ctx, m, suite), **more)
     n = summ["functions"].max()
-    caption = f"{n} function(s) of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
+    caption = f"{plural(n, 'function')} of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
     return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
 
 
@@ -78,7 +79,7 @@ def explorer_spec(ctx: Context, m: Measures, suite: str):
         if summ.height == 0:
             cache[suite] = None
         else:
-            back = f"; {len(ctx.background)} background algorithm(s) thin and grey" if ctx.background else ""
+            back = f"; {plural(len(ctx.background), 'background algorithm')} thin and grey" if ctx.background else ""
             cache[suite] = ctx.runner.chart(ecdf_explorer, steps, summ, palette=ctx.palette,
                                             reference=ctx.reference_of(suite),
                                             background=ctx.background or None, group_labels=dict(ctx.groups(suite)),

@@ -256,11 +256,14 @@ def test_settings_naming_a_folder_is_one_line(tmp_path):
                    str(tmp_path), "a folder, not a settings file")
 
 
-def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
+@pytest.fixture
+def locked():
+    """A store and a read-only folder `locked` beside it, outside pytest's private tmp folders, and the
+    command prefix that makes root obey the folder's mode (setpriv without the DAC capabilities)."""
     import os
     import tempfile
 
-    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))  # outside pytest's private tmp folders
+    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))
     try:
         st = store_at(base / "st", base, algs=("A",))
         (base / "locked").mkdir()
@@ -270,38 +273,28 @@ def test_a_report_under_a_read_only_folder_is_refused_before_the_work(tmp_path):
             if not shutil.which("setpriv"):
                 pytest.skip("root without setpriv: cannot make a folder read-only")
             prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
-        r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", "report", "--store", str(st.path),
-                            "--out", str(base / "locked" / "new" / "rep")], capture_output=True, text=True, timeout=120)
-        one_line_error(r, str(base / "locked"), "cannot write the report there")
+        yield st, base / "locked", prefix
     finally:
         os.chmod(base / "locked", 0o755)
         shutil.rmtree(base)
+
+
+def test_a_report_under_a_read_only_folder_is_refused_before_the_work(locked):
+    st, folder, prefix = locked
+    r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", "report", "--store", str(st.path),
+                        "--out", str(folder / "new" / "rep")], capture_output=True, text=True, timeout=120)
+    one_line_error(r, str(folder), "cannot write the report there")
 
 
 @pytest.mark.parametrize("args", [("art", "--out"), ("chart", "ecdf", "--out"), ("table", "--out"),
                                   ("export", "--out")])
-def test_a_file_under_a_read_only_folder_is_one_line(args):
-    import os
-    import tempfile
-
-    base = Path(tempfile.mkdtemp(prefix="cocopipe-ro-"))  # outside pytest's private tmp folders
-    try:
-        st = store_at(base / "st", base, algs=("A",))
-        (base / "locked").mkdir()
-        os.chmod(base / "locked", 0o555)
-        prefix: tuple[str, ...] = ()
-        if os.geteuid() == 0:
-            if not shutil.which("setpriv"):
-                pytest.skip("root without setpriv: cannot make a folder read-only")
-            prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
-        out = base / "locked" / ("x.html" if args[0] == "chart" else "x.md" if args[0] == "table" else "x.csv")
-        r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", *args, str(out), "--store", str(st.path)],
-                           capture_output=True, text=True, timeout=120)
-        one_line_error(r, str(out))
-        assert "ermission denied" in r.stderr or "cannot write" in r.stderr, r.stderr
-    finally:
-        os.chmod(base / "locked", 0o755)
-        shutil.rmtree(base)
+def test_a_file_under_a_read_only_folder_is_one_line(args, locked):
+    st, folder, prefix = locked
+    out = folder / ("x.html" if args[0] == "chart" else "x.md" if args[0] == "table" else "x.csv")
+    r = subprocess.run([*prefix, sys.executable, "-m", "pipeline.cli", *args, str(out), "--store", str(st.path)],
+                       capture_output=True, text=True, timeout=120)
+    one_line_error(r, str(out))
+    assert "ermission denied" in r.stderr or "cannot write" in r.stderr, r.stderr
 
 
 # -- 16: a full disk during an ingest ----------------------------------------------------------------------

@@ -4,8 +4,9 @@ The rule, kept narrow so that it never guesses: a reference is a backticked span
 or a docstring of `pipeline` that is a dotted Python name (`a.b`, `a.b.c`: identifiers joined by dots,
 nothing else: no call, no space, no slash) whose first part is ours: `pipeline`, the last part of a
 module of `pipeline` (`runtime`, `spec`, `ranking`) or a public class defined in one (`Analysis`,
-`Budget`); not a function's name, which is also the usual name of a parameter (`plan.group_size`). It resolves when some such module or name, followed by getattr of the remaining
-parts (importing submodules on the way), exists. Skipped: spans whose last part is a file extension
+`Budget`); not a function's name, which is also the usual name of a parameter (`plan.group_size`).
+It resolves when some such module or class, followed by getattr of the remaining parts (importing
+submodules on the way; a dataclass field counts), exists. Skipped: spans whose last part is a file extension
 (`report.md`, `index.html`); spans whose first part is not ours (`pl.col`, `numpy.random`, column and
 file names).
 """

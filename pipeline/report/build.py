@@ -62,6 +62,8 @@ def _make_pages(ctx: Context, m: Measures, tick: Progress, skipped: list[str]) -
     made: dict = {}
     order = sorted(VIEWS, key=lambda v: v.__name__ not in EARLY_VIEWS)
     for i, view in enumerate(order):
+        if ctx.many and ctx.ranked is None and view.__name__ not in EARLY_VIEWS:
+            m.start_ranked()  # the ranking first: the other views' tables and pairs depend on it
         name = view.__name__.removesuffix("_view").removesuffix("_page").replace("_", " ")
         tick("pages", i, len(order), name)
         try:

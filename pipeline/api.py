@@ -477,7 +477,8 @@ class Analysis:
         Returns
         -------
         polars.LazyFrame
-            suite, algorithm, function, dimension, target, sample, runtime (inf: never reached).
+            suite, algorithm, function, dimension, target, sample, runtime; no row for a (problem,
+            target) that no trial reached.
 
         Examples
         --------

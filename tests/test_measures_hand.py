@@ -119,6 +119,16 @@ def test_simulated_runtimes_with_all_successes_are_the_trial_runtimes(hits_):
     assert sorted(sim["runtime"].to_list()) == sorted(float(x) for x in hits_)
 
 
+def test_simulated_runtimes_give_no_row_for_a_target_no_trial_reached():
+    """Two trials reach 1 (at 10 and 30 evaluations), none reaches 1e-8: rows for 1 only (no inf rows)."""
+    trials = [(1, [(1, 5.0), (10, 0.5)], 100), (2, [(1, 5.0), (30, 0.5)], 100)]
+    runs, ev = frames(trials)
+    h = spec.hitting_times(runs, ev, targets.frame([1.0, 1e-8]))
+    sim = restarts.simulated_runtimes(h, samples=4).collect()
+    assert sim["target"].unique().to_list() == [1.0] and sim.height == 4
+    assert sorted(sim["runtime"].unique().to_list()) == [10.0, 30.0]
+
+
 def test_simulated_restarts_are_seeded_and_match_the_expected_runtime():
     trials = [(1, [(1, 5.0), (10, 0.0)], 10), (2, [(1, 5.0)], 100), (3, [(1, 5.0)], 100), (4, [(1, 5.0), (30, 0.0)], 30)]
     runs, ev = frames(trials)

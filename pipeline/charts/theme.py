@@ -241,7 +241,7 @@ class Dataset(alt.NamedData):
         return super().to_dict(validate=validate, ignore=ignore, context=context)
 
     def __reduce__(self):
-        return (type(self), (self._values, self._kwds.get("format", Undefined), self.name))
+        return (type(self), (self._values, self.format, self.name))
 
 
 def _rounded(df: pl.DataFrame, digits: int) -> pl.DataFrame:
@@ -295,8 +295,18 @@ def title(text: str, settings: Sequence[str] | str | None = None) -> alt.TitlePa
     return alt.TitleParams(text=text, subtitle=sub or alt.Undefined, anchor="start")
 
 
+#: the name of the theme in Altair's registry (`alt.theme.enable(THEME)` themes charts made elsewhere)
+THEME = "cocopipe"
+
+
+@alt.theme.register(THEME, enable=False)
+def theme_config() -> alt.theme.ThemeConfig:
+    """The theme's configuration: fonts readable at column width, grids, no view border."""
+    return {"config": _configured().config.to_dict()}
+
+
 def _configured() -> alt.Chart:
-    """An empty chart with the theme's configuration (made once, see `configure`)."""
+    """An empty chart with the theme's configuration."""
     return (
         alt.Chart().configure(font=FONT, padding=8)
         .configure_view(stroke="#888", strokeWidth=0.8)
@@ -316,19 +326,20 @@ _CONFIG: list = []
 
 
 def with_properties(chart: alt.TopLevelMixin, **props) -> alt.TopLevelMixin:
-    """`chart.properties(**props)` without Altair's copy: a new chart object sharing the parts of
-    `chart` (Altair's own copy of a layer or concatenated chart runs its constructor again, which
-    deep-copies every layer, and validates the properties)."""
-    new = object.__new__(type(chart))
-    object.__setattr__(new, "_args", chart._args)
-    object.__setattr__(new, "_kwds", {**chart._kwds, **props})
+    """`chart.properties(**props)` without validating each property: a shallow copy (a new chart
+    object sharing the parts of `chart`: the layers of a layer chart are `Chart`s, whose copy shares
+    them too) with `props` set. The finished spec is validated as a whole by `export.spec`."""
+    new = chart.copy(deep=False)
+    for key, value in props.items():
+        setattr(new, key, value)
     return new
 
 
 def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """The theme's configuration: fonts readable at column width, grids, no view border."""
+    """`chart` with the registered theme's configuration (`theme_config`) in its spec: the spec does not
+    depend on the theme enabled in Altair."""
     if not _CONFIG:
-        _CONFIG.append(_configured().config)
+        _CONFIG.append(alt.Config.from_dict(theme_config()["config"]))
     return with_properties(chart, config=_CONFIG[0].copy(deep=True))
 
 
@@ -348,7 +359,7 @@ class Chart(alt.Chart):
     chart with Altair's methods, not by assigning to a nested part of a copy)."""
 
     def __deepcopy__(self, memo=None) -> Chart:
-        return with_properties(self)
+        return self.copy(deep=False)
 
 
 def layer(*layers: alt.TopLevelMixin, **props) -> alt.LayerChart:
@@ -388,7 +399,7 @@ class _Selection(alt.TopLevelSelectionParameter):
 def selection(param: alt.Parameter) -> alt.Parameter:
     """The selection `param` (from `alt.selection_point` / `alt.selection_interval`) with a
     `_Selection` inside: the same spec, lifted into layer and facet charts without re-validation."""
-    param.param = _Selection(**param.param._kwds)
+    param.param = _Selection(**param.param.to_dict())
     return param
 
 

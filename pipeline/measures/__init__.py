@@ -11,7 +11,8 @@ target-free profiles).
 - `profiles`: target-free runtime profiles (seed 004).
 - `uncertainty`: bootstrap intervals and bands; `generators`: the seeded generators of the draws.
 - `ert`, `aocc`, `params`: IOHprofiler's ERT, fixed-budget ECDF and AOCC, tracked parameters.
-- `runtime`: first hitting times, instance balancing, the budget cut.
+- `runtime`: fixed-budget measures (the best precision within given budgets). First hitting times,
+  instance balancing and the budget cut are in `pipeline.hits` (`spec`, `budget`).
 
 Where a measure is computed by a numpy fast path, that path is private (`_kernels`) and a property test
 (tests/test_kernels.py) holds it equal to the readable definition beside the measure (`*_spec`).

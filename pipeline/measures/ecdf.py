@@ -383,7 +383,7 @@ def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
     Parameters
     ----------
     hits : polars.DataFrame
-        First hitting times (`runtime.hitting_times`), collected; `run_id` identifies a trial.
+        First hitting times (`pipeline.hits.spec.hitting_times`), collected; `run_id` identifies a trial.
 
     Returns
     -------
@@ -428,7 +428,7 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`runtime.hitting_times`).
+        First hitting times (`pipeline.hits.spec.hitting_times`).
     group : str or sequence of str, optional
         Groups to keep: "fN" (a function), a group of the suite (e.g. "separ"), "all"; None for every one.
     mode : str

@@ -149,7 +149,7 @@ def parameters(runs: pl.LazyFrame, events: pl.LazyFrame, settings: Settings = Se
     Returns
     -------
     polars.LazyFrame
-        suite, [algorithm unless `settings.shared`,] function, dimension, f0, delta, f_inf, eps.
+        suite, [algorithm unless `Settings.shared`,] function, dimension, f0, delta, f_inf, eps.
     """
     keys = PROBLEM_KEYS if settings.shared else ["suite", "algorithm", "function", "dimension"]
     f = pl.col("best_delta").sort_by("evaluations")

@@ -62,6 +62,12 @@ def _make_pages(ctx: Context, m: Measures, tick: Progress, skipped: list[str]) -
     made: dict = {}
     order = sorted(VIEWS, key=lambda v: v.__name__ not in EARLY_VIEWS)
     for i, view in enumerate(order):
+        if ctx.many and ctx.ranked is None and view.__name__ not in EARLY_VIEWS:
+            try:  # the ranking first: the other views' tables and pairs depend on it
+                m.start_ranked()
+            except Exception as exc:  # noqa: BLE001 - the views that need no ranking are still made
+                ctx.set_ranking([])
+                skipped.append(f"The ranking failed, the views that depend on it are left out: {_reason(exc)}")
         name = view.__name__.removesuffix("_view").removesuffix("_page").replace("_", " ")
         tick("pages", i, len(order), name)
         try:

@@ -215,8 +215,17 @@ class Context:
                 self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
                                   "sections show the reference alone.")
         self.palette = self._palette()
-        #: the compared algorithms best first (mean rank of auc over all dimensions), once the measures know it
+        #: the compared algorithms best first (mean rank of auc over all dimensions): `set_ranking`
         self.ranked: list[str] | None = None
+
+    def set_ranking(self, ranked: list[str]) -> None:
+        """Take the ranking (`Measures.start_ranked`): the compared algorithms best first."""
+        self.ranked = list(ranked)
+
+    @property
+    def ranking_pending(self) -> bool:
+        """Whether the pairs wait for the ranking: many algorithms, more pairs than shown, no ranking yet."""
+        return self.many and self.ranked is None
 
     @property
     def many(self) -> bool:
@@ -368,6 +377,9 @@ class Context:
         every = [(x, y) for i, x in enumerate(a) for y in a[i + 1:] if self.comparable(x, y)]
         if len(every) <= self.settings.max_pairs:
             return every
+        if self.ranking_pending:
+            raise RuntimeError("the pairs of many algorithms are asked for before the ranking: "
+                               "call Measures.start_ranked first")
         if self.many and self.ranked:
             k = 2
             while (k + 1) * k // 2 <= min(self.settings.max_pairs, MANY_PAIRS):
@@ -408,7 +420,7 @@ class Context:
             "instances": {f"{r['suite']}/{r['algorithm']}": r["instance"] for r in inst.iter_rows(named=True)},
             "ecdf_targets": {s: list(self.ecdf_targets(s)) for s in self.suites},
             "table_targets": {s: list(self.table_targets(s)) for s in self.suites},
-            "pairs": [list(p) for p in self.pairs()],
+            "pairs": None if self.ranking_pending else [list(p) for p in self.pairs()],  # build sets it after
             "data_sets": data_sets(runs, getattr(self.analysis, "store", None)),
             "versions": software_versions(),
             "notes": list(self.notes),

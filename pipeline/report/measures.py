@@ -51,12 +51,39 @@ def glicko(analysis, targets, seed: int) -> pl.DataFrame:
     return ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
 
 
+def best_ranked(ranks: pl.DataFrame) -> list[str]:
+    """The algorithms of `ranks` best first by mean rank of auc over all dimensions (ties by name)."""
+    best = ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")["algorithm"] if ranks.height else []
+    return pl.Series(best, dtype=pl.String).unique(maintain_order=True).to_list()
+
+
+def table_algorithms(ctx: Context, ranked: list[str]) -> list[str]:
+    """The algorithms of the aRT table and the pairwise tests: every compared one, or with more than
+    `max_detail` of them the `max_detail` best of `ranked` (every one first when `ranked` is empty), in
+    the compared order."""
+    if not ctx.many:
+        return list(ctx.algorithms)
+    best = set((ranked or ctx.algorithms)[:ctx.settings.max_detail])
+    return [a for a in ctx.algorithms if a in best]
+
+
+def pair_algorithms(ctx: Context) -> list[str]:
+    """The algorithms of the pairwise rank-sum tests: every compared one, or with many those of the
+    compared pairs (`Context.pairs`: the best ranked, once the context has the ranking)."""
+    if not ctx.many:
+        return list(ctx.algorithms)
+    names = {a for p in ctx.pairs() for a in p}
+    return [a for a in ctx.algorithms if a in names]
+
+
 class Measures:
     """Lazily computed, cached tables of one report."""
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self._art = self._pairwise = None
+        #: the algorithms of the aRT table (`start_tables`; with many algorithms the best ranked)
+        self.table_algorithms: list[str] | None = None
         # the tables take long: they start at once (in a worker when the runner has some), unless the
         # best ranked algorithms are to be chosen first (many algorithms); then the ECDF groups
         if not ctx.many:
@@ -143,6 +170,7 @@ class Measures:
         all compared ones, or the best ranked when there are many: `table_algorithms`, `pair_algorithms`)."""
         pairs = algorithms if pairs is None else pairs
         c, s = self.ctx, self.ctx.settings
+        self.table_algorithms = list(algorithms)
         self._art = []
         for suite in c.suites:  # a table per suite, with its reference (the tests correct within a suite)
             algs = [a for a in algorithms if a in set(c.algorithms_of(suite))]
@@ -167,11 +195,17 @@ class Measures:
             parts += [ranking.rank_by_auc(a, by_dimension=True, alpha=alpha).with_columns(suite=pl.lit(suite)),
                       ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
                       .with_columns(dimension=pl.lit(0, pl.Int64), suite=pl.lit(suite))]
-        ranks = pl.concat(parts, how="diagonal_relaxed")
-        if ranks.height:
-            best = ranks.filter(pl.col("dimension") == 0).sort("score", "algorithm")["algorithm"]
-            self.ctx.ranked = best.unique(maintain_order=True).to_list()
-        return ranks
+        return pl.concat(parts, how="diagonal_relaxed")
+
+    def start_ranked(self) -> list[str]:
+        """The step that must come before the views with many algorithms: the ranking (`ranks`), given to
+        the context (`Context.set_ranking`), then the tables of the best ranked started. Returns the
+        compared algorithms best first."""
+        best = best_ranked(self.ranks)
+        self.ctx.set_ranking(best)
+        if self._art is None:
+            self.start_tables(table_algorithms(self.ctx, best), pair_algorithms(self.ctx))
+        return best
 
     @functools.cached_property
     def glicko(self) -> pl.DataFrame | None:
@@ -182,32 +216,10 @@ class Measures:
         return pl.concat([f.result().with_columns(suite=pl.lit(s)) for s, f in self._glicko.items()],
                          how="diagonal_relaxed")
 
-    @functools.cached_property
-    def table_algorithms(self) -> list[str]:
-        """The algorithms of the aRT table and the pairwise tests: every compared one, or with more than
-        `max_detail` of them the `max_detail` best by mean rank of auc over all dimensions (in the
-        compared order)."""
-        c = self.ctx
-        if not c.many:
-            return list(c.algorithms)
-        self.ranks  # noqa: B018 - sets ctx.ranked
-        best = set((c.ranked or c.algorithms)[:c.settings.max_detail])
-        return [a for a in c.algorithms if a in best]
-
-    @functools.cached_property
-    def pair_algorithms(self) -> list[str]:
-        """The algorithms of the pairwise rank-sum tests: every compared one, or with many those of
-        the compared pairs (`Context.pairs`: the best ranked)."""
-        c = self.ctx
-        if not c.many:
-            return list(c.algorithms)
-        self.ranks  # noqa: B018 - sets ctx.ranked
-        names = {a for p in c.pairs() for a in p}
-        return [a for a in c.algorithms if a in names]
-
     def _tables_started(self) -> None:
         if self._art is None:
-            self.start_tables(self.table_algorithms, self.pair_algorithms)
+            raise RuntimeError("the tables of many algorithms are asked for before the ranking: "
+                               "call Measures.start_ranked first")
 
     @functools.cached_property
     def art_table(self) -> pl.DataFrame:

@@ -347,7 +347,7 @@ def settings_page(ctx: Context, m: Measures) -> list[Page]:
     resolved = pl.DataFrame({
         "item": ["algorithms", "reference", "suites", "pairs compared"],
         "value": [", ".join(rec["algorithms"]), reference_text(rec), ", ".join(rec["suites"]),
-                  "; ".join(f"{a} / {b}" for a, b in rec["pairs"]) or "none"]})
+                  "; ".join(f"{a} / {b}" for a, b in ctx.pairs()) or "none"]})
     per_suite = pl.DataFrame([
         {"suite": su, "dimensions": ", ".join(map(str, rec["dimensions"][su])),
          "functions": ", ".join(map(str, rec["functions"][su])),

@@ -287,7 +287,8 @@ def test_a_large_definition_file_is_parsed_in_bounded_memory():
     finally:
         tracemalloc.stop()
     assert len(entries) == 4000 and entries[-1] == Entry("bbob/2009/A003999.tgz", SHA, 3)
-    assert peak < 8 * len(text)  # ast.literal_eval of the whole text takes about 40 times its size
+    # the 4000 entries parsed weigh about 8 times the text; ast.literal_eval of the whole text takes about 44 times
+    assert peak < 16 * len(text)
 
 
 def test_a_long_entry_is_refused_naming_its_line():

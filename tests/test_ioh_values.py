@@ -186,3 +186,14 @@ def test_values_on_runs_with_a_known_optimum_is_an_error(tmp_path):
     r = CliRunner().invoke(app, ["art", "--store", str(st.path), "--values", "--targets", "1"])
     assert r.exit_code == 1 and "--values: no IOHprofiler run of the selection lacks a known optimum" in " ".join(
         r.output.split()), r.output
+
+
+def test_values_is_offered_only_where_a_measure_honours_it():
+    """Commands that measure nothing (runs, params, reference build) or read precisions only (report) do not
+    offer --values: an option they would ignore is refused, never silently dropped."""
+    for args in (["runs"], ["params"], ["report"], ["reference", "build"]):
+        r = CliRunner().invoke(app, [*args, "--values"])
+        assert r.exit_code == 2 and "No such option" in r.output and "--values" in r.output, (args, r.output)
+    for args in (["art"], ["ecdf"], ["auc"], ["rank"], ["table"], ["chart", "ecdf"], ["ert"]):
+        r = CliRunner().invoke(app, [*args, "--help"])
+        assert "--values" in r.output, args

@@ -177,8 +177,9 @@ class SelectionOptions:
         return a
 
 
-#: the options of `SelectionOptions` that say how trials are read, not which
-READING = ("budget", "exact_hits", "indicator")
+#: the options of `SelectionOptions` that say how trials are measured, not which are read (commands that
+#: measure nothing leave them out)
+READING = ("budget", "exact_hits", "indicator", "values")
 
 
 def uses(group: type, *, only: tuple[str, ...] | None = None, without: tuple[str, ...] = (), **defaults):

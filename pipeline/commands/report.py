@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
-    @uses(SelectionOptions, without=("exact_hits", "indicator"), store=None, all_instances=None)
+    @uses(SelectionOptions, without=("exact_hits", "indicator", "values"), store=None, all_instances=None)
     def report(
         sel: SelectionOptions,
         sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data); archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).", show_default=False)] = None,

@@ -53,16 +53,17 @@ def abi() -> int:
     return max(int(version), 0)
 
 
-def confine(read: list[Path], write: list[Path]) -> bool:
+def confine(read: list[Path], write: list[Path], network: bool = False) -> bool:
     """From now on, this thread (and the threads and processes it starts) opens files only beneath `read` (to
     read them) and `write` (to read, write, make and remove them), and opens no TCP connection where the kernel
-    can refuse them; False, changing nothing, where the kernel has no Landlock."""
+    can refuse them (unless `network`: a store on object storage); False, changing nothing, where the kernel
+    has no Landlock."""
     version = abi()
     if not version:
         return False
     handled = _HANDLED.get(version, _ALL_LATER)
     libc = ctypes.CDLL(None, use_errno=True)
-    attr = _RulesetAttr(handled, _TCP if version >= 4 else 0)
+    attr = _RulesetAttr(handled, _TCP if version >= 4 and not network else 0)
     size = ctypes.sizeof(attr) if version >= 4 else ctypes.sizeof(ctypes.c_uint64)  # ABI 1-3: the fs field only
     ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
@@ -116,8 +117,10 @@ def python_paths() -> list[Path]:
     return sorted(out)
 
 
-def start(read: list[Path] | None, write: list[Path], target: str, *args) -> tuple[subprocess.Popen, Connection]:
-    """A fresh Python process that confines itself to `read` and `write` (unless `read` is None), then imports
+def start(read: list[Path] | None, write: list[Path], target: str, *args, network: bool = False
+          ) -> tuple[subprocess.Popen, Connection]:
+    """A fresh Python process that confines itself to `read` and `write` (unless `read` is None; TCP connections
+    allowed with `network`), then imports
     `target` ("module:function") and sends back what it returns for `args`, or ("error", one line), on the
     connection returned. The process imports nothing of the caller's before it is confined (no `__main__`
     imported again, as a multiprocessing child would), so no thread escapes; its output goes nowhere."""
@@ -134,7 +137,7 @@ def start(read: list[Path] | None, write: list[Path], target: str, *args) -> tup
     answers = Connection(from_child, writable=False)
     with Connection(to_child, readable=False) as orders:
         try:
-            orders.send((read, write, target, args))
+            orders.send((read, write, network, target, args))
         except OSError:  # the child died at once: its answer is missing, which the caller sees
             pass
     return proc, answers
@@ -143,14 +146,14 @@ def start(read: list[Path] | None, write: list[Path], target: str, *args) -> tup
 def _child(orders_fd: int, answers_fd: int) -> None:
     """The fresh process of `start`: its orders read, confined, the target's answer sent back."""
     with Connection(orders_fd, writable=False) as orders:
-        read, write, target, args = orders.recv()
+        read, write, network, target, args = orders.recv()
     with Connection(answers_fd, readable=False) as answers:
         try:
             if read is not None:
                 threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
                 if threads > 1:  # a thread started at start-up (a sitecustomize?) would not be confined
                     raise OSError(f"{threads} threads run already; a process is confined before it starts any")
-                confine(read, write)
+                confine(read, write, network)
             module, _, name = target.partition(":")
             func: Callable = getattr(importlib.import_module(module), name)
             answer = func(*args)

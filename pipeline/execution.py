@@ -21,7 +21,6 @@ from . import distributed
 from .measures import ecdf
 from .selection import Selection
 from .store import Store, StoreError
-from .store.store import MANIFEST
 
 Measure = Callable[[Selection], pl.LazyFrame]
 
@@ -109,12 +108,7 @@ def collect_parts(measure: Callable[[object], pl.LazyFrame], parts: Sequence, ex
 
 
 def _absolute(part):
-    """`part` with its store's folder as an absolute path (a task's working folder is not this one's)."""
-    store = getattr(part, "store", None)
-    if isinstance(store, Store) and not store.path.is_absolute() and dataclasses.is_dataclass(part):
-        there = copy.copy(store)  # as it travels: without this process's lock hold
-        there.path = store.path.absolute()
-        return dataclasses.replace(part, store=there)
+    """`part` as it travels to a task (a store's place is absolute from the start: `store.location`)."""
     return part
 
 
@@ -123,7 +117,8 @@ def _collect_there(measure: Callable, part, sort: Sequence[tuple[str, bool]] = (
     the node and the store), and a store it cannot read fails the same way."""
     store = getattr(part, "store", None)
     if isinstance(store, Store):
-        distributed.visible(store.path / MANIFEST, "the store's manifest")
+        if store.location.local is not None:
+            distributed.visible(store.location.local / "sources" / "_delta_log", "the store's sources table")
     try:
         return _collect(measure, part, sort)
     except (StoreError, FileNotFoundError) as exc:

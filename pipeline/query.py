@@ -23,7 +23,6 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import unquote
 
 import polars as pl
 from polars.io.plugins import register_io_source
@@ -50,21 +49,19 @@ VIEWS = {
 }
 
 
+#: what a process reading a store on object storage reads besides Python: names, addresses, certificates
+NETWORK_FILES = [Path("/etc/ssl"), Path("/etc/resolv.conf"), Path("/etc/hosts"), Path("/etc/nsswitch.conf"),
+                 Path("/etc/ca-certificates"), Path("/usr/share/ca-certificates"), Path("/etc/pki")]
+
+
 class QueryError(ValueError):
     """A query that cannot be parsed or run; the message is one line."""
 
 
 # -- partitions --------------------------------------------------------------------------------
 def partitions(store: Store) -> list[tuple[str, str]]:
-    """The (suite, algorithm) partitions of the `runs` table, from folder names only (no file is opened)."""
-    root = store.path / "runs"
-    out = set()
-    if root.is_dir():
-        for sdir in root.glob("suite=*"):
-            for adir in sdir.glob("algorithm=*"):
-                if any(adir.glob("*.parquet")):
-                    out.add((unquote(sdir.name[len("suite="):]), unquote(adir.name[len("algorithm="):])))
-    return sorted(out)
+    """The (suite, algorithm) partitions of the `runs` table, from its log only (no file is opened)."""
+    return store.partitions("runs")
 
 
 def _conjuncts(expr: pl.Expr) -> list[pl.Expr]:
@@ -125,28 +122,12 @@ def partitioned_view(name: str, parts: list[tuple[str, str]], build: Callable[[s
 
 
 # -- tables ------------------------------------------------------------------------------------
-class SchemaScanStore(Store):
-    """The same store, with scans that take the table schema from schemas/*.json instead of
-    reading it from the first Parquet file, so that a query opens no file outside the
-    partitions it selects (not even another partition's footer)."""
-
-    def __init__(self, store: Store):  # no super().__init__: the store was opened (and recovered) already
-        self.path = store.path
-
-    def scan(self, table: str) -> pl.LazyFrame:
-        sch = store_schema.polars_schema(table)
-        root = self.path / table
-        if not root.is_dir() or not any(root.rglob("*.parquet")):
-            return pl.LazyFrame(schema=sch)
-        return store_schema.scan(table, root)
-
-
 class QueryTables:
     """The tables and views a query sees, over one store and one set of measure settings."""
 
     def __init__(self, store: Store, *, max_budget: str | float | Budget | None = None, all_instances: bool = False,
                  exact: bool = False):
-        self.store = store = SchemaScanStore(store)
+        self.store = store
         self.settings = dict(max_budget=Budget.parse(max_budget), all_instances=all_instances, exact=exact)
         self.parts = partitions(store)
         self.log: list[tuple[str, str, str]] = []  # (view, suite, algorithm) computed, for tests and --verbose
@@ -379,9 +360,15 @@ def run_query(store: Store | str | Path, sql: str, *, timeout: float = DEFAULT_T
         sandboxed(text, tables.available(), allow_files=allow_files)
     except SQLRefused as exc:
         raise QueryError(str(exc)) from None
-    read = None if allow_files else [*python_paths(), store_schema.schema_dir()]
-    child, answers = start(read, [store.path], "pipeline.query:_answer", str(store.path), text, settings, allow_files,
-                           explain)
+    remote = store.location.remote
+    read = None if allow_files else [*python_paths(), store_schema.schema_dir(), *(NETWORK_FILES if remote else ())]
+    # a local store is read (and its caches written) in its folder; one on object storage over the network,
+    # its caches in the user's cache folder
+    write = [Path(store.cache_dir("x").parent)] if remote else [store.path]
+    if remote:
+        write[0].mkdir(parents=True, exist_ok=True)
+    child, answers = start(read, write, "pipeline.query:_answer", str(store.path), text, settings, allow_files,
+                           explain, network=remote)
     try:
         if not answers.poll(timeout or None):
             raise QueryError(f"the query ran longer than {timeout:g} s and was stopped (--timeout SECONDS to "

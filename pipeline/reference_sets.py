@@ -25,9 +25,9 @@ PUBLISHED: dict[str, dict[str, str]] = {
 #: cocopp's default reference algorithm per suite (testbedsettings `reference_algorithm_filename`)
 DEFAULT_FOR_SUITE = {"bbob": "best2009-bbob", "bbob-noisy": "best2009-bbob-noisy", "bbob-biobj": "best2016-bbob-biobj",
                      "bbob-largescale": "best2019-bbob-largescale"}
-#: the manifest key (true) of a store written by `cocopipe reference package`: read only, wherever it lies
+#: the store property ("true") of a store written by `cocopipe reference package`: read only, wherever it lies
 PACKAGED = "packaged_references"
-#: the folder beside a store that records the choices of reference algorithms
+#: the side table of a store that records the choices of reference algorithms
 CHOICES_DIR = "references"
 CHOICES_SCHEMA = {"suite": pl.String, "algorithm": pl.String, "function": pl.Int32, "dimension": pl.Int32,
                   "target": pl.Float64, "chosen": pl.String, "art": pl.Float64, "successes": pl.Float64,
@@ -73,10 +73,10 @@ def resolve(name: str, suite: str | None = None) -> tuple[str, str]:
 def choices(store: Store, algorithm: str | Sequence[str] | None = None) -> pl.LazyFrame:
     """Which algorithm each reference algorithm of a store took per (suite, function, dimension,
     target): columns suite, algorithm, function, dimension, target, chosen, art, successes, runs."""
-    files = sorted((store.path / CHOICES_DIR).glob("*.parquet"))
-    if not files:
+    lf = store.scan_side(CHOICES_DIR)
+    if lf is None:
         return pl.LazyFrame(schema=CHOICES_SCHEMA)
-    lf = pl.scan_parquet(files, glob=False).select(list(CHOICES_SCHEMA))  # [ in a path is no pattern
+    lf = lf.select(list(CHOICES_SCHEMA))
     if algorithm is not None:
         lf = lf.filter(pl.col("algorithm").is_in([algorithm] if isinstance(algorithm, str) else list(algorithm)))
     return lf

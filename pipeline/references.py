@@ -158,16 +158,9 @@ def _file_name(name: str) -> str:
     return quote(name, safe=" -_.+()[]{},;=@~!'")
 
 
-def write_choices(store: Store, name: str, table: pl.DataFrame) -> Path:
-    """Write a reference algorithm's choices beside the store (atomically)."""
-    folder = store.path / CHOICES_DIR
-    folder.mkdir(exist_ok=True)
-    out = folder / f"{_file_name(name)}.parquet"
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    os.close(fd)
-    table.select(list(CHOICES_SCHEMA)).write_parquet(tmp, compression="zstd")
-    os.replace(tmp, out)
-    return out
+def write_choices(store: Store, name: str, table: pl.DataFrame) -> None:
+    """Record a reference algorithm's choices in the store (its side table `references`, one commit)."""
+    store.replace_rows(CHOICES_DIR, table.select(list(CHOICES_SCHEMA)), "algorithm", name)
 
 
 def build_reference(analysis, name: str, store: Store | None = None, targets: Sequence[float] | None = None
@@ -227,6 +220,14 @@ def archive_choices(path: str | os.PathLike, suite: str, name: str) -> pl.DataFr
         "function", "dimension", pl.col("target"), descending=[False, False, True])
 
 
+def _portable(entry: str) -> str:
+    """A source's entry with its path as the base name and no time of ingest."""
+    e = json.loads(entry)
+    e["path"] = Path(e["path"]).name if e.get("path") else e.get("path")
+    e.pop("ingested", None)
+    return json.dumps(e, sort_keys=True)
+
+
 def package_references(archives: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> Path:
     """Rebuild the packaged reference store (default: `data_dir()`) from the published archives
     (e.g. ../shared/data/refalgs/*.tar.gz): each archive becomes the algorithm of its own name."""
@@ -246,13 +247,13 @@ def package_references(archives: Sequence[str | os.PathLike], out: str | os.Path
                 raise ReferenceError(f"{path}: could not be read cleanly ({summary.problems[:1]})")
             suite = resolve(name)[0]
             write_choices(store, name, archive_choices(path, suite, name))
-        manifest = json.loads((stage / "cocopipe-store.json").read_text())
-        for entry in manifest["sources"].values():  # no machine-specific paths or times in the package
-            entry["path"] = Path(entry["path"]).name
-            entry.pop("ingested", None)
-        manifest.pop("txn", None)
-        manifest[PACKAGED] = True  # read only: no cache is written beside it, wherever it is
-        (stage / "cocopipe-store.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        # no machine-specific paths or times in the package
+        store.rewrite_sources(lambda df: df.with_columns(
+            path=pl.col("path").map_elements(lambda p: Path(p).name, return_dtype=pl.String),
+            ingested=pl.lit(None, pl.String),
+            entry=pl.col("entry").map_elements(_portable, return_dtype=pl.String)))
+        store.set_property(PACKAGED, "true")  # read only: no cache is written beside it, wherever it is
+        store.vacuum(side=[CHOICES_DIR])
         if out.exists():
             shutil.rmtree(out)
         os.replace(stage, out)

@@ -338,13 +338,13 @@ class Selection:
 
     # -- what the selection holds --------------------------------------------------------------
     def keys(self) -> pl.DataFrame:
-        """suite, algorithm, source_id of the selection's trials (a budget cut keeps every trial): read
+        """suite, algorithm, commit_id of the selection's trials (a budget cut keeps every trial): read
         once per state of the store (its manifest's modification time)."""
         stamp = self.store.stamp() if isinstance(self.store, Store) else None  # else: read every time
         known = self._known.get("keys")
         if known is None or stamp is None or known[0] != stamp:
             runs = self._trials()
-            cols = [c for c in ("suite", "algorithm", "source_id") if c in runs.collect_schema().names()]
+            cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
             known = (stamp, runs.select(cols).unique().collect())
             self._known["keys"] = known
         return known[1]

@@ -284,12 +284,12 @@ def outside_store(out: str | Path, *stores: str | Path | None) -> None:
 
 
 def open_store(path: str):
-    """Open an existing store for the rest of the command (its read lock held: no commit of another
-    process happens meanwhile), with a one-line error when it is not one or lacks a file it lists."""
+    """Open an existing store for the rest of the command (a snapshot: what others commit meanwhile is not
+    seen), with a one-line error when it is not one or lacks a file it lists."""
     from ..store import Store, StoreError
 
     try:
-        st = Store(path).hold_reading()
+        st = Store(path)
         st.verify()  # every file it lists is there, before any work
     except StoreError as exc:
         fail(str(exc))
@@ -307,6 +307,6 @@ def unreadable_store_file() -> str | None:
         bad = unreadable(path)
         if bad:
             more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-            return (f"{path / bad[0].path}: {bad[0].detail}{more}; `cocopipe check --store {path} --repair` "
+            return (f"{path}/{bad[0].path}: {bad[0].detail}{more}; `cocopipe check --store {path} --repair` "
                     "drops what cannot be read")
     return None

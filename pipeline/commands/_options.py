@@ -86,9 +86,7 @@ SamplesOpt = Annotated[Optional[int], typer.Option(
     "--samples", help="Simulated restarts drawn per problem (cocopp: 100 for ECDFs, 1000 for the aRT dispersion).")]
 ExecutorOpt = Annotated[str, typer.Option(
     "--executor", help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")]
-WaitOpt = Annotated[float, typer.Option(
-    "--wait",
-    help="Seconds to wait while another process writes to the store (default: none, a busy store is an error).")]
+
 
 
 # -- parsing at the edge ----------------------------------------------------------------------------

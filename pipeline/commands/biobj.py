@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import fail, open_store, plural, say, warn
-from ._options import STORE, StoreOpt, WaitOpt
+from ._options import STORE, StoreOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +23,6 @@ def register(app: typer.Typer) -> None:
             "--reference-values", "-r",
             help="File of reference indicator values (lines `bbob-biobj_f01_i01_d02 VALUE`, or a CSV with "
                  "function, dimension, instance, reference_value); default: the values in the logs' headers.")] = None,
-        wait: WaitOpt = 0,
     ) -> None:
         """Recompute the hypervolume indicator of every biobjective run from its archive (.adat) and
         store it beside the logged one; measures read it with --indicator recomputed."""
@@ -33,8 +32,7 @@ def register(app: typer.Typer) -> None:
         st = open_store(store)
         started = time.perf_counter()
         try:
-            with st.writing(wait):
-                summary = run(st, reference_values)
+            summary = run(st, reference_values)
         except (BiobjError, StoreError) as exc:
             fail(str(exc))
         for line in summary.skipped:

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ._common import fail, one_line, out, plural, say
-from ._options import STORE, StoreOpt, WaitOpt
+from ._options import STORE, StoreOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -16,16 +16,15 @@ def register(app: typer.Typer) -> None:
     def check(
         store: StoreOpt = STORE,
         repair: Annotated[bool, typer.Option("--repair", help="Keep what is readable, drop the rest, and say what was dropped.")] = False,
-        wait: WaitOpt = 0,
     ) -> None:
-        """Check that the manifest and the files of a store agree: files missing, orphaned, unreadable or
-        of another schema version, and every source's run count. Exits non-zero while problems remain."""
+        """Check that the tables and the files of a store agree: files missing or unreadable, tables of another
+        schema, every source's run count, rows of writes that never committed. Exits non-zero while problems remain."""
         from ..store import StoreError
         from ..store.check import check as run_check, repair as run_repair
 
         try:
             if repair:
-                done, left = run_repair(store, wait, on_wait=say)
+                done, left = run_repair(store)
                 for line in done:
                     out.print(one_line(f"repaired: {line}"), markup=False, soft_wrap=True)
             else:
@@ -38,4 +37,21 @@ def register(app: typer.Typer) -> None:
             hint = "" if repair else f"; `cocopipe check --store {store} --repair` keeps what is readable"
             say(f"store {store}: {plural(len(left), 'problem')}{hint}")
             raise typer.Exit(1)
-        say(f"store {store}: the manifest and the files agree")
+        say(f"store {store}: the tables and their files agree")
+
+    @app.command()
+    def upgrade(store: StoreOpt = STORE) -> None:
+        """Make a store of the earlier layout (Parquet files and cocopipe-store.json, cocopipe before 0.9) a Delta
+        Lake store with the same sources; the old files are kept aside in the store's layout-v2-backup folder."""
+        from pathlib import Path
+
+        from ..store import StoreError
+        from ..store.legacy import FILE, upgrade_store
+
+        if not (Path(store) / FILE).is_file():
+            fail(f"{store}: no store of the earlier layout here (no {FILE})")
+        try:
+            for line in upgrade_store(store):
+                say(line)
+        except (StoreError, OSError, ValueError) as exc:
+            fail(f"{store}: the upgrade failed, the store is left as it was ({one_line(str(exc))})")

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import OPENED, err, fail, one_line, open_store, plural, progress, write_table
-from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, WaitOpt, uses
+from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, StoreOpt, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
 
@@ -48,22 +48,18 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
     store is None when this ingest would have created it and read nothing (no empty store is left behind)."""
     from ..ingest import ingest as run_ingest
     from ..ingest.sources import expand
-    from ..store import Store, StoreError, schema
-    from ..store.store import MANIFEST
+    from ..store import Store, StoreError
+    from ..store.location import is_uri
+    from ..store.store import SOURCES
 
-    path = Path(store)
-    before = set(os.listdir(path)) if path.is_dir() else None
-    new = before is None or MANIFEST not in before
+    path = None if is_uri(store) else Path(store)
+    before = set(os.listdir(path)) if path is not None and path.is_dir() else None
+    new = path is not None and (before is None or SOURCES not in before)
     try:
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
-    st.on_wait = _say
     OPENED.append(st.path)
-    if older := schema.older(st.manifest.get("schema_versions", {})):
-        err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its files are read as "
-                  f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
-                  "see schemas/); new files are written in the new schema", soft_wrap=True)
     from ..archive.sources import add_outcomes
 
     try:
@@ -113,7 +109,6 @@ def register(app: typer.Typer) -> None:
         offline: OfflineOpt = False,
         max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
         max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
-        wait: WaitOpt = 0,
         source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
         replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
         optimum: Annotated[Optional[float], typer.Option("--optimum", help="The optimum (raw_y units) of the IOHprofiler runs whose log and suite state none: they are then measured as precisions, not values (an unchanged stored source is read again only with --force).")] = None,
@@ -143,7 +138,7 @@ def register(app: typer.Typer) -> None:
 
         limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
         st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
-                                     executor=executor, limits=limits, wait=wait, source_name=source_name,
+                                     executor=executor, limits=limits, source_name=source_name,
                                      replace=replace, optimum=optimum)
         failed = [s for s in summary.sources if s.status in ("failed", "empty")]
         for s in failed:
@@ -192,7 +187,8 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             fail(str(exc))
         lf = interesting_instances(filter_frame(st.runs(), **sel.filters), bool(sel.all_instances))
-        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+        # the columns of schemas/runs.json: not the commit, which differs from one store to another
+        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").drop("commit_id").collect(), out)
 
 
 def _say(text: str, label: str = "", style: str = "") -> None:

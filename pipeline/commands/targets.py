@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import NUMBERS_APART, fail, open_store, outside_store, plural, say, write_table
-from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, WaitOpt, one_suite, uses
+from ._options import READING, OutOpt, ReferenceOpt, RunlengthRefOpt, SelectionOptions, one_suite, uses
 
 
 def _name_it(option: str, store: str) -> None:
@@ -98,7 +98,6 @@ def register(app: typer.Typer) -> None:
         into: Annotated[Optional[str], typer.Option("--into", help="Write the reference into this store instead (created if missing).")] = None,
         targets_: Annotated[Optional[str], typer.Option("--targets", "-t", help="Targets to build on (default: the suite's standard set, extended upwards to the first records).")] = None,
         out: OutOpt = None,
-        wait: WaitOpt = 0,
     ) -> None:
         """The artificial best algorithm (per target the algorithm with the smallest aRT), stored as an algorithm."""
         from ..hits import targets as tg
@@ -111,8 +110,7 @@ def register(app: typer.Typer) -> None:
         try:
             dest = Store(into, create=True) if into else a.store
             values = tg.parse(targets_) if targets_ else None
-            with dest.writing(wait):
-                ch = build_reference(a, name, dest, values)
+            ch = build_reference(a, name, dest, values)
         except (ValueError, StoreError) as exc:
             fail(str(exc))
         counts = ch.group_by("chosen").len().sort("len", descending=True)

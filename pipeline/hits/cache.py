@@ -4,10 +4,10 @@ Every measure (aRT, ECDFs, auc, rankings, tests, the report) starts from the fir
 of the trials (`spec.hitting_times`), whose cost is reading and scanning all events. For the
 standard target set of each suite they are kept in the store, one Parquet file per source in the
 store's cache folder of each hit rule (`Store.cache_dir("hits-<rule>-v<schema major>")`, files
-`<source_id>.parquet`, schema `schemas/hits.json`: a row per trial and standard target, the hit
+`<commit_id>.parquet`, schema `schemas/hits.json`: a row per trial and standard target, the hit
 null where it was never reached): written the first time a measure needs them (by the fast path,
-`_kernel.first_hits`), never edited (a changed source has another `source_id`, and the store
-removes its old file with it). Target sets that are subsets of the standard ones (e.g. the aRT
+`_kernel.first_hits`), never edited (a source written anew has another `commit_id`, and the
+store removes the old commit's file with it). Target sets that are subsets of the standard ones (e.g. the aRT
 table targets) and budget cuts (a target counts only if hit within B: `budget.cut_hits`) are
 answered from the cache; other targets (runlength-based) and the recomputed biobjective indicator
 are computed from the events. `COCOPIPE_HITS_CACHE=0` turns the cache off.
@@ -70,12 +70,12 @@ def _packaged(store: Store) -> bool:
     says it was written by `cocopipe reference package` (e.g. the repository's data/refalgs read by an
     installed package)."""
     try:
-        if store.path.resolve() == data_dir().resolve():
+        if isinstance(store.path, Path) and store.path.resolve() == data_dir().resolve():
             return True
     except FileNotFoundError:
         pass
     try:
-        return store.manifest.get(PACKAGED) is True
+        return store.properties().get(PACKAGED) == "true"
     except StoreError:
         return False
 
@@ -86,18 +86,18 @@ def _write(df: pl.DataFrame, out: Path) -> None:
     os.replace(tmp, out)
 
 
-def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
+def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
     """Compute and write the cached hits of the sources that have none yet; returns those written.
 
     All trials of a source (every instance, no budget cut) against its suite's standard targets;
     several sources per pass, up to about BATCH_RUNS trials. Only the partitions the manifest lists
     for these sources are read (every algorithm of a source, whatever the selection asking)."""
     root = folder(store, exact)
-    todo = [s for s in dict.fromkeys(source_ids) if s and not (root / f"{s}.parquet").is_file()]
+    todo = [s for s in dict.fromkeys(commit_ids) if s and not (root / f"{s}.parquet").is_file()]
     if not todo:
         return []
     root.mkdir(parents=True, exist_ok=True)
-    entries = {e["source_id"]: e for e in store.sources().values() if e.get("source_id") in todo}
+    entries = {e["commit_id"]: e for e in store.sources().values() if e.get("commit_id") in todo}
     listed = len(entries) == len(todo) and all("suites" in e and "algorithms" in e for e in entries.values())
     runs_all = store.runs()
     if listed:
@@ -107,7 +107,7 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
     if listed and all(isinstance(e.get("runs"), int) for e in entries.values()):  # the manifest's counts
         sizes = {s: entries[s]["runs"] for s in todo}
     else:
-        sizes = dict(runs_all.filter(pl.col("source_id").is_in(todo)).group_by("source_id").len().collect().rows())
+        sizes = dict(runs_all.filter(pl.col("commit_id").is_in(todo)).group_by("commit_id").len().collect().rows())
     # batches of about BATCH_RUNS trials at most, at least one per worker where the sources allow it,
     # of sizes as equal as can be (the largest sources first, each into the lightest batch)
     count = min(len(todo), max(-(-sum(sizes.values()) // BATCH_RUNS), distributed.workers()))
@@ -119,7 +119,7 @@ def fill(store: Store, source_ids: Iterable[str], exact: bool) -> list[str]:
     batches = [b for b in batches if b]
 
     def one(batch: list[str]) -> None:
-        runs = runs_all.filter(pl.col("source_id").is_in(batch))
+        runs = runs_all.filter(pl.col("commit_id").is_in(batch))
         if listed:  # the partitions to read, as the manifest lists them
             suites = sorted({x for s in batch for x in entries[s]["suites"]})
             algorithms = sorted({x for s in batch for x in entries[s]["algorithms"]})
@@ -155,32 +155,32 @@ def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact:
 
 def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, exact: bool) -> dict[str, pl.DataFrame]:
     """The cached rows of the sources of `runs` (every trial against its suite's standard targets,
-    sorted by run_id, target), by source_id: by `_kernel.first_hits`, else by `spec.hitting_times`."""
+    sorted by run_id, target), by commit_id: by `_kernel.first_hits`, else by `spec.hitting_times`."""
     edf = events.select("run_id", "evaluations", "best_delta", "trigger")
     if not exact:  # cocopp's rule reads the target-triggered (.dat) records alone: the others never read
         edf = edf.filter((pl.col("trigger") & 1) == 1)
     # the trials with the columns that group them as cocopp aligns them (`_kernel.first_hits`)
-    cols = dict.fromkeys(["run_id", "suite", "source_id", *dataset_columns(runs.collect_schema().names())])
+    cols = dict.fromkeys(["run_id", "suite", "commit_id", *dataset_columns(runs.collect_schema().names())])
     rdf, edf = pl.collect_all([runs.select(*cols), edf])  # the two scans at once
-    rdf = rdf.sort("source_id", "run_id")
+    rdf = rdf.sort("commit_id", "run_id")
     suites = rdf["suite"].unique().sort().to_list()
     got = first_hits(rdf, edf, {s: tg.default(s) for s in suites}, exact)
     if got is not None:  # rows in the order of rdf's runs: one slice per source
         per_run = pl.col("suite").replace_strict({s: len(tg.default(s)) for s in suites}, return_dtype=pl.Int64)
-        sizes = rdf.group_by("source_id", maintain_order=True).agg(n=per_run.sum())
+        sizes = rdf.group_by("commit_id", maintain_order=True).agg(n=per_run.sum())
         ends = np.cumsum(sizes["n"].to_numpy())
-        return {s: got.slice(int(e - n), int(n)) for s, n, e in zip(sizes["source_id"], sizes["n"], ends)}
+        return {s: got.slice(int(e - n), int(n)) for s, n, e in zip(sizes["commit_id"], sizes["n"], ends)}
     events = events.join(runs.select("run_id"), on="run_id", how="semi")
     h = hitting_times(runs, events, tg.frame(None, suites), exact=exact)
-    got = h.select("run_id", "target", "hit").join(runs.select("run_id", "source_id"), on="run_id").collect()
-    return {k[0]: part.sort("run_id", "target") for k, part in got.partition_by("source_id", as_dict=True,
+    got = h.select("run_id", "target", "hit").join(runs.select("run_id", "commit_id"), on="run_id").collect()
+    return {k[0]: part.sort("run_id", "target") for k, part in got.partition_by("commit_id", as_dict=True,
                                                                                 include_key=False).items()}
 
 
-def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
+def scan(store: Store, commit_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     """The cached hits of the given sources (which must have been filled)."""
     root = folder(store, exact)
-    files = [str(root / f"{s}.parquet") for s in dict.fromkeys(source_ids) if s]
+    files = [str(root / f"{s}.parquet") for s in dict.fromkeys(commit_ids) if s]
     sch = schema.polars_schema(TABLE)
     if not files:
         return pl.LazyFrame(schema=sch)
@@ -190,7 +190,7 @@ def scan(store: Store, source_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
 def _usable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> bool:
     """Whether the cache may answer at all: turned on, a store of ours we may write to, trials that name
     their source, no target asked twice (whose rows are given twice: computed)."""
-    if not enabled() or "source_id" not in runs.collect_schema().names() or not isinstance(store, Store):
+    if not enabled() or "commit_id" not in runs.collect_schema().names() or not isinstance(store, Store):
         return False
     return not _packaged(store) and not target_frame.is_duplicated().any()  # packaged sets are never written to
 
@@ -198,11 +198,11 @@ def _usable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> boo
 def _sources(runs: pl.LazyFrame, target_frame: pl.DataFrame) -> tuple[list[str], dict[str, set[float]]] | None:
     """The sources of `runs` (sorted) and the targets asked for per suite, where they are all among the
     standard ones of their suite; else None."""
-    present = runs.select("suite", "source_id").unique().collect()
+    present = runs.select("suite", "commit_id").unique().collect()
     asked = _asked(target_frame, present["suite"].unique().to_list())
     if asked is None or any(not ts <= set(tg.default(s)) for s, ts in asked.items()):
         return None
-    return present["source_id"].unique().sort().to_list(), asked
+    return present["commit_id"].unique().sort().to_list(), asked
 
 
 def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool,
@@ -212,7 +212,7 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
     standard sets, cache turned off, a store we may not write to)."""
     if not _usable(store, runs, target_frame):
         return None
-    runs = runs.select(*RUN_COLS, "source_id").collect().lazy()  # read once, for the sources and the weights
+    runs = runs.select(*RUN_COLS, "commit_id").collect().lazy()  # read once, for the sources and the weights
     found = _sources(runs, target_frame)
     if found is None:
         return None

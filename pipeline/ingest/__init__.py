@@ -198,7 +198,7 @@ def _read(path: str | os.PathLike, limits: Limits | None = None) -> Source | Sou
 def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None, force: bool = False,
            on_source: Callable[[SourceOutcome], None] | None = None, jobs: int | None = None,
            executor: str = "local", meta: dict[str, dict] | None = None, limits: Limits | None = None, *,
-           wait: float = 0, source_name: str | None = None, replace: str | None = None,
+           source_name: str | None = None, replace: str | None = None,
            optimum: float | None = None) -> IngestSummary:
     """Read COCO or IOHprofiler logs into a store: every source the paths name (docs/store.md).
 
@@ -230,8 +230,6 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         More fields for the manifest entries of some sources, by their resolved path.
     limits : Limits, optional
         What an archive may expand to (decompression bombs, oversized members).
-    wait : float
-        Seconds to wait for another writer, then `StoreBusy`.
     source_name : str, optional
         The (single) source's key instead of its path.
     replace : str, optional
@@ -263,9 +261,9 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
         raise ValueError("--source-name: give a non-empty name")
     if name == "":
         raise ValueError("--name: give a non-empty algorithm name")
-    with store.writing(wait):
-        ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
-        return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits, optimum)
+    store.refresh()  # what is stored now decides what is unchanged
+    ident = Identity(source_name, resolve_source(store, replace) if replace is not None else None)
+    return _ingest(todo, store, name, force, on_source, jobs, executor, ident, meta or {}, limits, optimum)
 
 
 def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,

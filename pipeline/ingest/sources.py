@@ -17,7 +17,7 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
-from ..store.manifest import FILE as STORE_MANIFEST
+from ..store.store import LEGACY_MANIFEST as STORE_MANIFEST
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
@@ -185,7 +185,8 @@ def walk(root: Path) -> tuple[list[Path], list[tuple], list[Path]]:
                     problems.append((rel(e.path), None, "a link to a folder", "not followed; give its target "
                                      "as a source of its own"))
                     continue
-                if os.path.isfile(os.path.join(e.path, STORE_MANIFEST)):  # a store: not its logs
+                if os.path.isdir(os.path.join(e.path, "sources", "_delta_log")) or \
+                        os.path.isfile(os.path.join(e.path, STORE_MANIFEST)):  # a store: not its logs
                     continue
                 if depth + 1 > MAX_DEPTH:
                     problems.append((rel(e.path), None, f"folder nested deeper than {MAX_DEPTH} levels",

@@ -23,7 +23,6 @@ from ..measures.groups import groups_frame
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
 from ..selection import Selection, check, closest, open_reference
 from ..store import Store, StoreError
-from ..store.store import MANIFEST
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -98,8 +97,12 @@ def _packaged_reference(name: str, suite: str) -> Selection | None:
 
 
 def is_store(path: str) -> bool:
-    """Whether `path` is a cocopipe store folder (it holds the store's manifest)."""
-    return (Path(path) / MANIFEST).is_file()
+    """Whether `path` is a cocopipe store (a folder or URI holding its `sources` table)."""
+    try:
+        Store(path)
+    except StoreError:
+        return False
+    return True
 
 
 def background_stores(entries) -> list:

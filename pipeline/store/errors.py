@@ -6,9 +6,5 @@ class StoreError(RuntimeError):
     """The store folder cannot be used; the message is one line naming it."""
 
 
-class StoreBusy(StoreError):
-    """Another process is writing to the store."""
-
-
 class StoreWriteError(StoreError):
     """Writing to the store failed (a full disk, a read-only file system); the store is left as it was."""

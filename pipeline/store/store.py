@@ -1,113 +1,164 @@
-"""The Parquet store: hive-partitioned tables, a manifest of sources, atomic source replacement.
+"""The store: Delta Lake tables on a local disk or object storage, and the `sources` table that makes
+each source's rows visible at once (docs/store.md).
 
-Writers hold the store's writer lock (`Store.writing`, see `lock`); each commit moves a staged
-source's files into place and replaces the manifest (the commit point) under a journal, so that a
-crash at any moment leaves the store as before or after it: the next writer (or any process that
-finds the writer lock free) finishes or rolls back the interrupted commit. Files are named by the
-content hash of their source (`<source_id>.parquet`): two sources of identical content list the
-same files, and a file goes only when no source lists it any more (likewise the files of caches
-computed from sources, `Store.cache_dir`).
+A store is a folder (or URI) of Delta Lake tables (delta-rs): the data tables `runs`, `events`,
+`archive`, `params`, partitioned by suite and algorithm, each row carrying the `commit_id` of the
+write that stored it; the table `sources`, one row per source (its key, identity and what the ingest
+recorded of it) naming the commit whose rows are the source's; and `derived`, the same for tables
+computed from the sources (`derived/NAME`). A write appends its rows to the data tables first (blind
+appends: concurrent writers never conflict), then replaces the whole `sources` table in one Delta
+commit, the point of visibility: readers take only the rows of the commits `sources` names, so a
+source is seen whole or not at all, and a crash at any moment leaves the store as before or after the
+write. The `sources` commit is optimistic: when another writer committed first, delta-rs refuses it and
+it is made again on the newer table (`Store.commit`). Rows no commit names (replaced sources, writes
+killed before their commit) are invisible, and deleted by later writes once older than `GRACE`.
+
+A `Store` reads a snapshot: the versions of every table, pinned when it is opened (`refresh` takes a
+newer one, and every write of its own does): readers never wait for writers and never see half a write.
 """
 from __future__ import annotations
 
-import glob
 import json
 import os
-import shutil
+import random
+import re
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from . import hive, lock, manifest as mf, schema
-from .errors import StoreBusy, StoreError, StoreWriteError
-from .walk import files_named, folders, walk
-from ..words import plural
+from . import hive, schema
+from .errors import StoreError, StoreWriteError
+from .location import Location, LocationError, locate
 
-MANIFEST = mf.FILE
-JOURNAL = ".journal.json"
+FORMAT = "cocopipe-store"
+VERSION = 3
+#: the description of a store's `sources` table: what marks a store
+MARK = f"{FORMAT} {VERSION}"
+#: the column naming the commit of each row of a data table
+COMMIT = "commit_id"
+SOURCES = "sources"
 DERIVED = "derived"
-FORMAT = mf.FORMAT
+#: the earlier layout's manifest (`cocopipe upgrade` reads it)
+LEGACY_MANIFEST = "cocopipe-store.json"
+#: seconds a commit's rows may stay unnamed by `sources` before a writer deletes them (an ingest at work)
+GRACE = float(os.environ.get("COCOPIPE_ORPHAN_GRACE", 3600))
+#: times a `sources` commit is made again after another writer's came first
+RETRIES = 200
+
+_SOURCES_SCHEMA = pa.schema([pa.field("key", pa.large_string(), False), pa.field("name", pa.large_string(), False),
+                             pa.field("path", pa.large_string(), True), pa.field("source_id", pa.large_string(), False),
+                             pa.field(COMMIT, pa.large_string(), False), pa.field("ingested", pa.large_string(), True),
+                             pa.field("entry", pa.large_string(), False)])
+_DERIVED_SCHEMA = pa.schema([pa.field("name", pa.large_string(), False), pa.field("table", pa.large_string(), False),
+                             pa.field(COMMIT, pa.large_string(), False), pa.field("created", pa.large_string(), True),
+                             pa.field("entry", pa.large_string(), False)])
 
 
-def _write_parquet(tbl: pa.Table, out: Path) -> None:
-    """Write one zstd-compressed Parquet file; dictionary encoding only for string columns (on
-    numbers it makes the files larger and slower to write: docs/internals.md)."""
-    strings = [f.name for f in tbl.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-    pq.write_table(tbl, out, compression="zstd", row_group_size=1 << 20, use_dictionary=strings)
+class Conflict(StoreError):
+    """Another writer committed to the store since the snapshot a commit was prepared on."""
 
 
-def write_manifest(folder: Path, data: dict) -> None:
-    """Replace the manifest of the store in `folder` atomically."""
-    _write_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True))
+def new_commit_id() -> str:
+    """A commit's id: its UTC time (so that its age can be read off) and a random part."""
+    now = time.time()
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"{int(now % 1 * 1e6):06d}Z-{uuid.uuid4().hex[:12]}"
 
 
-def write_journal(folder: Path, journal: dict) -> None:
-    """Write the journal of a commit about to begin (`Store._journaled`)."""
-    _write_atomic(folder / JOURNAL, json.dumps(journal))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Replace a file by a whole new text (written beside it, then renamed; no trace left when it fails)."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+def commit_age(commit_id: str) -> float:
+    """Seconds since a commit id was made (0 for one of another form: never taken as old)."""
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        t = time.strptime(commit_id[:15], "%Y%m%dT%H%M%S")
+    except ValueError:
+        return 0.0
+    return time.time() - (time.mktime(t) - time.timezone)
 
 
-def write_failed(folder: Path, exc: OSError) -> StoreWriteError:
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: what an object store's error code means, as a person says it
+_CODES = {"NoSuchBucket": "no such bucket", "AccessDenied": "access denied", "InvalidAccessKeyId": "unknown access key",
+          "SignatureDoesNotMatch": "wrong secret key", "Connection refused": "connection refused (is the server up?)",
+          "dns error": "unknown host"}
+
+
+def _why(exc: BaseException) -> str:
+    """An error of delta-rs, an object store or the file system as one short line."""
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    for code, said in _CODES.items():
+        if code in text:
+            return said
+    text = _ANSI.sub("", text).replace("↳", ":")
+    return " ".join(text.split())[:300]
+
+
+def write_failed(where: object, exc: BaseException) -> StoreWriteError:
     """The one-line error of a write to the store that failed (a full disk, a read-only file system)."""
-    why = exc.strerror or " ".join(str(exc).split())
-    return StoreWriteError(f"{folder}: cannot write to the store ({why}); the store is left as it was")
+    return StoreWriteError(f"{where}: cannot write to the store ({_why(exc)}); the store is left as it was")
 
 
-def laid_out(folder: Path) -> bool:
-    """Whether a folder holds a store's runs files (`runs/key=value/.../*.parquet`), its manifest aside."""
-    return (folder / "runs").is_dir() and any(
-        "=" in p.parent.name for p in files_named(folder / "runs", ".parquet"))
+def _delta():
+    """The deltalake module (a main dependency)."""
+    import deltalake
+    return deltalake
 
 
-def foreign_files(folder: Path, table: str) -> Iterator[str]:
-    """The files and folders under a table's folder that the store did not put there (anything but
-    `key=value` partition folders holding `.parquet` files), relative to the store."""
-    root = folder / table
-    depth = len(schema.partition_columns(table))
-    for here, dirs, files in walk(root):
-        level = len(Path(here).relative_to(root).parts)
-        for d in sorted(dirs):
-            if d.startswith(".") or "=" not in d or level >= depth:
-                dirs.remove(d)
-                yield Path(here, d).relative_to(folder).as_posix()
-        for f in sorted(files):
-            if f.startswith(".") or not f.endswith(".parquet") or level != depth:
-                yield Path(here, f).relative_to(folder).as_posix()
+def open_table(uri: str, version: int | None = None):
+    """The Delta table at `uri` (at `version`), None where there is none."""
+    dl = _delta()
+    try:
+        return dl.DeltaTable(uri, version=version)
+    except dl.exceptions.TableNotFoundError:
+        return None
 
 
-def foreign_file(folder: Path, table: str) -> str | None:
-    """The first of `foreign_files`, None where there is none."""
-    return next(foreign_files(folder, table), None)
+def _writer_properties():
+    """zstd; dictionary encoding only for string columns (on numbers it makes the files larger and slower
+    to write: docs/internals.md)."""
+    dl = _delta()
+    return dl.WriterProperties(compression="ZSTD", default_column_properties=dl.ColumnProperties(dictionary_enabled=False),
+                               column_properties={c: dl.ColumnProperties(dictionary_enabled=True) for c in
+                                                  ("suite", "algorithm", COMMIT, "name", "source", "source_id", "info_file",
+                                                   "data_file", "comment", "function_name", "indicator", "data_format",
+                                                   "coco_version", "problem", "mode", "archive_file", "value")})
 
 
-def partition_path(table_parts: Sequence[str], keys: Sequence) -> Path:
-    """The partition folders of one group of rows (`suite=.../algorithm=...`), values percent-encoded."""
-    return Path(*(hive.folder(k, str(v)) for k, v in zip(table_parts, keys)))
+def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str) -> None:
+    """Append rows to a Delta table (made where there is none yet: a second writer making it at once
+    appends to the first one's)."""
+    dl = _delta()
+    props = dl.CommitProperties(custom_metadata={"cocopipe.commit": commit_id})
+    for attempt in range(5):
+        try:
+            dl.write_deltalake(uri, tbl, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
+                               writer_properties=_writer_properties(), commit_properties=props)
+            return
+        except dl.exceptions.CommitFailedError:
+            if attempt == 4:
+                raise
+            time.sleep(random.uniform(0.01, 0.1))
+
+
+def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
+    """A small Delta table (sources, derived) whole, or empty with its schema where there is none."""
+    if dt is None:
+        return pl.from_arrow(arrow_schema.empty_table())
+    return pl.from_arrow(dt.to_pyarrow_table())
+
+
+def _entry(row: dict) -> dict:
+    """A source's (or derived table's) entry as `Store.sources()` gives it."""
+    e = json.loads(row["entry"])
+    e.update((k, v) for k, v in row.items() if k != "entry")
+    return e
 
 
 @dataclass
 class SourceData:
-    """Everything one source contributes to the store; `key` is its identity in the manifest
+    """Everything one source contributes to the store; `key` is its identity in `sources`
     (default: its path)."""
 
     name: str
@@ -123,28 +174,43 @@ class SourceData:
 
 @dataclass
 class Staged:
-    """A source's files written to a staging folder, waiting for `Store.commit`."""
+    """A source's rows appended to the data tables under `commit_id`, not yet visible (`Store.commit`)."""
 
     data: SourceData
-    txn: str
-    added: list[str]
+    commit_id: str
+    tables: list[str]
+
+
+@dataclass
+class Snapshot:
+    """The versions of a store's tables that one `Store` reads, and what `sources` and `derived` hold then."""
+
+    version: int
+    derived_version: int | None
+    sources: pl.DataFrame
+    derived: pl.DataFrame
+    tables: dict[str, object]  # table name (or derived/NAME) -> DeltaTable pinned, or None
+
+    @property
+    def committed(self) -> list[str]:
+        """The commits whose rows are visible."""
+        return sorted(set(self.sources[COMMIT].to_list()) | set(self.derived[COMMIT].to_list()))
 
 
 class Store:
-    """A cocopipe store folder: the tables `runs`, `events` (and `archive`, `params`) as hive-partitioned
-    Parquet, and the manifest of the sources they come from (docs/store.md).
+    """A cocopipe store: Delta Lake tables in a local folder or at an object-storage URI (docs/store.md).
 
     Parameters
     ----------
     path : str or path
-        The folder.
+        The folder, or a URI (`s3://bucket/store`, `gs://`, `az://`; credentials from the environment).
     create : bool
         Make it a new, empty store when it is none yet (safe when another process does the same).
 
     Raises
     ------
     StoreError
-        When the folder is no store (and `create` is False), or its manifest cannot be read.
+        When there is no store there (and `create` is False), or it cannot be read.
 
     Examples
     --------
@@ -159,192 +225,203 @@ class Store:
     ({}, 0)
     """
 
-    def __init__(self, path: str | os.PathLike, *, create: bool = False):
-        self.path = Path(path)
-        #: what opening or writing changed on its own (an upgraded manifest, a finished interrupted write)
+    def __init__(self, path: str | os.PathLike | Location, *, create: bool = False):
+        try:
+            self.location = locate(path)
+        except LocationError as exc:
+            raise StoreError(str(exc)) from None
+        #: the local folder, or the URI of a store on object storage (as messages name it)
+        self.path: Path | str = self.location.local if self.location.local is not None else self.location.uri
+        #: what opening or writing changed on its own
         self.notices: list[str] = []
-        #: told when a lock makes this process wait
-        self.on_wait: Callable[[str], None] | None = None
-        self._read_hold = None
+        self._snap: Snapshot | None = None
         if create:
             self._create()
-        if not (self.path / MANIFEST).is_file():
-            if (self.path / MANIFEST).exists() or laid_out(self.path):
-                why = "not a regular file" if (self.path / MANIFEST).exists() else "missing beside the store's files"
-                raise StoreError(f"{self.path / MANIFEST}: {why}; `cocopipe check --store {self.path} --repair` "
-                                 "rebuilds it from the store's files")
-            raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST}); run `cocopipe ingest` first")
-        self.manifest  # noqa: B018 - a corrupt manifest is a one-line error here, not at its first use
-        if (self.path / JOURNAL).exists():
-            self._recover_if_free()
+        self.refresh()
 
     def __getstate__(self) -> dict:
-        """What a worker process gets: the folder, not this process's lock hold or callbacks."""
-        return dict(self.__dict__, _read_hold=None, on_wait=None)
+        """What a worker process gets: the place and the pinned versions, not the open tables."""
+        state = dict(self.__dict__)
+        snap = state.get("_snap")
+        if snap is not None:
+            state["_snap"] = None
+            state["_pins"] = (snap.version, snap.derived_version, {t: (dt.version() if dt is not None else None)
+                                                                    for t, dt in snap.tables.items()})
+        return state
 
+    def __setstate__(self, state: dict) -> None:
+        pins = state.pop("_pins", None)
+        self.__dict__.update(state)
+        if pins is not None:
+            self._snap = self._pinned(*pins)
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    def uri(self, table: str) -> str:
+        """The URI (or local path) of one of the store's Delta tables."""
+        return self.location.table(table)
+
+    # -- opening ---------------------------------------------------------------------------
     def _create(self) -> None:
-        """Make the folder a new store (safe when another process does the same at once)."""
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            if (self.path / MANIFEST).exists():
-                return
-            if any(p for p in self.path.iterdir() if not p.name.startswith(".") and p.name != MANIFEST):
-                if not (self.path / MANIFEST).exists():
-                    if laid_out(self.path):
-                        raise StoreError(f"{self.path / MANIFEST}: missing beside the store's files; `cocopipe check "
-                                         f"--store {self.path} --repair` rebuilds it from them")
-                    raise StoreError(f"{self.path}: folder is not empty and holds no {MANIFEST}")
-                return
-            tmp = self.path / f".new-store-{uuid.uuid4().hex}"  # not a writer's: no writer cleans it up
-            tmp.write_text(json.dumps(mf.empty(self._versions()), indent=1, sort_keys=True))
+        """Make a new, empty store here (nothing when there is one; safe when another process does the same)."""
+        if open_table(self.uri(SOURCES)) is not None:
+            return
+        if self.location.local is not None:
+            folder = self.location.local
+            if (folder / LEGACY_MANIFEST).exists():
+                return  # refresh() names the earlier layout
+            if folder.exists() and not folder.is_dir():
+                raise StoreError(f"{folder}: not a folder")
+            if folder.is_dir() and any(p for p in folder.iterdir() if not p.name.startswith(".")):
+                raise StoreError(f"{folder}: folder is not empty and holds no store")
             try:
-                os.link(tmp, self.path / MANIFEST)  # fails where another process made it meanwhile
-            except FileExistsError:
-                pass
-            except OSError:  # no hard links on this file system
-                if not (self.path / MANIFEST).exists():
-                    os.replace(tmp, self.path / MANIFEST)
-            tmp.unlink(missing_ok=True)
-            (self.path / lock.READ_LOCK).touch()  # readers take it from the start
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot create the store ({exc.strerror})") from None
-
-    # -- manifest --------------------------------------------------------------------------
-    @staticmethod
-    def _versions() -> dict:
-        return {t: schema.version(t) for t in schema.TABLES}
-
-    def stamp(self) -> int | None:
-        """The manifest's modification time (ns): it changes with every commit, so what was read from the
-        store can be kept until it does. None without a manifest."""
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{folder}: cannot create the store ({_why(exc)})") from None
+        dl = _delta()
         try:
-            return (self.path / MANIFEST).stat().st_mtime_ns
-        except OSError:
-            return None
+            dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK)
+        except dl.exceptions.CommitFailedError:
+            pass  # another process made it first
+        except Exception as exc:  # noqa: BLE001 - delta-rs and object stores raise many kinds
+            raise StoreError(f"{self.path}: cannot create the store ({_why(exc)})") from None
+
+    def _not_a_store(self) -> StoreError:
+        if self.location.local is not None:
+            folder = self.location.local
+            if (folder / LEGACY_MANIFEST).is_file():
+                return StoreError(f"{folder}: a store of the earlier layout (Parquet files and {LEGACY_MANIFEST}); "
+                                  f"`cocopipe upgrade --store {folder}` makes it a Delta Lake store")
+            if not folder.exists():
+                return StoreError(f"{folder}: no such store folder")
+        return StoreError(f"{self.path}: not a cocopipe store (no {SOURCES} table); run `cocopipe ingest` first")
+
+    def refresh(self) -> Store:
+        """Read the store as it is now (a new snapshot): the tables' latest versions."""
+        self._snap = self._snapshot()
+        return self
+
+    def _snapshot(self) -> Snapshot:
+        """The latest versions of every table, consistent: `sources` read first, the data tables after, and
+        `sources` again unchanged (else once more), so that no row a snapshot's commits name is missing."""
+        for _ in range(20):
+            src = self._open_sources()
+            snap = self._pinned(src.version(), None, None, src)
+            again = open_table(self.uri(SOURCES))
+            if again is not None and again.version() == snap.version:
+                return snap
+        return snap
+
+    def _open_sources(self):
+        try:
+            src = open_table(self.uri(SOURCES))
+        except Exception as exc:  # noqa: BLE001
+            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+        if src is None:
+            raise self._not_a_store()
+        mark = src.metadata().description or ""
+        if not mark.startswith(FORMAT):
+            raise StoreError(f"{self.uri(SOURCES)}: a Delta table that is not a cocopipe store's sources table")
+        found = int(mark.split()[-1]) if mark.split()[-1].isdigit() else 0
+        if found > VERSION:
+            raise StoreError(f"{self.path}: store version {found} was written by a newer cocopipe (this one reads up "
+                             f"to {VERSION}); upgrade cocopipe")
+        return src
+
+    def _pinned(self, version: int, derived_version: int | None, tables: dict | None, src=None) -> Snapshot:
+        """The snapshot of given versions (None: the latest of each data table)."""
+        try:
+            src = src if src is not None else open_table(self.uri(SOURCES), version)
+            if src is None:
+                raise self._not_a_store()
+            der = open_table(self.uri(DERIVED), derived_version) if (tables is None or derived_version is not None) \
+                else None
+            sources = _frame(src, _SOURCES_SCHEMA)
+            derived = _frame(der, _DERIVED_SCHEMA)
+            names = [*schema.TABLES, *(f"{DERIVED}/{n}" for n in derived["name"].to_list())]
+            pinned = {t: open_table(self.uri(t), None if tables is None else tables.get(t)) for t in names}
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+        return Snapshot(version, der.version() if der is not None else None, sources, derived, pinned)
 
     @property
-    def manifest(self) -> dict:
-        """The store's manifest, as the file holds it now (docs/store.md: its fields).
+    def snapshot(self) -> Snapshot:
+        """What this Store reads (taken when it was opened, or by `refresh`)."""
+        if self._snap is None:
+            self.refresh()
+        return self._snap
 
-        Examples
-        --------
-        >>> m = Store("cocopipe-store").manifest
-        >>> m["format"], m["manifest_version"], sorted(m["schema_versions"])[:2]
-        ('cocopipe-store', 2, ['archive', 'events'])
-        """
-        p = self.path / MANIFEST
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise StoreError(f"{self.path}: not a cocopipe store (no {MANIFEST})") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{p}: cannot read the manifest ({exc})") from None
-        return mf.parse(text, p)
+    def stamp(self) -> tuple:
+        """The snapshot's versions: they change with every commit, so what was read from the store can be
+        kept until they do."""
+        s = self.snapshot
+        return (str(self.path), s.version, s.derived_version)
 
-    def _write_manifest(self, data: dict) -> None:
-        write_manifest(self.path, data)
-
+    # -- what the store holds --------------------------------------------------------------
     def sources(self) -> dict[str, dict]:
         """Sources in the store, by key (their full path, or the name given to them).
 
         Returns
         -------
         dict
-            key -> the manifest's entry: name, path, source_id, files, runs, suites, algorithms, ...
+            key -> the entry: name, path, source_id, commit_id, runs, suites, algorithms, ...
 
         Examples
         --------
         >>> [e["runs"] for e in Store("cocopipe-store").sources().values()]
         [360, 1080, 1080]
         """
-        return self.manifest["sources"]
+        rows = self.snapshot.sources.sort("key").iter_rows(named=True)
+        return {r["key"]: _entry(r) for r in rows}
 
-    # -- locks -----------------------------------------------------------------------------
-    @contextmanager
-    def writing(self, wait: float = 0) -> Iterator[Store]:
-        """Hold the store's writer lock (a context manager): one writer at a time.
+    def derived(self) -> dict[str, dict]:
+        """Derived tables in the store, by name, with what was recorded of them."""
+        return {r["name"]: _entry(r) for r in self.snapshot.derived.sort("name").iter_rows(named=True)}
 
-        The first hold of a process finishes an interrupted write, removes what crashed writers staged
-        and upgrades an older manifest.
+    def properties(self) -> dict[str, str]:
+        """The store's properties (the `sources` table's, e.g. `cocopipe.packaged`)."""
+        dt = open_table(self.uri(SOURCES), self.snapshot.version)
+        return dict(dt.metadata().configuration) if dt is not None else {}
 
-        Parameters
-        ----------
-        wait : float
-            Seconds to wait for another writer, then `StoreBusy`.
+    def set_property(self, name: str, value: str) -> None:
+        """Record a property of the store (in the `sources` table's properties)."""
+        dt = open_table(self.uri(SOURCES))
+        dt.alter.set_table_properties({name: value}, raise_if_not_exists=False)
+        self.refresh()
 
-        Examples
-        --------
-        >>> store = Store("cocopipe-store")
-        >>> with store.writing():
-        ...     pass  # several writes in one hold: ingest(..., store), write_source(...)
-        """
-        with lock.writer(self.path, wait, self.on_wait) as first:
-            if first:
-                self._prepare_write()
-            yield self
-
-    @contextmanager
-    def reading(self) -> Iterator[Store]:
-        """Hold the store's read lock (a context manager): no commit of another process happens meanwhile.
+    @property
+    def manifest(self) -> dict:
+        """What the store holds, as one dict: format, version, schema versions, sources, derived tables
+        and properties (docs/store.md).
 
         Examples
         --------
-        >>> store = Store("cocopipe-store")
-        >>> with store.reading():
-        ...     store.runs().collect().height
-        2520
+        >>> m = Store("cocopipe-store").manifest
+        >>> m["format"], m["store_version"], sorted(m["schema_versions"])[:2]
+        ('cocopipe-store', 3, ['archive', 'events'])
         """
-        with lock.reading(self.path):
-            yield self
+        return {"format": FORMAT, "store_version": VERSION, "schema_versions": {t: schema.version(t) for t in schema.TABLES},
+                "sources": self.sources(), "derived": self.derived(), **self.properties()}
 
-    def hold_reading(self) -> Store:
-        """Hold the read lock until the process ends (a command's consistent view of the store)."""
-        if self._read_hold is None:
-            self._read_hold = lock.reading(self.path)
-            self._read_hold.__enter__()
-        return self
-
-    def _prepare_write(self) -> None:
-        if (self.path / JOURNAL).exists():
-            with lock.committing(self.path, self.on_wait):
-                self._recover()
-        left = [*self.path.glob(".stage-*"), *self.path.glob(".trash-*")]  # no writer is left to own them
-        for p in left:
-            shutil.rmtree(p, ignore_errors=True)
-        if left:
-            self.notices.append(f"{self.path}: removed {plural(len(left), 'staging folder')} left by a write that did "
-                                "not finish")
-        for p in [*self.path.glob(f".{glob.escape(MANIFEST)}.*"), *self.path.glob(f".{glob.escape(JOURNAL)}.*")]:
-            p.unlink(missing_ok=True)  # a replacement cut short
-        data, message = mf.upgrade(self.manifest)
-        if message:
-            self._write_manifest(data)
-            self.notices.append(f"{self.path}: {message}")
-
-    def _recover_if_free(self) -> None:
-        """Finish or roll back an interrupted write, when no writer is at work (else it will)."""
-        if not lock.try_writer(self.path):
-            return
-        try:
-            with self.writing():
-                pass
-        except StoreBusy:
-            pass  # a writer came first: it does the same
-        except (StoreError, OSError):
-            self.notices.append(f"{self.path}: an interrupted write was not finished (the store cannot be "
-                                "written here); it is read as it is: run `cocopipe check --repair` with write access")
+    def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
+        """Whether the source `key` is stored with this content (and algorithm name given to it)."""
+        s = self.sources().get(key)
+        return bool(s) and s["source_id"] == source_id and s.get("algorithm_name") == algorithm_name
 
     # -- reading ---------------------------------------------------------------------------
-    def scan(self, table: str, root: Path | None = None) -> pl.LazyFrame:
-        """Lazy scan of a table (or of a derived copy under `root`); filters on suite and algorithm
-        read only their partitions.
+    def scan(self, table: str, *, commits: bool | None = None) -> pl.LazyFrame:
+        """Lazy scan of a table as the snapshot holds it: the rows of committed writes only; filters on
+        suite and algorithm read only their partitions.
 
         Parameters
         ----------
         table : str
             runs, events, archive or params (schemas/).
-        root : path, optional
-            The folder of a derived copy.
+        commits : bool, optional
+            Keep the `commit_id` column (the write each row came with); default: on `runs` only.
 
         Returns
         -------
@@ -356,62 +433,49 @@ class Store:
         >>> Store("cocopipe-store").scan("events").filter(algorithm="NM").select("best_delta").collect().height
         106945
         """
+        commits = table == "runs" if commits is None else commits
+        return self._scan(table, table, self.snapshot.sources[COMMIT].to_list(), commits)
+
+    def _scan(self, name: str, table: str, committed: list[str], commits: bool) -> pl.LazyFrame:
         sch = schema.polars_schema(table)
-        if not self.path.is_dir():  # gone, or not visible here (a Ray task's node)
-            raise StoreError(f"{self.path}: no such store folder")
-        self.verify()
-        root = self.path / table if root is None else root
-        if not root.is_dir() or not any(files_named(root, ".parquet")):
-            return pl.LazyFrame(schema=sch)
-        return schema.scan(table, root)
+        dt = self.snapshot.tables.get(name)
+        if dt is None or not committed:
+            return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
+        lf = pl.scan_delta(dt).filter(pl.col(COMMIT).is_in(committed))
+        have = set(lf.collect_schema().names())
+        defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
+        cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
+        out = lf.select(*cols, *([COMMIT] if commits else []))
+        filled = {c: v for c, v in defaults.items() if v is not None and c in have}
+        return out.with_columns(pl.col(c).fill_null(v) for c, v in filled.items()) if filled else out
+
+    def partitions(self, table: str = "runs") -> list[tuple]:
+        """The partition keys (suite, algorithm) of a table's committed rows, from its log (no file is read)."""
+        dt = self.snapshot.tables.get(table)
+        if dt is None:
+            return []
+        adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+        parts = [f"partition.{c}" for c in schema.partition_columns(table)]
+        lo = f"min.{COMMIT}"
+        if lo in adds.columns:
+            adds = adds.filter(pl.col(lo).is_in(self.snapshot.sources[COMMIT].implode()))
+        else:
+            return sorted(self.scan(table).select(schema.partition_columns(table)).unique().collect().rows())
+        return sorted(adds.select(parts).unique().rows())
 
     def verify(self) -> None:
-        """StoreError (one line naming the file) unless the files of the store are those its manifest
-        lists: every listed file is there, and the table folders hold nothing else (no file put there by
-        hand, none left by a write that did not finish), so that a read never silently misses data or
-        reads what is not part of the store. Checked once per commit (`stamp`): a stat per file."""
-        stamp = self.stamp()
-        if stamp is not None and self.__dict__.get("_verified") == stamp:
+        """StoreError (one line naming the file) unless every file the snapshot's tables list is there
+        (local stores: a stat per file), so that a read never silently misses data."""
+        if self.location.local is None or self.__dict__.get("_verified") == self.stamp():
             return
-        for _ in range(3):
-            problem = self._unverified()
-            now = self.stamp()
-            if problem is None or now == stamp:  # else a commit came in between: look again
-                break
-            stamp = now
-        if problem is not None:
-            raise StoreError(problem)
-        self.__dict__["_verified"] = stamp
-
-    def _unverified(self) -> str | None:
-        """What `verify` finds wrong (None: nothing)."""
-        m = self.manifest
-        repair = f"`cocopipe check --store {self.path} --repair`"
-        owners = [(f"source {k}", e["files"]) for k, e in m["sources"].items()]
-        owners += [(f"derived table {k}", d.get("files", [])) for k, d in m.get("derived", {}).items()]
-        listed = set()
-        for owner, files in owners:
-            listed.update(files)
-            for rel in files:
-                if not os.path.isfile(self.path / rel):
-                    return (f"{self.path / rel}: missing from the store (listed by {owner}); {repair} drops what is "
-                            "lost (re-ingest the source to restore it)")
-        for table in schema.TABLES:
-            stray = foreign_file(self.path, table)
-            if stray:
-                return (f"{self.path / stray}: not a file of the store, in its {table} table; move it out of the "
-                        f"store ({repair} moves it aside)")
-        if (self.path / JOURNAL).exists():  # an interrupted write no one could finish here: read as it is
-            return None
-        tops = [*schema.TABLES, *(f"{DERIVED}/{k}" for k in m.get("derived", {}))]
-        for top in tops:
-            for here, _, files in walk(self.path / top):
-                for f in sorted(files):
-                    rel = Path(here, f).relative_to(self.path).as_posix()
-                    if rel not in listed:
-                        return (f"{self.path / rel}: in the store but listed by no source (left by a write that "
-                                f"did not finish, or put there by hand); {repair} takes it in or moves it aside")
-        return None
+        for name, dt in self.snapshot.tables.items():
+            if dt is None:
+                continue
+            for uri in dt.file_uris():
+                if not os.path.isfile(uri):
+                    raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
+                                     f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
+        self.__dict__["_verified"] = self.stamp()
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""
@@ -425,311 +489,245 @@ class Store:
         """The `archive` table (solutions of bbob-biobj .adat files)."""
         return self.scan("archive")
 
-    # -- derived tables: versions computed from the stored ones (e.g. a recomputed indicator) --
-    def derived(self) -> dict[str, dict]:
-        """Derived tables in the store, by name, with what the manifest records of them."""
-        return self.manifest.get("derived", {})
-
     def scan_derived(self, name: str) -> pl.LazyFrame:
         """Lazy scan of a derived table (with the schema of the table it derives from)."""
         entry = self.derived().get(name)
         if entry is None:
             raise StoreError(f"{self.path}: no derived table {name!r}")
-        return self.scan(entry["table"], self.path / DERIVED / name)
+        return self._scan(f"{DERIVED}/{name}", entry["table"], [entry[COMMIT]], False)
 
-    def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
-        """Write (or replace) a derived table atomically, journaled as a source's commit (a kill at any
-        moment leaves the earlier table or the new one): the files go under `derived/NAME/`,
-        partitioned and validated like `table`; `meta` is recorded in the manifest."""
-        with self.writing():
-            txn = uuid.uuid4().hex
-            stage = self._stage(txn)
-            parts = schema.partition_columns(table)
-            added: list[str] = []
-            try:
-                stage.mkdir()
-                for keys, part in df.group_by(parts, maintain_order=True):
-                    rel = Path(DERIVED) / name / partition_path(parts, keys) / "part.parquet"
-                    pq.write_table(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet",
-                                   compression="zstd", row_group_size=1 << 20)
-                    added.append(rel.as_posix())
-            except BaseException as exc:
-                shutil.rmtree(stage, ignore_errors=True)
-                if isinstance(exc, OSError):
-                    raise write_failed(self.path, exc) from None
-                raise
-            m = self.manifest
-            old = m.get("derived", {}).get(name, {}).get("files", [])
-            entry = dict(meta or {}, table=table, files=added, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
-            new = dict(m, derived={**m.get("derived", {}), name: entry}, txn=txn)
-            self._journaled(new, txn, {rel: k for k, rel in enumerate(added)}, sorted(set(old) - set(added)), [])
-            return added
-
-    def remove_derived(self, name: str) -> None:
-        """Delete a derived table and its files (atomically, under the writer lock)."""
-        with self.writing():
-            m = self.manifest
-            if name not in m.get("derived", {}):
-                raise StoreError(f"{self.path}: no derived table {name!r}")
-            txn = uuid.uuid4().hex
-            derived = {k: d for k, d in m["derived"].items() if k != name}
-            self._journaled(dict(m, derived=derived, txn=txn), txn, {}, sorted(m["derived"][name]["files"]), [])
-
-    # -- caches: files computed from sources, kept beside them (e.g. first hitting times) ------
+    # -- caches: files computed from committed rows, kept beside them (e.g. first hitting times) --
     def cache_dir(self, name: str) -> Path:
-        """The folder of the cache `name`, under derived/ (made by its owner, who lays out its files).
+        """The local folder of the cache `name`: under `_cache/` of a local store, in the user's cache
+        folder for a store on object storage. A cache file named `<commit_id>.<suffix>` holds what was
+        computed from that commit's rows, which never change; it goes when the commit does."""
+        if self.location.local is not None:
+            return self.location.local / "_cache" / name
+        import hashlib
 
-        The store lists no cache in its manifest; a cache file named `<source_id>.<suffix>` goes with
-        its source: the store deletes it when no source of that content is left, or when it writes that
-        source's files anew.
-
-        Examples
-        --------
-        >>> Store("cocopipe-store").cache_dir("hits-cocopp-v3").relative_to("cocopipe-store").as_posix()
-        'derived/hits-cocopp-v3'
-        """
-        return self.path / DERIVED / name
+        from platformdirs import user_cache_dir
+        return Path(user_cache_dir("cocopipe")) / "stores" / hashlib.sha256(self.location.uri.encode()).hexdigest()[:16] / name
 
     def cache_dirs(self) -> list[Path]:
-        """The cache folders of the store: the folders under derived/ that hold no derived table."""
-        root = self.path / DERIVED
-        if not root.is_dir():
-            return []
-        tables = set(self.derived())
-        return sorted(p for p in root.iterdir() if p.is_dir() and p.name not in tables and not p.name.startswith("."))
+        """The cache folders of the store."""
+        root = self.cache_dir("x").parent
+        return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
     # -- writing ---------------------------------------------------------------------------
-    def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
-        """Whether the source `key` is stored with this content (and algorithm name given to it).
-
-        Parameters
-        ----------
-        key : str
-            The source's key (its full path, or the name given).
-        source_id : str
-            Its content hash.
-        algorithm_name : str, optional
-            The algorithm name given to it at ingest.
-        """
-        s = self.sources().get(key)
-        return bool(s) and s["source_id"] == source_id and s.get("algorithm_name") == algorithm_name
-
-    def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
-        """Add or replace one source atomically (`stage`, then `commit`, under the writer lock).
-
-        Parameters
-        ----------
-        data : SourceData
-            The source's tables and manifest entry.
-        replace : sequence of str
-            Keys of stored sources it replaces, in the same commit.
-
-        Returns
-        -------
-        list of str
-            The files written, relative to the store.
-        """
-        with self.writing():
-            return self.commit(self.stage(data), replace)
-
-    def stage(self, data: SourceData) -> Staged:
-        """Write a source's files into a staging folder of their own, not yet part of the store
-        (safe from several threads at once; `commit` makes them part of it). The folder is flat:
-        the k-th file of `added` is `k.parquet` there. Needs the writer lock (`writing`)."""
-        if not lock.holds_writer(self.path):
-            raise StoreError(f"{self.path}: stage() outside `with store.writing():`")
-        txn = uuid.uuid4().hex
-        stage = self._stage(txn)
-        added: list[str] = []
+    def stage(self, data: SourceData, commit_id: str | None = None) -> Staged:
+        """Append a source's rows to the data tables under a new commit id, not yet visible (safe from
+        several threads, processes or machines at once; `commit` makes them visible)."""
+        cid = commit_id or new_commit_id()
+        written: list[str] = []
         try:
-            stage.mkdir()
             for table, df in data.tables.items():
-                parts = schema.partition_columns(table)
                 if df.height == 0:
                     continue
-                for keys, part in df.group_by(parts, maintain_order=True):
-                    try:
-                        folder = partition_path(parts, keys)
-                    except ValueError as exc:
-                        raise StoreError(f"{data.path}: {exc}") from None
-                    rel = Path(table) / folder / f"{data.source_id}.parquet"
-                    _write_parquet(schema.conform(table, part.drop(parts)), stage / f"{len(added)}.parquet")
-                    added.append(rel.as_posix())
-        except BaseException as exc:
-            shutil.rmtree(stage, ignore_errors=True)
-            if isinstance(exc, OSError):
-                raise write_failed(self.path, exc) from None
+                parts = schema.partition_columns(table)
+                for keys in df.select(parts).unique().iter_rows():
+                    for k, v in zip(parts, keys):
+                        try:
+                            hive.folder(k, str(v))
+                        except ValueError as exc:
+                            raise StoreError(f"{data.path}: {exc}") from None
+                append(self.uri(table), _with_commit(table, df, cid), parts, cid)
+                written.append(table)
+        except StoreError:
             raise
-        return Staged(data, txn, added)
-
-    def _stage(self, txn: str) -> Path:
-        """The staging folder of a write."""
-        return self.path / f".stage-{txn}"
-
-    @contextmanager
-    def _discarding(self, staged: Staged) -> Iterator[None]:
-        """Delete what was staged when its commit fails before it began (a busy store)."""
-        try:
-            yield
-        except BaseException:
-            if not (self.path / JOURNAL).exists():
-                self.discard(staged)
-            raise
+        except Exception as exc:  # noqa: BLE001 - a full disk, a read-only store, a lost connection
+            raise write_failed(self.path, exc) from None
+        return Staged(data, cid, written)
 
     def discard(self, staged: Staged) -> None:
-        """Delete a staged source that will not be committed."""
-        shutil.rmtree(self._stage(staged.txn), ignore_errors=True)
+        """Delete the rows of a staged source that will not be committed (best effort: unnamed rows are
+        invisible, and deleted by a later write)."""
+        self._delete_commits({t: [staged.commit_id] for t in staged.tables})
 
-    def commit(self, staged: Staged, replace: Sequence[str] = ()) -> list[str]:
-        """Make a staged source part of the store under its key, replacing the earlier version of
-        that key and the sources keyed `replace`, atomically (one commit at a time: call from one
-        thread). A file another source lists too (identical content) is left as it is."""
+    def commit(self, staged: Staged, replace: Sequence[str] = (), *, expect: int | None = None,
+               check: Callable[[Store], None] | None = None) -> list[str]:
+        """Make a staged source visible under its key, replacing the earlier version of that key and the
+        sources keyed `replace`, in one commit of the `sources` table.
+
+        Where another writer committed first, the commit is made again on the newer table; with `expect`
+        (the `sources` version the caller prepared on) it raises `Conflict` instead, for the caller to
+        prepare again. `check(store)` runs on the snapshot each attempt is made on."""
         data = staged.data
-        with self.writing(), self._discarding(staged):
-            m = self.manifest
-            gone = [k for k in dict.fromkeys([data.key, *replace]) if k in m["sources"]]
-            others = {f for k, e in m["sources"].items() if k not in gone for f in e["files"]}
-            moves = {rel: k for k, rel in enumerate(staged.added)
-                     if not (rel in others and (self.path / rel).is_file())}
-            entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id, files=staged.added,
-                         ingested=time.strftime("%Y-%m-%dT%H:%M:%S"))
-            self._apply(m, {**dict.fromkeys(gone), data.key: entry}, staged.txn, moves)
-        return staged.added
+        entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id)
+        row = {"key": data.key, "name": data.name, "path": data.path, "source_id": data.source_id, COMMIT: staged.commit_id,
+               "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"), "entry": json.dumps(entry, sort_keys=True, default=str)}
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [data.key, *replace], row, expect, check)
+        return staged.tables
 
     def remove_source(self, key: str) -> None:
-        """Delete a source, and the files no other source lists (atomically, under the writer lock).
+        """Delete a source (its rows go with it)."""
+        if key not in self.refresh().sources():
+            raise StoreError(f"{self.path}: no source {key!r}")
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [key], None, None, None)
 
-        Parameters
-        ----------
-        key : str
-            The source's key (`sources()`).
-        """
-        with self.writing():
-            m = self.manifest
-            if key not in m["sources"]:
-                raise StoreError(f"{self.path}: no source {key!r}")
-            self._apply(m, {key: None}, uuid.uuid4().hex, {})
+    def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
+        """Add or replace one source (`stage`, then `commit`)."""
+        return self.commit(self.stage(data), replace)
 
-    def _apply(self, m: dict, changes: dict[str, dict | None], txn: str, moves: dict[str, int]) -> None:
-        """Commit `changes` (source key -> new entry, or None to remove it), moving the staged files
-        `moves` (store path -> number in the staging folder of `txn`) into place: journaled, so that
-        a crash at any point is rolled back (before the manifest is replaced) or finished (after)."""
-        before = m["sources"]
-        after = {k: e for k, e in before.items() if k not in changes}
-        after.update((k, e) for k, e in changes.items() if e is not None)
-        listed = {f for e in after.values() for f in e["files"]}
-        old = [before[k] for k in changes if k in before]
-        removed = sorted({f for e in old for f in e["files"]} - listed)
-        rewritten = {e.get("source_id") for e in changes.values() if e and any(f in moves for f in e["files"])}
-        uncache = sorted(({e.get("source_id") for e in old} - {e.get("source_id") for e in after.values()}
-                          | rewritten) - {None, ""})  # cache files of sources gone or written anew
-        new = dict(m, sources=after, schema_versions=self._versions(), manifest_version=mf.VERSION, txn=txn)
-        self._journaled(new, txn, moves, removed, uncache)
-
-    def _journaled(self, new: dict, txn: str, moves: dict[str, int], removed: list[str], uncache: list[str]) -> None:
-        """Replace the manifest by `new` (whose `txn` is `txn`), moving the staged files `moves` into place
-        first and deleting the files `removed` (and the cache files of the source ids `uncache`) after,
-        under a journal: a crash at any point is rolled back (before the manifest is replaced) or
-        finished (after)."""
-        journal = {"txn": txn, "stage": self._stage(txn).name, "trash": f".trash-{txn}", "added": list(moves),
-                   "existed": [rel for rel in moves if (self.path / rel).exists()], "removed": removed,
-                   "uncache": uncache}
-        with lock.committing(self.path, self.on_wait):
+    def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str], row: dict | None,
+              expect: int | None, check: Callable[[Store], None] | None) -> None:
+        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row`: one Delta
+        commit, made again where another writer's came first. Then the rows of the commits it drops are
+        deleted from the data tables, with those of writes that never committed (older than GRACE)."""
+        dl = _delta()
+        for attempt in range(RETRIES):
             try:
-                self._write_journal(journal)
-            except OSError as exc:  # nothing changed yet
-                raise write_failed(self.path, exc) from None
-            try:
-                trash = self.path / journal["trash"]
-                for rel in journal["existed"]:  # kept for a roll-back; readers never miss the file
-                    dst = trash / rel
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    try:
-                        os.link(self.path / rel, dst)
-                    except OSError:
-                        shutil.copy2(self.path / rel, dst)
-                stage = self._stage(txn)
-                for rel, k in moves.items():
-                    dst = self.path / rel
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(stage / f"{k}.parquet", dst)
-                self._write_manifest(new)  # the commit point
-            except BaseException as exc:
-                try:
-                    self._recover()
-                except Exception:  # noqa: BLE001 - the journal stays: the next writer finishes it
-                    pass
-                if isinstance(exc, OSError):
-                    raise write_failed(self.path, exc) from None
+                dt = open_table(self.uri(table))
+                if dt is None and table == DERIVED:
+                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore")
+                    dt = open_table(self.uri(table))
+                if expect is not None and table == SOURCES and dt.version() != expect:
+                    raise Conflict(f"{self.path}: another writer committed meanwhile")
+                if check is not None:
+                    self.refresh()
+                    check(self)
+                now = pl.from_arrow(dt.to_pyarrow_table())
+                keep = now.filter(~pl.col(key).is_in(list(gone)))
+                new = pl.concat([keep, pl.DataFrame([row], schema=keep.schema)]) if row is not None else keep
+                dl.write_deltalake(dt, new.to_arrow().cast(arrow_schema), mode="overwrite",
+                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
+                dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
+                break
+            except dl.exceptions.CommitFailedError:
+                if expect is not None:
+                    raise Conflict(f"{self.path}: another writer committed meanwhile") from None
+                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+            except StoreError:
                 raise
-            self._finish(journal)
-
-    def _write_journal(self, journal: dict) -> None:
-        write_journal(self.path, journal)
-
-    def _finish(self, journal: dict) -> None:
-        """The end of a commit: files no source lists are deleted, with the cache files of the sources
-        gone or written anew (`cache_dir`)."""
-        for rel in journal["removed"]:
-            (self.path / rel).unlink(missing_ok=True)
-        if journal["uncache"]:
-            folders = self.cache_dirs()
-            for source_id in journal["uncache"]:
-                for d in folders:
-                    for f in d.glob(f"{glob.escape(source_id)}.*"):
-                        f.unlink(missing_ok=True)
-        self._cleanup(journal)
-
-    # -- crash recovery --------------------------------------------------------------------
-    def _cleanup(self, journal: dict) -> None:
-        shutil.rmtree(self.path / journal["stage"], ignore_errors=True)
-        shutil.rmtree(self.path / journal["trash"], ignore_errors=True)
-        (self.path / JOURNAL).unlink(missing_ok=True)
-        self._prune_empty_dirs(journal["added"] + journal.get("removed", []) + journal.get("trashed", []))
-
-    def _prune_empty_dirs(self, files: list[str]) -> None:
-        """Remove the partition folders that held `files` and are left empty."""
-        for d in sorted({p for rel in files for p in Path(rel).parents if len(p.parts) > 1}, key=lambda p: -len(p.parts)):
-            full = self.path / d
-            if full.is_dir() and not any(full.iterdir()):
-                full.rmdir()
-
-    @staticmethod
-    def prune(folder: Path, table: str) -> None:
-        """Remove every empty partition folder of a table."""
-        root = folder / table
-        if root.is_dir():
-            for d in sorted(folders(root), key=lambda p: -len(p.parts)):
-                if not any(d.iterdir()):
-                    d.rmdir()
-
-    def _recover(self) -> None:
-        """Finish or roll back a commit interrupted by a crash, so the store is as before or after
-        it (call under the writer lock, in `lock.committing`)."""
-        try:
-            journal = json.loads((self.path / JOURNAL).read_text())
-        except ValueError:  # written atomically: damaged from outside, nothing to go by
-            (self.path / JOURNAL).unlink(missing_ok=True)
-            self.notices.append(f"{self.path / JOURNAL}: unreadable journal removed; run `cocopipe check`")
-            return
-        trash = self.path / journal["trash"]
-        committed = self.manifest.get("txn") == journal["txn"]
-        if not committed:  # roll back
-            if "trashed" in journal:  # a journal of the earlier layout: files were moved away first
-                for rel in journal["added"]:
-                    (self.path / rel).unlink(missing_ok=True)
-                restore = journal["trashed"]
-            else:
-                for rel in set(journal["added"]) - set(journal["existed"]):
-                    (self.path / rel).unlink(missing_ok=True)
-                restore = journal["existed"]
-            for rel in restore:
-                if (trash / rel).exists():
-                    (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(trash / rel, self.path / rel)
-            self._cleanup(journal)
-        elif "removed" in journal:
-            self._finish(journal)
+            except Exception as exc:  # noqa: BLE001
+                raise write_failed(self.path, exc) from None
         else:
-            self._cleanup(journal)
-        self.notices.append(f"{self.path}: an interrupted write was {'finished' if committed else 'rolled back'}")
+            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
+        self.refresh()
+        self.collect_garbage(dropped)
+
+    def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
+        """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
+        older than GRACE (writes killed before their commit); the number of commits deleted. Best effort:
+        what cannot be deleted now stays invisible, for a later write."""
+        named = set(self.snapshot.committed)
+        todo: dict[str, list[str]] = {}
+        for name, dt in self.snapshot.tables.items():
+            if dt is None:
+                continue
+            present = _commits_in(dt)
+            old = {c for c in present - named if c in dropped or commit_age(c) > GRACE}
+            if old:
+                todo[name] = sorted(old)
+        self._delete_commits(todo)
+        for d in self.cache_dirs():  # caches of commits no longer named
+            for f in d.iterdir():
+                if f.name.split(".")[0] in dropped:
+                    f.unlink(missing_ok=True)
+        return len({c for cs in todo.values() for c in cs})
+
+    def _delete_commits(self, todo: dict[str, list[str]]) -> None:
+        dl = _delta()
+        for name, commits in todo.items():
+            if not commits:
+                continue
+            listed = ", ".join("'" + c.replace("'", "''") + "'" for c in commits)
+            for _ in range(5):
+                try:
+                    dt = open_table(self.uri(name))
+                    if dt is not None:
+                        dt.delete(f"{COMMIT} IN ({listed})")
+                    break
+                except dl.exceptions.CommitFailedError:
+                    time.sleep(random.uniform(0.01, 0.1))
+                except Exception as exc:  # noqa: BLE001 - left invisible, for a later write
+                    self.notices.append(f"{self.uri(name)}: rows of an earlier write not deleted yet ({_why(exc)})")
+                    break
+
+    # -- side tables: small Delta tables of the store outside the commit protocol (reference choices) --
+    def replace_rows(self, table: str, df: pl.DataFrame, column: str, value: str) -> None:
+        """Replace the rows of the side table `table` whose `column` is `value` by `df` (one Delta commit)."""
+        dl = _delta()
+        literal = "'" + value.replace("'", "''") + "'"
+        for attempt in range(20):
+            try:
+                if open_table(self.uri(table)) is None:
+                    append(self.uri(table), df.to_arrow(), (), "")
+                else:
+                    dl.write_deltalake(self.uri(table), df.to_arrow(), mode="overwrite", predicate=f"{column} = {literal}",
+                                       writer_properties=_writer_properties())
+                return
+            except dl.exceptions.CommitFailedError:
+                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
+            except Exception as exc:  # noqa: BLE001
+                raise write_failed(self.path, exc) from None
+        raise StoreError(f"{self.uri(table)}: could not commit (other writers kept committing)")
+
+    def scan_side(self, table: str) -> pl.LazyFrame | None:
+        """Lazy scan of a side table (None where there is none)."""
+        dt = open_table(self.uri(table))
+        return pl.scan_delta(dt) if dt is not None else None
+
+    def rewrite_sources(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+        """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
+        machine-independent for a packaged store)."""
+        dl = _delta()
+        dt = open_table(self.uri(SOURCES))
+        new = change(pl.from_arrow(dt.to_pyarrow_table()))
+        dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+        self.refresh()
+
+    def vacuum(self, side: Sequence[str] = ()) -> None:
+        """Delete the files no table version needs any more, keeping only the latest versions (a store
+        nobody else uses at the moment, e.g. one being packaged), and compact the logs; `side`: side
+        tables to vacuum too."""
+        for name in [SOURCES, DERIVED, *schema.TABLES, *(f"{DERIVED}/{n}" for n in self.derived()), *side]:
+            dt = open_table(self.uri(name))
+            if dt is not None:
+                dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False)
+                dt.create_checkpoint()
+                dt.cleanup_metadata()
+        self.refresh()
+
+    # -- derived tables: versions computed from the stored ones (e.g. a recomputed indicator) --
+    def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
+        """Write (or replace) a derived table: its rows appended under a new commit to `derived/NAME`, then
+        named in the `derived` table (the point of visibility, as for a source)."""
+        cid = new_commit_id()
+        where = f"{DERIVED}/{name}"
+        try:
+            if df.height:
+                append(self.uri(where), _with_commit(table, df, cid), schema.partition_columns(table), cid)
+        except Exception as exc:  # noqa: BLE001
+            raise write_failed(self.path, exc) from None
+        entry = dict(meta or {}, table=table)
+        row = {"name": name, "table": table, COMMIT: cid, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+               "entry": json.dumps(entry, sort_keys=True, default=str)}
+        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], row, None, None)
+        return [where]
+
+    def remove_derived(self, name: str) -> None:
+        """Delete a derived table."""
+        if name not in self.refresh().derived():
+            raise StoreError(f"{self.path}: no derived table {name!r}")
+        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], None, None, None)
+
+
+def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:
+    """A frame as rows of `table` (validated against its schema), with its partition columns and commit id."""
+    parts = schema.partition_columns(table)
+    body = schema.conform(table, df)
+    keys = df.select(parts).to_arrow()
+    cols = [*(keys.column(p).cast(pa.large_string()) for p in parts), *body.columns,
+            pa.array([commit_id] * df.height, pa.large_string())]
+    fields = [*(pa.field(p, pa.large_string(), False) for p in parts), *body.schema, pa.field(COMMIT, pa.large_string(), False)]
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+def _commits_in(dt) -> set[str]:
+    """The commit ids a Delta table's files hold, from the statistics of its log (no file is read)."""
+    adds = pa.table(dt.get_add_actions(flatten=True))
+    lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
+    if lo not in adds.column_names:  # no statistics: read the column
+        return set(pl.scan_delta(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
+    out = set(adds.column(lo).to_pylist()) | set(adds.column(hi).to_pylist())
+    return {c for c in out if c is not None}

@@ -1,0 +1,159 @@
+"""The store on an S3-compatible server (moto, on loopback): the same answers as on a local disk, errors that
+name what cannot be reached, concurrent writers and readers (issue 29)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from logs import write_new2
+from objectstore import s3, s3_server  # noqa: F401 - fixtures
+
+from pipeline.ingest import ingest
+from pipeline.store import Store, StoreError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample"
+#: the commands whose CSVs must not depend on where the store lies
+MEASURES = [["runs"], ["art"], ["ecdf"], ["auc"], ["rank", "--by", "auc"]]
+
+
+def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {}), "COLUMNS": "200"}, cwd=ROOT)
+
+
+def test_the_measures_of_a_store_on_s3_equal_those_of_a_local_store_byte_for_byte(s3, tmp_path):
+    local, remote = str(tmp_path / "store"), f"s3://{s3.name}/results/store"
+    for store in (local, remote):
+        done = cli("ingest", str(SAMPLE), "--store", store)
+        assert done.returncode == 0, done.stderr
+    assert any(k.startswith("results/store/runs/_delta_log/") for k in s3.keys(s3.name))
+    for args in MEASURES:
+        a, b = tmp_path / "local.csv", tmp_path / "s3.csv"
+        for store, out in ((local, a), (remote, b)):
+            done = cli(*args, "--store", store, "--out", str(out))
+            assert done.returncode == 0, (args, done.stderr)
+        assert a.read_bytes() == b.read_bytes(), args
+        assert len(a.read_bytes()) > 100
+
+
+def test_a_store_uri_that_names_nothing_is_an_error_naming_it(s3):
+    for store, said in ((f"s3://{s3.name}/no/store", "not a cocopipe store"),
+                        ("s3://no-such-bucket-here/store", "no such bucket"),
+                        ("s3:///store", "no bucket in the store URI"),
+                        ("ftp://host/store", "unknown store scheme")):
+        done = cli("art", "--store", store)
+        assert done.returncode != 0
+        assert store in done.stderr and said in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert not Path(ROOT / "s3:").exists()  # no local folder named like the URI
+
+
+def test_ingest_into_s3_creates_no_local_folder_and_query_reads_it(s3, tmp_path):
+    store = f"s3://{s3.name}/coco/store"
+    done = cli("ingest", str(SAMPLE / "NM_on_bbob.tgz"), "--store", store)
+    assert done.returncode == 0, done.stderr
+    assert not (ROOT / "s3:").exists() and not (tmp_path / "s3:").exists()
+    q = cli("query", "--store", store, "select count(*) as n from runs")
+    assert q.returncode == 0, q.stderr
+    assert q.stdout.split() == ["n", "1080"]
+
+
+def test_an_unreachable_server_is_one_line_naming_the_store(s3):
+    store = f"s3://{s3.name}/store"
+    done = cli("runs", "--store", store, env={"AWS_ENDPOINT_URL": "http://127.0.0.1:9"})
+    assert done.returncode != 0 and store in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def _sources(tmp_path: Path, n: int) -> list[Path]:
+    """n tiny sources, each a different algorithm (so that no trial is a duplicate of another)."""
+    out = []
+    for i in range(n):
+        folder = tmp_path / f"exp{i}"
+        write_new2(folder, f"ALG{i}", function=1, dim=2, runs=[{"instance": 1, "dat": [(1, 5.0), (10, 1e-3)]},
+                                                                {"instance": 2, "dat": [(1, 3.0), (20, 1e-9)]}])
+        out.append(folder)
+    return out
+
+
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_three_writers_and_two_readers_every_round_every_run_present(where, s3, tmp_path):
+    uri = str(tmp_path / "store") if where == "local" else f"s3://{s3.name}/store"
+    Store(uri, create=True)
+    sources = _sources(tmp_path, 9)
+    errors: list[BaseException] = []
+    seen: list[tuple[int, int]] = []
+    stop = threading.Event()
+
+    def writer(k: int) -> None:
+        try:
+            for src in sources[k::3]:
+                summary = ingest([src], Store(uri))
+                assert [s.status for s in summary.sources] == ["ingested"]
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                st = Store(uri)
+                runs = st.runs().collect()
+                # every committed source is there whole: 2 runs each, no half source, no trial twice
+                assert runs.height == 2 * len(st.sources())
+                assert runs["run_id"].is_unique().all()
+                seen.append((len(st.sources()), runs.height))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    writers = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join()
+    stop.set()
+    for t in readers:
+        t.join()
+    assert not errors, errors[0]
+    st = Store(uri)
+    assert len(st.sources()) == 9 and st.runs().collect().height == 18
+    assert sorted(st.runs().collect()["algorithm"].unique()) == sorted(f"ALG{i}" for i in range(9))
+    assert seen  # the readers read while the writers wrote
+
+
+def test_replacing_a_source_on_s3_leaves_one_version_visible(s3, tmp_path):
+    uri = f"s3://{s3.name}/store"
+    store = Store(uri, create=True)
+    src = _sources(tmp_path, 1)[0]
+    ingest([src], store)
+    before = Store(uri)
+    ingest([src], store, force=True)
+    after = Store(uri)
+    assert after.runs().collect().height == 2
+    assert before.runs().collect().height == 2  # a snapshot taken before reads what it saw
+    assert before.sources() != after.sources()
+
+
+def test_a_store_folder_that_does_not_exist_is_never_an_empty_answer(tmp_path):
+    with pytest.raises(StoreError, match="no such store folder"):
+        Store(tmp_path / "missing")
+    done = cli("art", "--store", str(tmp_path / "missing"))
+    assert done.returncode != 0 and "no such store folder" in done.stderr
+
+
+def test_a_relative_store_is_made_absolute_at_the_edge(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    st = Store("rel/store", create=True)
+    assert st.path == tmp_path / "rel" / "store"
+    ingest(_sources(tmp_path, 1), st)
+    monkeypatch.chdir("/")
+    import pickle
+
+    there = pickle.loads(pickle.dumps(st))  # as a task gets it, wherever its working folder
+    assert there.runs().collect().height == 2

@@ -235,7 +235,10 @@ class Selection:
 
     # -- trials and records ------------------------------------------------------------------
     def _matching(self) -> pl.LazyFrame:
-        return interesting_instances(filter_frame(self.store.runs(), **self.filters), self.all_instances)
+        """The trials the filters select, with the commit each came with where the store says (the key of the
+        hits cache)."""
+        runs = self.store.scan("runs", commits=True) if isinstance(self.store, Store) else self.store.runs()
+        return interesting_instances(filter_frame(runs, **self.filters), self.all_instances)
 
     def _trials(self) -> pl.LazyFrame:
         """The selection's trials of its quantity, not cut: those whose precision is known, or with
@@ -272,6 +275,10 @@ class Selection:
         >>> open_reference("best2009").narrow(dimension=2).runs().collect().height
         24
         """
+        return self._cut_runs().drop("commit_id", strict=False)
+
+    def _cut_runs(self) -> pl.LazyFrame:
+        """`runs` with the commit each trial came with (the hits cache's key)."""
         return cut(self._trials(), self._records(), self.budget)[0]
 
     def events(self) -> pl.LazyFrame:
@@ -320,7 +327,7 @@ class Selection:
         >>> hits.sort("target", descending=True).select("target", "hit").rows()
         [(10.0, 16), (1e-08, 30)]
         """
-        runs = self.runs()
+        runs = self._cut_runs()
         if self._cached():
             frame = targets.collect() if isinstance(targets, pl.LazyFrame) else targets
             cached = cache.hits(self.store, runs, frame, self.exact, self.budget)

@@ -83,6 +83,11 @@ def test_hand_made_hits_and_replacement(tmp_path, monkeypatch):
     _tiny(src, 2.0)
     ingest([src], store)
     assert not (cache.folder(store, False) / f"{old_id}.parquet").exists()
+    # an analysis reads the snapshot it opened (the replaced commit's files stay until a vacuum); one opened
+    # now reads the new logs
+    h = a.hits([10.0, 1.0, 1e-2]).collect().sort("instance", pl.col("target"), descending=[False, True])
+    assert h["hit"].to_list() == [10, 40, 40, 30, 30, None]
+    a = open_store(store.path)
     h = a.hits([10.0, 1.0, 1e-2]).collect().sort("instance", pl.col("target"), descending=[False, True])
     assert h["hit"].to_list() == [10, None, None, 30, 30, None]
 

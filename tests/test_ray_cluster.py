@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from logs import write_new2
+from objectstore import s3_server  # noqa: F401 - fixture
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'cocopipe[ray]')")
 
@@ -155,10 +156,14 @@ def data(cluster):
     return out
 
 
-def cli(args: list[str], cluster, cwd=None, runtime_env: dict | None = RUNTIME_ENV) -> subprocess.CompletedProcess:
+def cli(args: list[str], cluster, cwd=None, runtime_env: dict | None = RUNTIME_ENV, env: dict | None = None
+        ) -> subprocess.CompletedProcess:
     """`cocopipe ARGS` as a Ray driver of the cluster (RAY_ADDRESS), its tasks given cocopipe by the
-    runtime_env `ray job submit --runtime-env-json` would give them (None: none)."""
-    env = {**os.environ, "RAY_ADDRESS": cluster["address"], "PYTHONPATH": str(ROOT)}
+    runtime_env `ray job submit --runtime-env-json` would give them (None: none); `env`: more variables for
+    the driver and, through the runtime_env, its tasks (e.g. an object store's endpoint)."""
+    if env and runtime_env is not None:
+        runtime_env = {**runtime_env, "env_vars": {**env, **runtime_env.get("env_vars", {})}}
+    env = {**os.environ, **(env or {}), "RAY_ADDRESS": cluster["address"], "PYTHONPATH": str(ROOT)}
     env.pop("RAY_JOB_CONFIG_JSON_ENV_VAR", None)
     if runtime_env is not None:
         env["RAY_JOB_CONFIG_JSON_ENV_VAR"] = json.dumps({"runtime_env": runtime_env})
@@ -181,7 +186,7 @@ def test_measures_where_the_store_is_not_visible_fail_naming_the_node_and_the_st
     st = data["hidden"][1]
     said = one_line_error(cli(["art", "--store", str(st.path), "--executor", "ray", "-o", "-"], cluster))
     assert "Ray node" in said and str(st.path) in said and "not visible there" in said
-    with pytest.raises(RuntimeError, match=r"Ray node .*: the store's manifest .*cocopipe-hidden.*is not visible there"):
+    with pytest.raises(RuntimeError, match=r"Ray node .*: the store's sources table .*cocopipe-hidden.*is not visible there"):
         Analysis(st, executor="ray").art().collect()
 
 
@@ -212,7 +217,7 @@ def test_a_relative_store_given_to_analysis_is_read_whole_on_ray(cluster, data, 
 
     monkeypatch.chdir(cluster["shared"])
     st = Store("store")
-    assert not st.path.is_absolute()
+    assert st.path == cluster["shared"] / "store"  # made absolute at the edge: any task reads the same folder
     local = Analysis(st).art().collect()
     assert local.height and Analysis(st, executor="ray").art().collect().equals(local)
 
@@ -263,3 +268,46 @@ def test_a_store_folder_that_does_not_exist_is_an_error_not_an_empty_table(tmp_p
     shutil.rmtree(tmp_path / "gone")
     with pytest.raises(StoreError, match="gone: no such store folder"):
         st.runs()
+
+
+def _upload(server, bucket: str, folder: Path, prefix: str) -> str:
+    """A folder's files under a prefix of a bucket; its URI."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id="cocopipe",
+                      aws_secret_access_key="cocopipe", region_name="us-east-1")
+    for f in folder.rglob("*"):
+        if f.is_file():
+            s3.upload_file(str(f), bucket, f"{prefix}/{f.relative_to(folder).as_posix()}")
+    return f"s3://{bucket}/{prefix}"
+
+
+def test_on_ray_with_the_store_and_the_sources_only_in_the_object_store(cluster, data, s3_server):
+    # the second node sees neither the driver's sources (the hidden folder) nor any store folder: tasks read the
+    # sources from the object store and write their rows there; the driver only commits
+    bucket = s3_server.bucket()
+    sources = [_upload(s3_server, bucket, p, f"logs/{p.name}") for p in data["hidden"][0]]
+    store = f"s3://{bucket}/store"
+    done = cli(["ingest", *sources, "--store", store, "--executor", "ray", "-j", "2"], cluster, env=s3_server.env)
+    assert done.returncode == 0, done.stderr
+    local = cluster["shared"] / "from-s3-local"
+    assert cli(["ingest", *sources, "--store", str(local)], cluster, env=s3_server.env).returncode == 0
+    out = cluster["shared"]
+    for args in (["runs"], ["art", "--executor", "ray"], ["ecdf", "--executor", "ray"], ["auc"], ["rank", "--by", "auc"]):
+        a = cli([*args, "--store", str(local), "-o", "local.csv"], cluster, env=s3_server.env)
+        b = cli([*args, "--store", store, "-o", "s3.csv"], cluster, env=s3_server.env)
+        assert a.returncode == 0 and b.returncode == 0, (args, a.stderr, b.stderr)
+        assert (out / "s3.csv").read_bytes() == (out / "local.csv").read_bytes(), args
+        assert len((out / "local.csv").read_text().splitlines()) > 3, args
+
+
+def test_a_store_uri_a_node_cannot_reach_exits_non_zero_naming_it(cluster, data, s3_server):
+    bucket = s3_server.bucket()
+    store = f"s3://{bucket}/store"
+    sources = [str(p) for p in data["shared"][0]]
+    assert cli(["ingest", *sources, "--store", store], cluster, env=s3_server.env).returncode == 0
+    # the tasks are pointed at a port where no server listens: every one of them fails, and the command says so
+    result = cli(["art", "--store", store, "--executor", "ray", "-o", "-"], cluster, env=s3_server.env,
+                 runtime_env={**RUNTIME_ENV, "env_vars": {"AWS_ENDPOINT_URL": "http://127.0.0.1:9"}})
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    assert store in result.stderr

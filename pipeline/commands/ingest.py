@@ -187,8 +187,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             fail(str(exc))
         lf = interesting_instances(filter_frame(st.runs(), **sel.filters), bool(sel.all_instances))
-        # the columns of schemas/runs.json: not the commit, which differs from one store to another
-        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").drop("commit_id").collect(), out)
+        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
 
 
 def _say(text: str, label: str = "", style: str = "") -> None:

@@ -99,7 +99,7 @@ def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
     root.mkdir(parents=True, exist_ok=True)
     entries = {e["commit_id"]: e for e in store.sources().values() if e.get("commit_id") in todo}
     listed = len(entries) == len(todo) and all("suites" in e and "algorithms" in e for e in entries.values())
-    runs_all = store.runs()
+    runs_all = store.scan("runs", commits=True)
     if listed:
         runs_all = runs_all.filter(pl.col("suite").is_in(sorted({x for e in entries.values() for x in e["suites"]}))
                                    & pl.col("algorithm").is_in(sorted({x for e in entries.values()

@@ -11,8 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import polars as pl
+
 from .. import distributed
 from ..store import SourceData, Store, StoreError, StoreWriteError
+from ..store.location import is_uri
 from ..store.store import Staged
 from . import consistency, duplicates, ioh
 from .adat import parse_archives
@@ -67,18 +70,6 @@ class IngestSummary:
     @property
     def problems(self) -> list[Problem]:
         return [p for s in self.sources for p in s.problems]
-
-
-def _parse(path: str, name: str | None, limits: Limits | None = None, optimum: float | None = None
-           ) -> tuple[object, Parsed | None, str | None]:
-    """Read and parse one source (runs in a worker process or a Ray task)."""
-    try:
-        src = read_source(path, limits)
-    except SourceError as exc:
-        return None, None, exc.reason
-    parsed = _parse_all(src, name, optimum)
-    src.files = {}  # the parent needs the name and hash only, not the file contents
-    return src, parsed, None
 
 
 def _parse_all(src, name: str | None, optimum: float | None = None) -> Parsed:
@@ -150,10 +141,12 @@ def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str 
     return out
 
 
-def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Identity) -> SourceData | None:
+def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Identity,
+              fetch: Callable[[], dict[str, pl.DataFrame]] | None = None) -> SourceData | None:
     """`data` without the trials whose records the store holds already from another source (not the
     earlier version of this one or one it replaces, not one of the same content), said in one note per
-    other source; None when no trial is left (the outcome's status is then "duplicate")."""
+    other source; None when no trial is left (the outcome's status is then "duplicate"). `fetch`: the source's
+    tables, where `data` travelled without them (staged by a task elsewhere)."""
     found, outcome.trials = outcome.trials, None
     dups = duplicates.against(store, found, data.key, data.source_id, ident.replaced()) if found is not None else {}
     if not dups:
@@ -164,7 +157,7 @@ def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Ide
                              "holds: left out, each counted once")
     outcome.runs -= len(gone)
     outcome.runs_duplicate = len(gone)
-    tables = duplicates.without(data.tables, gone)
+    tables = duplicates.without(data.tables or fetch(), gone)
     if not tables["runs"].height:
         outcome.status = "duplicate"
         for key in dict.fromkeys([data.key, *ident.replaced()]):  # what it replaces goes all the same
@@ -283,27 +276,38 @@ def _ingest(todo: list[Path], store: Store, name: str | None, force: bool,
         for outcome in _local(todo, store, name, force, jobs or distributed.workers(), ident, meta, limits, optimum):
             done(outcome)
         return summary
-    pending = []
-    for p in todo:  # the content hash decides what needs parsing
-        try:
-            src = read_source(p, limits)
-        except SourceError as exc:
-            done(_failed(p, exc.reason))
-            continue
-        if not force and store.has(ident.key(src), src.source_id, name):
-            done(_unchanged(src, store, ident))
-        else:
-            pending.append(os.path.abspath(p))  # as a task finds it, whatever its working folder
-    unseen: list[str] = []  # sources a task's node could not see: every other one is stored, then the error
-    for src, parsed, error in _ray_map(pending, name, jobs, limits, optimum):
-        if isinstance(error, distributed.TaskFailed):
+    unseen: list[str] = []  # sources (or the store) a task's node could not see: every other one is stored, then the error
+    paths = [p if isinstance(p, str) else os.path.abspath(p) for p in todo]  # as a task finds them, wherever it runs
+    calls = [(p, store, name, force, ident, meta, limits, optimum) for p in paths]
+    distributed.ray(jobs)
+    for i, (outcome, staged, error) in distributed.run(_stage_there, calls, jobs):
+        if error is not None:
             unseen.append(str(error))
-            done(_failed(src, str(error)))
+            done(_failed(paths[i], str(error)))
         else:
-            done(_failed(src, error) if error else _store_parsed(src, parsed, store, ident, name, meta.get(src.path)))
+            done(_commit((outcome, staged), store, ident) if staged is not None else outcome)
     if unseen:
         raise distributed.TaskFailed(unseen[0] + (f" (and {len(unseen) - 1} more sources)" if len(unseen) > 1 else ""))
     return summary
+
+
+def _stage_there(path: str, store: Store, name: str | None, force: bool, ident: Identity, meta: dict[str, dict],
+                 limits: Limits | None, optimum: float | None):
+    """In a Ray task: read the source (its hash made there), parse it and append its rows to the store, not yet
+    visible; returned: the outcome and what the driver commits (the rows stay in the store: only the counts
+    travel), or as the error a `TaskFailed` naming the node and the source or store it cannot see."""
+    try:
+        if not is_uri(path):  # an object's URI is read from the object store by any node
+            distributed.visible(path, "the source")
+        if store.location.local is not None:
+            distributed.visible(store.location.local / "sources" / "_delta_log", "the store")
+    except distributed.TaskFailed as exc:
+        return None, None, exc
+    outcome, staged = _prepare(path if is_uri(path) else Path(path), store, name, force, ident, meta, limits, optimum)
+    if staged is not None:
+        outcome.trials = None  # read back from the store where the driver needs them (`_commit`)
+        staged.data.tables = {}
+    return outcome, staged, None
 
 
 def _unchanged(src: Source, store: Store, ident: Identity) -> SourceOutcome:
@@ -357,8 +361,12 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:
     """Commit a staged source, staged again without the trials the store holds from another source."""
     outcome, staged = prepared
+    fetch = None
+    if staged is not None and not staged.data.tables:  # staged by a task elsewhere: its rows are in the store
+        outcome.trials = _trials_back(staged, store)
+        fetch = lambda: {t: store.scan_commit(t, staged.commit_id).collect() for t in staged.tables}  # noqa: E731
     if staged is not None:
-        data = _left_out(outcome, store, staged.data, ident)
+        data = _left_out(outcome, store, staged.data, ident, fetch)
         if data is not staged.data:
             store.discard(staged)
             staged = store.stage(data) if data is not None else None
@@ -368,24 +376,12 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
     return outcome
 
 
-def _ray_map(paths: list[str], name: str | None, jobs: int | None, limits: Limits | None = None,
-             optimum: float | None = None):
-    """Parse sources as Ray tasks, `jobs` at once (None: all; on a local instance, also its CPUs), yielding
-    results as they complete (a source a task cannot see: its error is a `distributed.TaskFailed`)."""
-    distributed.ray(jobs)
-    for i, (src, parsed, error) in distributed.run(_parse_there, [(p, name, limits, optimum) for p in paths], jobs):
-        yield (src if src is not None else paths[i]), parsed, error
-
-
-def _parse_there(path: str, name: str | None, limits: Limits | None = None, optimum: float | None = None
-                 ) -> tuple[object, Parsed | None, str | distributed.TaskFailed | None]:
-    """`_parse` in a Ray task, where the source must be visible (the driver read it): else, as the error,
-    `TaskFailed` naming the node and the path."""
-    try:
-        distributed.visible(path, "the source")
-    except distributed.TaskFailed as exc:
-        return None, None, exc
-    return _parse(path, name, limits, optimum)
+def _trials_back(staged: Staged, store: Store) -> duplicates.Trials:
+    """The trials of a source a task staged, read from the store for the duplicate check (its runs, and the
+    records of the few that match a stored trial)."""
+    runs = store.scan_commit("runs", staged.commit_id).select("run_id", *duplicates.KEY, *duplicates.FACTS,
+                                                              "info_file", "data_file").collect()
+    return duplicates.Trials(runs, store.scan_commit("events", staged.commit_id))
 
 
 class _Package(types.ModuleType):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
+from ..store.location import is_uri
 from ..store.store import LEGACY_MANIFEST as STORE_MANIFEST
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
@@ -53,10 +54,10 @@ def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def source_name(path: Path) -> str:
+def source_name(path: Path | str) -> str:
     """Name of a source: the archive's base name (its whole name when that is blank, as `.tgz`) or the
-    folder's name."""
-    name = path.name
+    folder's name (of an object-storage URI, its last part)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1] if isinstance(path, str) else path.name
     for suf in ARCHIVE_SUFFIXES:
         if name.lower().endswith(suf):
             return name[: -len(suf)] if name[: -len(suf)].strip() else name
@@ -619,9 +620,62 @@ def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
     return ArchiveFiles(buf, spans), problems
 
 
+def _object_store(uri: str):
+    """(file system, path) of an object-storage URI (pyarrow; credentials from the environment)."""
+    import pyarrow.fs as pafs
+
+    try:
+        return pafs.FileSystem.from_uri(uri)
+    except Exception as exc:  # noqa: BLE001 - an unknown scheme, a malformed URI
+        raise SourceError(uri, f"cannot read from there ({' '.join(str(exc).split())[:200]})") from None
+
+
+def _read_uri(uri: str, limits: Limits | None) -> Source:
+    """A source on object storage: an archive object, or the log files under a prefix (a folder)."""
+    import pyarrow.fs as pafs
+
+    fs, where = _object_store(uri)
+    limits = limits or Limits()
+    name = uri.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        info = fs.get_file_info(where)
+        if info.type == pafs.FileType.File:
+            if not name.lower().endswith(ARCHIVE_SUFFIXES):
+                raise SourceError(uri, "unknown format (expected a .tgz, .tar.gz, .zip archive or a prefix of log files)")
+            with fs.open_input_stream(where) as fh:
+                raw = fh.read()
+            try:
+                files, problems = _read_archive(Path(name), raw, limits)
+            except SourceError as exc:
+                raise SourceError(uri, exc.reason) from None
+            return Source(name=source_name(Path(name)), path=uri, files=files,
+                          source_id=hashlib.sha256(raw).hexdigest()[:16], problems=problems)
+        found = fs.get_file_info(pafs.FileSelector(where, recursive=True, allow_not_found=True))
+        logs = sorted((f for f in found if f.type == pafs.FileType.File and _keep(f.base_name)
+                       and not any(_hidden(part) for part in f.path[len(where):].split("/") if part)),
+                      key=lambda f: f.path)
+        if info.type == pafs.FileType.NotFound and not logs:
+            raise SourceError(uri, "no such object or prefix")
+        files: dict[str, bytes] = {}
+        h = hashlib.sha256()
+        for f in logs:
+            rel = _text(f.path[len(where):].lstrip("/"))
+            with fs.open_input_stream(f.path) as fh:
+                files[rel] = fh.read()
+            h.update(rel.encode())
+            h.update(b"\0")
+            h.update(hashlib.sha256(files[rel]).digest())
+    except OSError as exc:
+        raise SourceError(uri, f"cannot read it ({' '.join(str(exc).split())[:200]})") from None
+    return Source(name=name, path=uri.rstrip("/"), files=files, source_id=h.hexdigest()[:16])
+
+
 def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source:
     """Read every COCO log file of a folder (archives inside excluded) or an archive (within
-    `limits`); the problems met on the way are the source's `problems`."""
+    `limits`), locally or on object storage (`s3://bucket/logs/X.tgz`, a prefix of log files); the
+    problems met on the way are the source's `problems`."""
+    if is_uri(path):
+        return _read_uri(str(path), limits)
     p = Path(path)
     if not p.exists():
         raise SourceError(p, "no such file or folder")
@@ -646,20 +700,47 @@ def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source
                   problems=problems)
 
 
-def expand(paths: list[str | os.PathLike]) -> list[Path]:
+def _expand_uri(uri: str) -> list[str]:
+    """The sources under an object-storage URI: the archives under a prefix, each a source of its own, and
+    the prefix itself where log files lie beside them; an archive object; the URI itself otherwise (read
+    and reported then)."""
+    import pyarrow.fs as pafs
+
+    fs, where = _object_store(uri)
+    try:
+        if fs.get_file_info(where).type == pafs.FileType.File:
+            return [uri]
+        found = [f for f in fs.get_file_info(pafs.FileSelector(where, recursive=True, allow_not_found=True))
+                 if f.type == pafs.FileType.File
+                 and not any(_hidden(part) for part in f.path[len(where):].split("/") if part)]
+    except OSError:
+        return [uri]
+    base = uri.rstrip("/")
+    archives = sorted(f"{base}/{f.path[len(where):].lstrip('/')}" for f in found
+                      if f.base_name.lower().endswith(ARCHIVE_SUFFIXES))
+    logs = any(f.base_name.lower().endswith(".info") or f.base_name.lower().endswith(".json") for f in found)
+    return ([base] if logs or not archives else []) + archives
+
+
+def expand(paths: list[str | os.PathLike]) -> list[Path | str]:
     """Sources named by the arguments, each once (the same resolved path named again, or found again
     in a folder named, is left out): archives, and folders holding .info (or IOHprofiler .json) files; archives found
-    inside folders are sources of their own. Hidden files and folders are not searched."""
-    out: list[Path] = []
-    seen: set[Path] = set()
+    inside folders are sources of their own. Hidden files and folders are not searched. Object-storage URIs
+    (`s3://bucket/logs/`) are expanded the same way and stay URIs."""
+    out: list[Path | str] = []
+    seen: set = set()
 
-    def add(p: Path) -> None:
-        key = p.resolve()
+    def add(p: Path | str) -> None:
+        key = p if isinstance(p, str) else p.resolve()
         if key not in seen:
             seen.add(key)
             out.append(p)
 
     for path in paths:
+        if is_uri(path):
+            for uri in _expand_uri(str(path)):
+                add(uri)
+            continue
         p = Path(path)
         if not p.exists():
             add(p)  # reported when read
@@ -673,7 +754,7 @@ def expand(paths: list[str | os.PathLike]) -> list[Path]:
                     add(f)
             for f in odd:  # named like an archive, but a FIFO, a device...: a source that is not read
                 add(f)
-            if not any(q == p or q.is_relative_to(p) for q in out):
+            if not any(isinstance(q, Path) and (q == p or q.is_relative_to(p)) for q in out):
                 add(p)  # an empty folder: reported when parsed
         else:
             add(p)

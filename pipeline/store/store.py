@@ -250,10 +250,7 @@ class Store:
         return state
 
     def __setstate__(self, state: dict) -> None:
-        pins = state.pop("_pins", None)
-        self.__dict__.update(state)
-        if pins is not None:
-            self._snap = self._pinned(*pins)
+        self.__dict__.update(state)  # the tables are opened at the pinned versions when first read (`snapshot`)
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -299,6 +296,7 @@ class Store:
 
     def refresh(self) -> Store:
         """Read the store as it is now (a new snapshot): the tables' latest versions."""
+        self.__dict__.pop("_pins", None)
         self._snap = self._snapshot()
         return self
 
@@ -349,9 +347,14 @@ class Store:
 
     @property
     def snapshot(self) -> Snapshot:
-        """What this Store reads (taken when it was opened, or by `refresh`)."""
+        """What this Store reads (taken when it was opened, or by `refresh`; in a worker, the versions pinned
+        where it was sent from)."""
         if self._snap is None:
-            self.refresh()
+            pins = self.__dict__.pop("_pins", None)
+            if pins is not None:
+                self._snap = self._pinned(*pins)
+            else:
+                self.refresh()
         return self._snap
 
     def stamp(self) -> tuple:
@@ -412,7 +415,7 @@ class Store:
         return bool(s) and s["source_id"] == source_id and s.get("algorithm_name") == algorithm_name
 
     # -- reading ---------------------------------------------------------------------------
-    def scan(self, table: str, *, commits: bool | None = None) -> pl.LazyFrame:
+    def scan(self, table: str, *, commits: bool = False) -> pl.LazyFrame:
         """Lazy scan of a table as the snapshot holds it: the rows of committed writes only; filters on
         suite and algorithm read only their partitions.
 
@@ -420,8 +423,8 @@ class Store:
         ----------
         table : str
             runs, events, archive or params (schemas/).
-        commits : bool, optional
-            Keep the `commit_id` column (the write each row came with); default: on `runs` only.
+        commits : bool
+            Keep the `commit_id` column (the write each row came with).
 
         Returns
         -------
@@ -433,10 +436,12 @@ class Store:
         >>> Store("cocopipe-store").scan("events").filter(algorithm="NM").select("best_delta").collect().height
         106945
         """
-        commits = table == "runs" if commits is None else commits
-        return self._scan(table, table, self.snapshot.sources[COMMIT].to_list(), commits)
+        return self._scan(table, table, self.snapshot.sources[COMMIT].to_list(), bool(commits))
 
     def _scan(self, name: str, table: str, committed: list[str], commits: bool) -> pl.LazyFrame:
+        if self.location.local is not None and not self.location.local.is_dir():  # gone, or not visible here
+            raise StoreError(f"{self.path}: no such store folder")
+        self.verify()
         sch = schema.polars_schema(table)
         dt = self.snapshot.tables.get(name)
         if dt is None or not committed:
@@ -462,6 +467,14 @@ class Store:
         else:
             return sorted(self.scan(table).select(schema.partition_columns(table)).unique().collect().rows())
         return sorted(adds.select(parts).unique().rows())
+
+    def scan_commit(self, table: str, commit_id: str) -> pl.LazyFrame:
+        """The rows one write appended to a table, committed or not (its latest version): a staged source's."""
+        dt = open_table(self.uri(table))
+        sch = schema.polars_schema(table)
+        if dt is None:
+            return pl.LazyFrame(schema=sch)
+        return pl.scan_delta(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
 
     def verify(self) -> None:
         """StoreError (one line naming the file) unless every file the snapshot's tables list is there

@@ -1,8 +1,8 @@
 """Scale benchmark: synthetic archives of N algorithms made from the shared bbob data sets, and cocopp
 on the same steps.
 
-usage: python benchmarks/scale.py [N ...] [--steps ingest,art,ecdf,auc,report] [--skip STEP,...]
-                                  [--jobs J] [--cocopp] [--keep DIR]
+usage: python benchmarks/scale.py [N ...] [--steps ingest,art,ecdf,auc,rank,report] [--skip STEP,...]
+                                  [--jobs J] [--cocopp] [--keep DIR] [--store URI] [--executor ray]
        (default N = 10 50 200, steps ingest,art,ecdf, --jobs 2)
 
 Each algorithm is a copy of one of the shared bbob data sets, renamed, with the last mantissa digit
@@ -16,7 +16,13 @@ on the store of the previous ones and is timed after its imports, so that its wa
   store, it also fills the store's cache of first hitting times;
 - ecdf: the simulated-restart runtime ECDF step tables (cocopp's default) and their summaries for
   every function, function group and all functions, in every dimension;
-- auc, report (only when asked): the area under the ECDF per problem, and a full report.
+- auc, rank, report (only when asked): the area under the ECDF per problem, the ranking by it (mean
+  ranks, Friedman test, critical difference per dimension), and a full report.
+
+`--store URI` puts the stores under URI (`s3://bucket/bench`: on object storage, each run under a
+fresh prefix; credentials and endpoint from the environment, docs/scale.md) instead of a local folder;
+`--executor ray` runs the ingest and the measures as Ray tasks (the cluster `RAY_ADDRESS` names, else a
+local instance), and the peak memory is then the driver's alone (RUSAGE_SELF: the tasks' is their own).
 
 With --cocopp, cocopp 2.9.1 (never a project dependency: a separate virtualenv, the one in
 $COCOPP_PYTHON or /tmp/cocopp-venv if it has cocopp, else one this script creates) does the same
@@ -39,13 +45,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 
 SHARED = Path(os.environ.get("COCOPIPE_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "data"
 BASES = ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "generated/NM_on_bbob.tgz",
          "generated/RS_on_bbob.tgz"]
 DIGIT = re.compile(rb"(\d)(e[+-])")
-STEPS = ("ingest", "art", "ecdf", "auc", "report")
+STEPS = ("ingest", "art", "ecdf", "auc", "rank", "report")
 COCOPP_VERSION = "2.9.1"
 
 
@@ -88,41 +95,47 @@ def make_archive(root: Path, n: int) -> tuple[list[Path], float]:
 #: one step in a fresh interpreter: imports first, then the timed work
 STEP = r"""
 import json, os, resource, sys, time
-step, store, jobs, src = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+step, store, jobs, executor, src = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
 from pipeline.api import open_store
 from pipeline.ingest import ingest
+from pipeline.measures import ranking
 from pipeline.store import Store
-if step == "auc":
-    from pipeline.commands.analyses import auc_table
+if executor == "ray":
+    from pipeline import distributed
+    distributed.ray(jobs)
 def usage():
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 t, c = time.perf_counter(), usage()
 extra = {}
 if step == "ingest":
-    s = ingest(src, Store(store, create=True), jobs=jobs)
+    s = ingest(src, Store(store, create=True), jobs=jobs, executor=executor)
     extra = {"runs": s.runs}
 else:
-    a = open_store(store)
+    a = open_store(store, executor=executor)
     if step == "art":
         extra = {"rows": a.art(dispersion=True, samples=100).collect().height}
     elif step == "ecdf":
         extra = {"rows": a.ecdf().collect().height + a.ecdf_summary().collect().height}
     elif step == "auc":
-        extra = {"rows": auc_table(a, None, None).height}
+        extra = {"rows": a.auc().collect().height}
+    elif step == "rank":
+        extra = {"rows": ranking.rank_by_auc(a.auc(), by_dimension=True).height}
     elif step == "report":
         import subprocess
         subprocess.run([sys.executable, "-m", "pipeline.cli", "report", "--store", store, "--out", store + "-report"],
                        check=True, capture_output=True)
 wall, cpu = time.perf_counter() - t, usage() - c
-peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if executor != "ray":  # local worker processes count; Ray's workers are the cluster's
+    peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 print(json.dumps(dict(step=step, wall=wall, cpu=cpu, peak_mb=peak / 1024, **extra)))
 """
 
 
-def run_step(step: str, store: Path, sources: list[Path], jobs: int) -> dict:
+def run_step(step: str, store: Path | str, sources: list[Path], jobs: int, executor: str = "local") -> dict:
     """One measured step in a fresh interpreter."""
-    res = subprocess.run([sys.executable, "-c", STEP, step, str(store), str(jobs), *map(str, sources)],
+    res = subprocess.run([sys.executable, "-c", STEP, step, str(store), str(jobs), executor, *map(str, sources)],
                          capture_output=True, text=True)
     if res.returncode:
         return {"step": step, "error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "failed"}
@@ -229,6 +242,8 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--jobs", type=int, default=2, help="sources ingested at once (threads)")
     ap.add_argument("--cocopp", action="store_true", help="cocopp's steps on the smallest N, and the ratios")
     ap.add_argument("--keep", help="folder for the archives and stores (kept; archives reused)")
+    ap.add_argument("--store", help="where the stores go: a folder or a URI (s3://bucket/prefix); default: beside the archives")
+    ap.add_argument("--executor", default="local", choices=("local", "ray"), help="threads of this machine, or Ray tasks")
     args = ap.parse_args(argv)
     ns, jobs, keep = args.n, args.jobs, args.keep
     steps = [s for s in args.steps.split(",") if s and s not in set(args.skip.split(","))]
@@ -236,15 +251,19 @@ def main(argv: list[str]) -> None:
     if unknown or not steps or steps[0] != "ingest":
         ap.error(f"--steps: expected ingest first, then some of {', '.join(STEPS[1:])}; got {','.join(steps)}")
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-scale-"))
-    print(f"cocopipe scale benchmark: {os.cpu_count()} cores, steps {', '.join(steps)}, ingest with {jobs} jobs")
+    print(f"cocopipe scale benchmark: {os.cpu_count()} cores, steps {', '.join(steps)}, ingest with {jobs} jobs, "
+          f"executor {args.executor}, stores {'under ' + args.store if args.store else 'local'}")
     print(f"{'N':>4} {'log MB':>7} {'step':<7} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}  throughput")
     totals = {}
     for n in ns:
         sources, mb = make_archive(root / "archive", n)
-        store = root / f"store-{n}"
-        shutil.rmtree(store, ignore_errors=True)  # a fresh ingest
-        shutil.rmtree(str(store) + "-report", ignore_errors=True)
-        rows = [run_step(s, store, sources, jobs) for s in steps]
+        if args.store and "://" in args.store:  # on object storage: a fresh prefix (nothing to delete first)
+            store = f"{args.store.rstrip('/')}/store-{n}-{os.getpid()}-{int(time.time())}"
+        else:
+            store = (Path(args.store) if args.store else root) / f"store-{n}"
+            shutil.rmtree(store, ignore_errors=True)  # a fresh ingest
+            shutil.rmtree(str(store) + "-report", ignore_errors=True)
+        rows = [run_step(s, store, sources, jobs, args.executor) for s in steps]
         for r in rows:
             if "error" in r:
                 print(f"{n:>4} {'':>7} {r['step']:<7} failed: {r['error']}", flush=True)
@@ -252,11 +271,11 @@ def main(argv: list[str]) -> None:
             rate = f"{mb / r['wall']:.1f} MB/s" if r["step"] == "ingest" else f"{n / r['wall']:.2f} algorithms/s"
             print(f"{n:>4} {mb:>7.0f} {r['step']:<7} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['peak_mb']:>8.0f}  {rate}",
                   flush=True)
-        core = [r for r in rows if r.get("step") in ("ingest", "art", "ecdf") and "error" not in r]
+        core = [r for r in rows if r.get("step") in ("ingest", "art", "ecdf", "auc", "rank") and "error" not in r]
         wall, cpu = sum(r["wall"] for r in core), sum(r["cpu"] for r in core)
         peak = max((r["peak_mb"] for r in core), default=float("nan"))
         totals[n] = (wall, cpu, {r["step"]: r for r in rows if "error" not in r})
-        print(f"{n:>4} {mb:>7.0f} {'total':<7} {wall:>7.1f} {cpu:>7.1f} {peak:>8.0f}  ingest + art + ecdf: "
+        print(f"{n:>4} {mb:>7.0f} {'total':<7} {wall:>7.1f} {cpu:>7.1f} {peak:>8.0f}  {' + '.join(r['step'] for r in core)}: "
               f"{wall / n:.2f} s wall, {cpu / n:.2f} s CPU per algorithm", flush=True)
     if args.cocopp:
         n = min(ns)

@@ -21,7 +21,7 @@ from pipeline.store import Store
 
 #: options that several commands take and that must be declared once
 SHARED = ("--store", "--suite", "--algorithm", "--function", "--dimension", "--all-instances", "--max-budget",
-          "--exact-hits", "--indicator", "--seed", "--samples", "--executor", "--wait", "--runlength-reference")
+          "--exact-hits", "--indicator", "--seed", "--samples", "--executor", "--runlength-reference")
 
 
 def declarations(folder: Path) -> dict[str, int]:

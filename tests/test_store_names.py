@@ -1,5 +1,5 @@
-"""Any algorithm name round-trips through the store's hive partition folders, for every reader
-(Polars, pyarrow, DuckDB), and no name makes the store unreadable."""
+"""Any algorithm name round-trips through the store's Delta Lake partitions, for every reader (Polars'
+scan_delta, pyarrow through deltalake, DuckDB on that), and no name makes the store unreadable."""
 from __future__ import annotations
 
 import subprocess
@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.dataset as ds
 import pytest
+from deltalake import DeltaTable
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from logs import write_new2
@@ -36,17 +35,13 @@ def logs(tmp_path_factory) -> Path:
 
 
 def readers(root: Path) -> dict[str, list[str]]:
-    """The algorithm names of the runs table as each reader decodes the folders."""
-    runs = root / "runs"
-    out = {"polars": pl.scan_parquet(runs, hive_partitioning=True, hive_schema={"suite": pl.String, "algorithm": pl.String})
-           .select("algorithm").collect()["algorithm"].to_list(),
-           "pyarrow": ds.dataset(runs, format="parquet", partitioning=ds.partitioning(
-               pa.schema([("suite", pa.string()), ("algorithm", pa.string())]), flavor="hive"))
-           .to_table(columns=["algorithm"])["algorithm"].to_pylist()}
+    """The algorithm names of the runs table as each reader reads the Delta table (not through cocopipe)."""
+    runs = str(root / "runs")
+    dataset = DeltaTable(runs).to_pyarrow_dataset()
+    out = {"polars": pl.scan_delta(runs).select("algorithm").collect()["algorithm"].to_list(),
+           "pyarrow": dataset.to_table(columns=["algorithm"])["algorithm"].to_pylist()}
     if duckdb is not None:
-        out["duckdb"] = [r[0] for r in duckdb.sql(
-            f"SELECT algorithm FROM read_parquet('{runs.as_posix()}/*/*/*.parquet', hive_partitioning=true, "
-            "hive_types={'suite': 'VARCHAR', 'algorithm': 'VARCHAR'})").fetchall()]
+        out["duckdb"] = [r[0] for r in duckdb.sql("SELECT algorithm FROM dataset").fetchall()]
     return {k: sorted(v) for k, v in out.items()}
 
 

@@ -77,9 +77,9 @@ def _may_share(store, runs: pl.DataFrame, keys: set[str]) -> bool:
 
 def against(store, found: Trials, key: str, source_id: str, replaced: list[str] | tuple = ()) -> dict[str, list[int]]:
     """The trials of a source (content `source_id`) whose records the store holds already from another
-    source, by the key of that source: their run_ids. Not compared: the version of itself stored under
-    its `key` and the sources it replaces (`replaced`: gone in the same commit), and sources of the same
-    content (whose files it shares: counted once).
+    source (a copy of the same content included), by the key of that source: their run_ids. Not compared:
+    the version of itself stored under its `key` and the sources it replaces (`replaced`: gone in the same
+    commit).
     First matched on the runs table, then on the records of the few matches; a trial the store holds k
     times matches k trials of the source at most."""
     runs = found.runs
@@ -87,12 +87,12 @@ def against(store, found: Trials, key: str, source_id: str, replaced: list[str] 
     if not runs.height or not _may_share(store, runs, gone):
         return {}
     sources = store.sources()
-    skip = [sid for sid in (*(sources.get(k, {}).get("source_id") for k in gone), source_id) if sid]
+    skip = [e["commit_id"] for k in gone if (e := sources.get(k)) and e.get("commit_id")]
     # partition filters, so that only the partitions of the source's suites and algorithms are read
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
         & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
-    stored = (store.runs().filter(parts & ~pl.col("source_id").is_in(skip))
-              .select("run_id", *KEY, *FACTS, "source_id")
+    stored = (store.scan("runs", commits=True).filter(parts & ~pl.col("commit_id").is_in(skip))
+              .select("run_id", *KEY, *FACTS, "commit_id")
               .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
     if not stored.height:
         return {}
@@ -101,14 +101,12 @@ def against(store, found: Trials, key: str, source_id: str, replaced: list[str] 
     theirs = _hashed(stored, store.events().filter(parts))
     # the k-th trial of the source with given records matches the k-th stored one with them
     mine = mine.sort("run_id").with_columns(k=pl.int_range(pl.len()).over(same))
-    theirs = theirs.sort("source_id", "run_id").with_columns(k=pl.int_range(pl.len()).over(same))
-    dups = mine.join(theirs.select(*same, "k", "source_id"), on=[*same, "k"]).sort("run_id")
-    keys: dict[str, str] = {}  # sources are known by their keys (paths); of the same content, the first
-    for k, e in sources.items():
-        keys.setdefault(e.get("source_id"), k)
+    theirs = theirs.sort("commit_id", "run_id").with_columns(k=pl.int_range(pl.len()).over(same))
+    dups = mine.join(theirs.select(*same, "k", "commit_id"), on=[*same, "k"]).sort("run_id")
+    keys = {e.get("commit_id"): k for k, e in sources.items()}  # sources are known by their keys (paths)
     out: dict[str, list[int]] = {}
-    for sid, run_id in dups.select("source_id", "run_id").iter_rows():
-        out.setdefault(keys.get(sid, sid), []).append(run_id)
+    for cid, run_id in dups.select("commit_id", "run_id").iter_rows():
+        out.setdefault(keys.get(cid, cid), []).append(run_id)
     return out
 
 

@@ -62,8 +62,13 @@ class _UnionStore:
         """Events of every store."""
         return pl.concat([s.events() for s in self.stores])
 
+    def scan_side(self, table: str) -> pl.LazyFrame | None:
+        """A side table of every store that has it (e.g. the reference choices), as one."""
+        parts = [lf for s in self.stores if hasattr(s, "scan_side") and (lf := s.scan_side(table)) is not None]
+        return pl.concat(parts, how="diagonal_relaxed") if parts else None
+
     def sources(self) -> dict[str, dict]:
-        """The manifest entries of every store's sources, by name (the first store's on a clash)."""
+        """The entries of every store's sources, by key (the first store's on a clash)."""
         out: dict[str, dict] = {}
         for s in reversed(self.stores):
             out.update(s.sources() if hasattr(s, "sources") else {})

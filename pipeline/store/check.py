@@ -36,8 +36,7 @@ class Finding:
 
 def _files(store: Store, table: str) -> list[str]:
     """The data files the snapshot's version of a table lists, as paths or URIs."""
-    dt = store.snapshot.tables.get(table)
-    return list(dt.file_uris()) if dt is not None else []
+    return store.files(table)
 
 
 def _exists(uri: str) -> bool:

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import polars as pl
 import pyarrow as pa
@@ -149,10 +150,19 @@ def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
     return pl.from_arrow(dt.to_pyarrow_table())
 
 
+def _text(value: str | None) -> str | None:
+    """A string as the table's UTF-8 can hold it: a path's bytes that are not UTF-8 (held as lone surrogates)
+    written as `\\xe9` (the entry's JSON keeps the string itself)."""
+    if value is None:
+        return None
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _entry(row: dict) -> dict:
-    """A source's (or derived table's) entry as `Store.sources()` gives it."""
+    """A source's (or derived table's) entry as `Store.sources()` gives it (key, name and path as given,
+    from the JSON entry)."""
     e = json.loads(row["entry"])
-    e.update((k, v) for k, v in row.items() if k != "entry")
+    e.update((k, v) for k, v in row.items() if k != "entry" and k not in e)
     return e
 
 
@@ -377,8 +387,8 @@ class Store:
         >>> [e["runs"] for e in Store("cocopipe-store").sources().values()]
         [360, 1080, 1080]
         """
-        rows = self.snapshot.sources.sort("key").iter_rows(named=True)
-        return {r["key"]: _entry(r) for r in rows}
+        entries = [_entry(r) for r in self.snapshot.sources.sort("key").iter_rows(named=True)]
+        return {e["key"]: e for e in entries}
 
     def derived(self) -> dict[str, dict]:
         """Derived tables in the store, by name, with what was recorded of them."""
@@ -446,7 +456,8 @@ class Store:
         dt = self.snapshot.tables.get(name)
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
-        lf = pl.scan_delta(dt).filter(pl.col(COMMIT).is_in(committed))
+        lf = (pl.scan_delta(dt) if self.location.local is None else self._scan_files(name, dt, table)
+              ).filter(pl.col(COMMIT).is_in(committed))
         have = set(lf.collect_schema().names())
         defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
         cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
@@ -476,15 +487,37 @@ class Store:
             return pl.LazyFrame(schema=sch)
         return pl.scan_delta(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
 
+    def _scan_files(self, name: str, dt, table: str) -> pl.LazyFrame:
+        """A local table's files as the pinned version lists them, read by Polars under `read_root` (so that no
+        character of the store's path is misread), the partition columns from the folder names."""
+        parts = schema.partition_columns(table)
+        files = self.files(name, root=self.location.read_root())
+        fields = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
+        body = pl.Schema({c: t for c, t in fields.items() if c not in parts})
+        if not files:
+            return pl.LazyFrame(schema={**{p: pl.String for p in parts}, **body})
+        return pl.scan_parquet(files, glob=False, schema=body, missing_columns="insert", hive_partitioning=bool(parts),
+                               hive_schema={p: pl.String for p in parts} or None)
+
+    def files(self, name: str, root: str | None = None) -> list[str]:
+        """The data files of a table's pinned version: local paths (under `root`, default the store's folder),
+        or URIs."""
+        dt = self.snapshot.tables.get(name)
+        if dt is None:
+            return []
+        if self.location.local is None:
+            return list(dt.file_uris())
+        base = (root or str(self.location.local)) + "/" + "/".join(quote(p, safe=" -_.~") for p in name.split("/"))
+        paths = pa.table(dt.get_add_actions(flatten=True)).column("path").to_pylist()
+        return [f"{base}/{unquote(p)}" for p in paths]
+
     def verify(self) -> None:
         """StoreError (one line naming the file) unless every file the snapshot's tables list is there
         (local stores: a stat per file), so that a read never silently misses data."""
         if self.location.local is None or self.__dict__.get("_verified") == self.stamp():
             return
-        for name, dt in self.snapshot.tables.items():
-            if dt is None:
-                continue
-            for uri in dt.file_uris():
+        for name in self.snapshot.tables:
+            for uri in self.files(name):
                 if not os.path.isfile(uri):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
@@ -565,17 +598,18 @@ class Store:
         (the `sources` version the caller prepared on) it raises `Conflict` instead, for the caller to
         prepare again. `check(store)` runs on the snapshot each attempt is made on."""
         data = staged.data
-        entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id)
-        row = {"key": data.key, "name": data.name, "path": data.path, "source_id": data.source_id, COMMIT: staged.commit_id,
-               "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"), "entry": json.dumps(entry, sort_keys=True, default=str)}
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [data.key, *replace], row, expect, check)
+        entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id)
+        row = {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path), "source_id": data.source_id,
+               COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
+               "entry": json.dumps(entry, sort_keys=True, default=str)}
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(k) for k in (data.key, *replace)], row, expect, check)
         return staged.tables
 
     def remove_source(self, key: str) -> None:
         """Delete a source (its rows go with it)."""
         if key not in self.refresh().sources():
             raise StoreError(f"{self.path}: no source {key!r}")
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [key], None, None, None)
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(key)], None, None, None)
 
     def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
         """Add or replace one source (`stage`, then `commit`)."""

@@ -68,6 +68,7 @@ from ._kernels import ecdf_steps as kernel
 from .generators import BLOCK, block_rng
 from .groups import membership, select_levels
 from .restarts import balanced_trials, draw_restarts
+from ..vocabulary import ALGORITHM_DIMENSION
 
 MODES = ("simulated", "exact", "trials")
 #: cocopp's default right end of the ECDF plots (genericsettings.xlimit_pprldmany), evaluations / dimension
@@ -77,7 +78,6 @@ TAIL = 1e-12
 #: the largest number of restart sums (of one set of unsuccessful trials) the exact mode enumerates
 MAX_ATOMS = 2_000_000
 
-KEY = ["suite", "algorithm", "dimension"]
 STEP_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
                          "x": pl.Float64, "fraction": pl.Float64})
 SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
@@ -149,10 +149,10 @@ def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max
         suite, algorithm, dimension, max_x (evaluations / dimension).
     """
     kind, value = _range_spec(mode, max_budget, max_x)
-    dims = trials.group_by(KEY).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
+    dims = trials.group_by(ALGORITHM_DIMENSION).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
     dim = pl.col("dimension").cast(pl.Float64)
     expr = {"fixed": pl.lit(value), "budget": pl.col("longest") / dim, "evaluations": pl.lit(value) / dim}[kind]
-    return dims.select(*KEY, max_x=expr.cast(pl.Float64))
+    return dims.select(*ALGORITHM_DIMENSION, max_x=expr.cast(pl.Float64))
 
 
 def members(problems: pl.DataFrame, group: str | Sequence[str] | None) -> pl.DataFrame:
@@ -284,7 +284,7 @@ def exact_atoms(trials: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 # -- the definition ----------------------------------------------------------------------------------------
-PROBLEM = [*KEY, "function"]
+PROBLEM = [*ALGORITHM_DIMENSION, "function"]
 
 
 def _atoms_spec(hits: pl.DataFrame, mode: str, samples: int, seed: int, limits: pl.DataFrame) -> pl.DataFrame:
@@ -306,8 +306,8 @@ def _atoms_spec(hits: pl.DataFrame, mode: str, samples: int, seed: int, limits: 
     by_trial = hits.sort(*PROBLEM, "target", "trial", "run_id").select(
         *PROBLEM, "target", "success", weight=w,
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64))
-    limit = limits.select(*KEY, limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
-    return exact_atoms(by_trial.join(limit, on=KEY, how="left"), PROBLEM)
+    limit = limits.select(*ALGORITHM_DIMENSION, limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
+    return exact_atoms(by_trial.join(limit, on=ALGORITHM_DIMENSION, how="left"), PROBLEM)
 
 
 def _per_dimension(column: str) -> pl.Expr:
@@ -339,14 +339,15 @@ def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode
         df = df.with_columns(pl.col("dimension").cast(pl.Int64))
         problems, groups, limits = _inputs(df, group, mode, max_budget, max_x)
         counts = (problems.group_by(PROBLEM).len().join(groups, on=["suite", "function"])
-                  .group_by(*KEY, "group").agg(n=pl.col("len").sum()))
-        atoms = _atoms_spec(df, mode, samples, seed, limits).join(limits, on=KEY).with_columns(
+                  .group_by(*ALGORITHM_DIMENSION, "group").agg(n=pl.col("len").sum()))
+        atoms = _atoms_spec(df, mode, samples, seed, limits).join(limits, on=ALGORITHM_DIMENSION).with_columns(
             x=_per_dimension("value"))
         steps = (atoms.filter((pl.col("x") <= pl.col("max_x")) & (pl.col("mass") > 0))
-                 .join(groups, on=["suite", "function"]).group_by(*KEY, "group", "x").agg(pl.col("mass").sum())
-                 .sort(*KEY, "group", "x").join(counts, on=[*KEY, "group"], maintain_order="left"))
-        fraction = (pl.col("mass").cum_sum().over(*KEY, "group") / pl.col("n")).clip(upper_bound=1.0)
-        return steps.select(*KEY, "group", "x", fraction=fraction).cast(dict(STEP_SCHEMA))
+                 .join(groups, on=["suite", "function"]).group_by(*ALGORITHM_DIMENSION, "group", "x").agg(pl.col("mass").sum())
+                 .sort(*ALGORITHM_DIMENSION, "group", "x")
+                 .join(counts, on=[*ALGORITHM_DIMENSION, "group"], maintain_order="left"))
+        fraction = (pl.col("mass").cum_sum().over(*ALGORITHM_DIMENSION, "group") / pl.col("n")).clip(upper_bound=1.0)
+        return steps.select(*ALGORITHM_DIMENSION, "group", "x", fraction=fraction).cast(dict(STEP_SCHEMA))
 
     return hits.map_batches(build, schema=STEP_SCHEMA, streamable=False)
 
@@ -360,18 +361,19 @@ def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = No
     def build(df: pl.DataFrame) -> pl.DataFrame:
         df = df.with_columns(pl.col("dimension").cast(pl.Int64))
         problems, groups, limits = _inputs(df, group, mode, max_budget, max_x)
-        per_problem = problems.join(groups, on=["suite", "function"]).group_by(*KEY, "group").agg(
+        per_problem = problems.join(groups, on=["suite", "function"]).group_by(*ALGORITHM_DIMENSION, "group").agg(
             final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
             functions=pl.col("function").n_unique())
         runs = df.unique("run_id").select(*PROBLEM, "instance", "evaluations").join(groups, on=["suite", "function"])
-        per_run = runs.group_by(*KEY, "group").agg(
+        per_run = runs.group_by(*ALGORITHM_DIMENSION, "group").agg(
             median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
             trials=pl.len())
         targets = problems.group_by(PROBLEM).agg(t=pl.len())
         count = (runs.unique([*PROBLEM, "instance", "group"]).join(targets, on=PROBLEM)
-                 .group_by(*KEY, "group").agg(instance_targets=pl.col("t").sum()))
-        out = per_problem.join(per_run, on=[*KEY, "group"]).join(limits, on=KEY).join(count, on=[*KEY, "group"])
-        return out.sort(*KEY, "group").select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
+                 .group_by(*ALGORITHM_DIMENSION, "group").agg(instance_targets=pl.col("t").sum()))
+        out = (per_problem.join(per_run, on=[*ALGORITHM_DIMENSION, "group"]).join(limits, on=ALGORITHM_DIMENSION)
+               .join(count, on=[*ALGORITHM_DIMENSION, "group"]))
+        return out.sort(*ALGORITHM_DIMENSION, "group").select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
     return hits.map_batches(build, schema=SUMMARY_SCHEMA, streamable=False)
 
@@ -405,7 +407,7 @@ def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated
     elif mode == "simulated":
         atoms = kernel.simulated_counts(data, samples, seed)
     else:
-        limit = data.funcs.join(limits, on=KEY, how="left").select(
+        limit = data.funcs.join(limits, on=ALGORITHM_DIMENSION, how="left").select(
             "fid", limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
         atoms = exact_atoms(data.trials.join(limit, on="fid", how="left", maintain_order="left"), ["fid"])
     return kernel.step_table(atoms, data, groups, limits).select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))

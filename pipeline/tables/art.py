@@ -19,11 +19,10 @@ import polars as pl
 
 from ..conventions import is_biobjective
 from ..hits import targets as tg
-from ..measures import art as art_m, significance
-from ..measures.runtime import PROBLEM
+from ..measures import art as art_m, significance, table_stats
+from ..vocabulary import PROBLEM, TABLE_CELL
 from .markers import marker, markers
 
-KEY = ["suite", "dimension", "function"]
 #: the target cocopp counts #succ at (testbedsettings `pptable_ftarget`)
 SUCC_TARGET = 1e-8
 SUCC_TARGET_BIOBJ = 1e-5
@@ -127,15 +126,7 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     # aRT, dispersion, trials per (problem, target)
     th = hits.join(tt, on=["suite", "target"], how="semi")
     a = art_m.art(th.lazy(), dispersion=True, percentiles=(10, 50, 90), samples=samples, seed=seed).collect()
-    per_problem = ana.runs().group_by(PROBLEM).agg(
-        median_final_delta=pl.col("final_delta").median(),
-        median_evaluations=pl.col("evaluations").cast(pl.Float64).median(),
-    ).collect()
-    succ = (
-        hits.join(st, left_on=["suite", "target"], right_on=["suite", "succ_target"], how="semi")
-        .group_by(PROBLEM).agg(succ_target=pl.col("target").first(), succ=pl.col("success").sum().cast(pl.Int64),
-                                       succ_trials=pl.len().cast(pl.Int64))
-    )
+    per_problem, succ = pl.collect_all([ana.final_medians(), table_stats.successes_at(hits.lazy(), st.lazy())])
     a = a.join(per_problem, on=PROBLEM, how="left").join(succ, on=PROBLEM, how="left")
     reached = pl.col("successes") > 0
     a = a.with_columns(
@@ -156,9 +147,9 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
         a = a.with_columns(_tkey()).join(r.unique(on, keep="first"), on=on, how="left").drop("_tkey")
         # the reference's own rows, for display
         rr = ref_frame.with_columns(_tkey())
-        rows = a.select(*KEY, "target", _tkey()).unique().join(rr.drop("target"), on=on, how="inner")
+        rows = a.select(*TABLE_CELL, "target", _tkey()).unique().join(rr.drop("target"), on=on, how="inner")
         rows = rows.select(
-            *KEY, "target", algorithm=pl.lit(ref_label), role=pl.lit("reference"), art=pl.col("art").cast(pl.Float64),
+            *TABLE_CELL, "target", algorithm=pl.lit(ref_label), role=pl.lit("reference"), art=pl.col("art").cast(pl.Float64),
             successes=pl.col("successes").cast(pl.Int64) if "successes" in rr.columns else pl.lit(None, pl.Int64),
             trials=pl.col("trials").cast(pl.Int64) if "trials" in rr.columns else pl.lit(None, pl.Int64),
         ).with_columns(ref_art=pl.col("art"))
@@ -174,10 +165,7 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
         disp_lo=pl.col("p10") / denom, disp_hi=pl.col("p90") / denom,
     )
     # best per column among the compared algorithms
-    is_alg = pl.col("role") == "algorithm"
-    col = [*KEY, "target"]
-    min_art = pl.col("art").filter(is_alg).min().over(col)
-    a = a.with_columns(best=is_alg & pl.col("art").is_finite() & (pl.col("art") == min_art))
+    a = table_stats.with_best(a, pl.col("role") == "algorithm")
 
     a = _with_tests(a, ana, th, ref_alg, correction, alpha)
     order = algorithm_order(analysis, a["algorithm"].unique().to_list())
@@ -213,20 +201,20 @@ def _with_tests(a: pl.DataFrame, ana, hits: pl.DataFrame, ref_alg: str | None, c
     corrected for the functions tested per (suite, dimension, target) (and algorithm against the
     reference), and their markers."""
     order = algorithm_order(ana, hits["algorithm"].unique().to_list())
-    final = ana.runs().group_by(*KEY, "algorithm").agg(medf=pl.col("final_delta").median()).collect()
+    final = ana.final_medians().select(*PROBLEM, medf="median_final_delta").collect()
     best, ref = significance.best_and_reference(hits, _events_of(ana), a, final, order, ref_alg)
     fam = ["suite", "dimension", "target"]
     b = significance.correct_frame(best, "p_best", "p_best_corrected", fam, correction).rename({"family_size": "tests"})
     b = b.with_columns(best_marker=pl.col("p_best_corrected").map_elements(
         lambda p: marker("★", p, alpha), return_dtype=pl.String))
-    a = a.join(b, on=[*KEY, "target", "algorithm"], how="left")
+    a = a.join(b, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     if ref is not None:
         r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction).rename(
             {"family_size": "ref_tests"})
         r = r.with_columns(ref_marker=pl.struct("p_ref_corrected", "ref_direction", "ref_consistent").map_elements(
             lambda v: marker("↓" if v["ref_direction"] > 0 else "↑", v["p_ref_corrected"], alpha)
             if v["ref_consistent"] and v["ref_direction"] != 0 else "", return_dtype=pl.String))
-        a = a.join(r, on=[*KEY, "target", "algorithm"], how="left")
+        a = a.join(r, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     return a
 
 
@@ -271,7 +259,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     if not suites:
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
-    cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
+    cols = [*TABLE_CELL, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
     given = _table_hits(hits, tt, cols) if hits is not None else None
     if given is not None and tt.join(given.select("suite", "target").unique(), on=["suite", "target"],
                                      how="anti").height == 0:

@@ -1007,7 +1007,14 @@ class Analysis:
     def group_members(self, group: Group = "all") -> pl.LazyFrame:
         """(suite, function, group) rows of the function groups named by `group` ("all", a cocopp group
         such as "separ", "fN", a list of them, or None: every level) among the selected functions; a
-        frame of such rows is taken as it is."""
+        frame of such rows is taken as it is.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.group_members(["separ", "f1"]).collect().sort("group").rows()
+        [('bbob', 1, 'f1'), ('bbob', 1, 'separ')]
+        """
         if isinstance(group, pl.DataFrame | pl.LazyFrame):
             return group.lazy()
         levels, names = grp.select_levels(group)
@@ -1031,7 +1038,14 @@ class Analysis:
                                floor: float = dist.PRECISION_FLOOR) -> pl.LazyFrame:
         """ECDF of the best precision reached within `budgets` (multiples of the dimension), and at the end
         of the trials (`final`: budget inf), per (algorithm, dimension, group, budget), cocopp's pprldistr
-        (`pipeline.measures.distributions.precision_distribution`)."""
+        (`pipeline.measures.distributions.precision_distribution`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.precision_distribution([10, 100]).collect()["budget"].unique().sort().to_list()
+        [10.0, 100.0, inf]
+        """
         v = self.fixed_budget([float(b) for b in budgets], per_dimension=True, summary=False, quantity="precision")
         if final:
             fin = self.runs().select("suite", "algorithm", "function", "dimension", "run_id",
@@ -1042,7 +1056,14 @@ class Analysis:
     def runtime_ratios(self, a: str, b: str, targets: Targets = None, group: Group = "all", clip: float = 4.0
                        ) -> pl.LazyFrame:
         """ECDF of log10(runtime b / runtime a) over the pairs of trials of two algorithms, cocopp's
-        pprldistr2 (`pipeline.measures.distributions.runtime_ratios`)."""
+        pprldistr2 (`pipeline.measures.distributions.runtime_ratios`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], dimension=5)
+        >>> round(a.runtime_ratios("DIRECT", "NM", [1e-8]).collect()["fraction"].max(), 3)
+        0.92
+        """
         missing = [x for x in (a, b) if x not in set(self.algorithms())]
         if missing:
             raise ValueError(f"algorithm {missing[0]!r} not in the selection (have: {', '.join(self.algorithms())})")
@@ -1052,7 +1073,16 @@ class Analysis:
                     targets: Targets = None, group: Group = "all", art: pl.DataFrame | None = None) -> pl.LazyFrame:
         """aRT loss ratios against the algorithm `reference` of `reference_art` (`Analysis.art` rows, of this
         store or another) versus budget, cocopp's pplogloss (`pipeline.measures.logloss`); `art`: this
-        selection's aRTs at `targets` when already at hand."""
+        selection's aRTs at `targets` when already at hand.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", dimension=5)
+        >>> ref = open_store("cocopipe-store", algorithm="DIRECT", dimension=5).art().collect()
+        >>> [(x, round(g, 2), n) for x, g, n in a.loss_ratios(ref, "DIRECT", [10, 100]).collect()
+        ...  .select("x", "geomean", "functions").rows()]
+        [(10.0, 9.2, 10), (100.0, 6.72, 15)]
+        """
         ref = reference_art.lazy().filter(pl.col("algorithm") == reference).collect()
         if not ref.height:
             raise ValueError(f"reference {reference!r} not in the aRT table")
@@ -1063,11 +1093,26 @@ class Analysis:
     def auc_by_group(self, aucs: pl.LazyFrame | pl.DataFrame | None = None, targets: Targets = None
                      ) -> pl.LazyFrame:
         """Mean auc per function group and over all functions (`pipeline.measures.auc.means_by_group`) of
-        `aucs` (`Analysis.auc` rows; None: computed at `targets`)."""
+        `aucs` (`Analysis.auc` rows; None: computed at `targets`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], dimension=5)
+        >>> [(alg, round(v, 3)) for alg, v in a.auc_by_group().filter(pl.col("group") == "all")
+        ...  .select("algorithm", "auc").collect().rows()]
+        [('DIRECT', 0.18), ('NM', 0.181)]
+        """
         return auc.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
 
     def final_medians(self) -> pl.LazyFrame:
-        """Median final precision and evaluations per problem (`pipeline.measures.table_stats`)."""
+        """Median final precision and evaluations per problem (`pipeline.measures.table_stats`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.final_medians().collect().select("median_final_delta", "median_evaluations").rows()
+        [(0.0, 1144.0)]
+        """
         return table_stats.final_medians(self.runs())
 
 

@@ -18,8 +18,8 @@ evaluations / dimension in 1-D, A is twice as fast:
 >>> import polars as pl
 >>> art = pl.LazyFrame({"suite": "bbob", "algorithm": ["A", "R"], "function": 1, "dimension": 1,
 ...                     "target": 1.0, "art": [10.0, 20.0]})
->>> loss_ratios(art, "R", [10.0]).select("algorithm", "x", "geomean").collect().rows()
-[('A', 10.0, 0.5)]
+>>> loss_ratios(art, "R", [10.0]).select("algorithm", "x", "p50", "functions").collect().rows()
+[('A', 10.0, 0.5, 1)]
 """
 from __future__ import annotations
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -22,6 +21,7 @@ from ..conventions import reached
 from ..store import schema as store_schema
 from ..words import plural
 from . import consistency, duplicates, validity
+from .parsed import Parsed, Problem
 from .sources import ArchiveFiles, Source
 from .validity import MAX_EVALUATIONS
 
@@ -35,32 +35,6 @@ MAX_INFO_LINE = 1 << 20
 
 #: Polars engine of the ingest's queries: in memory, as the data are (docs/internals.md: why not streaming)
 ENGINE = "in-memory"
-
-
-@dataclass
-class Problem:
-    """Something wrong in the input, where it is, and what was done about it."""
-
-    file: str
-    line: int | None
-    message: str
-    action: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message} ({self.action})"
-
-
-@dataclass
-class Parsed:
-    """Runs and events of one source, with the problems met."""
-
-    runs: pl.DataFrame
-    events: pl.DataFrame
-    problems: list[Problem] = field(default_factory=list)
-    runs_skipped: int = 0
-    runs_partial: int = 0  # runs kept without their bad records
-    trials: duplicates.Trials | None = None  # to find duplicates in other sources
 
 
 def _fits32(k: int) -> bool:
@@ -529,14 +503,15 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
-    """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
+def parse_source(src: Source, algorithm: str | None = None, *, index_expected: bool = True) -> Parsed:
+    """Parse one source into `runs` and `events` frames (store schema, partition keys included);
+    `index_expected`: a source without .info file is a problem (not when other readers read it)."""
     problems: list[Problem] = [Problem(*p) for p in src.problems]  # met while reading it
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
         return Parsed(_empty("runs"), _empty("events"), problems)
     trials, unread = parse_info(src, problems)
-    if not src.info_files():
+    if not src.info_files() and index_expected:
         problems.append(Problem(src.path, None, "no .info index file found", "source skipped"))
     if not trials.height:
         return Parsed(_empty("runs"), _empty("events"), problems, runs_skipped=unread)

@@ -40,6 +40,7 @@ from .measures import distributions as dist, groups as grp, logloss as logloss_m
 from .measures.uncertainty import ecdf_band, ecdf_per_instance
 from .selection import KEYS, Selection, open_reference
 from .store import Store
+from .vocabulary import SELECTION_SETTINGS, selection_fields
 
 #: what `targets` may be: a target set's name (bbob, biobj, table, scaling, runlength), numbers, "v1,v2",
 #: a frame with a column `target` (and key columns), or None for each suite's standard set
@@ -1119,19 +1120,14 @@ class Analysis:
 def _selection_changes(**options) -> dict:
     """The fields of a `Selection` that the keywords of `Analysis` give (only those given; None for
     all_instances, exact, indicator or cache: as they are)."""
-    names = {"max_budget": "budget", "all_instances": "instances", "exact": "hit_rule"}
-    flags = {"all_instances": ("interesting", "all"), "exact": ("cocopp", "exact")}
     out = {}
     for key, value in options.items():
-        if key not in (*KEYS, "max_budget", "all_instances", "exact", "indicator", "cache"):
+        if key not in (*KEYS, *SELECTION_SETTINGS, "indicator", "cache"):
             raise TypeError(f"unknown selection keyword {key!r}")
-        if key == "max_budget":
-            value = Budget.parse(value)
-        elif value is None and key not in KEYS:
-            continue
-        elif key in flags:
-            value = flags[key][bool(value)]
-        out[names.get(key, key)] = value
+        if key in SELECTION_SETTINGS:
+            out.update(selection_fields(**{key: Budget.parse(value) if key == "max_budget" else value}))
+        elif value is not None or key in KEYS:
+            out[key] = value
     return out
 
 

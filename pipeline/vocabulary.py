@@ -4,7 +4,8 @@ for one thing (docs/internals.md, "Vocabulary").
 Key columns, each a tuple in the order frames are sorted by:
 
 - `PROBLEM`: a problem of one algorithm (suite, algorithm, function, dimension): what hits, runs and
-  aRTs are per; `PROBLEM_TARGET` adds the target (what simulated restarts and aRT are computed over).
+  aRTs are per; `PROBLEM_TARGET` adds the target (what simulated restarts and aRT are computed over),
+  `PROBLEM_INSTANCE` the instance (what a trial repeats: the duplicates' key).
 - `ALGORITHM_DIMENSION`: an algorithm in one dimension, all functions (an ECDF line's owner).
 - `TABLE_CELL`: a function in one dimension as cocopp's tables order them (suite, dimension,
   function): a row of the aRT table, a family of rank-sum tests.
@@ -25,6 +26,7 @@ from typing import Any
 
 PROBLEM = ("suite", "algorithm", "function", "dimension")
 PROBLEM_TARGET = (*PROBLEM, "target")
+PROBLEM_INSTANCE = (*PROBLEM, "instance")
 ALGORITHM_DIMENSION = ("suite", "algorithm", "dimension")
 TABLE_CELL = ("suite", "dimension", "function")
 FUNCTION_DIMENSION = ("suite", "function", "dimension")

@@ -24,7 +24,7 @@ import polars as pl
 from ._kernels.restarts import block_codes, by_block, flat_trials
 from .ecdf import STEP_SCHEMA, check, ecdf_table
 from .generators import block_rng
-from .restarts import GROUP
+from ..vocabulary import PROBLEM_TARGET
 from ..hits.spec import instance_weights
 
 
@@ -48,7 +48,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
     Returns
     -------
     polars.LazyFrame
-        The `restarts.GROUP` columns, art_low and art_high.
+        The `PROBLEM_TARGET` columns, art_low and art_high.
     """
     lo_q, hi_q = (1 - level) / 2 * 100, (1 + level) / 2 * 100
 
@@ -73,7 +73,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
         return keys.with_columns(art_low=pl.Series(low), art_high=pl.Series(high))
 
     sch = hits.collect_schema()
-    schema = pl.Schema({**{c: sch[c] for c in GROUP}, "art_low": pl.Float64, "art_high": pl.Float64})
+    schema = pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, "art_low": pl.Float64, "art_high": pl.Float64})
     return hits.map_batches(run, schema=schema, streamable=False)
 
 

@@ -858,7 +858,8 @@ class Analysis:
         True
         """
         budget = self.max_budget
-        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode, level, replicates, seed, samples, budget, max_x),
+        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode=mode, level=level, replicates=replicates, samples=samples,
+                                                           seed=seed, max_budget=budget, max_x=max_x),
                                 targets, reference, ["group", "x"])
 
     def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
@@ -882,7 +883,8 @@ class Analysis:
         15
         """
         budget = self.max_budget
-        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode, samples, seed, budget, max_x),
+        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode=mode, samples=samples, seed=seed,
+                                                                   max_budget=budget, max_x=max_x),
                                 targets, reference, ["group", "instance", "x"])
 
     def _ecdf_parts(self, table: Callable, targets: Targets, reference, order: list[str], independent: bool = False,

@@ -264,7 +264,7 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
 
 
 def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None = None) -> Parsed:
-    """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
+    """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`Parsed.params`) frames."""
     problems: list[Problem] = []
     meta, announced, unread, named = _metadata(src, algorithm, problems, optimum)
     unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")

@@ -87,6 +87,19 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
 Prepared = kernel.Prepared
 
 
+def check_mode(mode: str, modes: Sequence[str] = MODES) -> None:
+    """Raise ValueError for a mode not among `modes` (default: every mode of the ECDF), naming them: the one
+    check of an ECDF mode (the report allows some of them only, `report.settings.MODES`).
+
+    >>> check_mode("trials", ("simulated", "exact"))
+    Traceback (most recent call last):
+    ...
+    ValueError: mode 'trials': expected one of simulated, exact
+    """
+    if mode not in modes:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(modes)}")
+
+
 def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: float | str | None = None,
           samples: int = 1) -> None:
     """Raise ValueError for an unknown mode, a bad plotted range or sample count, before anything is computed.
@@ -109,8 +122,7 @@ def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: floa
     ...
     ValueError: mode 'bootstrap': expected one of simulated, exact, trials
     """
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    check_mode(mode)
     if samples < 1:
         raise ValueError(f"samples {samples}: expected a positive number")
     _range_spec(mode, max_budget, max_x)
@@ -325,7 +337,7 @@ def _inputs(hits: pl.DataFrame, group, mode, max_budget, max_x):
     return problems, members(problems, group), x_limits(hits, mode, max_budget, max_x)
 
 
-def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated",
+def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
               samples: int = 100, seed: int = 1, max_budget: Budget | None = None,
               max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf`: each problem's runtimes of the mode as masses, summed per group over x.
@@ -352,9 +364,8 @@ def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode
     return hits.map_batches(build, schema=STEP_SCHEMA, streamable=False)
 
 
-def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                      max_budget: Budget | None = None, mode: str = "simulated",
-                      max_x: float | str | None = None) -> pl.LazyFrame:
+def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
+                      max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf_summary`. Parameters and Returns as `ecdf_summary`."""
     check(mode, max_budget, max_x)
 
@@ -395,8 +406,8 @@ def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
     return kernel.prepare_trials(hits)
 
 
-def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-               max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+def ecdf_table(hits: pl.DataFrame | Prepared, group=None, *, mode: str = "simulated", samples: int = 100,
+               seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf`."""
     check(mode, max_budget, max_x, samples)
     data = kernel.prepare_trials(hits)
@@ -413,7 +424,7 @@ def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated
     return kernel.step_table(atoms, data, groups, limits).select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
 
 
-def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated",
+def summary_table(hits: pl.DataFrame | Prepared, group=None, *, mode: str = "simulated",
                   max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf_summary` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf_summary`."""
     check(mode, max_budget, max_x)
@@ -423,7 +434,7 @@ def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simula
     return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
 
-def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
+def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated", samples: int = 100,
          seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """Runtime ECDF step tables per (suite, algorithm, dimension, group).
 
@@ -451,13 +462,13 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
         (cumulative), sorted by (suite, algorithm, dimension, group, x); `STEP_SCHEMA`.
     """
     check(mode, max_budget, max_x, samples)
-    return hits.map_batches(lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x),
+    return hits.map_batches(lambda df: ecdf_table(df, group, mode=mode, samples=samples, seed=seed, max_budget=max_budget,
+                                                    max_x=max_x),
                             schema=STEP_SCHEMA, streamable=False)
 
 
-def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                 max_budget: Budget | None = None, mode: str = "simulated",
-                 max_x: float | str | None = None) -> pl.LazyFrame:
+def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
+                 max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """One row per (suite, algorithm, dimension, group) of the ECDF of `mode`.
 
     Parameters
@@ -475,5 +486,5 @@ def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
         `SUMMARY_SCHEMA`.
     """
     check(mode, max_budget, max_x)
-    return hits.map_batches(lambda df: summary_table(df, group, mode, max_budget, max_x), schema=SUMMARY_SCHEMA,
-                            streamable=False)
+    return hits.map_batches(lambda df: summary_table(df, group, mode=mode, max_budget=max_budget, max_x=max_x),
+                            schema=SUMMARY_SCHEMA, streamable=False)

@@ -200,13 +200,24 @@ def holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def check_correction(method: str) -> None:
+    """Raise ValueError for a correction not among `CORRECTIONS`, naming them: the one check of a correction.
+
+    >>> check_correction("sidak")
+    Traceback (most recent call last):
+    ...
+    ValueError: correction 'sidak': expected one of bonferroni, holm
+    """
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+
+
 def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
     """Corrected p-values of one family of tests: `bonferroni` or `holm` (`method`)."""
     if method == "bonferroni":
         return bonferroni(p)
-    if method == "holm":
-        return holm(p)
-    raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+    check_correction(method)
+    return holm(p)
 
 
 def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method: str) -> pl.DataFrame:
@@ -230,8 +241,7 @@ def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method:
     polars.DataFrame
         `df` with `out` and family_size (the number of tests in the row's family).
     """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+    check_correction(method)
     if df.height == 0:
         return df.with_columns(pl.lit(None, pl.Float64).alias(out), family_size=pl.lit(None, pl.Int64))
     over = (lambda e: e.over(family)) if family else (lambda e: e)

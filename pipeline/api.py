@@ -1107,6 +1107,18 @@ class Analysis:
         """
         return auc.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
 
+    def median_max_evaluations(self, group: Group = "all") -> pl.LazyFrame:
+        """Median of the trials' evaluations / dimension per (algorithm, dimension, group)
+        (`pipeline.measures.groups.median_max_evaluations`: the cross of the ECDF figures).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.median_max_evaluations().collect()["median_max_evaluations"].to_list()
+        [228.8]
+        """
+        return grp.median_max_evaluations(self.runs(), group)
+
     def final_medians(self) -> pl.LazyFrame:
         """Median final precision and evaluations per problem (`pipeline.measures.table_stats`).
 

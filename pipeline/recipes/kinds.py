@@ -15,7 +15,7 @@ import polars as pl
 
 from ..charts import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, params, scaling, theme
 from ..conventions import PRECISION_FLOOR
-from ..measures import distributions as dist, groups as grp, params as pm
+from ..measures import distributions as dist, params as pm
 from .inputs import (compared, dimensions, ecdf_inputs, group_frame, mode_text, narrow, pair, resolve_background,
                      resolve_reference, resolve_targets, settings_lines, targets_text, without)
 
@@ -218,10 +218,7 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     for src in [main] + ([ref.analysis] if ref else []):
         steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
         s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
-        r = src.runs().collect()
-        m = grp.membership(r.lazy().select("suite", "function"), grp.select_levels(group)[0]).collect()
-        cross = (r.join(m, on=["suite", "function"]).group_by("suite", "algorithm", "dimension", "group")
-                 .agg(median_max_evaluations=(pl.col("evaluations") / pl.col("dimension")).median()))
+        cross = src.median_max_evaluations(group).collect()
         summ.append(s.join(cross, on=["suite", "algorithm", "dimension", "group"], how="left"))
     steps = pl.concat(steps, how="vertical_relaxed")
     summ = pl.concat(summ, how="vertical_relaxed")

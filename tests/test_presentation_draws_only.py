@@ -1,7 +1,8 @@
-"""Charts and tables draw what the measures computed: no aggregation of their own in pipeline/charts or
-pipeline/tables (issue 30, item 3), but for the layout-only uses listed here, each with its reason. A new
-use fails the test: move the computation to pipeline/measures (reachable from `Analysis`), or, when it
-only lays out what is drawn, list it here saying why."""
+"""Charts, tables and commands show what the measures computed: no aggregation of their own in
+pipeline/charts, pipeline/tables or pipeline/commands (issue 30, item 3), but for the layout-only uses
+listed here, each with its reason (a call counts in the innermost function that makes it). A new use
+fails the test: move the computation to pipeline/measures (reachable from `Analysis`), or, when it only
+lays out or counts what is shown, list it here saying why."""
 from __future__ import annotations
 
 import ast
@@ -30,26 +31,37 @@ LAYOUT_ONLY = {
     ("tables/art.py", "_table_hits"): "a filter built per suite (no aggregation of values)",
     ("tables/render.py", "_art_grid"): "the rows of the HTML table, a block per (suite, dimension)",
     ("tables/render.py", "_groups"): "the rows of the HTML table, a block per function and algorithm",
+    ("commands/_options.py", "analysis"): "the runs a note counts",
+    ("commands/archive.py", "list_"): "the totals of the archive's listing",
+    ("commands/export.py", "export"): "the algorithms a message counts",
+    ("commands/ingest.py", "ingest"): "the algorithms a message counts",
+    ("commands/ingest.py", "info"): "what the store holds per suite and algorithm (a listing, no measure)",
+    ("commands/targets.py", "targets"): "whether the table needs a suite column",
+    ("commands/targets.py", "build"): "the reference algorithms chosen, counted for a message",
+    ("commands/targets.py", "list_"): "the functions of each packaged set, for its listing",
 }
+#: the folders that show what the measures compute
+PRESENTATION = ("charts", "tables", "commands")
 
 
 def aggregating_functions(root: Path = PIPELINE) -> dict[tuple[str, str], set[str]]:
-    """(module, function) of root/charts and root/tables -> the aggregating calls it makes."""
+    """(module, function) of the `PRESENTATION` folders of `root` -> the aggregating calls it makes itself."""
     found: dict[tuple[str, str], set[str]] = {}
-    for path in sorted([*root.glob("charts/*.py"), *root.glob("tables/*.py")]):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for fn in ast.walk(tree):
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                continue
-            calls = {n.func.attr for n in ast.walk(fn)
-                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in AGGREGATING}
-            if calls:
-                found.setdefault((path.relative_to(root).as_posix(), getattr(fn, "name", "<lambda>")),
-                                 set()).update(calls)
+    for path in sorted(p for folder in PRESENTATION for p in root.glob(f"{folder}/*.py")):
+        module = path.relative_to(root).as_posix()
+        todo = [(node, None) for node in ast.parse(path.read_text(encoding="utf-8")).body]
+        while todo:
+            node, inside = todo.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                inside = node.name
+            elif (inside and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr in AGGREGATING):
+                found.setdefault((module, inside), set()).add(node.func.attr)
+            todo += [(child, inside) for child in ast.iter_child_nodes(node)]
     return found
 
 
-def test_charts_and_tables_aggregate_only_for_layout():
+def test_presentation_aggregates_only_for_layout():
     found = aggregating_functions()
     new = sorted(f"{m}:{f} ({', '.join(sorted(c))})" for (m, f), c in found.items() if (m, f) not in LAYOUT_ONLY)
     assert not new, f"aggregation in the presentation layers (move it to pipeline/measures): {new}"
@@ -62,5 +74,7 @@ def test_the_allow_list_has_no_stale_entry():
 def test_the_scan_sees_an_aggregation(tmp_path):
     (tmp_path / "charts").mkdir()
     (tmp_path / "charts" / "x.py").write_text("def f(df):\n    return df.group_by('a').agg(m=df['b'].mean())\n\n"
-                                              "def g(df):\n    return df.sort('a')\n")
-    assert aggregating_functions(tmp_path) == {("charts/x.py", "f"): {"group_by", "agg", "mean"}}
+                                              "def g(df):\n    def h():\n        return df.sum()\n"
+                                              "    return df.sort('a')\n")
+    assert aggregating_functions(tmp_path) == {("charts/x.py", "f"): {"group_by", "agg", "mean"},
+                                               ("charts/x.py", "h"): {"sum"}}

@@ -94,9 +94,8 @@ class IohOldReader:
     def parse(self, src: Source, files: Sequence[str], context: Context) -> Parsed:
         """The runs of the .info files; a data file of the layout that no .info names, as unsupported (when
         no run was read before: else COCO's reader named it among the data files no .info names)."""
-        infos = ioh.old_info_files(src)
-        if infos:
-            return ioh.parse_old(src, infos, context.algorithm, context.optimum)
+        if _has_info(files):
+            return ioh.parse_old(src, ioh.old_info_files(src), context.algorithm, context.optimum)
         if context.runs_read:
             return _empty_parsed([])
         return _empty_parsed([Problem(files[0], 1, "IOHprofiler data file of ioh < 0.3 without the .info that names it",
@@ -124,6 +123,11 @@ COCO, IOH_OLD, IOH = CocoReader(), IohOldReader(), IohReader()
 READERS: tuple[Reader, ...] = (COCO, IOH_OLD, IOH)
 
 
+def _has_info(files: Sequence[str]) -> bool:
+    """Whether `files` hold an .info file (IOHprofiler's of ioh < 0.3 claimed with their data, not one alone)."""
+    return any(f.lower().endswith(".info") for f in files)
+
+
 def _without(src: Source, files: set[str]) -> Source:
     """`src` with `files` hidden."""
     return dataclasses.replace(src, files={k: v for k, v in src.files.items() if k not in files}) if files else src
@@ -139,7 +143,7 @@ def parse(src: Source, algorithm: str | None = None, optimum: float | None = Non
     others = {r: any(files for o, files in claims.items() if o is not r) for r in READERS}
     # files of another format are not COCO's: hidden from its reader (IOHprofiler's of ioh < 0.3 only,
     # whose .info files COCO's reader would take for its own)
-    theirs = set(claims[IOH_OLD]) if ioh.old_info_files(src) else set()
+    theirs = set(claims[IOH_OLD]) if _has_info(claims[IOH_OLD]) else set()
     parts: list[Parsed] = []
     for reader in READERS:
         view = _without(src, theirs) if reader is COCO else src

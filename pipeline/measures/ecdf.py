@@ -296,30 +296,31 @@ def exact_atoms(trials: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 # -- the definition ----------------------------------------------------------------------------------------
-PROBLEM = [*ALGORITHM_DIMENSION, "function"]
+#: a problem keyed in the order of the ECDF lines (`vocabulary.PROBLEM` ordered by line, then function)
+LINE_PROBLEM = [*ALGORITHM_DIMENSION, "function"]
 
 
 def _atoms_spec(hits: pl.DataFrame, mode: str, samples: int, seed: int, limits: pl.DataFrame) -> pl.DataFrame:
     """(problem, target, value, mass) of every problem: the mass of each runtime of the `mode`."""
     w = pl.col("weight").cast(pl.Float64)
     if mode == "trials":  # each trial's own hitting time, weighing its share of the trials
-        return hits.with_columns(mass=w / w.sum().over(*PROBLEM, "target")).filter("success").select(
-            *PROBLEM, "target", value=pl.col("hit").cast(pl.Float64), mass="mass")
+        return hits.with_columns(mass=w / w.sum().over(*LINE_PROBLEM, "target")).filter("success").select(
+            *LINE_PROBLEM, "target", value=pl.col("hit").cast(pl.Float64), mass="mass")
     trials = balanced_trials(hits.sort("run_id").lazy()).collect()  # trials of one number by run_id
     if mode == "simulated":  # sample_size simulated runs of every problem of a block, each weighing 1 / runs
         parts = []
         for block in trials.partition_by(BLOCK, maintain_order=True):
             size = sample_size(block.group_by("function", "target").len()["len"].to_numpy(), samples)
             runs = draw_restarts(block, size, block_rng(seed, block.select(BLOCK).row(0)))
-            parts.append(runs.select(*PROBLEM, "target", value="runtime", mass=1.0 / pl.len().over(*PROBLEM, "target")))
-        return pl.concat(parts) if parts else pl.DataFrame(schema={**{c: hits.schema[c] for c in PROBLEM},
+            parts.append(runs.select(*LINE_PROBLEM, "target", value="runtime", mass=1.0 / pl.len().over(*LINE_PROBLEM, "target")))
+        return pl.concat(parts) if parts else pl.DataFrame(schema={**{c: hits.schema[c] for c in LINE_PROBLEM},
                                                                    "target": pl.Float64, "value": pl.Float64,
                                                                    "mass": pl.Float64})
-    by_trial = hits.sort(*PROBLEM, "target", "trial", "run_id").select(
-        *PROBLEM, "target", "success", weight=w,
+    by_trial = hits.sort(*LINE_PROBLEM, "target", "trial", "run_id").select(
+        *LINE_PROBLEM, "target", "success", weight=w,
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64))
     limit = limits.select(*ALGORITHM_DIMENSION, limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
-    return exact_atoms(by_trial.join(limit, on=ALGORITHM_DIMENSION, how="left"), PROBLEM)
+    return exact_atoms(by_trial.join(limit, on=ALGORITHM_DIMENSION, how="left"), LINE_PROBLEM)
 
 
 def _per_dimension(column: str) -> pl.Expr:
@@ -332,7 +333,7 @@ def _per_dimension(column: str) -> pl.Expr:
 def _inputs(hits: pl.DataFrame, group, mode, max_budget, max_x):
     """The problems (rate, solved), group members and plotted ranges of hitting times."""
     w = pl.col("weight").cast(pl.Float64)
-    problems = hits.group_by(*PROBLEM, "target").agg(rate=(w * pl.col("success")).sum() / w.sum(),
+    problems = hits.group_by(*LINE_PROBLEM, "target").agg(rate=(w * pl.col("success")).sum() / w.sum(),
                                                      solved=pl.col("success").any())
     return problems, members(problems, group), x_limits(hits, mode, max_budget, max_x)
 
@@ -350,7 +351,7 @@ def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, m
     def build(df: pl.DataFrame) -> pl.DataFrame:
         df = df.with_columns(pl.col("dimension").cast(pl.Int64))
         problems, groups, limits = _inputs(df, group, mode, max_budget, max_x)
-        counts = (problems.group_by(PROBLEM).len().join(groups, on=["suite", "function"])
+        counts = (problems.group_by(LINE_PROBLEM).len().join(groups, on=["suite", "function"])
                   .group_by(*ALGORITHM_DIMENSION, "group").agg(n=pl.col("len").sum()))
         atoms = _atoms_spec(df, mode, samples, seed, limits).join(limits, on=ALGORITHM_DIMENSION).with_columns(
             x=_per_dimension("value"))
@@ -375,12 +376,12 @@ def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = No
         per_problem = problems.join(groups, on=["suite", "function"]).group_by(*ALGORITHM_DIMENSION, "group").agg(
             final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
             functions=pl.col("function").n_unique())
-        runs = df.unique("run_id").select(*PROBLEM, "instance", "evaluations").join(groups, on=["suite", "function"])
+        runs = df.unique("run_id").select(*LINE_PROBLEM, "instance", "evaluations").join(groups, on=["suite", "function"])
         per_run = runs.group_by(*ALGORITHM_DIMENSION, "group").agg(
             median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
             trials=pl.len())
-        targets = problems.group_by(PROBLEM).agg(t=pl.len())
-        count = (runs.unique([*PROBLEM, "instance", "group"]).join(targets, on=PROBLEM)
+        targets = problems.group_by(LINE_PROBLEM).agg(t=pl.len())
+        count = (runs.unique([*LINE_PROBLEM, "instance", "group"]).join(targets, on=LINE_PROBLEM)
                  .group_by(*ALGORITHM_DIMENSION, "group").agg(instance_targets=pl.col("t").sum()))
         out = (per_problem.join(per_run, on=[*ALGORITHM_DIMENSION, "group"]).join(limits, on=ALGORITHM_DIMENSION)
                .join(count, on=[*ALGORITHM_DIMENSION, "group"]))

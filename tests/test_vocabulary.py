@@ -43,13 +43,14 @@ def test_every_key_has_one_name():
 
 
 def test_no_module_names_a_key_plainly_key_or_group():
-    # KEY had five meanings and restarts.GROUP a sixth: every key is now named for what it is
+    # KEY had five meanings and restarts.GROUP a sixth: every key is now named for what it is, PROBLEM once
     plain = []
     for path in PIPELINE.rglob("*.py"):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
             plain += [f"{path.relative_to(PIPELINE)}:{t.id}" for t in targets
-                      if isinstance(t, ast.Name) and t.id in ("KEY", "GROUP")]
+                      if isinstance(t, ast.Name) and (t.id in ("KEY", "GROUP") or
+                                                      (t.id == "PROBLEM" and path.name != "vocabulary.py"))]
     assert plain == []
 
 

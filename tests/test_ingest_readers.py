@@ -33,13 +33,18 @@ def test_every_reader_follows_the_protocol():
 
 
 def test_a_mixed_source_is_read_by_both_readers(tmp_path):
-    src = read_source(_mixed(tmp_path / "mixed"))
+    folder = _mixed(tmp_path / "mixed")
+    dat = folder / "data_f1" / "bbobexp_f1_DIM2.dat"
+    lines = dat.read_text().splitlines()
+    dat.write_text("\n".join([*lines[:2], "5 0 not-a-number", *lines[2:]]) + "\n")  # a damaged record of trial 1
+    src = read_source(folder)
     claims = {r.name: bool(r.detect(src)) for r in readers.READERS}
     assert claims == {"coco": True, "ioh-old": False, "ioh": True}
     parsed = readers.parse(src)
     assert sorted(parsed.runs["data_format"].to_list()) == ["bbob-new2"] * 2 + ["iohprofiler"] * 2
     # the trials of both formats are kept for the duplicate check
     assert parsed.trials is not None and sorted(parsed.trials.runs["function"].to_list()) == [1, 1, 3, 3]
+    assert parsed.runs_partial == 1  # the COCO trial kept without its damaged record, counted
 
 
 def test_parsed_takes_no_undeclared_attribute():

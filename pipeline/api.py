@@ -1024,7 +1024,7 @@ class Analysis:
         m = grp.membership(self.runs().select("suite", "function"), levels)
         return m if names is None else m.filter(pl.col("group").is_in(sorted(names)))
 
-    def runtime_distribution(self, targets: Targets = None, group: Group = "all") -> Distribution:
+    def runtime_distribution(self, targets: Targets = None, *, group: Group = "all") -> Distribution:
         """ECDF of the trials' own runtimes per (algorithm, dimension, group, target), cocopp's pprldistr
         (`pipeline.measures.distributions.runtime_distribution`): its steps and summary.
 
@@ -1056,7 +1056,7 @@ class Analysis:
             v = pl.concat([v, fin], how="diagonal_relaxed")
         return dist.precision_distribution(v, self.group_members(group), floor)
 
-    def runtime_ratios(self, a: str, b: str, targets: Targets = None, group: Group = "all", clip: float = 4.0
+    def runtime_ratios(self, a: str, b: str, targets: Targets = None, *, group: Group = "all", clip: float = 4.0
                        ) -> pl.LazyFrame:
         """ECDF of log10(runtime b / runtime a) over the pairs of trials of two algorithms, cocopp's
         pprldistr2 (`pipeline.measures.distributions.runtime_ratios`).
@@ -1093,7 +1093,7 @@ class Analysis:
         both = pl.concat([own, ref], how="vertical_relaxed").lazy()
         return logloss_m.loss_ratios(both, reference, budgets, self.group_members(group))
 
-    def auc_by_group(self, aucs: pl.LazyFrame | pl.DataFrame | None = None, targets: Targets = None
+    def auc_by_group(self, aucs: pl.LazyFrame | pl.DataFrame | None = None, *, targets: Targets = None
                      ) -> pl.LazyFrame:
         """Mean auc per function group and over all functions (`pipeline.measures.auc.means_by_group`) of
         `aucs` (`Analysis.auc` rows; None: computed at `targets`).
@@ -1107,7 +1107,7 @@ class Analysis:
         """
         return auc.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
 
-    def median_max_evaluations(self, group: Group = "all") -> pl.LazyFrame:
+    def median_max_evaluations(self, *, group: Group = "all") -> pl.LazyFrame:
         """Median of the trials' evaluations / dimension per (algorithm, dimension, group)
         (`pipeline.measures.groups.median_max_evaluations`: the cross of the ECDF figures).
 

@@ -135,7 +135,7 @@ def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targe
     an = narrow(a, dimension)
     x, y = pair(an, a_name, b_name)
     sel = an.select(algorithm=[x, y])
-    steps = thinned_ratios(sel.runtime_ratios(x, y, targets, group_frame(sel, group)).collect())
+    steps = thinned_ratios(sel.runtime_ratios(x, y, targets, group=group_frame(sel, group)).collect())
     return dict(steps=steps, a=x, b=y, settings=settings_lines(an, "all pairs of trials", targets=targets),
                 columns=columns)
 
@@ -144,7 +144,7 @@ def rt_ecdf(a, *, targets=dist.RT_TARGETS, group="all", dimension=None, columns:
     """ECDF of the trials' runtimes for a few targets, per algorithm, dimension and group (cocopp pprldistr)."""
     targets = resolve_targets(a, targets)
     an = narrow(a, dimension)
-    steps, summ = pl.collect_all(an.runtime_distribution(targets, group_frame(an, group)))
+    steps, summ = pl.collect_all(an.runtime_distribution(targets, group=group_frame(an, group)))
     steps = ecdf_mod.thin(steps, by=dist.RUNTIME_KEY)
     return dict(steps=steps, summary=summ, settings=settings_lines(an, "trials' own runtimes", targets=targets),
                 columns=columns)
@@ -218,7 +218,7 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     for src in [main] + ([ref.analysis] if ref else []):
         steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
         s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
-        cross = src.median_max_evaluations(group).collect()
+        cross = src.median_max_evaluations(group=group).collect()
         summ.append(s.join(cross, on=["suite", "algorithm", "dimension", "group"], how="left"))
     steps = pl.concat(steps, how="vertical_relaxed")
     summ = pl.concat(summ, how="vertical_relaxed")

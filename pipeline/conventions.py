@@ -5,6 +5,8 @@ import polars as pl
 
 #: relative tolerance with which cocopp counts a target as reached (readalign.is_close)
 HIT_RTOL = 1e-9
+#: the left end of a precision axis: precisions below count there (cocopp's final target)
+PRECISION_FLOOR = 1e-8
 
 #: instances cocopp considers by default per suite (testbedsettings `instancesOfInterest`);
 #: suites not listed use all instances (seed 002, "Instances and Generalization Experiment")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from pipeline.tables.art import KEY
+from pipeline.vocabulary import TABLE_CELL
 
 
 class Trajectories:
@@ -66,9 +66,9 @@ def trial_groups(hits: pl.DataFrame) -> Iterator[tuple[tuple, dict[str, Trials]]
     """((suite, dimension, function, target), {algorithm: Trials}) for every problem and target."""
     g = (
         hits.sort("trial", "run_id")
-        .group_by(*KEY, "target", "algorithm", maintain_order=True)
+        .group_by(*TABLE_CELL, "target", "algorithm", maintain_order=True)
         .agg("run_id", pl.col("hit").cast(pl.Float64), pl.col("evaluations").cast(pl.Float64))
-        .sort(*KEY, "target", "algorithm")
+        .sort(*TABLE_CELL, "target", "algorithm")
     )
     cur, group = None, {}
     for row in g.iter_rows(named=True):

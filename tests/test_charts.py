@@ -17,7 +17,6 @@ from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
 from pipeline.charts import export, theme
 from pipeline.charts.ecdf import dodge, ecdf_chart, thin, value_at
-from pipeline.charts.logloss import loss_table
 from pipeline.ingest import ingest
 from pipeline.recipes import KIND_NAMES
 from pipeline.recipes.kinds import KINDS, chart, options
@@ -162,22 +161,6 @@ def test_dodge_keeps_labels_apart_and_in_range():
     assert all(a - b >= 0.05 - 1e-12 for a, b in zip(sorted(ys, reverse=True), sorted(ys, reverse=True)[1:]))
     assert min(ys) >= -0.02 and ys[0] == 0.5
     assert dodge([0.9, 0.1], gap=0.05) == [0.9, 0.1]  # far apart: left where they are
-
-
-def test_logloss_on_hand_made_arts():
-    # one function in 2-D; the algorithm reaches 1 at aRT 10, 0.1 at 100; the reference reaches 1 at 5,
-    # 0.1 at 20 and 0.01 at 40.
-    rows = [("A", 1.0, 10.0), ("A", 0.1, 100.0), ("A", 0.01, math.inf),
-            ("R", 1.0, 5.0), ("R", 0.1, 20.0), ("R", 0.01, 40.0)]
-    art = pl.DataFrame([("bbob", a, 1, 2, t, v) for a, t, v in rows],
-                       schema=["suite", "algorithm", "function", "dimension", "target", "art"], orient="row")
-    t = loss_table(art, "R", [5.0, 50.0, 100.0])  # budgets 10, 100, 200 evaluations
-    got = dict(zip(t["x"], t["geomean"]))
-    # B=10: A reaches 1 (aRT 10), R reached 0.1 within 10? no (20 > 10) -> 10 / 5
-    # B=100: A reaches 0.1 (aRT 100), R reached 0.01 within 100 (40) -> budget 100 / R's aRT for 0.1 (20)
-    # B=200: the same targets -> 200 / 20
-    assert got == pytest.approx({5.0: 2.0, 50.0: 5.0, 100.0: 10.0})
-    assert t["functions"].to_list() == [1, 1, 1]
 
 
 def test_export_formats(tmp_path):

@@ -122,3 +122,17 @@ def test_old_layout_runs_beyond_every_block_naming_a_dat_are_named_once(tmp_path
     assert runs.select("instance", "final_delta", "last_evaluation").rows() == [(1, None, 4), (2, None, 1)]
     ev = st.events().sort("run_id", "evaluations").collect()
     assert sorted(ev["measured"].to_list()) == [3.0, 5.0, 7.0]
+
+
+def test_an_old_layout_dat_beside_a_json_log_is_named(tmp_path):
+    """A data file of ioh < 0.3 that no .info names, in a source whose other logs are IOHprofiler json: its
+    reader names it (it was skipped without a word when the json logs were read alone)."""
+    write_log(tmp_path / "log", [["1 5.0", "3 1.0"]])
+    old = tmp_path / "log" / "old" / "IOHprofiler_f2_DIM2.dat"
+    old.parent.mkdir()
+    old.write_text('"function evaluation" "current f(x)" "best-so-far f(x)"\n1 4.0 4.0\n')
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [str(p) for p in s.problems] == [
+        "old/IOHprofiler_f2_DIM2.dat:1: IOHprofiler data file of ioh < 0.3 without the .info that names it "
+        "(file skipped)"]
+    assert st.runs().select(pl.len()).collect().item() == 1

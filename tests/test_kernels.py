@@ -13,6 +13,7 @@ from polars.testing import assert_frame_equal
 
 from pipeline.measures import art as art_m, ecdf as E, ranking, restarts, significance
 from pipeline.measures._kernels import ranksum, restarts as kr
+from pipeline.vocabulary import PROBLEM_TARGET
 
 TARGETS = [10.0, 1.0, 1e-2, 1e-8]
 HIT_SCHEMA = {"run_id": pl.Int64, "suite": pl.String, "algorithm": pl.String, "function": pl.Int32,
@@ -64,7 +65,7 @@ def test_dispersion_is_the_percentiles_of_the_definition(hits, samples, seed, fi
 @given(hit_tables(), st.integers(1, 40), st.integers(0, 2 ** 16))
 def test_art_in_one_pass_is_the_definition(hits, samples, seed):
     want = art_m.art_spec(hits.lazy()).join(restarts.art_dispersion_spec(hits.lazy(), (10, 50, 90), samples, seed),
-                                            on=restarts.GROUP, how="left").sort(**art_m.ORDER).collect()
+                                            on=PROBLEM_TARGET, how="left").sort(**art_m.ORDER).collect()
     got = art_m.art(hits.lazy(), dispersion=True, samples=samples, seed=seed).collect()
     assert_frame_equal(got, want, check_exact=True)
     assert_frame_equal(art_m.art(hits.lazy()).collect(), art_m.art_spec(hits.lazy()).collect(), check_exact=True)
@@ -85,7 +86,7 @@ def test_art_in_one_pass_with_weights_of_zero_and_random_first_trials(rows, samp
         schema_overrides={"function": pl.Int32, "dimension": pl.Int32, "instance": pl.Int32, "trial": pl.Int32})
     want = art_m.art_spec(hits.lazy()).join(
         restarts.art_dispersion_spec(hits.lazy(), samples=samples, seed=4, first_deterministic=deterministic),
-        on=restarts.GROUP, how="left").sort(**art_m.ORDER).collect()
+        on=PROBLEM_TARGET, how="left").sort(**art_m.ORDER).collect()
     got = kr.art_one_pass(hits, True, samples=samples, seed=4, first_deterministic=deterministic)
     assert_frame_equal(got, want, check_exact=True, check_dtypes=False)
 

@@ -1,7 +1,7 @@
-"""Runtime and precision distributions of single algorithms, as cocopp's pprldistr: the ECDF of
+"""Runtime and precision distributions of single algorithms drawn as cocopp's pprldistr: the ECDF of
 the trials' runtimes (evaluations / dimension) to reach each of a few targets, and the ECDF of
-the best precision reached within fixed budgets (seed 000, "Empirical Distribution Functions";
-fixed-budget view of seed 003). Trials are weighted by cocopp's instance balancing.
+the best precision reached within fixed budgets. The steps are `pipeline.measures.distributions`'
+(`Analysis.runtime_distribution`, `Analysis.precision_distribution`).
 """
 from __future__ import annotations
 
@@ -10,15 +10,10 @@ from collections.abc import Sequence
 import altair as alt
 import polars as pl
 
-from ..conventions import group_label_expr
+from ..conventions import PRECISION_FLOOR, group_label_expr
 from . import theme
-from .ecdf import dodge, thin
+from .ecdf import dodge
 
-#: cocopp pprldistr's targets and budgets (multiples of the dimension)
-RT_TARGETS = (1e1, 1e-1, 1e-4, 1e-8)
-BUDGETS = (0.5, 1.2, 3, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7)
-#: the left end of the precision axis: precisions below count there (cocopp's final target)
-PRECISION_FLOOR = 1e-8
 #: budget colours cycle through these; the final precisions are black and thick
 CYCLE = tuple(c for c in theme.SEQUENTIAL if c != "#000000")
 FINAL_COLOUR = "#000000"
@@ -27,31 +22,6 @@ FINAL_COLOUR = "#000000"
 def _panel(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(panel=pl.format("{} {}-D" + theme.PANEL_BREAK + "{}", pl.col("algorithm"), pl.col("dimension"),
                                            group_label_expr(pl.col("group"))))
-
-
-def _groups(frame: pl.DataFrame, groups: pl.DataFrame | None) -> pl.DataFrame:
-    g = groups if groups is not None else frame.select("suite", "function").unique().with_columns(group=pl.lit("all"))
-    return frame.join(g.select("suite", pl.col("function").cast(frame.schema["function"]), "group"),
-                      on=["suite", "function"], how="inner")
-
-
-def runtime_steps(hits: pl.DataFrame, groups: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """ECDF of trials' runtimes per (algorithm, dimension, group, target): steps (x =
-    evaluations / dimension, fraction of weighted trials x functions) and a summary with
-    `final_fraction`, `functions_solved` (functions with a success), `max_x` (largest evaluations
-    / dimension of a trial). `groups` maps (suite, function) to group names (default: "all")."""
-    key = ["suite", "algorithm", "dimension", "group", "target"]
-    h = _groups(hits, groups).with_columns(x=pl.col("hit").cast(pl.Float64) / pl.col("dimension"),
-                                           evx=pl.col("evaluations").cast(pl.Float64) / pl.col("dimension"))
-    summ = h.group_by(key).agg(
-        W=pl.col("weight").sum(), won=(pl.col("weight") * pl.col("success")).sum(),
-        functions_solved=pl.col("function").filter("success").n_unique(), functions=pl.col("function").n_unique(),
-        max_x=pl.col("evx").max(),
-    ).with_columns(final_fraction=pl.col("won") / pl.col("W"))
-    steps = (h.filter("success").group_by(*key, "x").agg(w=pl.col("weight").sum()).sort(*key, "x")
-             .with_columns(c=pl.col("w").cum_sum().over(key)).join(summ.select(*key, "W"), on=key)
-             .with_columns(fraction=pl.col("c") / pl.col("W")).select(*key, "x", "fraction"))
-    return thin(steps, by=key), summ.drop("W", "won").sort(key)
 
 
 def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str = "ECDF of runtimes per target",
@@ -97,21 +67,6 @@ def runtime_ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, title: str
     chart = theme.layer(budget, lines_l, ends, width=width, height=height).facet(
         facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(table))
     return theme.finish(chart, title, settings, configured)
-
-
-def precision_steps(values: pl.DataFrame, groups: pl.DataFrame | None = None, floor: float = PRECISION_FLOOR
-                    ) -> pl.DataFrame:
-    """ECDF of the best precision reached per (algorithm, dimension, group, budget) from
-    `Analysis.fixed_budget(..., summary=False)` rows (budget label in `budget`, precision in
-    `best_delta`, null = no record yet: never counted). Precisions below `floor` count at it."""
-    key = ["suite", "algorithm", "dimension", "group", "budget"]
-    v = _groups(values, groups).with_columns(x=pl.col("best_delta").clip(lower_bound=floor))
-    n = v.group_by(key).agg(n=pl.len())
-    steps = (v.filter(pl.col("x").is_not_null()).group_by(*key, "x").agg(k=pl.len()).sort(*key, "x")
-             .with_columns(c=pl.col("k").cum_sum().over(key)).join(n, on=key)
-             .with_columns(fraction=pl.col("c") / pl.col("n")).select(*key, "x", "fraction"))
-    low = pl.col("x") <= floor  # the step at the floor stays exact; the rest is thinned
-    return pl.concat([steps.filter(low), thin(steps.filter(~low), 0.05, by=key)]).sort(*key, "x")
 
 
 def precision_ecdf_chart(steps: pl.DataFrame, *, budget_order: Sequence[str] | None = None,

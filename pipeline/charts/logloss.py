@@ -1,15 +1,6 @@
-"""aRT loss ratio against a reference algorithm versus budget, as cocopp's pplogloss.
-
-For a budget B (evaluations = x * dimension) and a function, f_t is the hardest target of the
-grid whose aRT for the algorithm is at most B; the loss ratio is the algorithm's aRT for f_t, or
-B when the reference reached a harder target within B, divided by the reference's aRT for f_t
-(cocopp: "the aRT to reach f_t for the given algorithm or the budget, if the best algorithm
-reached a better target within the budget, divided by the aRT of the best algorithm to reach
-f_t"; cocopp interpolates f_t, here it is taken from the target grid, the 51 bbob targets by
-default). Where the reference never reached f_t its aRT is the largest finite aRT of the
-function and dimension. Budgets at which the algorithm reached no target give no ratio. Per
-(dimension, group, budget): the geometric mean over functions (line), the 25-75 % band and the
-10-90 % range.
+"""aRT loss ratio against a reference algorithm versus budget, drawn as cocopp's pplogloss: the
+geometric mean over functions (line), the 25-75 % band and the 10-90 % range per (dimension, group,
+budget), from `pipeline.measures.logloss` (`Analysis.loss_ratios`), which states the measure.
 """
 from __future__ import annotations
 
@@ -21,40 +12,6 @@ import polars as pl
 
 from ..conventions import group_label_expr
 from . import theme
-
-KEY = ["suite", "function", "dimension"]
-
-
-def loss_table(art: pl.DataFrame, reference: str, budgets: Sequence[float], groups: pl.DataFrame | None = None
-               ) -> pl.DataFrame:
-    """Loss ratios per (algorithm, function, dimension, budget) and their summary per (algorithm,
-    dimension, group, budget): columns x (budget / dimension), geomean, p10, p25, p50, p75, p90,
-    functions. `art` holds the algorithms and the reference (`Analysis.art()` rows)."""
-    if reference not in set(art["algorithm"]):
-        raise ValueError(f"reference {reference!r} not in the aRT table")
-    b = pl.DataFrame({"x": [float(v) for v in budgets]})
-    within = (art.join(b, how="cross").with_columns(limit=pl.col("x") * pl.col("dimension"))
-              .filter(pl.col("art") <= pl.col("limit")))
-    best = within.group_by("algorithm", *KEY, "x").agg(pl.col("target").min(), pl.col("limit").first(),
-                                                       pl.col("art").sort_by("target").first())
-    ref_best = best.filter(pl.col("algorithm") == reference).select(*KEY, "x", ref_target="target")
-    ref = art.filter(pl.col("algorithm") == reference).select(*KEY, "target", ref_art="art")
-    cap = art.group_by(KEY).agg(cap=pl.col("art").filter(pl.col("art").is_finite()).max())
-    loss = (best.filter(pl.col("algorithm") != reference)
-            .join(ref_best, on=[*KEY, "x"], how="left").join(ref, on=[*KEY, "target"], how="left")
-            .join(cap, on=KEY, how="left")
-            .with_columns(numerator=pl.when(pl.col("ref_target") < pl.col("target")).then("limit").otherwise("art"),
-                          ref_art=pl.when(pl.col("ref_art").is_finite()).then("ref_art").otherwise("cap"))
-            .with_columns(loss=pl.col("numerator") / pl.col("ref_art")))
-    g = groups if groups is not None else loss.select("suite", "function").unique().with_columns(group=pl.lit("all"))
-    loss = loss.join(g.select("suite", pl.col("function").cast(loss.schema["function"]), "group"),
-                     on=["suite", "function"], how="inner")
-    q = {f"p{p}": pl.col("loss").quantile(p / 100, "linear") for p in (10, 25, 50, 75, 90)}
-    return (loss.filter(pl.col("loss").is_finite() & (pl.col("loss") > 0))
-            .group_by("suite", "algorithm", "dimension", "group", "x")
-            .agg(geomean=10 ** pl.col("loss").log10().mean(),
-                 **q, functions=pl.len(), min=pl.col("loss").min(), max=pl.col("loss").max())
-            .sort("algorithm", "dimension", "group", "x"))
 
 
 def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette | None = None,

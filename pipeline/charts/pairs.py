@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import altair as alt
-import numpy as np
 import polars as pl
 
 from . import theme
-from .ecdf import dodge, thin
+from ..vocabulary import FUNCTION_TARGET
+from .ecdf import dodge
 
-KEY = ["suite", "function", "dimension", "target"]
 #: pixels between a panel's edges and the marks at its domain's ends
 EDGE_PADDING = 6
 
@@ -30,11 +29,11 @@ def paired_art(art: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
     `ratio` = aRT_b / aRT_a where both are finite and the success rates."""
     _check_pair(art, a, b)
     cols = ["art", "success_rate", "successes", "runs"]
-    left = art.filter(pl.col("algorithm") == a).select(*KEY, *[pl.col(c).alias(f"{c}_a") for c in cols])
-    right = art.filter(pl.col("algorithm") == b).select(*KEY, *[pl.col(c).alias(f"{c}_b") for c in cols])
-    both = left.join(right, on=KEY, how="inner")
+    left = art.filter(pl.col("algorithm") == a).select(*FUNCTION_TARGET, *[pl.col(c).alias(f"{c}_a") for c in cols])
+    right = art.filter(pl.col("algorithm") == b).select(*FUNCTION_TARGET, *[pl.col(c).alias(f"{c}_b") for c in cols])
+    both = left.join(right, on=FUNCTION_TARGET, how="inner")
     finite = pl.col("art_a").is_finite() & pl.col("art_b").is_finite()
-    return both.with_columns(ratio=pl.when(finite).then(pl.col("art_b") / pl.col("art_a"))).sort(KEY)
+    return both.with_columns(ratio=pl.when(finite).then(pl.col("art_b") / pl.col("art_a"))).sort(FUNCTION_TARGET)
 
 
 # -- scatter ------------------------------------------------------------------------------------
@@ -91,35 +90,6 @@ def scatter_chart(art: pl.DataFrame, a: str, b: str, *, title: str | None = None
 
 
 # -- ratio ECDF ---------------------------------------------------------------------------------
-def ratio_steps(hits: pl.DataFrame, a: str, b: str, groups: pl.DataFrame | None = None,
-                clip: float = 4.0) -> pl.DataFrame:
-    """ECDF of log10(runtime_b / runtime_a) over all pairs of trials of a and b per (function,
-    dimension, target), aggregated per (dimension, group, target): pairs where both failed are
-    left out, a pair where only `a` failed counts at the left end (x = -clip), where only `b`
-    failed never (cocopp pprldistr2). Columns dimension, group, target, x, fraction, pairs,
-    functions_a, functions_b (functions with at least one success)."""
-    _check_pair(hits, a, b)
-    groups = groups if groups is not None else hits.select("suite", "function").unique().with_columns(group=pl.lit("all"))
-    h = hits.join(groups, on=["suite", "function"], how="inner").select(
-        "algorithm", "group", *KEY, rt=pl.when("success").then(pl.col("hit").cast(pl.Float64)).otherwise(np.inf))
-    ha = h.filter(pl.col("algorithm") == a).drop("algorithm").rename({"rt": "rt_a"})
-    hb = h.filter(pl.col("algorithm") == b).drop("algorithm").rename({"rt": "rt_b"})
-    pairs = ha.join(hb, on=["group", *KEY], how="inner").filter(pl.col("rt_a").is_finite() | pl.col("rt_b").is_finite())
-    lr = (pl.col("rt_b") / pl.col("rt_a")).log10()
-    pairs = pairs.with_columns(x=pl.when(pl.col("rt_a").is_infinite()).then(-clip).otherwise(lr.clip(-clip, None)))
-    solved = h.group_by("algorithm", "group", "dimension", "target", "function").agg(ok=pl.col("rt").is_finite().any())
-    nf = solved.group_by("algorithm", "group", "dimension", "target").agg(n=pl.col("ok").sum())
-    gk = ["group", "dimension", "target"]
-    tot = pairs.group_by(gk).agg(pairs=pl.len())
-    steps = (pairs.filter(pl.col("x").is_finite()).group_by(*gk, "x").agg(k=pl.len()).sort(*gk, "x")
-             .with_columns(c=pl.col("k").cum_sum().over(gk)).join(tot, on=gk)
-             .with_columns(fraction=pl.col("c") / pl.col("pairs")))
-    steps = thin(steps.select(*gk, "x", "fraction", "pairs"), 0.02, by=[*gk, "pairs"], log=False)
-    for alg, name in ((a, "functions_a"), (b, "functions_b")):
-        steps = steps.join(nf.filter(pl.col("algorithm") == alg).select(*gk, pl.col("n").alias(name)), on=gk, how="left")
-    return steps.sort(*gk, "x")
-
-
 def ratio_ecdf_chart(steps: pl.DataFrame, a: str, b: str, *, clip: float = 4.0, title: str | None = None,
                      settings: Sequence[str] | str | None = None, columns: int = 3, width: int = 220,
                      height: int = 170, configured: bool = True) -> alt.FacetChart:

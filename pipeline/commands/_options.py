@@ -8,7 +8,7 @@ A command takes that group whole with `uses`, which hands it one object whose va
 (`--max-budget 100x` as a `Budget`)::
 
     @app.command()
-    @uses(SelectionOptions, without=("exact_hits",))
+    @uses(SelectionOptions, without=("exact",))
     def profile(sel: SelectionOptions, out: OutOpt = None, ...) -> None:
         a = sel.analysis()  # the store opened, the selection checked: one-line errors
 
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from ..vocabulary import selection_fields
 from ._common import fail, note, open_store, plural
 
 if TYPE_CHECKING:
@@ -134,8 +135,8 @@ class SelectionOptions:
     function: list[int] | None = option(FuncOpt)
     dimension: list[int] | None = option(DimOpt)
     all_instances: bool | None = option(AllInstOpt, False)
-    budget: Budget | None = option(BudgetOpt, None, parse_budget)
-    exact_hits: bool = option(ExactOpt, False)
+    max_budget: Budget | None = option(BudgetOpt, None, parse_budget)
+    exact: bool = option(ExactOpt, False)
     indicator: str = option(IndicatorOpt, "logged")
     values: bool = option(ValuesOpt, False)
 
@@ -153,9 +154,8 @@ class SelectionOptions:
         # Ray tasks read the store by this path, in working folders of their own
         st = open_store(self.store if executor == "local" else os.path.abspath(self.store))
         try:
-            sel = Selection(st, **self.filters, budget=self.budget,
-                            instances="all" if self.all_instances else "interesting",
-                            hit_rule="exact" if self.exact_hits else "cocopp", indicator=self.indicator)
+            sel = Selection(st, **self.filters, indicator=self.indicator, **selection_fields(
+                max_budget=self.max_budget, all_instances=bool(self.all_instances), exact=self.exact))
             a = Analysis(sel.check(), executor=executor)
         except ValueError as exc:
             fail(str(exc))
@@ -177,7 +177,7 @@ class SelectionOptions:
 
 #: the options of `SelectionOptions` that say how trials are measured, not which are read (commands that
 #: measure nothing leave them out)
-READING = ("budget", "exact_hits", "indicator", "values")
+READING = ("max_budget", "exact", "indicator", "values")
 
 
 def uses(group: type, *, only: tuple[str, ...] | None = None, without: tuple[str, ...] = (), **defaults):

@@ -13,21 +13,6 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-def by_group(aucs: pl.DataFrame) -> pl.DataFrame:
-    """Mean auc per function group and over all functions (per suite, algorithm, dimension)."""
-    import polars as pl
-
-    from ..measures.groups import groups_frame
-    from ..measures.sums import ordered_mean
-
-    keys = ["suite", "algorithm", "dimension"]
-    mean = ordered_mean(pl.col("auc"))  # the same bits on every run
-    allf = aucs.group_by(keys).agg(auc=mean, functions=pl.len()).with_columns(group=pl.lit("all"))
-    g = groups_frame().select("suite", "function", "group").collect()
-    per = aucs.join(g, on=["suite", "function"]).group_by([*keys, "group"]).agg(auc=mean, functions=pl.len())
-    return pl.concat([p.select(*keys, "group", "auc", "functions") for p in (per, allf)]).sort(keys + ["group"])
-
-
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
@@ -45,7 +30,7 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         write_table(df, out)
         if group_means:
-            g = by_group(df)
+            g = a.auc_by_group(df).collect()
             if out and out != "-":
                 p = Path(out)
                 write_table(g, str(p.with_name(p.stem + ".groups" + p.suffix)))

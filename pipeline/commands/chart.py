@@ -84,8 +84,13 @@ def register(app: typer.Typer) -> None:
         takes_any = kind == "profile"
         if level is not None and not band:
             fail("--level applies to the band: add --band")
-        if level is not None and not 0 < level < 1:
-            fail(f"--level {level}: expected a confidence level between 0 and 1, e.g. 0.95")
+        if level is not None:
+            from ..measures.uncertainty import check_level
+
+            try:
+                check_level(level)
+            except ValueError as exc:
+                fail(f"--{exc}")  # "--level 95: expected a confidence level between 0 and 1, e.g. 0.95"
         for name, value in (("targets", targets), ("group", group), ("reference", reference),
                             ("band", band or None), ("level", level), ("per_instance", per_instance or None)):
             if value is None:

@@ -28,13 +28,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
         from ..measures.ecdf import check
+        from ..measures.uncertainty import check_level
 
         try:
             check(mode, samples=samples)
         except ValueError as exc:
             fail(f"--{exc}")  # "--mode 'x': ..." or "--samples 0: ..."
-        if band is not None and not 0 < band < 1:
-            fail(f"--band {band}: expected a confidence level between 0 and 1, e.g. 0.95")
+        try:
+            if band is not None:
+                check_level(band)
+        except ValueError as exc:
+            fail(f"--band {band}: {str(exc).split(': ', 1)[1]}")  # the level of the band
         if band is not None and replicates < 2:
             fail(f"--replicates {replicates}: expected at least 2")
         if sum((summary, band is not None, per_instance)) > 1:

@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
-    @uses(SelectionOptions, without=("exact_hits", "indicator"))
+    @uses(SelectionOptions, without=("exact", "indicator"))
     def aocc(
         sel: SelectionOptions, out: OutOpt = None, lower: LowerOpt = 1e-8, upper: UpperOpt = 1e8,
         linear: LinearOpt = False,
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
         write_table(df, out)
 
     @app.command()
-    @uses(SelectionOptions, without=("budget", "indicator"))
+    @uses(SelectionOptions, without=("max_budget", "indicator"))
     def ert(
         sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None,
         eval_max: Annotated[Optional[float], typer.Option("--eval-max", help="Evaluations charged to every unsuccessful run (default: each run its own length, its last logged evaluation, at most --max-budget).")] = None,

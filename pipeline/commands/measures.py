@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
         write_table(df, out)
 
     @app.command()
-    @uses(SelectionOptions, without=("budget", "exact_hits"))
+    @uses(SelectionOptions, without=("max_budget", "exact"))
     def budget(
         sel: SelectionOptions, out: OutOpt = None, budgets: BudgetsOpt = "10x,100x,1000x",
         per_run: Annotated[bool, typer.Option(help="One row per run instead of quantiles per problem.")] = False,

@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
-    @uses(SelectionOptions, without=("exact_hits",))
+    @uses(SelectionOptions, without=("exact",))
     def profile(
         sel: SelectionOptions, out: OutOpt = None, group: GroupsOpt = None,
         transform: Annotated[str, typer.Option(help="T applied to f - f_inf + eps: log10 or linear.")] = "log10",

@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
-    @uses(SelectionOptions, only=("store", "all_instances", "budget", "exact_hits"))
+    @uses(SelectionOptions, only=("store", "all_instances", "max_budget", "exact"))
     def query(
         sel: SelectionOptions,
         sql: Annotated[Optional[str], typer.Argument(metavar="FILE.sql|SQL", help="A .sql file or the query text, e.g. \"SELECT algorithm, COUNT(*) FROM runs GROUP BY 1\".")] = None,
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 
         st = open_store(sel.store)
         try:
-            qt = QueryTables(st, max_budget=sel.budget, all_instances=bool(sel.all_instances), exact=sel.exact_hits)
+            qt = QueryTables(st, max_budget=sel.max_budget, all_instances=bool(sel.all_instances), exact=sel.exact)
         except ValueError as exc:
             fail(str(exc))
         if tables:
@@ -44,8 +44,8 @@ def register(app: typer.Typer) -> None:
             fail("give a query: a .sql file or the SQL text (see --tables for what to query)", 2)
         try:
             limit = DEFAULT_TIMEOUT if timeout is None else timeout
-            result = run_query(st, sql, timeout=limit, explain=explain, allow_files=allow_files, max_budget=sel.budget,
-                               all_instances=bool(sel.all_instances), exact=sel.exact_hits)
+            result = run_query(st, sql, timeout=limit, explain=explain, allow_files=allow_files, max_budget=sel.max_budget,
+                               all_instances=bool(sel.all_instances), exact=sel.exact)
         except QueryError as exc:
             fail(f"query: {exc}", 2)
         if explain:

@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
 
     @app.command()
-    @uses(SelectionOptions, without=("exact_hits", "indicator", "values"), store=None, all_instances=None)
+    @uses(SelectionOptions, without=("exact", "indicator", "values"), store=None, all_instances=None)
     def report(
         sel: SelectionOptions,
         sources: Annotated[Optional[list[str]], typer.Argument(help="COCO results folders or archives to ingest first (default without --store: the sample data); archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).", show_default=False)] = None,
@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
             settings = Settings.load(settings_file) if settings_file else Settings()
             old_record = settings.record
             changes = dict(algorithms=sel.algorithm or None, suites=sel.suite or None, functions=sel.function or None,
-                           dimensions=sel.dimension or None, max_budget=sel.budget and str(sel.budget),
+                           dimensions=sel.dimension or None, max_budget=sel.max_budget and str(sel.max_budget),
                            reference=reference, mode=mode, seed=seed, targets=targets, all_instances=sel.all_instances,
                            renderer=renderer,
                            background=[b if not Path(b).exists() else str(Path(b).resolve()) for b in background]

@@ -55,8 +55,12 @@ def register(app: typer.Typer) -> None:
         kind = _format(fmt, out)
         if out and out != "-":
             outside_store(out, sel.store)
-        if correction not in ("bonferroni", "holm"):
-            fail(f"--correction {correction!r}: expected bonferroni or holm")
+        from ..measures.significance import check_correction
+
+        try:
+            check_correction(correction)
+        except ValueError as exc:
+            fail(f"--{exc}")  # "--correction 'x': expected one of bonferroni, holm"
         if absolute and reference:
             fail("--absolute and --reference exclude each other")
         if pairwise and reference:

@@ -24,8 +24,7 @@ import polars as pl
 
 from .. import alignment
 from ..conventions import record_key, target_level
-
-PROBLEM = ["suite", "algorithm", "function", "dimension"]
+from ..vocabulary import PROBLEM
 RUN_COLS = ["run_id", *PROBLEM, "instance", "trial", "evaluations", "final_delta"]
 
 

@@ -17,9 +17,9 @@ from .. import distributed
 from ..store import SourceData, Store, StoreError, StoreWriteError
 from ..store.location import is_uri
 from ..store.store import Staged
-from . import consistency, duplicates, ioh
-from .adat import parse_archives
-from .coco import Parsed, Problem, parse_source
+from . import consistency, duplicates, readers
+from .coco import parse_source
+from .parsed import Parsed, Problem
 from .identity import Identity, resolve_source
 from .sources import Limits, Source, SourceError, expand, read_source, source_name
 from ..words import plural
@@ -73,21 +73,9 @@ class IngestSummary:
 
 
 def _parse_all(src, name: str | None, optimum: float | None = None) -> Parsed:
-    """Parse the .info/.dat/.tdat logs, then the .adat archives of the same trials (`parsed.archive`);
-    IOHprofiler logs (json and .dat) are read by `ioh.parse_with` (`optimum`: of the IOHprofiler runs
-    whose log and suite state none)."""
-    if src.files and not src.info_files() and ioh.json_files(src):
-        return ioh.parse_with(None, src, name, optimum)
-    old = ioh.old_info_files(src)  # IOHprofiler's layout of ioh < 0.3 (.info with .dat/.cdat/...): not COCO's
-    if old:
-        hidden = set(old) | {f for files in old.values() for f in files}
-        coco_src = dataclasses.replace(src, files={k: v for k, v in src.files.items() if k not in hidden})
-        parsed = parse_source(coco_src, algorithm=name)
-        parsed.archive = parse_archives(coco_src, parsed.runs, parsed.problems)
-        return ioh.parse_with(parsed, src, name, optimum)
-    parsed = parse_source(src, algorithm=name)
-    parsed.archive = parse_archives(src, parsed.runs, parsed.problems)
-    return ioh.parse_with(parsed, src, name, optimum)
+    """Every log of the source, each read by the reader of its format (`readers.parse`; `optimum`: of the
+    IOHprofiler runs whose log and suite state none)."""
+    return readers.parse(src, name, optimum)
 
 
 def _source_data(src, parsed: Parsed, key: str | None = None, name: str | None = None,
@@ -106,11 +94,11 @@ def _source_data(src, parsed: Parsed, key: str | None = None, name: str | None =
         "coco_versions": sorted(v for v in parsed.runs["coco_version"].unique().to_list() if v),
     }
     tables = {"runs": parsed.runs, "events": parsed.events}
-    archive = getattr(parsed, "archive", None)
+    archive = parsed.archive
     if archive is not None and archive.height:
         tables["archive"] = archive
         meta["archive"] = archive.height
-    params = getattr(parsed, "params", None)
+    params = parsed.params
     if params is not None and params.height:
         tables["params"] = params
         meta["params"] = params.height
@@ -379,7 +367,7 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
 def _trials_back(staged: Staged, store: Store) -> duplicates.Trials:
     """The trials of a source a task staged, read from the store for the duplicate check (its runs, and the
     records of the few that match a stored trial)."""
-    runs = store.scan_commit("runs", staged.commit_id).select("run_id", *duplicates.KEY, *duplicates.FACTS,
+    runs = store.scan_commit("runs", staged.commit_id).select("run_id", *duplicates.PROBLEM_INSTANCE, *duplicates.FACTS,
                                                               "info_file", "data_file").collect()
     return duplicates.Trials(runs, store.scan_commit("events", staged.commit_id))
 

@@ -51,6 +51,30 @@ def _root(path: str) -> str:
     return posixpath.dirname(folder) if posixpath.basename(folder).lower() == "archive" else folder
 
 
+def _matched_sections(heads: pl.DataFrame, files: pl.DataFrame, runs: pl.DataFrame, problems: list[Problem]
+                      ) -> pl.DataFrame:
+    """The archive sections attached to their trials: the k-th section of (root, function, dimension,
+    instance) is the k-th trial; a section without its trial is a problem."""
+    secs = (
+        heads.join(files, on="file")
+        .sort("archive_file", "lineno")
+        .with_columns(occurrence=pl.int_range(pl.len()).over("root", "function", "dimension", "instance"))
+    )
+    tr = (
+        runs.select("run_id", "suite", "algorithm", "function", "dimension", "instance", "info_file")
+        .with_columns(root=pl.col("info_file").str.replace(r"/?[^/]*$", ""))  # posixpath.dirname
+        .sort("run_id")
+        .with_columns(occurrence=pl.int_range(pl.len()).over("root", "function", "dimension", "instance"))
+    )
+    matched = secs.join(tr.drop("info_file"), on=["root", "function", "dimension", "instance", "occurrence"],
+                        how="left")
+    for p, ln, f, d, i in matched.filter(pl.col("run_id").is_null()).select(
+            "archive_file", "lineno", "function", "dimension", "instance").rows():
+        problems.append(Problem(p, ln, f"archive of f{f} {d}-D instance {i} has no matching trial in the .info files",
+                                "section skipped"))
+    return matched.filter(pl.col("run_id").is_not_null())
+
+
 def parse_archives(src: Source, runs: pl.DataFrame, problems: list[Problem]) -> pl.DataFrame:
     """Parse every .adat file of a source into `archive` rows attached to the source's runs.
 
@@ -108,25 +132,7 @@ def parse_archives(src: Source, runs: pl.DataFrame, problems: list[Problem]) -> 
                                 "lines skipped"))
     recs = recs.join(bad.select("file", "lineno"), on=["file", "lineno"], how="anti")
 
-    # attach sections to trials: k-th section of (root, function, dimension, instance) = k-th trial
-    secs = (
-        heads.join(files, on="file")
-        .sort("archive_file", "lineno")
-        .with_columns(occurrence=pl.int_range(pl.len()).over("root", "function", "dimension", "instance"))
-    )
-    tr = (
-        runs.select("run_id", "suite", "algorithm", "function", "dimension", "instance", "info_file")
-        .with_columns(root=pl.col("info_file").str.replace(r"/?[^/]*$", ""))  # posixpath.dirname
-        .sort("run_id")
-        .with_columns(occurrence=pl.int_range(pl.len()).over("root", "function", "dimension", "instance"))
-    )
-    matched = secs.join(tr.drop("info_file"), on=["root", "function", "dimension", "instance", "occurrence"],
-                        how="left")
-    for p, ln, f, d, i in matched.filter(pl.col("run_id").is_null()).select(
-            "archive_file", "lineno", "function", "dimension", "instance").rows():
-        problems.append(Problem(p, ln, f"archive of f{f} {d}-D instance {i} has no matching trial in the .info files",
-                                "section skipped"))
-    matched = matched.filter(pl.col("run_id").is_not_null())
+    matched = _matched_sections(heads, files, runs, problems)
     out = recs.join(matched.select("file", "section", "run_id", "suite", "algorithm", "mode", "archive_file"),
                     on=["file", "section"], how="inner")
     return out.select(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -22,6 +21,7 @@ from ..conventions import reached
 from ..store import schema as store_schema
 from ..words import plural
 from . import consistency, duplicates, validity
+from .parsed import Parsed, Problem
 from .sources import ArchiveFiles, Source
 from .validity import MAX_EVALUATIONS
 
@@ -35,32 +35,6 @@ MAX_INFO_LINE = 1 << 20
 
 #: Polars engine of the ingest's queries: in memory, as the data are (docs/internals.md: why not streaming)
 ENGINE = "in-memory"
-
-
-@dataclass
-class Problem:
-    """Something wrong in the input, where it is, and what was done about it."""
-
-    file: str
-    line: int | None
-    message: str
-    action: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message} ({self.action})"
-
-
-@dataclass
-class Parsed:
-    """Runs and events of one source, with the problems met."""
-
-    runs: pl.DataFrame
-    events: pl.DataFrame
-    problems: list[Problem] = field(default_factory=list)
-    runs_skipped: int = 0
-    runs_partial: int = 0  # runs kept without their bad records
-    trials: duplicates.Trials | None = None  # to find duplicates in other sources
 
 
 def _fits32(k: int) -> bool:
@@ -221,30 +195,13 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                 continue
             entry = dict(header)
             entry.update(parse_header(", ".join(p for p in parts if "=" in p)))
-            try:
-                function = int(entry.get("funcId", entry.get("function", "")).strip())
-                dimension = int(entry.get("DIM", entry.get("dim", "")).strip())
-            except ValueError:
-                problems.append(Problem(info, lineno, "entry without function or dimension", "entry skipped"))
+            numbers = _function_dimension(entry, info, lineno, len(trials))
+            if isinstance(numbers, Problem):
+                problems.append(numbers)
                 skipped += len(trials)
                 continue
-            if not (_fits32(function) and _fits32(dimension)):
-                problems.append(Problem(info, lineno, f"function {function} or dimension {dimension} out of range "
-                                        "(32-bit integers)", "entry skipped"))
-                skipped += len(trials)
-                continue
-            if dimension < 1 or function < 1:
-                problems.append(Problem(info, lineno, f"function {function}, dimension {dimension}: "
-                                        "both must be 1 or more", f"{plural(len(trials), 'run')} skipped"))
-                skipped += len(trials)
-                continue
-            algorithm = entry.get("algId") or entry.get("algorithm") or ""
-            if not algorithm:  # (a blank name such as " " is a name: docs/store.md, partition names)
-                algorithm = src.name or "unnamed"
-                if ("algId" in entry or "algorithm" in entry) and info not in unnamed:
-                    unnamed.add(info)
-                    problems.append(Problem(info, header_line, "empty algorithm name (algId)",
-                                            f"named after the source: {algorithm}"))
+            function, dimension = numbers
+            algorithm = _algorithm_name(entry, src, info, header_line, unnamed, problems)
             suite = _infer_suite(entry, function)
             datapath = _resolve(src, info, datafile, entry.get("folder", ""))
             if datapath is None:
@@ -259,23 +216,59 @@ def parse_info(src: Source, problems: list[Problem]) -> tuple[pl.DataFrame, int]
                 entry.get("data_format") or ("bbob-biobj" if entry.get("indicator") else "bbob-old"),
                 entry.get("coco_version") or None, comment,
             ))
-            for r in trials:
-                m = _RUN.match(r.replace(" ", ""))
-                if not m:
-                    problems.append(Problem(info, lineno, f"unreadable run entry {r!r}", "run skipped"))
-                    skipped += 1
-                    continue
-                instance, ev = int(m.group(1)), _num(m.group(2))
-                if not _fits32(instance):
-                    problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)",
-                                            "run skipped"))
-                    skipped += 1
-                    continue
-                runs.append((k, instance, m.group(2) is not None,
-                             int(ev) if ev is not None and abs(ev) < MAX_EVALUATIONS else None, _num(m.group(3))))
+            read = _run_entries(trials, k, info, lineno, problems)
+            runs += read
+            skipped += len(trials) - len(read)
     entry_df = pl.DataFrame(entries, schema=_ENTRY_SCHEMA, orient="row")
     run_df = pl.DataFrame(runs, schema=_RUN_SCHEMA, orient="row")
     return pl.concat([entry_df[run_df["entry"]], run_df.drop("entry")], how="horizontal"), skipped
+
+
+def _algorithm_name(entry: dict, src: Source, info: str, header_line: int, unnamed: set[str],
+                    problems: list[Problem]) -> str:
+    """The entry's algorithm name; an empty one is the source's name, said once per .info file (`unnamed`)."""
+    algorithm = entry.get("algId") or entry.get("algorithm") or ""
+    if not algorithm:  # (a blank name such as " " is a name: docs/store.md, partition names)
+        algorithm = src.name or "unnamed"
+        if ("algId" in entry or "algorithm" in entry) and info not in unnamed:
+            unnamed.add(info)
+            problems.append(Problem(info, header_line, "empty algorithm name (algId)",
+                                    f"named after the source: {algorithm}"))
+    return algorithm
+
+
+def _function_dimension(entry: dict, info: str, lineno: int, n: int) -> tuple[int, int] | Problem:
+    """The function and dimension of an .info entry announcing `n` runs, or the problem that skips it."""
+    try:
+        function = int(entry.get("funcId", entry.get("function", "")).strip())
+        dimension = int(entry.get("DIM", entry.get("dim", "")).strip())
+    except ValueError:
+        return Problem(info, lineno, "entry without function or dimension", "entry skipped")
+    if not (_fits32(function) and _fits32(dimension)):
+        return Problem(info, lineno, f"function {function} or dimension {dimension} out of range (32-bit integers)",
+                       "entry skipped")
+    if dimension < 1 or function < 1:
+        return Problem(info, lineno, f"function {function}, dimension {dimension}: both must be 1 or more",
+                       f"{plural(n, 'run')} skipped")
+    return function, dimension
+
+
+def _run_entries(trials: list[str], k: int, info: str, lineno: int, problems: list[Problem]) -> list[tuple]:
+    """The runs of entry `k` (`instance:evaluations|precision` items of its data line); an unreadable item
+    is a problem and skipped."""
+    runs = []
+    for r in trials:
+        m = _RUN.match(r.replace(" ", ""))
+        if not m:
+            problems.append(Problem(info, lineno, f"unreadable run entry {r!r}", "run skipped"))
+            continue
+        instance, ev = int(m.group(1)), _num(m.group(2))
+        if not _fits32(instance):
+            problems.append(Problem(info, lineno, f"instance {instance} out of range (32-bit integers)", "run skipped"))
+            continue
+        runs.append((k, instance, m.group(2) is not None,
+                     int(ev) if ev is not None and abs(ev) < MAX_EVALUATIONS else None, _num(m.group(3))))
+    return runs
 
 
 def _joined(src: Source, paths: list[str]) -> tuple[bytes, np.ndarray]:
@@ -529,20 +522,58 @@ def _merged(events: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
-    """Parse one source into `runs` and `events` frames (store schema, partition keys included)."""
+def parse_source(src: Source, algorithm: str | None = None, *, index_expected: bool = True) -> Parsed:
+    """Parse one source into `runs` and `events` frames (store schema, partition keys included);
+    `index_expected`: a source without .info file is a problem (not when other readers read it)."""
     problems: list[Problem] = [Problem(*p) for p in src.problems]  # met while reading it
     if not src.files:
         problems.append(Problem(src.path, None, "no COCO log files (.info/.dat/.tdat) found", "source skipped"))
         return Parsed(_empty("runs"), _empty("events"), problems)
     trials, unread = parse_info(src, problems)
-    if not src.info_files():
+    if not src.info_files() and index_expected:
         problems.append(Problem(src.path, None, "no .info index file found", "source skipped"))
     if not trials.height:
         return Parsed(_empty("runs"), _empty("events"), problems, runs_skipped=unread)
     tr = _trials_frame(trials, algorithm, src.source_id)
+    dats, paths, kinds, nonneg = _data_files(src, tr, problems)
+    files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
+                                        "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
+    heads, recs = _read_data(src, paths, files)
+    recs = validity.flag(recs, heads, pl.Series([nonneg[pair] for _, pair, *_ in kinds], dtype=pl.Boolean))
+    problems += [Problem(*p) for p in validity.problems(recs, paths, src.path)]
 
-    # the data files to read: each .dat (pair p) and the .tdat beside it
+    recs_l = _keyed(recs.lazy().filter(~pl.col("bad")), files)
+    heads_l = _keyed(heads.lazy(), files)
+    pair_of = {dat: pair for pair, (dat, _) in enumerate(dats)}
+    tr = tr.with_columns(key=pl.col("data_file").replace_strict(pair_of, return_dtype=pl.Int64) * (1 << 32)
+                         + pl.col("section"))
+    events = _events_of_trials(recs_l, tr)
+    # the final value, the hit of the final target and the records that disagree, as cocopp reads them
+    facts, hit_delta = consistency.cocopp_reading(events, tr)
+    tr = tr.with_columns(facts)
+    runs, unannounced = _runs_of_trials(tr, events, hit_delta, recs_l, heads_l)
+    missing = runs.filter(pl.col("nrec").is_null())
+    problems += _run_problems(missing, unannounced)
+    runs = runs.filter(pl.col("nrec").is_not_null())
+    damaged = _keyed(recs.lazy().filter(pl.col("bad") & (pl.col("section") >= 0)), files).select("key").collect(
+        engine=ENGINE)
+    partial = runs["key"].is_in(damaged["key"].implode()).sum() if damaged.height else 0
+    inst_mismatch = runs.filter(pl.col("data_instance").is_not_null() & (pl.col("data_instance") != pl.col("instance"))
+                                & (pl.col("instance") != 0))
+    for dfile, sec, a, b in inst_mismatch.select("data_file", "section", "instance", "data_instance").head(20).rows():
+        problems.append(Problem(dfile, None, f"run {sec + 1}: .info says instance {a}, data header says {b}",
+                                "kept with the .info instance"))
+    runs, events = _store_tables(src, tr, runs, events)
+    found = duplicates.trials(runs, events, tr.select("run_id", "info_line"))
+    problems += [Problem(*p) for p in duplicates.within(found)]
+    return Parsed(runs, events, problems, runs_skipped=missing.height + unread, runs_partial=partial, trials=found)
+
+
+def _data_files(src: Source, tr: pl.DataFrame, problems: list[Problem]
+                ) -> tuple[list[tuple], list[str], list[tuple], list[bool]]:
+    """The data files to read: each .dat (pair p, with its format) and the .tdat beside it (`paths`, and
+    per path its index, pair, kind, best column and whether g-evaluations are logged), and per pair whether
+    its suites' values are nonnegative; a missing .tdat and a .dat no .info names are problems."""
     dats = tr.select("data_file", "data_format").unique("data_file", keep="first", maintain_order=True).rows()
     nonneg = tr.group_by("data_file", maintain_order=True).agg(
         pl.col("suite").is_in(list(validity.NONNEGATIVE_SUITES)).all())["suite"].to_list()
@@ -562,26 +593,19 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         infos = b"\n".join(bytes(src.view(i)) for i in src.info_files())
         problems += [Problem(f, None, "a .dat file no .info file names", "not read")
                      for f in orphans if f.rsplit("/", 1)[-1].encode("utf-8", "surrogateescape") not in infos]
-    files = pl.DataFrame(kinds, schema={"file": pl.Int32, "pair": pl.Int32, "kind": pl.Int8,
-                                        "best_col": pl.Int8, "g_col": pl.Boolean}, orient="row")
-    heads, recs = _read_data(src, paths, files)
-    recs = validity.flag(recs, heads, pl.Series([nonneg[pair] for _, pair, *_ in kinds], dtype=pl.Boolean))
-    problems += [Problem(*p) for p in validity.problems(recs, paths, src.path)]
+    return dats, paths, kinds, nonneg
 
-    # a section is known by its data file pair and its index: one Int64 key
-    def keyed(lf: pl.LazyFrame) -> pl.LazyFrame:
-        return lf.with_columns(kind=pl.lit(files["kind"]).gather(pl.col("file")),
-                               pair=pl.lit(files["pair"]).gather(pl.col("file"))) \
-            .with_columns(key=pl.col("pair").cast(pl.Int64) * (1 << 32) + pl.col("section"))
 
-    recs_l = keyed(recs.lazy().filter(~pl.col("bad")))
-    heads_l = keyed(heads.lazy())
-    pair_of = {dat: pair for pair, (dat, _) in enumerate(dats)}
-    tr = tr.with_columns(key=pl.col("data_file").replace_strict(pair_of, return_dtype=pl.Int64) * (1 << 32)
-                         + pl.col("section"))
+def _keyed(lf: pl.LazyFrame, files: pl.DataFrame) -> pl.LazyFrame:
+    """A section is known by its data file pair and its index: one Int64 key."""
+    return lf.with_columns(kind=pl.lit(files["kind"]).gather(pl.col("file")),
+                           pair=pl.lit(files["pair"]).gather(pl.col("file"))) \
+        .with_columns(key=pl.col("pair").cast(pl.Int64) * (1 << 32) + pl.col("section"))
 
-    # records of both files attached to their trial, in file order (.dat before .tdat, by line);
-    # a record met more than once is one event whose `trigger` tells the files (1 .dat, 2 .tdat, 3 both)
+
+def _events_of_trials(recs_l: pl.LazyFrame, tr: pl.DataFrame) -> pl.DataFrame:
+    """Records of both files attached to their trial, in file order (.dat before .tdat, by line); a record met
+    more than once is one event whose `trigger` tells the files (1 .dat, 2 .tdat, 3 both)."""
     events = (
         recs_l.join(tr.lazy().select("key", "seq", "run_id", "precision"), on="key", how="inner",
                     maintain_order="left")
@@ -589,10 +613,13 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
                 evaluations=pl.col("f_ev") + pl.col("g_ev"), best_delta="best_delta")
         .collect(engine=ENGINE)
     )
-    events = _merged(events)
-    # the final value, the hit of the final target and the records that disagree, as cocopp reads them
-    facts, hit_delta = consistency.cocopp_reading(events, tr)
-    tr = tr.with_columns(facts)
+    return _merged(events)
+
+
+def _runs_of_trials(tr: pl.DataFrame, events: pl.DataFrame, hit_delta, recs_l: pl.LazyFrame, heads_l: pl.LazyFrame
+                    ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The trials with what their records say (last evaluation, g-evaluations, records, hit of the final
+    target, the headers' reference values), and the data files holding more runs than the .info names."""
     agg = events.lazy().with_columns(hit_delta=pl.Series(hit_delta, nan_to_null=True)).group_by("run_id").agg(
         last_evaluation=pl.col("evaluations").max().cast(pl.Int64),
         g_evaluations=pl.col("g_evaluations").last().cast(pl.Int64),
@@ -612,25 +639,21 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
     used = tr.lazy().group_by("data_file").agg(m=pl.len(), pair=(pl.col("key").first() // (1 << 32)).cast(pl.Int32))
     unannounced = nsec.join(used, on="pair").filter(pl.col("n") > pl.col("m")).select("data_file", "n", "m")
     runs, unannounced = pl.collect_all([runs, unannounced], engine=ENGINE)
+    return runs, unannounced
 
-    missing = runs.filter(pl.col("nrec").is_null())
-    for info, line, f, d, inst, dfile, sec in missing.select(
-        "info_file", "info_line", "function", "dimension", "instance", "data_file", "section"
-    ).rows():
-        problems.append(Problem(info, line, f"run {sec + 1} (f{f}, {d}-D, instance {inst}) has no records in {dfile}",
-                                "run skipped"))
-    for dfile, nn, m in unannounced.rows():
-        problems.append(Problem(dfile, None, f"{plural(nn, 'run')} in the data file but {m} in the .info file",
-                                f"{plural(nn - m, 'unannounced run')} ignored"))
-    runs = runs.filter(pl.col("nrec").is_not_null())
-    damaged = keyed(recs.lazy().filter(pl.col("bad") & (pl.col("section") >= 0))).select("key").collect(engine=ENGINE)
-    partial = runs["key"].is_in(damaged["key"].implode()).sum() if damaged.height else 0
-    inst_mismatch = runs.filter(pl.col("data_instance").is_not_null() & (pl.col("data_instance") != pl.col("instance"))
-                                & (pl.col("instance") != 0))
-    for dfile, sec, a, b in inst_mismatch.select("data_file", "section", "instance", "data_instance").head(20).rows():
-        problems.append(Problem(dfile, None, f"run {sec + 1}: .info says instance {a}, data header says {b}",
-                                "kept with the .info instance"))
 
+def _run_problems(missing: pl.DataFrame, unannounced: pl.DataFrame) -> list[Problem]:
+    """A problem per run without records, and per data file with runs the .info does not announce."""
+    out = [Problem(info, line, f"run {sec + 1} (f{f}, {d}-D, instance {inst}) has no records in {dfile}", "run skipped")
+           for info, line, f, d, inst, dfile, sec in missing.select(
+               "info_file", "info_line", "function", "dimension", "instance", "data_file", "section").rows()]
+    return out + [Problem(dfile, None, f"{plural(nn, 'run')} in the data file but {m} in the .info file",
+                          f"{plural(nn - m, 'unannounced run')} ignored") for dfile, nn, m in unannounced.rows()]
+
+
+def _store_tables(src: Source, tr: pl.DataFrame, runs: pl.DataFrame, events: pl.DataFrame
+                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The runs and events with the store's columns (`store.schema`)."""
     biobj = pl.col("data_format") == "bbob-biobj"
     constrained = pl.col("suite") == "bbob-constrained"
     runs = runs.lazy().with_columns(
@@ -653,9 +676,7 @@ def parse_source(src: Source, algorithm: str | None = None) -> Parsed:
         trigger="trigger",
     )
     runs, events = pl.collect_all([runs, events], engine=ENGINE)
-    found = duplicates.trials(runs, events, tr.select("run_id", "info_line"))
-    problems += [Problem(*p) for p in duplicates.within(found)]
-    return Parsed(runs, events, problems, runs_skipped=missing.height + unread, runs_partial=partial, trials=found)
+    return runs, events
 
 
 def _empty(table: str) -> pl.DataFrame:

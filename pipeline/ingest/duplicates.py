@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-KEY = ("suite", "algorithm", "function", "dimension", "instance")
+from ..vocabulary import PROBLEM_INSTANCE
+
 #: what the records of a trial are compared by
 RECORD = ("evaluations", "g_evaluations", "best_delta", "measured", "trigger")
 #: run facts equal for identical records: a cheap first match on the runs table of the store
@@ -29,7 +30,7 @@ class Trials:
 
 def trials(runs: pl.DataFrame, events: pl.DataFrame, lines: pl.DataFrame) -> Trials:
     """The `Trials` of a parsed source (`lines`: run_id and info_line)."""
-    return Trials(runs.select("run_id", *KEY, *FACTS, "info_file", "data_file")
+    return Trials(runs.select("run_id", *PROBLEM_INSTANCE, *FACTS, "info_file", "data_file")
                   .join(lines.select("run_id", "info_line"), on="run_id", how="left", maintain_order="left"), events)
 
 
@@ -49,11 +50,11 @@ def within(found: Trials) -> list[tuple]:
     """(file, line, what, action) of the trials of one source whose records another data file of
     it already holds for the same problem instance."""
     runs = found.runs
-    shared = runs.filter(pl.col("data_file").n_unique().over(*KEY, *FACTS) > 1)
+    shared = runs.filter(pl.col("data_file").n_unique().over(*PROBLEM_INSTANCE, *FACTS) > 1)
     if not shared.height:  # the usual case: each problem's trials in one data file
         return []
     hashed = _hashed(shared, found.events.lazy()).sort("run_id")
-    same = [*KEY, *FACTS, "records", "n"]
+    same = [*PROBLEM_INSTANCE, *FACTS, "records", "n"]
     firsts = hashed.group_by(same, maintain_order=True).agg(
         pl.col("data_file", "info_file", "info_line").first().name.prefix("first_"))
     dups = hashed.join(firsts, on=same).filter(pl.col("data_file") != pl.col("first_data_file")).sort("run_id")
@@ -92,12 +93,13 @@ def against(store, found: Trials, key: str, source_id: str, replaced: list[str] 
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
         & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())
     stored = (store.scan("runs", commits=True).filter(parts & ~pl.col("commit_id").is_in(skip))
-              .select("run_id", *KEY, *FACTS, "commit_id")
-              .join(runs.lazy().select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi").collect())
+              .select("run_id", *PROBLEM_INSTANCE, *FACTS, "commit_id")
+              .join(runs.lazy().select(*PROBLEM_INSTANCE, *FACTS), on=[*PROBLEM_INSTANCE, *FACTS], how="semi").collect())
     if not stored.height:
         return {}
-    same = [*KEY, *FACTS, "records", "n"]
-    mine = _hashed(runs.join(stored.select(*KEY, *FACTS), on=[*KEY, *FACTS], how="semi"), found.events.lazy())
+    same = [*PROBLEM_INSTANCE, *FACTS, "records", "n"]
+    mine = _hashed(runs.join(stored.select(*PROBLEM_INSTANCE, *FACTS), on=[*PROBLEM_INSTANCE, *FACTS], how="semi"),
+                   found.events.lazy())
     theirs = _hashed(stored, store.events().filter(parts))
     # the k-th trial of the source with given records matches the k-th stored one with them
     mine = mine.sort("run_id").with_columns(k=pl.int_range(pl.len()).over(same))

@@ -36,7 +36,9 @@ import polars as pl
 from ..conventions import reached
 from ..store import schema as store_schema
 from ..words import plural
-from .coco import Parsed, Problem, _decode, _empty, _fits32
+from . import duplicates
+from .coco import _decode, _empty, _fits32
+from .parsed import Parsed, Problem
 from .sources import Source
 
 FORMAT = "iohprofiler"
@@ -262,7 +264,7 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
 
 
 def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None = None) -> Parsed:
-    """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`parsed.params`) frames."""
+    """Parse a source's IOHprofiler logs into `runs`, `events` and `params` (`Parsed.params`) frames."""
     problems: list[Problem] = []
     meta, announced, unread, named = _metadata(src, algorithm, problems, optimum)
     unreadable = {posixpath.dirname(p.file) for p in problems if p.file.lower().endswith(".json")
@@ -311,6 +313,7 @@ def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems:
         problems.append(Problem(info, line, f"run {sec + 1} (f{f}, {d}-D, instance {inst}) has no records in {dfile}",
                                 "run skipped"))
     runs = runs.filter(pl.col("nrec").is_not_null())
+    lines = runs.select("run_id", "info_line")
     known = pl.col("optimum").is_not_null()
     last = pl.max_horizontal("last_logged", "info_evaluations")
     runs = runs.with_columns(
@@ -331,9 +334,8 @@ def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems:
     params = (recs.filter(pl.col("names").list.len() > 0)
               .select("suite", "algorithm", "run_id", "evaluations", "names", "values")
               .explode("names", "values").rename({"names": "name", "values": "value"}))
-    parsed = Parsed(runs, events, problems, runs_skipped=empty_runs.height + unread)
-    parsed.params = params
-    return parsed
+    trials = duplicates.trials(runs, events, lines)  # for the duplicates in other sources
+    return Parsed(runs, events, problems, runs_skipped=empty_runs.height + unread, trials=trials, params=params)
 
 
 def _empty_runs() -> pl.DataFrame:
@@ -466,47 +468,3 @@ def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = 
                                         f"{', '.join(dict.fromkeys(named))}",
                                         f"{plural(nsec - len(named), 'unannounced run')} ignored"))
     return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET)
-
-
-def _merge(a: Parsed | None, b: Parsed) -> Parsed:
-    """Two parses of one source together."""
-    if a is None:
-        return b
-    parsed = Parsed(pl.concat([a.runs, b.runs]), pl.concat([a.events, b.events]), a.problems + b.problems,
-                    a.runs_skipped + b.runs_skipped)
-    params = [p for p in (getattr(a, "params", None), getattr(b, "params", None)) if p is not None]
-    parsed.archive, parsed.params = getattr(a, "archive", None), pl.concat(params) if params else None
-    return parsed
-
-
-def parse_with(coco: Parsed | None, src: Source, algorithm: str | None = None, optimum: float | None = None
-               ) -> Parsed:
-    """`coco` (a source's COCO logs, parsed) with the source's IOHprofiler logs added; an IOHprofiler
-    layout of ioh < 0.3 named as unsupported."""
-    infos = old_info_files(src)
-    if infos:  # the COCO reader met them first: its runs and problems of these files are dropped, read here
-        mine = set(infos) | {f for files in infos.values() for f in files}
-        coco = coco if coco is not None else Parsed(_empty_runs(), _empty_events(), [])
-        coco.runs = coco.runs.filter(~pl.col("info_file").is_in(list(infos)))
-        coco.events = coco.events.join(coco.runs.select("run_id"), on="run_id", how="semi")
-        coco.problems[:] = [p for p in coco.problems if p.file not in mine and not (
-            p.message == "no .info index file found" or p.message.startswith("no COCO log files"))]
-        coco = _merge(coco, parse_old(src, infos, algorithm, optimum))
-    else:
-        old = old_layout(src)
-        if coco is not None and old is not None and not coco.runs.height:
-            coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
-            coco.problems.append(Problem(old, 1, "IOHprofiler data file of ioh < 0.3 without the .info that names "
-                                         "it", "file skipped"))
-    if coco is not None and not src.files:
-        coco.problems[:] = [Problem(p.file, p.line, "no COCO log files (.info/.dat/.tdat) or IOHprofiler logs "
-                                    "(IOHprofiler_*.json, or .info of ioh < 0.3, with their .dat) found", p.action)
-                            if p.message.startswith("no COCO log files") else p for p in coco.problems]
-    if not json_files(src):
-        lost = orphans(src, ())
-        if coco is not None and lost:
-            if not coco.runs.height:
-                coco.problems[:] = [p for p in coco.problems if p.message != "no .info index file found"]
-            coco.problems.extend(lost)
-        return coco
-    return _merge(coco, parse_ioh(src, algorithm, optimum))

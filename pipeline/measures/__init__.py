@@ -11,6 +11,8 @@ target-free profiles).
 - `profiles`: target-free runtime profiles (seed 004).
 - `uncertainty`: bootstrap intervals and bands; `generators`: the seeded generators of the draws.
 - `ert`, `aocc`, `params`: IOHprofiler's ERT, fixed-budget ECDF and AOCC, tracked parameters.
+- `distributions`, `logloss`: cocopp's single-trial distributions (pprldistr, pprldistr2) and aRT loss
+  ratios (pplogloss); `table_stats`: what the aRT tables show beside the aRT.
 - `runtime`: fixed-budget measures (the best precision within given budgets). First hitting times,
   instance balancing and the budget cut are in `pipeline.hits` (`spec`, `budget`).
 

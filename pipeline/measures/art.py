@@ -36,11 +36,12 @@ from collections.abc import Sequence
 import polars as pl
 
 from ._kernels import restarts as kernel
-from .restarts import GROUP, art_dispersion
+from .restarts import art_dispersion
 from .runtime import PROBLEM
+from ..vocabulary import PROBLEM_TARGET
 from .uncertainty import art_confidence
 
-#: the columns of `art` after the `GROUP` columns
+#: the columns of `art` after the `PROBLEM_TARGET` columns
 ART_SCHEMA = {"art": pl.Float64, "successes": pl.Int64, "runs": pl.Int64, "success_rate": pl.Float64,
               "trials": pl.UInt32, "mean_success_runtime": pl.Float64, "median_success_runtime": pl.Float64,
               "median_unsuccessful_evaluations": pl.Float64}
@@ -54,19 +55,19 @@ def art_spec(hits: pl.LazyFrame) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`pipeline.hits.spec.hitting_times`): the `GROUP` columns, weight, evaluations,
+        First hitting times (`pipeline.hits.spec.hitting_times`): the `PROBLEM_TARGET` columns, weight, evaluations,
         hit and success.
 
     Returns
     -------
     polars.LazyFrame
-        The `GROUP` columns and `ART_SCHEMA`: art, successes and runs (weighted), success_rate,
+        The `PROBLEM_TARGET` columns and `ART_SCHEMA`: art, successes and runs (weighted), success_rate,
         trials (unweighted), mean_success_runtime (weighted), median_success_runtime and
         median_unsuccessful_evaluations (of the trials), sorted as `ORDER`.
     """
     w = pl.col("weight")
     cost = pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64)
-    g = hits.group_by(GROUP).agg(
+    g = hits.group_by(PROBLEM_TARGET).agg(
         total=(cost * w).sum(),
         successes=(pl.col("success").cast(pl.Int64) * w).sum(),
         runs=w.sum(),
@@ -79,7 +80,7 @@ def art_spec(hits: pl.LazyFrame) -> pl.LazyFrame:
         art=pl.when(pl.col("successes") > 0).then(pl.col("total") / pl.col("successes")).otherwise(math.inf),
         success_rate=pl.col("successes") / pl.col("runs"),
         mean_success_runtime=pl.when(pl.col("successes") > 0).then(pl.col("succ_total") / pl.col("successes")),
-    ).select(*GROUP, *ART_SCHEMA).sort(**ORDER)
+    ).select(*PROBLEM_TARGET, *ART_SCHEMA).sort(**ORDER)
 
 
 def art(hits: pl.LazyFrame, dispersion: bool = False, percentiles: Sequence[float] = (10, 50, 90),
@@ -120,8 +121,8 @@ def art(hits: pl.LazyFrame, dispersion: bool = False, percentiles: Sequence[floa
     if confidence:
         a = art_spec(hits)
         if dispersion:
-            a = a.join(art_dispersion(hits, percentiles, samples, seed), on=GROUP, how="left")
-        return a.join(art_confidence(hits, confidence, samples, seed), on=GROUP, how="left").sort(**ORDER)
+            a = a.join(art_dispersion(hits, percentiles, samples, seed), on=PROBLEM_TARGET, how="left")
+        return a.join(art_confidence(hits, confidence, samples, seed), on=PROBLEM_TARGET, how="left").sort(**ORDER)
     names = kernel.percentile_names(percentiles) if dispersion else []
     h = hits.select([c for c in hits.collect_schema().names() if c not in ("instance", "final_delta")])  # unread
 
@@ -131,9 +132,9 @@ def art(hits: pl.LazyFrame, dispersion: bool = False, percentiles: Sequence[floa
             return out.cast(schema)
         a = art_spec(df.lazy())  # nulls where the kernel wants numbers
         if dispersion:
-            a = a.join(art_dispersion(df.lazy(), percentiles, samples, seed), on=GROUP, how="left")
+            a = a.join(art_dispersion(df.lazy(), percentiles, samples, seed), on=PROBLEM_TARGET, how="left")
         return a.sort(**ORDER).collect()
 
     sch = h.collect_schema()
-    schema = pl.Schema({**{c: sch[c] for c in GROUP}, **ART_SCHEMA, **{n: pl.Float64 for n in names}})
+    schema = pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, **ART_SCHEMA, **{n: pl.Float64 for n in names}})
     return h.map_batches(one_pass, schema=schema, streamable=False)

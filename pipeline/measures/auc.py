@@ -28,8 +28,9 @@ from __future__ import annotations
 import polars as pl
 
 from ..hits.budget import Budget
+from .groups import groups_frame
 from .runtime import PROBLEM
-from .sums import ordered_sum
+from .sums import ordered_mean, ordered_sum
 
 FINAL_TARGET = 1e-8
 
@@ -117,3 +118,14 @@ def auc(hits: pl.LazyFrame, budgets: pl.LazyFrame) -> pl.LazyFrame:
         .select(*PROBLEM, "budget", auc=pl.col("area").fill_null(0.0) / (pl.col("total") * width))
         .sort(PROBLEM)
     )
+
+
+def means_by_group(aucs: pl.LazyFrame) -> pl.LazyFrame:
+    """Mean auc per function group and over all functions ("all") per (suite, algorithm, dimension),
+    with the number of functions averaged; the same bits on every run (`sums.ordered_mean`)."""
+    keys = ["suite", "algorithm", "dimension"]
+    mean = ordered_mean(pl.col("auc"))
+    allf = aucs.group_by(keys).agg(auc=mean, functions=pl.len()).with_columns(group=pl.lit("all"))
+    g = groups_frame().select("suite", "function", "group")
+    per = aucs.join(g, on=["suite", "function"]).group_by([*keys, "group"]).agg(auc=mean, functions=pl.len())
+    return pl.concat([p.select(*keys, "group", "auc", "functions") for p in (per, allf)]).sort(keys + ["group"])

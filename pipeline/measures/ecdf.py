@@ -68,6 +68,7 @@ from ._kernels import ecdf_steps as kernel
 from .generators import BLOCK, block_rng
 from .groups import membership, select_levels
 from .restarts import balanced_trials, draw_restarts
+from ..vocabulary import ALGORITHM_DIMENSION
 
 MODES = ("simulated", "exact", "trials")
 #: cocopp's default right end of the ECDF plots (genericsettings.xlimit_pprldmany), evaluations / dimension
@@ -77,7 +78,6 @@ TAIL = 1e-12
 #: the largest number of restart sums (of one set of unsuccessful trials) the exact mode enumerates
 MAX_ATOMS = 2_000_000
 
-KEY = ["suite", "algorithm", "dimension"]
 STEP_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
                          "x": pl.Float64, "fraction": pl.Float64})
 SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimension": pl.Int64, "group": pl.String,
@@ -85,6 +85,19 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
                             "median_max_evaluations": pl.Float64, "instance_targets": pl.Int64, "functions": pl.Int64,
                             "trials": pl.Int64})
 Prepared = kernel.Prepared
+
+
+def check_mode(mode: str, modes: Sequence[str] = MODES) -> None:
+    """Raise ValueError for a mode not among `modes` (default: every mode of the ECDF), naming them: the one
+    check of an ECDF mode (the report allows some of them only, `report.settings.MODES`).
+
+    >>> check_mode("trials", ("simulated", "exact"))
+    Traceback (most recent call last):
+    ...
+    ValueError: mode 'trials': expected one of simulated, exact
+    """
+    if mode not in modes:
+        raise ValueError(f"mode {mode!r}: expected one of {', '.join(modes)}")
 
 
 def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: float | str | None = None,
@@ -109,8 +122,7 @@ def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: floa
     ...
     ValueError: mode 'bootstrap': expected one of simulated, exact, trials
     """
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    check_mode(mode)
     if samples < 1:
         raise ValueError(f"samples {samples}: expected a positive number")
     _range_spec(mode, max_budget, max_x)
@@ -149,10 +161,10 @@ def x_limits(trials: pl.DataFrame, mode: str = "simulated", max_budget=None, max
         suite, algorithm, dimension, max_x (evaluations / dimension).
     """
     kind, value = _range_spec(mode, max_budget, max_x)
-    dims = trials.group_by(KEY).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
+    dims = trials.group_by(ALGORITHM_DIMENSION).agg(longest=pl.col("evaluations").max().cast(pl.Float64))
     dim = pl.col("dimension").cast(pl.Float64)
     expr = {"fixed": pl.lit(value), "budget": pl.col("longest") / dim, "evaluations": pl.lit(value) / dim}[kind]
-    return dims.select(*KEY, max_x=expr.cast(pl.Float64))
+    return dims.select(*ALGORITHM_DIMENSION, max_x=expr.cast(pl.Float64))
 
 
 def members(problems: pl.DataFrame, group: str | Sequence[str] | None) -> pl.DataFrame:
@@ -284,30 +296,31 @@ def exact_atoms(trials: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 # -- the definition ----------------------------------------------------------------------------------------
-PROBLEM = [*KEY, "function"]
+#: a problem keyed in the order of the ECDF lines (`vocabulary.PROBLEM` ordered by line, then function)
+LINE_PROBLEM = [*ALGORITHM_DIMENSION, "function"]
 
 
 def _atoms_spec(hits: pl.DataFrame, mode: str, samples: int, seed: int, limits: pl.DataFrame) -> pl.DataFrame:
     """(problem, target, value, mass) of every problem: the mass of each runtime of the `mode`."""
     w = pl.col("weight").cast(pl.Float64)
     if mode == "trials":  # each trial's own hitting time, weighing its share of the trials
-        return hits.with_columns(mass=w / w.sum().over(*PROBLEM, "target")).filter("success").select(
-            *PROBLEM, "target", value=pl.col("hit").cast(pl.Float64), mass="mass")
+        return hits.with_columns(mass=w / w.sum().over(*LINE_PROBLEM, "target")).filter("success").select(
+            *LINE_PROBLEM, "target", value=pl.col("hit").cast(pl.Float64), mass="mass")
     trials = balanced_trials(hits.sort("run_id").lazy()).collect()  # trials of one number by run_id
     if mode == "simulated":  # sample_size simulated runs of every problem of a block, each weighing 1 / runs
         parts = []
         for block in trials.partition_by(BLOCK, maintain_order=True):
             size = sample_size(block.group_by("function", "target").len()["len"].to_numpy(), samples)
             runs = draw_restarts(block, size, block_rng(seed, block.select(BLOCK).row(0)))
-            parts.append(runs.select(*PROBLEM, "target", value="runtime", mass=1.0 / pl.len().over(*PROBLEM, "target")))
-        return pl.concat(parts) if parts else pl.DataFrame(schema={**{c: hits.schema[c] for c in PROBLEM},
+            parts.append(runs.select(*LINE_PROBLEM, "target", value="runtime", mass=1.0 / pl.len().over(*LINE_PROBLEM, "target")))
+        return pl.concat(parts) if parts else pl.DataFrame(schema={**{c: hits.schema[c] for c in LINE_PROBLEM},
                                                                    "target": pl.Float64, "value": pl.Float64,
                                                                    "mass": pl.Float64})
-    by_trial = hits.sort(*PROBLEM, "target", "trial", "run_id").select(
-        *PROBLEM, "target", "success", weight=w,
+    by_trial = hits.sort(*LINE_PROBLEM, "target", "trial", "run_id").select(
+        *LINE_PROBLEM, "target", "success", weight=w,
         cost=pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64))
-    limit = limits.select(*KEY, limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
-    return exact_atoms(by_trial.join(limit, on=KEY, how="left"), PROBLEM)
+    limit = limits.select(*ALGORITHM_DIMENSION, limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
+    return exact_atoms(by_trial.join(limit, on=ALGORITHM_DIMENSION, how="left"), LINE_PROBLEM)
 
 
 def _per_dimension(column: str) -> pl.Expr:
@@ -320,12 +333,12 @@ def _per_dimension(column: str) -> pl.Expr:
 def _inputs(hits: pl.DataFrame, group, mode, max_budget, max_x):
     """The problems (rate, solved), group members and plotted ranges of hitting times."""
     w = pl.col("weight").cast(pl.Float64)
-    problems = hits.group_by(*PROBLEM, "target").agg(rate=(w * pl.col("success")).sum() / w.sum(),
+    problems = hits.group_by(*LINE_PROBLEM, "target").agg(rate=(w * pl.col("success")).sum() / w.sum(),
                                                      solved=pl.col("success").any())
     return problems, members(problems, group), x_limits(hits, mode, max_budget, max_x)
 
 
-def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated",
+def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
               samples: int = 100, seed: int = 1, max_budget: Budget | None = None,
               max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf`: each problem's runtimes of the mode as masses, summed per group over x.
@@ -338,40 +351,41 @@ def ecdf_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode
     def build(df: pl.DataFrame) -> pl.DataFrame:
         df = df.with_columns(pl.col("dimension").cast(pl.Int64))
         problems, groups, limits = _inputs(df, group, mode, max_budget, max_x)
-        counts = (problems.group_by(PROBLEM).len().join(groups, on=["suite", "function"])
-                  .group_by(*KEY, "group").agg(n=pl.col("len").sum()))
-        atoms = _atoms_spec(df, mode, samples, seed, limits).join(limits, on=KEY).with_columns(
+        counts = (problems.group_by(LINE_PROBLEM).len().join(groups, on=["suite", "function"])
+                  .group_by(*ALGORITHM_DIMENSION, "group").agg(n=pl.col("len").sum()))
+        atoms = _atoms_spec(df, mode, samples, seed, limits).join(limits, on=ALGORITHM_DIMENSION).with_columns(
             x=_per_dimension("value"))
         steps = (atoms.filter((pl.col("x") <= pl.col("max_x")) & (pl.col("mass") > 0))
-                 .join(groups, on=["suite", "function"]).group_by(*KEY, "group", "x").agg(pl.col("mass").sum())
-                 .sort(*KEY, "group", "x").join(counts, on=[*KEY, "group"], maintain_order="left"))
-        fraction = (pl.col("mass").cum_sum().over(*KEY, "group") / pl.col("n")).clip(upper_bound=1.0)
-        return steps.select(*KEY, "group", "x", fraction=fraction).cast(dict(STEP_SCHEMA))
+                 .join(groups, on=["suite", "function"]).group_by(*ALGORITHM_DIMENSION, "group", "x").agg(pl.col("mass").sum())
+                 .sort(*ALGORITHM_DIMENSION, "group", "x")
+                 .join(counts, on=[*ALGORITHM_DIMENSION, "group"], maintain_order="left"))
+        fraction = (pl.col("mass").cum_sum().over(*ALGORITHM_DIMENSION, "group") / pl.col("n")).clip(upper_bound=1.0)
+        return steps.select(*ALGORITHM_DIMENSION, "group", "x", fraction=fraction).cast(dict(STEP_SCHEMA))
 
     return hits.map_batches(build, schema=STEP_SCHEMA, streamable=False)
 
 
-def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                      max_budget: Budget | None = None, mode: str = "simulated",
-                      max_x: float | str | None = None) -> pl.LazyFrame:
+def ecdf_summary_spec(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
+                      max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """The definition of `ecdf_summary`. Parameters and Returns as `ecdf_summary`."""
     check(mode, max_budget, max_x)
 
     def build(df: pl.DataFrame) -> pl.DataFrame:
         df = df.with_columns(pl.col("dimension").cast(pl.Int64))
         problems, groups, limits = _inputs(df, group, mode, max_budget, max_x)
-        per_problem = problems.join(groups, on=["suite", "function"]).group_by(*KEY, "group").agg(
+        per_problem = problems.join(groups, on=["suite", "function"]).group_by(*ALGORITHM_DIMENSION, "group").agg(
             final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
             functions=pl.col("function").n_unique())
-        runs = df.unique("run_id").select(*PROBLEM, "instance", "evaluations").join(groups, on=["suite", "function"])
-        per_run = runs.group_by(*KEY, "group").agg(
+        runs = df.unique("run_id").select(*LINE_PROBLEM, "instance", "evaluations").join(groups, on=["suite", "function"])
+        per_run = runs.group_by(*ALGORITHM_DIMENSION, "group").agg(
             median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
             trials=pl.len())
-        targets = problems.group_by(PROBLEM).agg(t=pl.len())
-        count = (runs.unique([*PROBLEM, "instance", "group"]).join(targets, on=PROBLEM)
-                 .group_by(*KEY, "group").agg(instance_targets=pl.col("t").sum()))
-        out = per_problem.join(per_run, on=[*KEY, "group"]).join(limits, on=KEY).join(count, on=[*KEY, "group"])
-        return out.sort(*KEY, "group").select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
+        targets = problems.group_by(LINE_PROBLEM).agg(t=pl.len())
+        count = (runs.unique([*LINE_PROBLEM, "instance", "group"]).join(targets, on=LINE_PROBLEM)
+                 .group_by(*ALGORITHM_DIMENSION, "group").agg(instance_targets=pl.col("t").sum()))
+        out = (per_problem.join(per_run, on=[*ALGORITHM_DIMENSION, "group"]).join(limits, on=ALGORITHM_DIMENSION)
+               .join(count, on=[*ALGORITHM_DIMENSION, "group"]))
+        return out.sort(*ALGORITHM_DIMENSION, "group").select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
     return hits.map_batches(build, schema=SUMMARY_SCHEMA, streamable=False)
 
@@ -393,8 +407,8 @@ def prepare(hits: pl.DataFrame | Prepared) -> Prepared:
     return kernel.prepare_trials(hits)
 
 
-def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-               max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
+def ecdf_table(hits: pl.DataFrame | Prepared, group=None, *, mode: str = "simulated", samples: int = 100,
+               seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf`."""
     check(mode, max_budget, max_x, samples)
     data = kernel.prepare_trials(hits)
@@ -405,13 +419,13 @@ def ecdf_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated
     elif mode == "simulated":
         atoms = kernel.simulated_counts(data, samples, seed)
     else:
-        limit = data.funcs.join(limits, on=KEY, how="left").select(
+        limit = data.funcs.join(limits, on=ALGORITHM_DIMENSION, how="left").select(
             "fid", limit=pl.col("max_x") * pl.col("dimension").cast(pl.Float64))
         atoms = exact_atoms(data.trials.join(limit, on="fid", how="left", maintain_order="left"), ["fid"])
     return kernel.step_table(atoms, data, groups, limits).select(list(STEP_SCHEMA)).cast(dict(STEP_SCHEMA))
 
 
-def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simulated",
+def summary_table(hits: pl.DataFrame | Prepared, group=None, *, mode: str = "simulated",
                   max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.DataFrame:
     """`ecdf_summary` of an eager frame of hitting times, or of the same `prepare`d. Parameters as `ecdf_summary`."""
     check(mode, max_budget, max_x)
@@ -421,7 +435,7 @@ def summary_table(hits: pl.DataFrame | Prepared, group=None, mode: str = "simula
     return out.select(list(SUMMARY_SCHEMA)).cast(dict(SUMMARY_SCHEMA))
 
 
-def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str = "simulated", samples: int = 100,
+def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated", samples: int = 100,
          seed: int = 1, max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """Runtime ECDF step tables per (suite, algorithm, dimension, group).
 
@@ -449,13 +463,13 @@ def ecdf(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, mode: str
         (cumulative), sorted by (suite, algorithm, dimension, group, x); `STEP_SCHEMA`.
     """
     check(mode, max_budget, max_x, samples)
-    return hits.map_batches(lambda df: ecdf_table(df, group, mode, samples, seed, max_budget, max_x),
+    return hits.map_batches(lambda df: ecdf_table(df, group, mode=mode, samples=samples, seed=seed, max_budget=max_budget,
+                                                    max_x=max_x),
                             schema=STEP_SCHEMA, streamable=False)
 
 
-def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
-                 max_budget: Budget | None = None, mode: str = "simulated",
-                 max_x: float | str | None = None) -> pl.LazyFrame:
+def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None, *, mode: str = "simulated",
+                 max_budget: Budget | None = None, max_x: float | str | None = None) -> pl.LazyFrame:
     """One row per (suite, algorithm, dimension, group) of the ECDF of `mode`.
 
     Parameters
@@ -473,5 +487,5 @@ def ecdf_summary(hits: pl.LazyFrame, group: str | Sequence[str] | None = None,
         `SUMMARY_SCHEMA`.
     """
     check(mode, max_budget, max_x)
-    return hits.map_batches(lambda df: summary_table(df, group, mode, max_budget, max_x), schema=SUMMARY_SCHEMA,
-                            streamable=False)
+    return hits.map_batches(lambda df: summary_table(df, group, mode=mode, max_budget=max_budget, max_x=max_x),
+                            schema=SUMMARY_SCHEMA, streamable=False)

@@ -158,3 +158,17 @@ def select_levels(group: str | Sequence[str] | None) -> tuple[tuple[str, ...], s
         else:
             levels.add("group")
     return tuple(sorted(levels)), {f"f{int(n[1:])}" if n.startswith("f") and n[1:].isdigit() else n for n in names}
+
+
+def median_max_evaluations(runs: pl.LazyFrame, group: str | Sequence[str] | None = None) -> pl.LazyFrame:
+    """Per (suite, algorithm, dimension, group) of the levels `group` asks for: the median over the trials of
+    their evaluations / dimension (the cross of cocopp's ECDF figures).
+
+    >>> runs = pl.LazyFrame({"suite": "bbob", "algorithm": "A", "function": [1, 1, 2], "dimension": 2,
+    ...                      "evaluations": [10, 20, 60]})
+    >>> median_max_evaluations(runs, "all").select("group", "median_max_evaluations").collect().rows()
+    [('all', 10.0)]
+    """
+    m = membership(runs.select("suite", "function"), select_levels(group)[0])
+    return (runs.join(m, on=["suite", "function"]).group_by("suite", "algorithm", "dimension", "group")
+            .agg(median_max_evaluations=(pl.col("evaluations") / pl.col("dimension")).median()))

@@ -43,10 +43,9 @@ import polars as pl
 
 from ._kernels import restarts as kernel
 from .generators import BLOCK, block_rng
-from .runtime import PROBLEM
+from ..vocabulary import PROBLEM_TARGET
 
 #: the key of a row of the measures of this module: a problem and a target
-GROUP = [*PROBLEM, "target"]
 
 
 def balanced_trials(hits: pl.LazyFrame) -> pl.LazyFrame:
@@ -55,19 +54,19 @@ def balanced_trials(hits: pl.LazyFrame) -> pl.LazyFrame:
     Parameters
     ----------
     hits : polars.LazyFrame
-        First hitting times (`pipeline.hits.spec.hitting_times`): the `GROUP` columns, trial, weight,
+        First hitting times (`pipeline.hits.spec.hitting_times`): the `PROBLEM_TARGET` columns, trial, weight,
         evaluations, hit and success.
 
     Returns
     -------
     polars.LazyFrame
-        The `GROUP` columns, trial, `cost` (the hit of a successful trial, the evaluations of an
+        The `PROBLEM_TARGET` columns, trial, `cost` (the hit of a successful trial, the evaluations of an
         unsuccessful one) and success, ordered by (problem, target, trial), trials of one number in
         their order in `hits`. A weight below 1 counts once.
     """
     cost = pl.when(pl.col("success")).then(pl.col("hit")).otherwise(pl.col("evaluations")).cast(pl.Float64)
-    trials = hits.select(*GROUP, "trial", "success", cost=cost, copies=pl.col("weight").clip(lower_bound=1))
-    trials = trials.sort(*GROUP, "trial", maintain_order=True)
+    trials = hits.select(*PROBLEM_TARGET, "trial", "success", cost=cost, copies=pl.col("weight").clip(lower_bound=1))
+    trials = trials.sort(*PROBLEM_TARGET, "trial", maintain_order=True)
     return trials.select(pl.exclude("copies").gather(pl.int_range(pl.len()).repeat_by("copies").explode()))
 
 
@@ -94,16 +93,16 @@ def draw_restarts(trials: pl.DataFrame, samples: int, rng: np.random.Generator,
     Returns
     -------
     polars.DataFrame
-        The `GROUP` columns, sample (0, 1, ...) and runtime, per (problem, target) in the order of
+        The `PROBLEM_TARGET` columns, sample (0, 1, ...) and runtime, per (problem, target) in the order of
         `trials`; no rows for a (problem, target) without a successful trial. The runtimes are sums of
         the trials' costs: exact for whole numbers of evaluations.
     """
-    t = trials.with_columns(group=pl.struct(GROUP).rle_id().cast(pl.Int64)).with_columns(
+    t = trials.with_columns(group=pl.struct(PROBLEM_TARGET).rle_id().cast(pl.Int64)).with_columns(
         position=pl.int_range(pl.len(), dtype=pl.Int64).over("group"),
         success_rank=(pl.col("success").cast(pl.Int64).cum_sum() - 1).over("group"),
         failure_rank=((~pl.col("success")).cast(pl.Int64).cum_sum() - 1).over("group"))
     groups = t.group_by("group", maintain_order=True).agg(
-        *[pl.col(c).first() for c in GROUP], n=pl.len().cast(pl.Int64),
+        *[pl.col(c).first() for c in PROBLEM_TARGET], n=pl.len().cast(pl.Int64),
         successes=pl.col("success").sum().cast(pl.Int64)).filter(pl.col("successes") > 0)
     n = pl.col("n")
     size = ((samples / n).ceil() * n).cast(pl.Int64) if first_deterministic else pl.lit(samples, pl.Int64)
@@ -129,7 +128,7 @@ def draw_restarts(trials: pl.DataFrame, samples: int, rng: np.random.Generator,
         runs = runs.join(extra, on=["group", "sample"], how="left", maintain_order="left")
     else:
         runs = runs.with_columns(extra=pl.lit(None, pl.Float64))
-    return runs.select(*GROUP, pl.col("sample").cast(pl.Int32), runtime=pl.col("cost") + pl.col("extra").fill_null(0.0))
+    return runs.select(*PROBLEM_TARGET, pl.col("sample").cast(pl.Int32), runtime=pl.col("cost") + pl.col("extra").fill_null(0.0))
 
 
 def art_dispersion_spec(hits: pl.LazyFrame, percentiles: Sequence[float] = (10, 50, 90), samples: int = 1000,
@@ -145,12 +144,12 @@ def art_dispersion_spec(hits: pl.LazyFrame, percentiles: Sequence[float] = (10, 
         drawn = [draw_restarts(b, samples, block_rng(seed, b.select(BLOCK).row(0)), first_deterministic)
                  for b in trials.partition_by(BLOCK, maintain_order=True)]
         runtimes = pl.concat(drawn) if drawn else draw_restarts(trials, samples, block_rng(seed, ()))
-        q = runtimes.group_by(GROUP).agg(pl.col("runtime").quantile(p / 100, "linear").alias(name)
+        q = runtimes.group_by(PROBLEM_TARGET).agg(pl.col("runtime").quantile(p / 100, "linear").alias(name)
                                          for p, name in zip(percentiles, names))
-        return trials.select(GROUP).unique().join(q, on=GROUP, how="left").sort(GROUP)
+        return trials.select(PROBLEM_TARGET).unique().join(q, on=PROBLEM_TARGET, how="left").sort(PROBLEM_TARGET)
 
     sch = hits.collect_schema()
-    return hits.map_batches(run, schema=pl.Schema({**{c: sch[c] for c in GROUP}, **{n: pl.Float64 for n in names}}),
+    return hits.map_batches(run, schema=pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, **{n: pl.Float64 for n in names}}),
                             streamable=False)
 
 
@@ -172,7 +171,7 @@ def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
     Returns
     -------
     polars.LazyFrame
-        One row per (problem, target, sample): the `GROUP` columns, sample and runtime, as
+        One row per (problem, target, sample): the `PROBLEM_TARGET` columns, sample and runtime, as
         `draw_restarts(balanced_trials(hits), samples, numpy.random.default_rng(seed))` draws them.
     """
     def run(df: pl.DataFrame) -> pl.DataFrame:
@@ -184,7 +183,7 @@ def simulated_runtimes(hits: pl.LazyFrame, samples: int = 1000, seed: int = 1,
         return keys[sg].with_columns(sample=pl.Series(sample, dtype=pl.Int32), runtime=pl.Series(rt, dtype=pl.Float64))
 
     sch = hits.collect_schema()
-    schema = pl.Schema({**{c: sch[c] for c in GROUP}, "sample": pl.Int32, "runtime": pl.Float64})
+    schema = pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, "sample": pl.Int32, "runtime": pl.Float64})
     return hits.map_batches(run, schema=schema, streamable=False)
 
 
@@ -207,7 +206,7 @@ def art_dispersion(hits: pl.LazyFrame, percentiles: Sequence[float] = (10, 50, 9
     Returns
     -------
     polars.LazyFrame
-        The `GROUP` columns and a column per percentile (p10, p50, p90; null without a successful
+        The `PROBLEM_TARGET` columns and a column per percentile (p10, p50, p90; null without a successful
         trial), sorted by (problem, target), equal to `art_dispersion_spec`.
 
     Examples
@@ -229,5 +228,5 @@ def art_dispersion(hits: pl.LazyFrame, percentiles: Sequence[float] = (10, 50, 9
         return keys.with_columns(pl.Series(name, v).fill_nan(None) for name, v in zip(names, values))
 
     sch = hits.collect_schema()
-    schema = pl.Schema({**{c: sch[c] for c in GROUP}, **{n: pl.Float64 for n in names}})
+    schema = pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, **{n: pl.Float64 for n in names}})
     return hits.map_batches(run, schema=schema, streamable=False)

@@ -41,12 +41,12 @@ import polars as pl
 
 from ._kernels import ranksum as kernel
 from .art import art
+from ..vocabulary import TABLE_CELL
 
 #: significance level of the markers
 ALPHA = 0.05
 CORRECTIONS = ("bonferroni", "holm")
 #: a problem of the tables: the tests are made per (problem, target)
-KEY = ["suite", "dimension", "function"]
 
 
 # -- the test of one pair --------------------------------------------------------------------------------
@@ -200,13 +200,24 @@ def holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def check_correction(method: str) -> None:
+    """Raise ValueError for a correction not among `CORRECTIONS`, naming them: the one check of a correction.
+
+    >>> check_correction("sidak")
+    Traceback (most recent call last):
+    ...
+    ValueError: correction 'sidak': expected one of bonferroni, holm
+    """
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+
+
 def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
     """Corrected p-values of one family of tests: `bonferroni` or `holm` (`method`)."""
     if method == "bonferroni":
         return bonferroni(p)
-    if method == "holm":
-        return holm(p)
-    raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+    check_correction(method)
+    return holm(p)
 
 
 def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method: str) -> pl.DataFrame:
@@ -230,8 +241,7 @@ def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method:
     polars.DataFrame
         `df` with `out` and family_size (the number of tests in the row's family).
     """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
+    check_correction(method)
     if df.height == 0:
         return df.with_columns(pl.lit(None, pl.Float64).alias(out), family_size=pl.lit(None, pl.Int64))
     over = (lambda e: e.over(family)) if family else (lambda e: e)
@@ -282,13 +292,13 @@ def precisions_spec(events: pl.LazyFrame, queries: pl.DataFrame) -> pl.DataFrame
 
 # -- the tests of a table ------------------------------------------------------------------------------------
 def _cells(trials: pl.DataFrame, alg: str) -> pl.DataFrame:
-    """Per (problem, target) group g and algorithm `alg` of `trials` (g, alg, the `KEY` columns, target,
+    """Per (problem, target) group g and algorithm `alg` of `trials` (g, alg, the `TABLE_CELL` columns, target,
     success, hitf and evf: hit and evaluations as floats): trials, umin (FE_umin alone: the smallest
     evaluations of an unsuccessful trial, inf if none), and art_u and avg, the unbalanced aRT and average
     evaluations of cocopp's consistency rule."""
     cost = pl.when(pl.col("success")).then(pl.col("hitf")).otherwise(pl.col("evf"))
     return trials.group_by("g", alg, maintain_order=True).agg(
-        *[pl.col(c).first() for c in (*KEY, "target", "algorithm")],
+        *[pl.col(c).first() for c in (*TABLE_CELL, "target", "algorithm")],
         trials=pl.len().cast(pl.Int64),
         umin=pl.col("evf").filter(~pl.col("success")).min().fill_null(math.inf),
         cost=cost.sum(), succ=pl.col("success").sum(),
@@ -320,14 +330,14 @@ def best_and_reference(hits: pl.DataFrame, events: pl.LazyFrame, art_of: pl.Data
     Parameters
     ----------
     hits : polars.DataFrame
-        First hitting times of the table targets: `KEY` columns, target, algorithm, run_id, hit,
+        First hitting times of the table targets: `TABLE_CELL` columns, target, algorithm, run_id, hit,
         evaluations, success.
     events : polars.LazyFrame
         The records of the trials (with their algorithm), for their precisions at FE_umin.
     art_of : polars.DataFrame
-        The aRT (`art.art`) per (`KEY`, target, algorithm).
+        The aRT (`art.art`) per (`TABLE_CELL`, target, algorithm).
     final : polars.DataFrame
-        medf, the median final precision per (`KEY`, algorithm).
+        medf, the median final precision per (`TABLE_CELL`, algorithm).
     order : sequence of str
         The algorithms in the order of the selection.
     reference : str, optional
@@ -338,18 +348,19 @@ def best_and_reference(hits: pl.DataFrame, events: pl.LazyFrame, art_of: pl.Data
     Returns
     -------
     (polars.DataFrame, polars.DataFrame or None)
-        The best: `KEY`, target, algorithm and p_best; with a reference, every other algorithm:
-        `KEY`, target, algorithm, p_ref, ref_direction (+1: better than the reference, -1: worse) and
+        The best: `TABLE_CELL`, target, algorithm and p_best; with a reference, every other algorithm:
+        `TABLE_CELL`, target, algorithm, p_ref, ref_direction (+1: better than the reference, -1: worse) and
         ref_consistent.
     """
     order = list(order)
     index = {x: i for i, x in enumerate(order)}
     ref_o = index.get(reference, -1)
-    trials = hits.select(*KEY, "target", "algorithm", "run_id", "success", *_numbers("o", index)).sort(*KEY, "target", "o")
-    trials = trials.with_columns(g=pl.struct(*KEY, "target").rle_id().cast(pl.Int64))
-    cells = (_cells(trials, "o").join(art_of.select(*KEY, "target", "algorithm", "art"), on=[*KEY, "target", "algorithm"],
-                                      how="left", maintain_order="left")
-             .join(final, on=[*KEY, "algorithm"], how="left", maintain_order="left")
+    trials = (hits.select(*TABLE_CELL, "target", "algorithm", "run_id", "success", *_numbers("o", index))
+              .sort(*TABLE_CELL, "target", "o"))
+    trials = trials.with_columns(g=pl.struct(*TABLE_CELL, "target").rle_id().cast(pl.Int64))
+    cells = (_cells(trials, "o").join(art_of.select(*TABLE_CELL, "target", "algorithm", "art"),
+                                      on=[*TABLE_CELL, "target", "algorithm"], how="left", maintain_order="left")
+             .join(final, on=[*TABLE_CELL, "algorithm"], how="left", maintain_order="left")
              .with_columns(pl.col("art").fill_null(math.inf), pl.col("medf").fill_null(math.inf)))
     compared = cells.filter(pl.col("o") != ref_o)
     finite = pl.col("art").is_finite().any().over("g")
@@ -361,7 +372,7 @@ def best_and_reference(hits: pl.DataFrame, events: pl.LazyFrame, art_of: pl.Data
     if reference:
         for g in cells.filter(pl.col("o") == ref_o)["g"].to_list():
             pivots.setdefault(g, []).append(ref_o)
-    keys = cells.group_by("g", maintain_order=True).agg(*[pl.col(c).first() for c in (*KEY, "target")]).rows()
+    keys = cells.group_by("g", maintain_order=True).agg(*[pl.col(c).first() for c in (*TABLE_CELL, "target")]).rows()
     best_rows, ref_rows = [], []
     for gi, pivot, others, p, d, cons in kernel.pivot_tests(trials, cells, pivots, ref_o, events, order, chunk):
         key = keys[gi][1:]
@@ -387,7 +398,7 @@ def pairwise_tests(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str
     Parameters
     ----------
     hits : polars.DataFrame
-        First hitting times of the targets tested: `KEY` columns, target, algorithm, run_id, trial,
+        First hitting times of the targets tested: `TABLE_CELL` columns, target, algorithm, run_id, trial,
         hit, evaluations, success and weight.
     events : polars.LazyFrame
         The records of the trials (with their algorithm), for their precisions at FE_umin.
@@ -401,19 +412,19 @@ def pairwise_tests(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str
     Returns
     -------
     polars.DataFrame
-        `KEY` columns, target, algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced aRT),
+        `TABLE_CELL` columns, target, algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced aRT),
         statistic (U of a), p_value (two-sided), better (the better-ranked algorithm, null on a tie) and
-        consistent (cocopp's rule): `compare` on every pair (`pairwise_tests_spec`), sorted by (`KEY`, target
+        consistent (cocopp's rule): `compare` on every pair (`pairwise_tests_spec`), sorted by (`TABLE_CELL`, target
         descending), the pairs of a group in the order of the names.
     """
     order = list(order)
     index = {x: i for i, x in enumerate(order)}
     # (problem, target) groups numbered in (suite, dimension, function, descending target) order
-    gkeys = (hits.select(*KEY, "target").unique().sort(*KEY, "target", descending=[False, False, False, True])
+    gkeys = (hits.select(*TABLE_CELL, "target").unique().sort(*TABLE_CELL, "target", descending=[False, False, False, True])
              .with_row_index("g").with_columns(pl.col("g").cast(pl.Int64)))
-    trials = kernel.sorted_trials(hits.join(gkeys, on=[*KEY, "target"]).with_columns(*_numbers("a", index)))
-    balanced = art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect()
-    cells = _cells(trials, "a").join(balanced, on=[*KEY, "target", "algorithm"], how="left", maintain_order="left")
+    trials = kernel.sorted_trials(hits.join(gkeys, on=[*TABLE_CELL, "target"]).with_columns(*_numbers("a", index)))
+    balanced = art(hits.lazy()).select(*TABLE_CELL, "target", "algorithm", "art").collect()
+    cells = _cells(trials, "a").join(balanced, on=[*TABLE_CELL, "target", "algorithm"], how="left", maintain_order="left")
     return kernel.group_pairs(trials, cells, gkeys, events, order, chunk, threads)
 
 
@@ -422,8 +433,8 @@ def pairwise_tests_spec(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequenc
 
     Parameters and Returns as `pairwise_tests`."""
     order = list(order)
-    balanced = art(hits.lazy()).select(*KEY, "target", "algorithm", "art").collect()
-    by_trial = hits.sort("trial", "run_id").group_by(*KEY, "target", "algorithm", maintain_order=True).agg(
+    balanced = art(hits.lazy()).select(*TABLE_CELL, "target", "algorithm", "art").collect()
+    by_trial = hits.sort("trial", "run_id").group_by(*TABLE_CELL, "target", "algorithm", maintain_order=True).agg(
         "run_id", hit=pl.col("hit").cast(pl.Float64).fill_null(float("nan")), evals=pl.col("evaluations").cast(pl.Float64))
 
     def precision(runs: list[int]) -> Callable[[float], np.ndarray]:
@@ -431,19 +442,19 @@ def pairwise_tests_spec(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequenc
         return lambda fe: precisions_spec(events, pl.DataFrame({"run_id": runs, "fe": float(fe)}))["prec"].to_numpy()
 
     rows = []
-    for key, g in by_trial.sort(*KEY, pl.col("target"), descending=[False] * 3 + [True]).group_by(
-            *KEY, "target", maintain_order=True):
+    for key, g in by_trial.sort(*TABLE_CELL, pl.col("target"), descending=[False] * 3 + [True]).group_by(
+            *TABLE_CELL, "target", maintain_order=True):
         t = {r["algorithm"]: r for r in g.iter_rows(named=True)}
         for a, b in sorted((a, b) for a in t for b in t if order.index(a) < order.index(b)):
             r = compare(t[a]["hit"], t[a]["evals"], precision(t[a]["run_id"]),
                         t[b]["hit"], t[b]["evals"], precision(t[b]["run_id"]))
             rows.append((*key, a, b, len(t[a]["hit"]), len(t[b]["hit"]), r.statistic, r.p_value,
                          a if r.direction > 0 else b if r.direction < 0 else None, r.consistent))
-    schema = {**{c: hits.schema[c] for c in KEY}, "target": pl.Float64, "algorithm_a": pl.String,
+    schema = {**{c: hits.schema[c] for c in TABLE_CELL}, "target": pl.Float64, "algorithm_a": pl.String,
               "algorithm_b": pl.String, "trials_a": pl.Int64, "trials_b": pl.Int64, "statistic": pl.Float64,
               "p_value": pl.Float64, "better": pl.String, "consistent": pl.Boolean}
     out = pl.DataFrame(rows, schema=schema, orient="row")
-    on = [*KEY, "target"]
+    on = [*TABLE_CELL, "target"]
     return (out.join(balanced.select(*on, algorithm_a="algorithm", art_a="art"), on=[*on, "algorithm_a"], how="left",
                      maintain_order="left")
             .join(balanced.select(*on, algorithm_b="algorithm", art_b="art"), on=[*on, "algorithm_b"], how="left",

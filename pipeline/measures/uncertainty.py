@@ -24,8 +24,20 @@ import polars as pl
 from ._kernels.restarts import block_codes, by_block, flat_trials
 from .ecdf import STEP_SCHEMA, check, ecdf_table
 from .generators import block_rng
-from .restarts import GROUP
+from ..vocabulary import PROBLEM_TARGET
 from ..hits.spec import instance_weights
+
+
+def check_level(level: float) -> None:
+    """Raise ValueError for a confidence level not strictly between 0 and 1: the one check of a level.
+
+    >>> check_level(95)
+    Traceback (most recent call last):
+    ...
+    ValueError: level 95: expected a confidence level between 0 and 1, e.g. 0.95
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level {level}: expected a confidence level between 0 and 1, e.g. 0.95")
 
 
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
@@ -48,7 +60,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
     Returns
     -------
     polars.LazyFrame
-        The `restarts.GROUP` columns, art_low and art_high.
+        The `PROBLEM_TARGET` columns, art_low and art_high.
     """
     lo_q, hi_q = (1 - level) / 2 * 100, (1 + level) / 2 * 100
 
@@ -73,7 +85,7 @@ def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000,
         return keys.with_columns(art_low=pl.Series(low), art_high=pl.Series(high))
 
     sch = hits.collect_schema()
-    schema = pl.Schema({**{c: sch[c] for c in GROUP}, "art_low": pl.Float64, "art_high": pl.Float64})
+    schema = pl.Schema({**{c: sch[c] for c in PROBLEM_TARGET}, "art_low": pl.Float64, "art_high": pl.Float64})
     return hits.map_batches(run, schema=schema, streamable=False)
 
 
@@ -120,8 +132,8 @@ def _split(steps: pl.DataFrame, name: str) -> pl.DataFrame:
                               parts.struct.field("field_1").cast(pl.Int64).alias(name))
 
 
-def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float = 0.95, replicates: int = 100,
-              seed: int = 1, samples: int = 100, max_budget=None, max_x=None) -> pl.LazyFrame:
+def ecdf_band(hits: pl.LazyFrame, group=None, *, mode: str = "trials", level: float = 0.95, replicates: int = 100,
+              samples: int = 100, seed: int = 1, max_budget=None, max_x=None) -> pl.LazyFrame:
     """Bootstrap confidence band of the runtime ECDF (issue "analyses", "Uncertainty").
 
     The percentile interval at `level` of the ECDF over `replicates` resamplings of the trials within
@@ -131,7 +143,7 @@ def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float
 
     Parameters
     ----------
-    hits, group, mode, seed, samples, max_budget, max_x
+    hits, group, mode, samples, seed, max_budget, max_x
         As `ecdf.ecdf` (`seed` also seeds the resampling).
     level : float
         The confidence level.
@@ -144,18 +156,17 @@ def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float
         The step table of `ecdf.ecdf` with low and high.
     """
     check(mode, max_budget, max_x, samples)
-    if not 0 < level < 1:
-        raise ValueError(f"level {level}: expected a confidence level between 0 and 1")
+    check_level(level)
     if replicates < 2:
         raise ValueError(f"replicates {replicates}: expected at least 2")
     key = ["suite", "algorithm", "dimension", "group"]
+    settings = dict(mode=mode, samples=samples, seed=seed, max_budget=max_budget, max_x=max_x)
 
     def build(df: pl.DataFrame) -> pl.DataFrame:
-        est = ecdf_table(df, group, mode, samples, seed, max_budget, max_x)
+        est = ecdf_table(df, group, **settings)
         if est.height == 0:
             return est.with_columns(low=pl.lit(None, pl.Float64), high=pl.lit(None, pl.Float64))
-        copies = _split(ecdf_table(_resampled_hits(df, replicates, seed), group, mode, samples, seed, max_budget,
-                                   max_x), "copy")
+        copies = _split(ecdf_table(_resampled_hits(df, replicates, seed), group, **settings), "copy")
         grid = est.select(*key, "x").join(pl.DataFrame({"copy": np.arange(replicates)}), how="cross").sort("x")
         at = grid.join_asof(copies.sort("x").rename({"fraction": "value"}), on="x", by=[*key, "copy"],
                             strategy="backward", check_sortedness=False).with_columns(pl.col("value").fill_null(0.0))
@@ -169,7 +180,7 @@ def ecdf_band(hits: pl.LazyFrame, group=None, mode: str = "trials", level: float
     return hits.map_batches(build, schema=schema, streamable=False)
 
 
-def ecdf_per_instance(hits: pl.LazyFrame, group=None, mode: str = "trials", samples: int = 100, seed: int = 1,
+def ecdf_per_instance(hits: pl.LazyFrame, group=None, *, mode: str = "trials", samples: int = 100, seed: int = 1,
                       max_budget=None, max_x=None) -> pl.LazyFrame:
     """The runtime ECDF of each instance alone (to draw faintly behind the aggregate).
 
@@ -179,6 +190,7 @@ def ecdf_per_instance(hits: pl.LazyFrame, group=None, mode: str = "trials", samp
 
     def build(df: pl.DataFrame) -> pl.DataFrame:
         joined = df.with_columns(algorithm=pl.col("algorithm") + _SEP + pl.col("instance").cast(pl.String))
-        return _split(ecdf_table(joined, group, mode, samples, seed, max_budget, max_x), "instance")
+        return _split(ecdf_table(joined, group, mode=mode, samples=samples, seed=seed, max_budget=max_budget,
+                                 max_x=max_x), "instance")
 
     return hits.map_batches(build, schema=pl.Schema({**STEP_SCHEMA, "instance": pl.Int64}), streamable=False)

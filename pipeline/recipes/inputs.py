@@ -11,6 +11,7 @@ set name such as "best2009", or an Analysis), `dimension`, `group` ("all", "sepa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import polars as pl
 
@@ -20,6 +21,14 @@ from ..hits import targets as tg
 from ..measures import groups as grp
 from ..reference_sets import ReferenceError
 from ..selection import open_reference
+
+
+class Algorithms(NamedTuple):
+    """Algorithms drawn beside the compared ones (a reference, a background): their Analysis, restricted
+    like the compared one's, and their names."""
+
+    analysis: Analysis
+    names: list[str]
 
 
 def _as_list(v) -> list | None:
@@ -83,8 +92,8 @@ def settings_lines(a, *extra: str | None, targets=None, with_targets: bool = Tru
     return ["; ".join(first), "; ".join([*second, *[e for e in extra if e]])]
 
 
-def resolve_reference(a, reference):
-    """(reference Analysis restricted like `a`, its algorithm names), or None."""
+def resolve_reference(a, reference) -> Algorithms | None:
+    """The reference algorithms restricted like `a`, or None."""
     if reference is None or reference is False:
         return None
     if not isinstance(reference, str):
@@ -99,11 +108,11 @@ def resolve_reference(a, reference):
             return None
     ref = ref.select(function=a.filters["function"], dimension=a.filters["dimension"], max_budget=a.max_budget,
                      exact=a.exact)
-    return ref, ref.algorithms()
+    return Algorithms(ref, ref.algorithms())
 
 
-def resolve_background(a, background):
-    """(background Analysis restricted like `a`, its algorithm names), or None: `background` is a
+def resolve_background(a, background) -> Algorithms | None:
+    """The background algorithms restricted like `a`, or None: `background` is a
     list of algorithm names of `a`'s store or an Analysis (e.g. a whole archive in another store)."""
     if background is None or background is False or (isinstance(background, (list, tuple)) and not background):
         return None
@@ -120,7 +129,7 @@ def resolve_background(a, background):
         bg = background
     bg = bg.select(function=a.filters["function"], dimension=a.filters["dimension"], max_budget=a.max_budget,
                    exact=a.exact)
-    return bg, bg.algorithms()
+    return Algorithms(bg, bg.algorithms())
 
 
 def without(a, names: Sequence[str]):
@@ -170,9 +179,9 @@ def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: 
 
 def compared(a, ref, bg):
     """`a` without the reference and background algorithms of its own store."""
-    main = without(a, ref[1]) if ref and ref[0].store is a.store else a
-    if bg and bg[0].store is a.store:
-        main = without(main, bg[1])
+    main = without(a, ref.names) if ref and ref.analysis.store is a.store else a
+    if bg and bg.analysis.store is a.store:
+        main = without(main, bg.names)
     return main
 
 
@@ -183,14 +192,14 @@ def ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, backgr
     bg = resolve_background(a, background)
     main = compared(a, ref, bg)
     steps, summ = [], []
-    for an in [main] + ([ref[0]] if ref else []) + ([bg[0]] if bg else []):
+    for an in [main] + ([ref.analysis] if ref else []) + ([bg.analysis] if bg else []):
         s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
         steps.append(s)
         summ.append(u)
     steps, summ = pl.concat(steps, how="vertical_relaxed"), pl.concat(summ, how="vertical_relaxed")
-    pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
+    pal = theme.extend(palette, sorted(main.algorithms()), ref.names if ref else None)
     if ref:
-        pal = theme.extend(pal, ref[1], ref[1])
+        pal = theme.extend(pal, ref.names, ref.names)
     return ref, bg, steps, summ, pal
 
 

@@ -14,7 +14,8 @@ import altair as alt
 import polars as pl
 
 from ..charts import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, params, scaling, theme
-from ..measures import groups as grp, params as pm
+from ..conventions import PRECISION_FLOOR
+from ..measures import distributions as dist, params as pm
 from .inputs import (compared, dimensions, ecdf_inputs, group_frame, mode_text, narrow, pair, resolve_background,
                      resolve_reference, resolve_targets, settings_lines, targets_text, without)
 
@@ -33,6 +34,22 @@ class Kind:
     def __call__(self, analysis, *args, **options) -> Chart:
         """The chart of `analysis`."""
         return self.chart(**self.recipe(analysis, *args, **options))
+
+
+# -- the steps thinned for drawing -------------------------------------------------------------
+def thinned_ratios(steps: pl.DataFrame) -> pl.DataFrame:
+    """`Analysis.runtime_ratios` steps merged per 0.02 in x (`charts.ecdf.thin`), for drawing."""
+    by = [*dist.RATIO_KEY, "pairs", "functions_a", "functions_b"]  # the last three: one value per line
+    cols = [*dist.RATIO_KEY, "x", "fraction", "pairs", "functions_a", "functions_b"]
+    return ecdf_mod.thin(steps, 0.02, by=by, log=False).select(cols).sort(*dist.RATIO_KEY, "x")
+
+
+def thinned_precisions(steps: pl.DataFrame, floor: float) -> pl.DataFrame:
+    """`Analysis.precision_distribution` steps merged per 0.05 in log10(x) above `floor`, for drawing
+    (the step at the floor stays exact)."""
+    key = dist.PRECISION_KEY
+    low = pl.col("x") <= floor
+    return pl.concat([steps.filter(low), ecdf_mod.thin(steps.filter(~low), 0.05, by=key)]).sort(*key, "x")
 
 
 # -- recipes ----------------------------------------------------------------------------------
@@ -63,11 +80,11 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
         band_note = "; ".join(filter(None, [band_note, "thin lines: each instance alone"]))
     if not summ.height:
         raise ValueError("no ECDF data in the selection")
-    ref_text = f"reference {', '.join(ref[1])}" if ref else None
+    ref_text = f"reference {', '.join(ref.names)}" if ref else None
     settings = settings_lines(a, mode_text(mode, samples, seed), ref_text,
                               f"plotted to {max_x} evaluations / dimension" if max_x else None, targets=targets)
-    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None, settings=settings,
-                labels=labels, legend=legend, width=width, height=height, background=bg[1] if bg else None,
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref.names if ref else None, settings=settings,
+                labels=labels, legend=legend, width=width, height=height, background=bg.names if bg else None,
                 bands=bands, instances=per, band_settings=band_note, columns=columns)
 
 
@@ -91,12 +108,12 @@ def scaling_kind(a, *, targets=None, target: float = 1e-8, reference=None, palet
     art = main.art(ts).collect()
     for extra in (ref, bg):
         if extra:
-            art = pl.concat([art, extra[0].art(ts).collect()], how="vertical_relaxed")
-    pal = theme.extend(palette, sorted(algs), ref[1] if ref else None)
+            art = pl.concat([art, extra.analysis.art(ts).collect()], how="vertical_relaxed")
+    pal = theme.extend(palette, sorted(algs), ref.names if ref else None)
     if ref:
-        pal = theme.extend(pal, ref[1], ref[1])
-    return dict(art=art, series="algorithm", palette=pal, reference=ref[1] if ref else None,
-                background=bg[1] if bg else None, settings=settings_lines(a, targets=ts), columns=columns,
+        pal = theme.extend(pal, ref.names, ref.names)
+    return dict(art=art, series="algorithm", palette=pal, reference=ref.names if ref else None,
+                background=bg.names if bg else None, settings=settings_lines(a, targets=ts), columns=columns,
                 title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")
 
 
@@ -111,28 +128,29 @@ def pair_art(a, *, a_name: str | None = None, b_name: str | None = None, targets
     return dict(art=art, a=x, b=y, settings=settings_lines(an, targets=targets), columns=columns)
 
 
-def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targets=distributions.RT_TARGETS,
+def ratio_ecdf(a, *, a_name: str | None = None, b_name: str | None = None, targets=dist.RT_TARGETS,
                group="all", dimension=None, columns: int = 3) -> Drawing:
     """ECDF of runtime ratios b / a over trial pairs, a line per target (cocopp pprldistr2)."""
     targets = resolve_targets(a, targets)
     an = narrow(a, dimension)
     x, y = pair(an, a_name, b_name)
     sel = an.select(algorithm=[x, y])
-    steps = pairs.ratio_steps(sel.hits(targets).collect(), x, y, group_frame(sel, group))
+    steps = thinned_ratios(sel.runtime_ratios(x, y, targets, group=group_frame(sel, group)).collect())
     return dict(steps=steps, a=x, b=y, settings=settings_lines(an, "all pairs of trials", targets=targets),
                 columns=columns)
 
 
-def rt_ecdf(a, *, targets=distributions.RT_TARGETS, group="all", dimension=None, columns: int = 3) -> Drawing:
+def rt_ecdf(a, *, targets=dist.RT_TARGETS, group="all", dimension=None, columns: int = 3) -> Drawing:
     """ECDF of the trials' runtimes for a few targets, per algorithm, dimension and group (cocopp pprldistr)."""
     targets = resolve_targets(a, targets)
     an = narrow(a, dimension)
-    steps, summ = distributions.runtime_steps(an.hits(targets).collect(), group_frame(an, group))
+    steps, summ = pl.collect_all(an.runtime_distribution(targets, group=group_frame(an, group)))
+    steps = ecdf_mod.thin(steps, by=dist.RUNTIME_KEY)
     return dict(steps=steps, summary=summ, settings=settings_lines(an, "trials' own runtimes", targets=targets),
                 columns=columns)
 
 
-def precision_ecdf(a, *, budgets: Sequence[float] = distributions.BUDGETS, final: bool = True, group="all",
+def precision_ecdf(a, *, budgets: Sequence[float] = dist.BUDGETS, final: bool = True, group="all",
                    dimension=None, columns: int = 3) -> Drawing:
     """ECDF of the best precision reached within budgets (multiples of the dimension) and at the end
     of the trials (cocopp pprldistr, right panels)."""
@@ -140,17 +158,12 @@ def precision_ecdf(a, *, budgets: Sequence[float] = distributions.BUDGETS, final
     runs = an.runs().collect()
     top = float((runs["evaluations"] / runs["dimension"]).max())
     bs = [float(b) for b in budgets if float(b) <= top]
-    labels = {b: f"{theme.fmt_number(b)} x D" for b in bs}
-    v = an.fixed_budget(bs, per_dimension=True, summary=False, quantity="precision").collect().with_columns(
+    labels = {b: f"{theme.fmt_number(b)} x D" for b in bs} | ({float("inf"): "final"} if final else {})
+    steps = an.precision_distribution(bs, final=final, group=group_frame(an, group)).collect().with_columns(
         budget=pl.col("budget").replace_strict(labels, return_dtype=pl.String))
-    order = [labels[b] for b in bs]
-    if final:
-        fin = runs.select("suite", "algorithm", "function", "dimension", "run_id", best_delta="final_delta",
-                          budget=pl.lit("final"))
-        v = pl.concat([v, fin], how="diagonal_relaxed")
-        order.append("final")
-    steps = distributions.precision_steps(v, group_frame(an, group))
-    floor = theme.fmt_number(distributions.PRECISION_FLOOR)
+    steps = thinned_precisions(steps, PRECISION_FLOOR)
+    order = list(labels.values())
+    floor = theme.fmt_number(PRECISION_FLOOR)
     return dict(steps=steps, budget_order=order, columns=columns,
                 settings=settings_lines(an, f"precisions below {floor} at the left end", with_targets=False))
 
@@ -163,16 +176,15 @@ def logloss_kind(a, *, reference="best2009", targets=None, per_decade: int = 2, 
     ref = resolve_reference(an, reference)
     if not ref:
         raise ValueError("logloss needs a reference (e.g. reference=best2009)")
-    main = without(an, ref[1]) if ref[0].store is an.store else an
-    art = pl.concat([main.art(targets).collect(), ref[0].art(targets).collect()], how="vertical_relaxed")
+    main = without(an, ref.names) if ref.analysis.store is an.store else an
+    own, ref_art = main.art(targets).collect(), ref.analysis.art(targets).collect()
     runs = main.runs().collect()
     top = float((runs["evaluations"] / runs["dimension"]).max())
-    parts = []
-    for name in ref[1]:
-        parts.append(logloss.loss_table(art.filter(pl.col("algorithm").is_in([*main.algorithms(), name])), name,
-                                        logloss.budgets_grid(top, per_decade), group_frame(main, group)))
+    members = group_frame(main, group)
+    parts = [main.loss_ratios(ref_art, name, logloss.budgets_grid(top, per_decade), group=members, art=own).collect()
+             for name in ref.names]
     pal = theme.extend(palette, sorted(main.algorithms()))
-    return dict(table=pl.concat(parts), reference=", ".join(ref[1]), palette=pal, columns=columns,
+    return dict(table=pl.concat(parts), reference=", ".join(ref.names), palette=pal, columns=columns,
                 settings=settings_lines(an, f"target grid of {targets_text(an, targets)}", with_targets=False))
 
 
@@ -201,25 +213,22 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     Analysis.profile's (transform, f0, delta, f_inf, eps, shared)."""
     an = narrow(a, dimension)
     ref = resolve_reference(an, reference)
-    main = without(an, ref[1]) if ref and ref[0].store is an.store else an
+    main = without(an, ref.names) if ref and ref.analysis.store is an.store else an
     steps, summ = [], []
-    for src in [main] + ([ref[0]] if ref else []):
+    for src in [main] + ([ref.analysis] if ref else []):
         steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
         s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
-        r = src.runs().collect()
-        m = grp.membership(r.lazy().select("suite", "function"), grp.select_levels(group)[0]).collect()
-        cross = (r.join(m, on=["suite", "function"]).group_by("suite", "algorithm", "dimension", "group")
-                 .agg(median_max_evaluations=(pl.col("evaluations") / pl.col("dimension")).median()))
+        cross = src.median_max_evaluations(group=group).collect()
         summ.append(s.join(cross, on=["suite", "algorithm", "dimension", "group"], how="left"))
     steps = pl.concat(steps, how="vertical_relaxed")
     summ = pl.concat(summ, how="vertical_relaxed")
     if not summ.height:
         raise ValueError("no profile data in the selection")
-    pal = theme.extend(palette, sorted(main.algorithms()), ref[1] if ref else None)
+    pal = theme.extend(palette, sorted(main.algorithms()), ref.names if ref else None)
     if ref:
-        pal = theme.extend(pal, ref[1], ref[1])
+        pal = theme.extend(pal, ref.names, ref.names)
     opts = ", ".join(f"{k}={v}" for k, v in settings.items()) or "default profile parameters (log10, f0 observed)"
-    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None, title="Runtime profile",
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref.names if ref else None, title="Runtime profile",
                 settings=settings_lines(an, opts, with_targets=False), counts=False,
                 y_title="profile value (target-free)", labels=labels, legend=legend, width=width, height=height,
                 columns=columns)
@@ -235,10 +244,10 @@ def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int
     a = narrow(a, dimension)
     ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
                                             palette)
-    extra = [f"reference {', '.join(ref[1])}" if ref else None,
-             f"{len(bg[1])} background algorithms in grey" if bg else None]
-    return dict(steps=steps, summary=summ, palette=pal, reference=ref[1] if ref else None,
-                background=bg[1] if bg else None, width=width, height=height,
+    extra = [f"reference {', '.join(ref.names)}" if ref else None,
+             f"{len(bg.names)} background algorithms in grey" if bg else None]
+    return dict(steps=steps, summary=summ, palette=pal, reference=ref.names if ref else None,
+                background=bg.names if bg else None, width=width, height=height,
                 settings=settings_lines(a, mode_text(mode, samples, seed), *extra, targets=targets),
                 title="ECDF of runtimes (choose the dimension and the functions)")
 

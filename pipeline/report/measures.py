@@ -38,8 +38,8 @@ def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int,
     """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
     per store), from one computation of their hitting times (auc only with `budgets`; `pipeline.measures.auc`)."""
     hits = pl.concat([a.hits(targets.lazy()).collect() for a in analyses], how="vertical_relaxed")
-    summary = ecdf_measure.ecdf_summary(hits.lazy(), None, max_budget, mode=mode).collect()
-    steps = ecdf_measure.ecdf(hits.lazy(), None, mode, samples, seed, max_budget).collect()
+    summary = ecdf_measure.ecdf_summary(hits.lazy(), None, mode=mode, max_budget=max_budget).collect()
+    steps = ecdf_measure.ecdf(hits.lazy(), None, mode=mode, samples=samples, seed=seed, max_budget=max_budget).collect()
     out = {"steps": thin_steps(steps, summary, resolution), "summary": summary}
     if budgets is not None:
         out["auc"] = auc(hits.lazy(), budgets.lazy()).collect()

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import polars as pl
 
+from ..measures.ecdf import check_mode
+from ..measures.significance import check_correction
 from .vendor import versions as js_versions
 
 #: the settings.json format
 FORMAT = "cocopipe-report/1"
+#: the ECDF modes a report draws (its texts say simulated restarts or their expectation; not the trials' own)
 MODES = ("simulated", "exact")
 RENDERERS = ("vega", "svg")
 #: default number of simulated restarts: per trial for ECDFs (cocopp's pprldmany), per problem for
@@ -71,12 +74,13 @@ class Settings:
 
     def check(self) -> Settings:
         """Raise `SettingsError` on a value the report cannot use; return self."""
-        if self.mode not in MODES:
-            raise SettingsError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        for check, value in ((check_mode, self.mode), (check_correction, self.correction)):
+            try:
+                check(*((value, MODES) if check is check_mode else (value,)))
+            except ValueError as exc:
+                raise SettingsError(str(exc)) from None
         if self.renderer not in RENDERERS:
             raise SettingsError(f"renderer {self.renderer!r}: expected one of {', '.join(RENDERERS)}")
-        if self.correction not in ("bonferroni", "holm"):
-            raise SettingsError(f"correction {self.correction!r}: expected bonferroni or holm")
         for name in ("ecdf_samples", "table_samples"):
             if int(getattr(self, name)) < 1:
                 raise SettingsError(f"{name} {getattr(self, name)!r}: expected a positive number")

@@ -19,11 +19,10 @@ import polars as pl
 
 from ..conventions import is_biobjective
 from ..hits import targets as tg
-from ..measures import art as art_m, significance
-from ..measures.runtime import PROBLEM
+from ..measures import art as art_m, significance, table_stats
+from ..vocabulary import PROBLEM, TABLE_CELL
 from .markers import marker, markers
 
-KEY = ["suite", "dimension", "function"]
 #: the target cocopp counts #succ at (testbedsettings `pptable_ftarget`)
 SUCC_TARGET = 1e-8
 SUCC_TARGET_BIOBJ = 1e-5
@@ -95,25 +94,9 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     better, -1 worse than the reference) / ref_consistent / p_ref_corrected / ref_marker, tests /
     ref_tests (number of tests in the correction family), and the settings.
     """
-    if correction not in significance.CORRECTIONS:
-        raise ValueError(f"correction {correction!r}: expected one of {', '.join(significance.CORRECTIONS)}")
-    ref_alg, ref_frame = None, None
-    if isinstance(reference, str):
-        if reference not in set(_store_algorithms(analysis)):
-            raise ValueError(f"reference {reference!r} is not an algorithm of the store with data in the selection "
-                             "(give a reference aRT frame with columns function, dimension, target, art for "
-                             "other references)")
-        ref_alg = reference
-    elif reference is not None:
-        ref_frame = _reference_frame(reference)
-    ref_label = ref_alg or (reference_name or "reference" if ref_frame is not None else None)
-
-    ana = analysis
-    sel = analysis.filters.get("algorithm")
-    if ref_alg and sel:
-        sel = [sel] if isinstance(sel, str) else list(sel)
-        if ref_alg not in sel:
-            ana = analysis.select(algorithm=[*sel, ref_alg])
+    significance.check_correction(correction)
+    ref_alg, ref_frame, ref_label = _reference_of(analysis, reference, reference_name)
+    ana = _with_reference_algorithm(analysis, ref_alg)
     suites = ana.suites()
     if not suites:
         raise ValueError("no data in the selection")
@@ -123,63 +106,100 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
     hits = ana.hits(tf.lazy()).collect()
     if hits.height == 0:
         raise ValueError("no trials for these targets in the selection")
-
-    # aRT, dispersion, trials per (problem, target)
     th = hits.join(tt, on=["suite", "target"], how="semi")
+    a = _art_rows(ana, hits, th, st, ref_alg, samples, seed)
+    a = _with_reference_art(a, ref_alg, ref_frame, ref_label)
+    a = table_stats.with_best(_with_values(a), pl.col("role") == "algorithm")  # best per column of the compared
+    a = _with_tests(a, ana, th, ref_alg, correction, alpha)
+    return _laid_out(a, analysis, ref_label, correction, alpha, samples)
+
+
+#: the columns of `art_table`, in order
+COLUMNS = ["suite", "dimension", "function", "algorithm", "role", "target", "art", "ref_art", "reference", "value",
+           "value_kind", "p10", "p50", "p90", "disp_lo", "disp_hi", "successes", "runs", "trials", "success_rate",
+           "median_final_delta", "median_evaluations", "succ_target", "succ", "succ_trials", "best", "p_best",
+           "p_best_corrected", "best_marker", "tests", "p_ref", "ref_direction", "ref_consistent", "p_ref_corrected",
+           "ref_marker", "ref_tests", "correction", "alpha", "samples"]
+
+
+def _reference_of(analysis, reference, reference_name: str | None
+                  ) -> tuple[str | None, pl.DataFrame | None, str | None]:
+    """(the reference algorithm of the store, or the reference aRT frame, and the reference's label)."""
+    ref_alg, ref_frame = None, None
+    if isinstance(reference, str):
+        if reference not in set(_store_algorithms(analysis)):
+            raise ValueError(f"reference {reference!r} is not an algorithm of the store with data in the selection "
+                             "(give a reference aRT frame with columns function, dimension, target, art for "
+                             "other references)")
+        ref_alg = reference
+    elif reference is not None:
+        ref_frame = _reference_frame(reference)
+    return ref_alg, ref_frame, ref_alg or (reference_name or "reference" if ref_frame is not None else None)
+
+
+def _with_reference_algorithm(analysis, ref_alg: str | None):
+    """The analysis with the reference algorithm among the selected ones."""
+    sel = analysis.filters.get("algorithm")
+    if ref_alg and sel:
+        sel = [sel] if isinstance(sel, str) else list(sel)
+        if ref_alg not in sel:
+            return analysis.select(algorithm=[*sel, ref_alg])
+    return analysis
+
+
+def _art_rows(ana, hits: pl.DataFrame, th: pl.DataFrame, st: pl.DataFrame, ref_alg: str | None, samples: int,
+              seed: int) -> pl.DataFrame:
+    """aRT, dispersion and trials per (problem, target) of the table targets `th`, with the final medians where
+    the target was not reached, #succ at the success targets `st`, and the role."""
     a = art_m.art(th.lazy(), dispersion=True, percentiles=(10, 50, 90), samples=samples, seed=seed).collect()
-    per_problem = ana.runs().group_by(PROBLEM).agg(
-        median_final_delta=pl.col("final_delta").median(),
-        median_evaluations=pl.col("evaluations").cast(pl.Float64).median(),
-    ).collect()
-    succ = (
-        hits.join(st, left_on=["suite", "target"], right_on=["suite", "succ_target"], how="semi")
-        .group_by(PROBLEM).agg(succ_target=pl.col("target").first(), succ=pl.col("success").sum().cast(pl.Int64),
-                                       succ_trials=pl.len().cast(pl.Int64))
-    )
+    per_problem, succ = pl.collect_all([ana.final_medians(), table_stats.successes_at(hits.lazy(), st.lazy())])
     a = a.join(per_problem, on=PROBLEM, how="left").join(succ, on=PROBLEM, how="left")
     reached = pl.col("successes") > 0
-    a = a.with_columns(
+    return a.with_columns(
         median_final_delta=pl.when(reached).then(None).otherwise(pl.col("median_final_delta")),
         median_evaluations=pl.when(reached).then(None).otherwise(pl.col("median_evaluations")),
         role=pl.when(pl.col("algorithm") == (ref_alg or "")).then(pl.lit("reference")).otherwise(pl.lit("algorithm")),
     )
 
-    # reference aRT
+
+def _with_reference_art(a: pl.DataFrame, ref_alg: str | None, ref_frame: pl.DataFrame | None, ref_label: str | None
+                        ) -> pl.DataFrame:
+    """`a` with the reference's aRT (`ref_art`) of each cell; a reference frame's own rows added for display."""
     if ref_alg:
         r = a.filter(pl.col("role") == "reference").select("suite", "function", "dimension", _tkey(), ref_art="art")
-        a = a.with_columns(_tkey()).join(r, on=["suite", "function", "dimension", "_tkey"], how="left").drop("_tkey")
-    elif ref_frame is not None:
-        ref_frame = ref_frame.with_columns(pl.col("function").cast(a.schema["function"]),
-                                           pl.col("dimension").cast(a.schema["dimension"]))
-        on = ["function", "dimension", "_tkey"] + (["suite"] if "suite" in ref_frame.columns else [])
-        r = ref_frame.select(*[c for c in on if c != "_tkey"], _tkey(), ref_art=pl.col("art").cast(pl.Float64))
-        a = a.with_columns(_tkey()).join(r.unique(on, keep="first"), on=on, how="left").drop("_tkey")
-        # the reference's own rows, for display
-        rr = ref_frame.with_columns(_tkey())
-        rows = a.select(*KEY, "target", _tkey()).unique().join(rr.drop("target"), on=on, how="inner")
-        rows = rows.select(
-            *KEY, "target", algorithm=pl.lit(ref_label), role=pl.lit("reference"), art=pl.col("art").cast(pl.Float64),
-            successes=pl.col("successes").cast(pl.Int64) if "successes" in rr.columns else pl.lit(None, pl.Int64),
-            trials=pl.col("trials").cast(pl.Int64) if "trials" in rr.columns else pl.lit(None, pl.Int64),
-        ).with_columns(ref_art=pl.col("art"))
-        a = pl.concat([a, rows], how="diagonal_relaxed")
-    else:
-        a = a.with_columns(ref_art=pl.lit(None, pl.Float64))
+        return a.with_columns(_tkey()).join(r, on=["suite", "function", "dimension", "_tkey"], how="left").drop("_tkey")
+    if ref_frame is None:
+        return a.with_columns(ref_art=pl.lit(None, pl.Float64))
+    ref_frame = ref_frame.with_columns(pl.col("function").cast(a.schema["function"]),
+                                       pl.col("dimension").cast(a.schema["dimension"]))
+    on = ["function", "dimension", "_tkey"] + (["suite"] if "suite" in ref_frame.columns else [])
+    r = ref_frame.select(*[c for c in on if c != "_tkey"], _tkey(), ref_art=pl.col("art").cast(pl.Float64))
+    a = a.with_columns(_tkey()).join(r.unique(on, keep="first"), on=on, how="left").drop("_tkey")
+    rr = ref_frame.with_columns(_tkey())
+    rows = a.select(*TABLE_CELL, "target", _tkey()).unique().join(rr.drop("target"), on=on, how="inner")
+    rows = rows.select(
+        *TABLE_CELL, "target", algorithm=pl.lit(ref_label), role=pl.lit("reference"), art=pl.col("art").cast(pl.Float64),
+        successes=pl.col("successes").cast(pl.Int64) if "successes" in rr.columns else pl.lit(None, pl.Int64),
+        trials=pl.col("trials").cast(pl.Int64) if "trials" in rr.columns else pl.lit(None, pl.Int64),
+    ).with_columns(ref_art=pl.col("art"))
+    return pl.concat([a, rows], how="diagonal_relaxed")
 
+
+def _with_values(a: pl.DataFrame) -> pl.DataFrame:
+    """`a` with the value shown (aRT / reference aRT where that is finite, else the aRT) and its dispersion."""
     ratio = pl.col("ref_art").is_not_null() & pl.col("ref_art").is_finite() & (pl.col("ref_art") > 0) & (
         pl.col("role") == "algorithm")
     denom = pl.when(ratio).then(pl.col("ref_art")).otherwise(1.0)
-    a = a.with_columns(
+    return a.with_columns(
         value=pl.col("art") / denom, value_kind=pl.when(ratio).then(pl.lit("ratio")).otherwise(pl.lit("absolute")),
         disp_lo=pl.col("p10") / denom, disp_hi=pl.col("p90") / denom,
     )
-    # best per column among the compared algorithms
-    is_alg = pl.col("role") == "algorithm"
-    col = [*KEY, "target"]
-    min_art = pl.col("art").filter(is_alg).min().over(col)
-    a = a.with_columns(best=is_alg & pl.col("art").is_finite() & (pl.col("art") == min_art))
 
-    a = _with_tests(a, ana, th, ref_alg, correction, alpha)
+
+def _laid_out(a: pl.DataFrame, analysis, ref_label: str | None, correction: str, alpha: float, samples: int
+              ) -> pl.DataFrame:
+    """The rows in cocopp's order (per cell: the reference, then the algorithms in the selection's order, targets
+    easy to hard) with the settings, every column of `COLUMNS`."""
     order = algorithm_order(analysis, a["algorithm"].unique().to_list())
     a = a.with_columns(
         reference=pl.lit(ref_label, pl.String), correction=pl.lit(correction), alpha=pl.lit(alpha),
@@ -187,15 +207,10 @@ def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = No
         _r=pl.col("role") != "reference",
     ).sort("suite", "dimension", "function", "_r", "_o", "algorithm", "target",
            descending=[False, False, False, False, False, False, True]).drop("_o", "_r")
-    cols = ["suite", "dimension", "function", "algorithm", "role", "target", "art", "ref_art", "reference", "value",
-            "value_kind", "p10", "p50", "p90", "disp_lo", "disp_hi", "successes", "runs", "trials", "success_rate",
-            "median_final_delta", "median_evaluations", "succ_target", "succ", "succ_trials", "best", "p_best",
-            "p_best_corrected", "best_marker", "tests", "p_ref", "ref_direction", "ref_consistent", "p_ref_corrected",
-            "ref_marker", "ref_tests", "correction", "alpha", "samples"]
-    for c in cols:
+    for c in COLUMNS:
         if c not in a.columns:
             a = a.with_columns(pl.lit(None).alias(c))
-    return a.select(cols)
+    return a.select(COLUMNS)
 
 
 def _events_of(analysis) -> pl.LazyFrame:
@@ -213,20 +228,20 @@ def _with_tests(a: pl.DataFrame, ana, hits: pl.DataFrame, ref_alg: str | None, c
     corrected for the functions tested per (suite, dimension, target) (and algorithm against the
     reference), and their markers."""
     order = algorithm_order(ana, hits["algorithm"].unique().to_list())
-    final = ana.runs().group_by(*KEY, "algorithm").agg(medf=pl.col("final_delta").median()).collect()
+    final = ana.final_medians().select(*PROBLEM, medf="median_final_delta").collect()
     best, ref = significance.best_and_reference(hits, _events_of(ana), a, final, order, ref_alg)
     fam = ["suite", "dimension", "target"]
     b = significance.correct_frame(best, "p_best", "p_best_corrected", fam, correction).rename({"family_size": "tests"})
     b = b.with_columns(best_marker=pl.col("p_best_corrected").map_elements(
         lambda p: marker("★", p, alpha), return_dtype=pl.String))
-    a = a.join(b, on=[*KEY, "target", "algorithm"], how="left")
+    a = a.join(b, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     if ref is not None:
         r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction).rename(
             {"family_size": "ref_tests"})
         r = r.with_columns(ref_marker=pl.struct("p_ref_corrected", "ref_direction", "ref_consistent").map_elements(
             lambda v: marker("↓" if v["ref_direction"] > 0 else "↑", v["p_ref_corrected"], alpha)
             if v["ref_consistent"] and v["ref_direction"] != 0 else "", return_dtype=pl.String))
-        a = a.join(r, on=[*KEY, "target", "algorithm"], how="left")
+        a = a.join(r, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     return a
 
 
@@ -264,14 +279,13 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     standard target, shared with other measures), from which the table targets are taken when it
     has them all, instead of reading them again.
     """
-    if correction not in significance.CORRECTIONS:
-        raise ValueError(f"correction {correction!r}: expected one of {', '.join(significance.CORRECTIONS)}")
+    significance.check_correction(correction)
     _import_soon("scipy.stats")  # for the exact p-values: its second of imports while the hits are read
     suites = analysis.suites()
     if not suites:
         raise ValueError("no data in the selection")
     tt = table_targets(suites, targets)
-    cols = [*KEY, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
+    cols = [*TABLE_CELL, "target", "algorithm", "run_id", "trial", "hit", "evaluations", "success", "weight"]
     given = _table_hits(hits, tt, cols) if hits is not None else None
     if given is not None and tt.join(given.select("suite", "target").unique(), on=["suite", "target"],
                                      how="anti").height == 0:

@@ -12,8 +12,8 @@ import polars as pl
 
 from ..generators import block_rng
 from . import restarts
+from ...vocabulary import ALGORITHM_DIMENSION
 
-KEY = ["suite", "algorithm", "dimension"]
 
 
 class Prepared(NamedTuple):
@@ -32,8 +32,9 @@ class Prepared(NamedTuple):
 def _prepare(hits: pl.DataFrame) -> Prepared:
     """Trials, functions and problems of an eager frame of hitting times (`run_id` identifies a trial,
     as in the store, so names are looked up once per trial, not per target)."""
-    fid, funcs = restarts.problem_index(hits, [*KEY, "function"])
-    funcs = funcs.rename({"_p": "fid"}).select("fid", *KEY, "function").with_columns(pl.col("dimension").cast(pl.Int64))
+    fid, funcs = restarts.problem_index(hits, [*ALGORITHM_DIMENSION, "function"])
+    funcs = funcs.rename({"_p": "fid"}).select("fid", *ALGORITHM_DIMENSION, "function").with_columns(
+        pl.col("dimension").cast(pl.Int64))
     trials = hits.select(
         "target", "trial", "instance", "run_id", "success", "evaluations",
         weight=pl.col("weight").cast(pl.Float64),
@@ -107,7 +108,7 @@ def _blocks(data: Prepared, samples: int, seed: int) -> Iterator[_Block]:
     rep_all = np.maximum(trials["weight"].to_numpy().astype(np.int64), 1)  # balanced columns, as cocopp
     cost_all, success_all = trials["cost"].to_numpy(), trials["success"].to_numpy()
     repeat = np.repeat if np.any(rep_all > 1) else lambda a, rep: a  # no copies where every weight is 1
-    new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in KEY], axis=0)]
+    new_key = np.r_[True, np.any([funcs[c].to_numpy()[1:] != funcs[c].to_numpy()[:-1] for c in ALGORITHM_DIMENSION], axis=0)]
     key_start = np.flatnonzero(new_key)
     bounds = np.r_[np.searchsorted(fid, key_start), len(fid)]
     for i, k in enumerate(key_start):
@@ -217,10 +218,11 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
     frame or arrays):
     each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
     n = data.problems.group_by("fid").agg(n=pl.len())
-    funcs = data.funcs.join(n, on="fid", how="left").join(limits, on=KEY, how="left").sort("fid")
+    funcs = data.funcs.join(n, on="fid", how="left").join(limits, on=ALGORITHM_DIMENSION, how="left").sort("fid")
     link = funcs.join(members, on=["suite", "function"])
-    cells = link.group_by(*KEY, "group").agg(n=pl.col("n").sum()).sort(*KEY, "group").with_row_index("cell")
-    link = link.join(cells.select(*KEY, "group", "cell"), on=[*KEY, "group"]).sort("cell", "fid")
+    cells = (link.group_by(*ALGORITHM_DIMENSION, "group").agg(n=pl.col("n").sum()).sort(*ALGORITHM_DIMENSION, "group")
+             .with_row_index("cell"))
+    link = link.join(cells.select(*ALGORITHM_DIMENSION, "group", "cell"), on=[*ALGORITHM_DIMENSION, "group"]).sort("cell", "fid")
     dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
     if isinstance(atoms, Counted):  # equal masses per function: one atom per (function, x), counted
         fid = atoms.fid.astype(np.int64)
@@ -271,7 +273,7 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
     cum = np.concatenate([np.cumsum(mass[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]) if len(cell) else mass
     n = cells["n"].to_numpy().astype(float)
     fraction = np.minimum(cum / n[cell], 1.0)
-    out = cells.select(*KEY, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
+    out = cells.select(*ALGORITHM_DIMENSION, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
                                                          fraction=pl.Series(fraction, dtype=pl.Float64))
     return out
 
@@ -279,22 +281,23 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
 def summary_frame(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
     """`ecdf.summary_table` of prepared hitting times, given the group `members` and the plotted `limits`."""
     per_problem = data.problems.join(members, on=["suite", "function"], maintain_order="left").group_by(
-        *KEY, "group").agg(
+        *ALGORITHM_DIMENSION, "group").agg(
         final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
         functions=pl.col("function").n_unique(),
     )
     runs = (data.trials.unique("run_id").select("fid", "instance", "evaluations").join(data.funcs, on="fid")
             .join(members, on=["suite", "function"]))
-    per_run = runs.group_by(*KEY, "group").agg(
+    per_run = runs.group_by(*ALGORITHM_DIMENSION, "group").agg(
         median_max_evaluations=(pl.col("evaluations").cast(pl.Float64) / pl.col("dimension")).median(),
         trials=pl.len(),
     )
     targets = data.problems.group_by("fid").agg(t=pl.len())
     out = (
-        per_problem.join(per_run, on=[*KEY, "group"])
-        .join(limits, on=KEY, how="left")
+        per_problem.join(per_run, on=[*ALGORITHM_DIMENSION, "group"])
+        .join(limits, on=ALGORITHM_DIMENSION, how="left")
         .join(runs.unique(["fid", "instance", "group"]).join(targets, on="fid")
-              .group_by(*KEY, "group").agg(instance_targets=pl.col("t").sum()), on=[*KEY, "group"])
-        .sort(*KEY, "group")
+              .group_by(*ALGORITHM_DIMENSION, "group").agg(instance_targets=pl.col("t").sum()),
+              on=[*ALGORITHM_DIMENSION, "group"])
+        .sort(*ALGORITHM_DIMENSION, "group")
     )
     return out

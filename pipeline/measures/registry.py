@@ -23,11 +23,13 @@ import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:  # declaring a measure loads no library (the command line reads the declarations)
+    import polars as pl
 
-from ..selection import Selection
+    from ..selection import Selection
 
 #: what a measure may read of a selection's trials
 INPUTS = ("runs", "records", "hits")
@@ -102,11 +104,26 @@ class Kind:
         return self.each is None or all(isinstance(v, self.each) and not isinstance(v, bool) for v in value)
 
 
+@dataclass(frozen=True)
+class Frame:
+    """A Polars frame, eager or lazy (polars is imported only to check one)."""
+
+    text: str = "a frame"
+
+    def ok(self, value: Any) -> bool:
+        """Whether `value` is a polars DataFrame or LazyFrame."""
+        import sys
+
+        pl = sys.modules.get("polars")  # no frame can exist before polars is loaded
+        return pl is not None and isinstance(value, (pl.DataFrame, pl.LazyFrame))
+
+
 NONE = Kind((type(None),), "None")
 BOOL = Kind((bool,), "true or false")
 TEXT = Kind((str,), "a text")
 NUMBERS = Kind((list, tuple), "a list of numbers", Real)
 NAMES = Kind((list, tuple), "a list of names", str)
+FRAME = Frame()
 
 
 # -- settings ------------------------------------------------------------------------------------------------
@@ -191,7 +208,8 @@ class Measure:
     """A measure, declared once.
 
     `name` is its facade method ("art") or namespace and method ("ecdf.steps"); `spec(inputs, settings)`
-    its Polars specification on one part of a selection; `keys` (with `descending`) the key columns and
+    its Polars specification on one part of a selection (`kernel`: "module:function" of its private fast
+    path's readable twin, where it has one); `keys` (with `descending`) the key columns and
     the row order; `groupable`: independent per algorithm (computed per group of algorithms, `balance`d
     or not, each part `presorted` or not); else `split` the selection columns it is independent along
     (e.g. suite), or () for one part; `whole_locally`: on threads, one query on the whole selection;
@@ -209,7 +227,7 @@ class Measure:
     spec: Callable[[Inputs, Settings], pl.LazyFrame]
     columns: tuple[str, ...] | Callable[[Settings], tuple[str, ...]]
     descending: tuple[bool, ...] = ()
-    kernel: Callable | None = None
+    kernel: str | None = None
     groupable: bool = True
     balance: bool = False
     presorted: bool = False
@@ -257,14 +275,23 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
+#: how a module of `pipeline.measures` that declares measures imports the registry
+DECLARES = "from .registry import"
+
+
+def declaring_modules() -> list[str]:
+    """The modules of `pipeline.measures` that declare measures (they import this one: read from their text,
+    so that finding them loads no library), the catalogue of the existing measures first."""
+    folder = Path(__file__).parent
+    names = [m.name for m in pkgutil.iter_modules([str(folder)]) if not m.ispkg and not m.name.startswith("_")
+             and m.name not in ("registry", "catalog")]
+    return ["catalog", *sorted(n for n in names if DECLARES in (folder / f"{n}.py").read_text(encoding="utf-8"))]
+
+
 def load() -> dict[str, Measure]:
-    """`REGISTRY` with every measure of `pipeline.measures` registered: the catalogue of the measures
-    first, then every module of the package (a new measure's module registers itself)."""
-    package = importlib.import_module(__package__)
-    importlib.import_module(f"{__package__}.catalog")
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_") and not info.ispkg:
-            importlib.import_module(f"{__package__}.{info.name}")
+    """`REGISTRY` with every declared measure registered (a new measure's module declares itself)."""
+    for name in declaring_modules():
+        importlib.import_module(f"{__package__}.{name}")
     return REGISTRY
 
 

@@ -31,6 +31,7 @@ import polars as pl
 
 from . import reference_sets
 from . import engine
+from .binding import bind, family
 from .execution import KeptTrials, Plan, per_group
 from .hits import targets as tg
 from .hits.budget import Budget
@@ -453,6 +454,14 @@ class Analysis:
 
         return engine.job(name, plan, resolve, self.kept, **settings)
 
+    @staticmethod
+    def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
+        """The critical-difference cliques of a ranking by auc (`rank`): algorithms not significantly
+        different (`pipeline.measures.ranking.cliques`)."""
+        from .measures import ranking as ranking_m
+
+        return ranking_m.cliques(ranking)
+
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets: Targets = None) -> pl.LazyFrame:
         """First hitting times per (trial, target): the base of every measure (`pipeline.hits.spec`).
@@ -755,6 +764,7 @@ class Analysis:
         # the budgets across all algorithms, once; on threads one query (the hits never held whole)
         return self.measure("auc", targets)
 
+    @family
     def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).
@@ -867,6 +877,7 @@ class Analysis:
         return self.measure("ecdf.per_instance", targets, reference=reference, group=group, mode=mode,
                             samples=samples, seed=seed, max_x=max_x)
 
+    @family
     def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table (`pipeline.measures.profiles`).
@@ -956,6 +967,9 @@ class Analysis:
         fetched = expand(list(sources), url=archive_url, offline=offline, store=self.store,
                          force=options.get("force", False), one=options.get("name") is not None)
         return add_outcomes(ingest(fetched.paths, self.store, meta=fetched.meta, **options), fetched)
+
+
+bind(Analysis)  # a method for every registered measure without one (`pipeline.binding`)
 
 
 def _selection_changes(**options) -> dict:

@@ -454,6 +454,20 @@ class Analysis:
 
         return engine.job(name, plan, resolve, self.kept, **settings)
 
+    def auc_budgets(self) -> pl.DataFrame:
+        """The budgets at which `auc` ends its areas, across every algorithm of the selection: the budget
+        cut, else per problem the smallest of the algorithms' (`pipeline.measures.auc.budgets`); give them
+        to `auc(budgets=...)` of a part so that its areas compare with the others'.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store", function=1, dimension=5).auc_budgets()["budget"].to_list()
+        [5000.0]
+        """
+        from .measures import auc as auc_m
+
+        return auc_m.budgets(self.runs(), self.max_budget).collect()
+
     @staticmethod
     def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
         """The critical-difference cliques of a ranking by auc (`rank`): algorithms not significantly
@@ -738,7 +752,7 @@ class Analysis:
         """
         return self.measure("aocc", lower=lower, upper=upper, log=log)
 
-    def auc(self, targets: Targets = None) -> pl.LazyFrame:
+    def auc(self, targets: Targets = None, *, budgets: pl.DataFrame | None = None) -> pl.LazyFrame:
         """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).
 
         x = log10(evaluations / dimension) from 0 to log10(B / dimension), B being the budget cut, else per
@@ -749,6 +763,9 @@ class Analysis:
         ----------
         targets : str, sequence of float or polars.DataFrame, optional
             As `art` (default: the suite's standard targets).
+        budgets : polars.DataFrame, optional
+            The budgets to end the areas at (`auc_budgets` of a larger selection, so that this part's
+            areas compare with its); default this selection's.
 
         Returns
         -------
@@ -762,7 +779,7 @@ class Analysis:
         [('DIRECT', 2718.0, 0.338...), ('NM', 2718.0, 0.245...)]
         """
         # the budgets across all algorithms, once; on threads one query (the hits never held whole)
-        return self.measure("auc", targets)
+        return self.measure("auc", targets, budgets=budgets)
 
     @family
     def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,

@@ -193,16 +193,23 @@ register(Measure(
 
 # -- areas and rankings ---------------------------------------------------------------------------------------
 def _auc_budgets(inputs: Inputs, s) -> pl.LazyFrame:
-    """The budgets of the areas, across every algorithm of the selection (so that their areas compare)."""
+    """The budgets of the areas: as given, else across every algorithm of the selection (so that their
+    areas compare)."""
     from . import auc as auc_m
 
+    if getattr(s, "budgets", None) is not None:
+        return s.budgets.lazy()
     return auc_m.budgets(inputs.runs(), inputs.selection.budget).collect().lazy()
+
+
+BUDGETS_OF_AUC = Param("budgets", None, (NONE, FRAME), "The budgets of the areas: suite, function, dimension, "
+                       "budget (default: `auc.budgets` of the whole selection).", option=False)
 
 
 register(Measure(
     name="auc", summary="Area under the ECDF of the trials' own first hitting times per problem.",
     seed="000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
-    whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", []),
+    whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
     spec=lambda i, s: _module("auc").auc(i.hits(), i.shared), columns=(*PROBLEM, "budget", "auc")))
 
 
@@ -219,7 +226,10 @@ def _rank(inputs: Inputs, s) -> pl.LazyFrame:
 
     from . import auc as auc_m, ranking
 
-    aucs = auc_m.auc(inputs.hits(), _auc_budgets(inputs, s))
+    if s.aucs is not None:  # areas computed already (the report's): this part's suite of them
+        aucs = s.aucs.lazy().filter(pl.col("suite").is_in(list(inputs.selection.suites())))
+    else:
+        aucs = auc_m.auc(inputs.hits(), _auc_budgets(inputs, s))
     ranks = ranking.rank_by_auc(aucs, by_dimension=not s.overall, alpha=s.alpha)
     return _suite_first(ranks, inputs) if ranks.height else pl.LazyFrame(schema=dict.fromkeys(_rank_columns(s)))
 
@@ -233,7 +243,10 @@ OVERALL = Param("overall", False, (BOOL,), "One ranking over all dimensions inst
 register(Measure(
     name="rank", summary="Mean rank of per-function auc, the Friedman test and the Nemenyi critical difference.",
     seed="003, Statistical Analysis (ranks)", inputs=("hits", "runs"), keys=(), groupable=False, split=("suite",),
-    settings=settings_class("rank", [OVERALL, Param("alpha", 0.05, LEVEL, "Level of the Nemenyi critical difference.")]),
+    settings=settings_class("rank", [
+        OVERALL, Param("alpha", 0.05, LEVEL, "Level of the Nemenyi critical difference."),
+        Param("aucs", None, (NONE, FRAME), "Areas computed already (`auc`): ranked instead of the selection's.",
+              option=False)]),
     spec=_rank, columns=_rank_columns, charts=()))
 
 

@@ -36,7 +36,12 @@ INPUTS = ("runs", "records", "hits")
 
 
 class InvalidSetting(ValueError):
-    """A setting outside its declared constraints; the message names the measure, the setting and what it takes."""
+    """A setting outside its declared constraints; the message names the setting, the value and what it takes."""
+
+    def __init__(self, message: str, setting: str | None = None):
+        super().__init__(message)
+        #: the setting's name (None: an unknown name)
+        self.setting = setting
 
 
 # -- constraints ----------------------------------------------------------------------------------------------
@@ -146,7 +151,7 @@ class Param:
     def check(self, value: Any) -> Any:
         """`value` as given (a list as a tuple), or `InvalidSetting` naming the setting and what it takes."""
         if not any(c.ok(value) for c in self.constraints):
-            raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}")
+            raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}", setting=self.name)
         return tuple(value) if isinstance(value, list) else value
 
 

@@ -70,8 +70,9 @@ def _art(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="art", summary="Average runtime per problem and target, its dispersion and bootstrap interval.",
-    seed="000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
+    name="art", handwritten="cocopipe art",
+    summary="Average runtime per problem and target, its dispersion and bootstrap interval.",
+    seed="seed 000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
     settings=settings_class("art", [
         Param("dispersion", False, (BOOL,), "Add the percentiles of simulated restart runtimes."),
         Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem."), SEED,
@@ -80,11 +81,11 @@ register(Measure(
     spec=_art, kernel="restarts:art_dispersion",
     columns=lambda s: (*ART_COLUMNS, *([f"p{p:g}" for p in s.percentiles] if s.dispersion else []),
                        *(["art_low", "art_high"] if s.confidence else [])),
-    charts=("scaling", "scatter", "art-ratio"), command=None))
+    charts=("scaling", "scatter", "art-ratio")))
 
 register(Measure(
     name="simulated_runtimes", summary="Runtimes of simulated restarts per problem, target and sample.",
-    seed="000, Simulated Restarts and Runtimes", inputs=("hits",), keys=(), groupable=False,
+    seed="seed 000, Simulated Restarts and Runtimes", inputs=("hits",), keys=(), groupable=False,
     settings=settings_class("simulated_runtimes", [
         Param("samples", 1000, (POSITIVE,), "Simulated runs per problem and target."), SEED,
         Param("first_deterministic", True, (BOOL,), "The first sample starts from the first trial (as cocopp).")]),
@@ -110,7 +111,8 @@ def _ert(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ert", summary="IOHprofiler's expected running time per problem and target, on precisions and values.",
+    name="ert", handwritten="cocopipe ert",
+    summary="IOHprofiler's expected running time per problem and target, on precisions and values.",
     seed="IOHanalyzer's ERT (docs/ioh.md)", inputs=("hits", "runs"), keys=ART_KEYS, descending=ART_ORDER,
     quantities=True,
     settings=settings_class("ert", [
@@ -156,22 +158,25 @@ def _summary(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ecdf.steps", summary="Runtime ECDF step table per function group and dimension.",
-    seed="000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
+    name="ecdf.steps", handwritten="cocopipe ecdf",
+    summary="Runtime ECDF step table per function group and dimension.",
+    seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
     balance=True, presorted=True, prepare=_check_ecdf,
     settings=settings_class("ecdf.steps", [GROUP, MODE, SAMPLES_ECDF, SEED, MAX_X]),
-    spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer"), command=None))
+    spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer")))
 
 register(Measure(
-    name="ecdf.summary", summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
-    seed="000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
+    name="ecdf.summary", handwritten="cocopipe ecdf --summary",
+    summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
+    seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
     balance=True, presorted=True, prepare=_check_ecdf,
     settings=settings_class("ecdf.summary", [GROUP, MODE, MAX_X]),
     spec=_summary, kernel="ecdf:ecdf_summary_spec", columns=ECDF_SUMMARY, charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.band", summary="The runtime ECDF with a bootstrap confidence band.",
-    seed="000, Empirical Distribution Functions; bootstrap percentile band", inputs=("hits",),
+    name="ecdf.band", handwritten="cocopipe ecdf --band 0.95",
+    summary="The runtime ECDF with a bootstrap confidence band.",
+    seed="seed 000, Empirical Distribution Functions; bootstrap percentile band", inputs=("hits",),
     keys=(*ECDF_KEY, "group", "x"),
     settings=settings_class("ecdf.band", [
         GROUP, Param("mode", "trials", MODE.constraints, MODE.help),
@@ -182,8 +187,9 @@ register(Measure(
     columns=(*STEPS, "low", "high"), charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.per_instance", summary="The runtime ECDF of every instance alone.",
-    seed="000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
+    name="ecdf.per_instance", handwritten="cocopipe ecdf --per-instance",
+    summary="The runtime ECDF of every instance alone.",
+    seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
     settings=settings_class("ecdf.per_instance", [
         GROUP, Param("mode", "trials", MODE.constraints, MODE.help), SAMPLES_ECDF, SEED, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_per_instance(i.hits(), s.group, s.mode, s.samples, s.seed,
@@ -207,8 +213,9 @@ BUDGETS_OF_AUC = Param("budgets", None, (NONE, FRAME), "The budgets of the areas
 
 
 register(Measure(
-    name="auc", summary="Area under the ECDF of the trials' own first hitting times per problem.",
-    seed="000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
+    name="auc", handwritten="cocopipe auc",
+    summary="Area under the ECDF of the trials' own first hitting times per problem.",
+    seed="seed 000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
     whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
     spec=lambda i, s: _module("auc").auc(i.hits(), i.shared), columns=(*PROBLEM, "budget", "auc")))
 
@@ -241,8 +248,9 @@ def _rank_columns(s) -> tuple[str, ...]:
 
 OVERALL = Param("overall", False, (BOOL,), "One ranking over all dimensions instead of one per dimension.")
 register(Measure(
-    name="rank", summary="Mean rank of per-function auc, the Friedman test and the Nemenyi critical difference.",
-    seed="003, Statistical Analysis (ranks)", inputs=("hits", "runs"), keys=(), groupable=False, split=("suite",),
+    name="rank", handwritten="cocopipe rank",
+    summary="Mean rank of per-function auc, the Friedman test and the Nemenyi critical difference.",
+    seed="seed 003, Statistical Analysis (ranks)", inputs=("hits", "runs"), keys=(), groupable=False, split=("suite",),
     settings=settings_class("rank", [
         OVERALL, Param("alpha", 0.05, LEVEL, "Level of the Nemenyi critical difference."),
         Param("aucs", None, (NONE, FRAME), "Areas computed already (`auc`): ranked instead of the selection's.",
@@ -264,8 +272,9 @@ def _glicko_columns(s) -> tuple[str, ...]:
 
 
 register(Measure(
-    name="glicko2", summary="Glicko-2 ratings of the algorithms, from games of drawn trials.",
-    seed="003, Statistical Analysis (Glicko-2)", inputs=("hits",), keys=(), groupable=False, split=("suite",),
+    name="glicko2", handwritten="cocopipe rank --by glicko2",
+    summary="Glicko-2 ratings of the algorithms, from games of drawn trials.",
+    seed="seed 003, Statistical Analysis (Glicko-2)", inputs=("hits",), keys=(), groupable=False, split=("suite",),
     settings=settings_class("glicko2", [
         OVERALL, Param("rounds", 25, (POSITIVE,), "Trials drawn per algorithm and problem."), SEED]),
     spec=_glicko, kernel="ranking:glicko2_spec", columns=_glicko_columns))
@@ -279,8 +288,9 @@ def _pairwise(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="pairwise", summary="Rank-sum test of every pair of algorithms per problem and target.",
-    seed="003, Statistical Analysis", inputs=("hits", "records"), keys=(), groupable=False,
+    name="pairwise", handwritten="cocopipe table --pairwise",
+    summary="Rank-sum test of every pair of algorithms per problem and target.",
+    seed="seed 003, Statistical Analysis", inputs=("hits", "records"), keys=(), groupable=False,
     split=("suite", "dimension"),
     settings=settings_class("pairwise", [
         Param("order", None, (NONE, NAMES), "The algorithms in order: a pair (a, b) has a before b.", option=False)]),
@@ -330,14 +340,16 @@ def _profile_table(table: str):
 
 PROFILE_KEYS = (*PROFILE_STEP_KEYS, "x")
 register(Measure(
-    name="profile.steps", summary="Target-free runtime profile as a step table.", seed="004, target-free profiles",
+    name="profile.steps", handwritten="cocopipe profile",
+    summary="Target-free runtime profile as a step table.", seed="seed 004, target-free profiles",
     inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False, prepare=_profile_parameters,
     settings=settings_class("profile.steps", PROFILE_PARAMS), spec=_profile_table("steps"),
-    columns=(*PROFILE_STEP_KEYS, "x", "value"), charts=("profile",), command=None))
+    columns=(*PROFILE_STEP_KEYS, "x", "value"), charts=("profile",)))
 
 register(Measure(
-    name="profile.summary", summary="Last value and range of each target-free profile.",
-    seed="004, target-free profiles", inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False,
+    name="profile.summary", handwritten="cocopipe profile --summary",
+    summary="Last value and range of each target-free profile.",
+    seed="seed 004, target-free profiles", inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False,
     prepare=_profile_parameters, settings=settings_class("profile.summary", PROFILE_PARAMS),
     spec=_profile_table("summary"),
     columns=(*PROFILE_STEP_KEYS, "final_value", "start_x", "max_x", "functions", "trials"), charts=("profile",)))
@@ -360,8 +372,9 @@ def _fixed_budget(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget", summary="Best precision reached within given budgets, per trial or as quantiles.",
-    seed="000, fixed-budget view", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
+    name="fixed_budget", handwritten="cocopipe budget",
+    summary="Best precision reached within given budgets, per trial or as quantiles.",
+    seed="seed 000, fixed-budget view", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
     settings=settings_class("fixed_budget", [
         BUDGETS, PER_DIMENSION, Param("summary", True, (BOOL,), "Quantiles per problem and budget."),
@@ -389,7 +402,8 @@ def _fixed_budget_ecdf(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget_ecdf", summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
+    name="fixed_budget_ecdf", handwritten="cocopipe fixed-budget-ecdf",
+    summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
     settings=settings_class("fixed_budget_ecdf", [BUDGETS, PER_DIMENSION, LOWER, UPPER, LOG]),
@@ -409,7 +423,8 @@ def _aocc(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="aocc", summary="IOHprofiler's area over the convergence curve per problem.",
+    name="aocc", handwritten="cocopipe aocc",
+    summary="IOHprofiler's area over the convergence curve per problem.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG]),
     spec=_aocc, columns=(*IOH, "budget", "aocc", "runs")))

@@ -61,6 +61,6 @@ def _spec(inputs: Inputs, settings) -> pl.LazyFrame:
 
 register(Measure(
     name="median_runtime", summary="Median runtime of the successful trials per problem and target, and their count.",
-    seed="000, Runtime (cocopp's tables show medians)", inputs=("hits",), keys=KEYS, descending=DESCENDING,
+    seed="seed 000, Runtime (cocopp's tables show medians)", inputs=("hits",), keys=KEYS, descending=DESCENDING,
     balance=True, settings=settings_class("median_runtime", []), spec=_spec,
     columns=(*KEYS, "median", "successes", "trials"), charts=("median",), command="median-runtime"))

@@ -220,8 +220,9 @@ class Measure:
     (e.g. suite), or () for one part; `whole_locally`: on threads, one query on the whole selection;
     `quantities`: measured on precisions and on the logged values of runs without a known optimum
     apart (column quantity); `prepare(inputs, settings)` computes once, on the whole selection, what
-    every part shares; `columns` (or `columns(settings)`) the columns of its result, empty or not; `command`: the name of the
-    command generated from this declaration (None: a command of its own)."""
+    every part shares; `columns` (or `columns(settings)`) the columns of its result, empty or not;
+    `command`: the name of the command generated from this declaration; `handwritten`: else the command
+    line of a command of its own; `charts`: the chart kinds that draw it."""
 
     name: str
     summary: str
@@ -243,6 +244,7 @@ class Measure:
     prepare: Callable[[Inputs, Settings], Any] | None = None
     charts: tuple[str, ...] = ()
     command: str | None = None
+    handwritten: str | None = None
 
     def __post_init__(self) -> None:
         if unknown := set(self.inputs) - set(INPUTS):
@@ -306,3 +308,36 @@ def get(name: str) -> Measure:
     if name not in registry:
         raise ValueError(f"unknown measure {name!r}: expected one of {', '.join(registry)}")
     return registry[name]
+
+
+# -- the index of the docs, made from the declarations ---------------------------------------------------------
+def facade_call(measure: Measure) -> str:
+    """How the facade calls a measure: `Analysis.art(targets, ...)`, `Analysis.ecdf.steps(...)`."""
+    args = ["targets"] if measure.targets else []
+    if measure.settings.params:
+        args.append("...")
+    return f"Analysis.{measure.name}({', '.join(args)})"
+
+
+def settings_text(measure: Measure) -> str:
+    """A measure's settings in one line: name=default (what it takes), ..."""
+    return "; ".join(f"{p.name}={p.default!r} ({p.accepts})" for p in measure.settings.params) or "none"
+
+
+def index_markdown() -> str:
+    """The index of the registered measures as a Markdown table (docs/measures.md)."""
+    rows = ["| measure | Python | command | defined by | settings | charts |", "| --- | --- | --- | --- | --- | --- |"]
+    for m in load().values():
+        command = f"`cocopipe {m.command}`" if m.command else f"`{m.handwritten}`" if m.handwritten else "-"
+        charts = ", ".join(m.charts) or "-"
+        rows.append(f"| `{m.name}`: {m.summary} | `{facade_call(m)}` | {command} | {m.seed} | "
+                    f"{settings_text(m).replace('|', '/')} | {charts} |")
+    return "\n".join(rows)
+
+
+def index_docstring() -> str:
+    """The index of the registered measures as lines of a docstring (`pipeline.measures`)."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(f"- `{m.name}` (`{facade_call(m)}`): {m.summary}", 110, subsequent_indent="  ")
+                     for m in load().values())

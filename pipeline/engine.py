@@ -87,9 +87,10 @@ def _split_parts(measure: Measure, selection: Selection) -> list[Selection]:
     """The selection along the measure's `split` columns (each value present), in order."""
     if not measure.split:
         return [selection]
-    keys = selection.keys().select(list(measure.split)).unique().sort(list(measure.split))
-    if not keys.height:
+    keys = selection.keys()
+    if not keys.height or not set(measure.split) <= set(keys.columns):  # nothing selected: one empty part
         return [selection]
+    keys = keys.select(list(measure.split)).unique().sort(list(measure.split))
     return [selection.narrow(**{c: [v] for c, v in zip(measure.split, row)}) for row in keys.iter_rows()]
 
 

@@ -280,11 +280,28 @@ register(Measure(
     spec=_glicko, kernel="ranking:glicko2_spec", columns=_glicko_columns))
 
 
+PAIRWISE = (*TEST_KEY, "target", "algorithm_a", "algorithm_b", "trials_a", "trials_b", "art_a", "art_b", "statistic",
+            "p_value", "better", "consistent")
+
+
+def _pairwise_schema() -> dict:
+    import polars as pl
+
+    return dict(zip(PAIRWISE, (pl.String, pl.Int32, pl.Int32, pl.Float64, pl.String, pl.String, pl.Int64, pl.Int64,
+                               pl.Float64, pl.Float64, pl.Float64, pl.Float64, pl.String, pl.Boolean)))
+
+
 def _pairwise(inputs: Inputs, s) -> pl.LazyFrame:
+    import polars as pl
+
     from . import significance
 
     order = s.order if s.order is not None else inputs.selection.algorithms()
-    return significance.pairwise_tests(inputs.hits().collect(), inputs.records(), order).lazy()
+    hits = inputs.hits().collect()
+    pairs = hits.group_by(list(TEST_KEY)).agg(pl.col("algorithm").n_unique()).filter(pl.col("algorithm") >= 2)
+    if not pairs.height:  # no problem with two algorithms (an empty part): no test
+        return pl.LazyFrame(schema=_pairwise_schema())
+    return significance.pairwise_tests(hits, inputs.records(), order).lazy()
 
 
 register(Measure(
@@ -295,8 +312,7 @@ register(Measure(
     settings=settings_class("pairwise", [
         Param("order", None, (NONE, NAMES), "The algorithms in order: a pair (a, b) has a before b.", option=False)]),
     spec=_pairwise, kernel="significance:pairwise_tests_spec",
-    columns=(*TEST_KEY, "target", "algorithm_a", "algorithm_b", "trials_a", "trials_b", "statistic",
-             "p_value", "better", "consistent", "art_a", "art_b")))
+    columns=PAIRWISE))
 
 
 # -- target-free profiles -------------------------------------------------------------------------------------

@@ -471,7 +471,14 @@ class Analysis:
     @staticmethod
     def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
         """The critical-difference cliques of a ranking by auc (`rank`): algorithms not significantly
-        different (`pipeline.measures.ranking.cliques`)."""
+        different (`pipeline.measures.ranking.cliques`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", dimension=5)
+        >>> a.cliques(a.rank().collect()).select("clique", "algorithms").rows()
+        [(1, ['DIRECT', 'NM'])]
+        """
         from .measures import ranking as ranking_m
 
         return ranking_m.cliques(ranking)

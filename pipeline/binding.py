@@ -27,7 +27,10 @@ def describe(measure: Measure) -> str:
         lines += [f"{p.name} : {p.accepts}, default {p.default!r}", f"    {p.help}"]
     columns = measure.columns_of()
     lines += ["", "Returns", "-------", "polars.LazyFrame", f"    {', '.join(columns) or 'its columns'}"
-              + (f"; rows in the order of {', '.join(measure.keys)}." if measure.keys else ".")]
+              + (f"; rows in the order of {', '.join(measure.keys)}." if measure.keys else "."),
+              "", "Examples", "--------", "The columns declared, of the sample store's function 1 in 5-D:", "",
+              '>>> a = open_store("cocopipe-store", function=1, dimension=5)',
+              f">>> a.{measure.name}().collect().columns", repr(list(columns))]
     return "\n".join(lines)
 
 

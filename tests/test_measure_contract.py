@@ -134,7 +134,7 @@ def test_the_measure_is_on_the_facade_and_documented(name, store):
         method = getattr(method, part)
     assert callable(method)
     docs = (ROOT / "docs" / "measures.md").read_text()
-    assert f"| `{name}`: {m.summary} |" in docs
+    assert f"| **{name}**: {m.summary} |" in docs
     assert m.summary and m.seed and m.summary in describe(m)
 
 

@@ -326,12 +326,14 @@ def settings_text(measure: Measure) -> str:
 
 def index_markdown() -> str:
     """The index of the registered measures as a Markdown table (docs/measures.md)."""
-    rows = ["| measure | Python | command | defined by | settings | charts |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = ["| measure | Python | command | defined by | settings | charts | declared in |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
     for m in load().values():
         command = f"`cocopipe {m.command}`" if m.command else f"`{m.handwritten}`" if m.handwritten else "-"
         charts = ", ".join(m.charts) or "-"
-        rows.append(f"| `{m.name}`: {m.summary} | `{facade_call(m)}` | {command} | {m.seed} | "
-                    f"{settings_text(m).replace('|', '/')} | {charts} |")
+        where = f"`pipeline/measures/{m.spec.__module__.rsplit('.', 1)[-1]}.py`"
+        rows.append(f"| **{m.name}**: {m.summary} | `{facade_call(m)}` | {command} | {m.seed} | "
+                    f"{settings_text(m).replace('|', '/')} | {charts} | {where} |")
     return "\n".join(rows)
 
 
@@ -339,5 +341,5 @@ def index_docstring() -> str:
     """The index of the registered measures as lines of a docstring (`pipeline.measures`)."""
     import textwrap
 
-    return "\n".join(textwrap.fill(f"- `{m.name}` (`{facade_call(m)}`): {m.summary}", 110, subsequent_indent="  ")
+    return "\n".join(textwrap.fill(f"- {m.name!r} (`{facade_call(m)}`): {m.summary}", 110, subsequent_indent="  ")
                      for m in load().values())

@@ -36,7 +36,7 @@ def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int,
     """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
     per store, each its own algorithms'), through the facade (`Analysis.ecdf`, `Analysis.auc`: auc only
     with `budgets`, those of all compared algorithms); each analysis reads its hitting times once for
-    both ECDF tables (`Analysis.kept`)."""
+    both ECDF tables (`pipeline.execution.KeptTrials`)."""
     parts = []
     for a in analyses:
         summary = a.ecdf.summary(targets, mode=mode).collect()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .registry import (BOOL, FRAME, NAMES, NONE, NUMBERS, TEXT, Inputs, Interval, Measure, Options, Param, register,
-                       settings_class)
+from .registry import (BOOL, FRAME, NAMES, NONE, NUMBERS, TEXT, Inputs, Interval, Measure, NumberText, Options, Param,
+                       register, settings_class)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -41,7 +41,7 @@ LEVEL = (Interval(float, 0, 1, "neither"),)
 GROUP = Param("group", None, (NONE, TEXT, NAMES), "Only these groups: fN (one function), a cocopp group, all.")
 MODE = Param("mode", "simulated", (Options(MODES),),
              "simulated restarts (seeded), their expectation in closed form, or the trials' own hitting times.")
-MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp"))),
+MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
               "The plotted range in evaluations / dimension (default: the budget cut, else 1e7).")
 SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.")
 ECDF_KEY = ("suite", "algorithm", "dimension")

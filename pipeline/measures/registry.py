@@ -123,6 +123,25 @@ class Frame:
         return pl is not None and isinstance(value, (pl.DataFrame, pl.LazyFrame))
 
 
+@dataclass(frozen=True)
+class NumberText:
+    """A number written as text (as a command line gives it), above `low`."""
+
+    low: float = 0.0
+
+    def ok(self, value: Any) -> bool:
+        """Whether `value` is a text that reads as a number above `low`."""
+        try:
+            return isinstance(value, str) and float(value) > self.low
+        except ValueError:
+            return False
+
+    @property
+    def text(self) -> str:
+        """What it takes, in words."""
+        return f"a number > {self.low:g} as text"
+
+
 NONE = Kind((type(None),), "None")
 BOOL = Kind((bool,), "true or false")
 TEXT = Kind((str,), "a text")

@@ -94,6 +94,8 @@ register(Measure(
 
 
 def _ert(inputs: Inputs, s) -> pl.LazyFrame:
+    """ERT sorted by problem, then from the easiest target to the hardest as oriented (on values: -value when
+    maximising) before the raw targets are put back: the engine keeps that order within a problem."""
     import polars as pl
 
     from . import ert as ert_m
@@ -113,8 +115,7 @@ def _ert(inputs: Inputs, s) -> pl.LazyFrame:
 register(Measure(
     name="ert", handwritten="cocopipe ert",
     summary="IOHprofiler's expected running time per problem and target, on precisions and values.",
-    seed="IOHanalyzer's ERT (docs/ioh.md)", inputs=("hits", "runs"), keys=ART_KEYS, descending=ART_ORDER,
-    quantities=True,
+    seed="IOHanalyzer's ERT (docs/ioh.md)", inputs=("hits", "runs"), keys=PROBLEM, quantities=True,
     settings=settings_class("ert", [
         Param("eval_max", None, (NONE, Interval(float, 0, None, "neither")),
               "What an unsuccessful run is charged (default: its own length).")]),
@@ -374,8 +375,8 @@ register(Measure(
 # -- fixed budgets (IOHprofiler's measures) ---------------------------------------------------------------------
 BUDGETS = Param("budgets", (), (NUMBERS,), "Budgets in evaluations, or multiples of the dimension.", option=False)
 PER_DIMENSION = Param("per_dimension", False, (BOOL,), "The budgets are multiples of the dimension.")
-LOWER = Param("lower", 1e-8, (Interval(float, 0, None, "neither"),), "Bound of the precisions normalised to [0, 1].")
-UPPER = Param("upper", 1e8, (Interval(float, 0, None, "neither"),), "Bound of the precisions normalised to [0, 1].")
+LOWER = Param("lower", 1e-8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")
+UPPER = Param("upper", 1e8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")
 LOG = Param("log", True, (BOOL,), "Normalise on a log scale.")
 
 

@@ -510,7 +510,7 @@ class Analysis:
         """
         return self.selection.hits(self.target_frame(targets))
 
-    def art(self, targets: Targets = None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
+    def art(self, targets: Targets = None, *, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
         """Average runtime per (suite, algorithm, function, dimension, target) (`pipeline.measures.art`).
 
@@ -545,9 +545,13 @@ class Analysis:
         return self.measure("art", targets, dispersion=dispersion, samples=samples, seed=seed, percentiles=percentiles,
                             confidence=confidence)
 
-    def simulated_runtimes(self, targets: Targets = None, samples: int = 1000, seed: int = 1,
+    def simulated_runtimes(self, targets: Targets = None, *, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
         """Runtimes of simulated restarts per (problem, target, sample) (`pipeline.measures.restarts`).
+
+        Every draw comes from one generator over the whole selection (as cocopp draws them), so the
+        selection is one part: a Ray task with `executor="ray"`; the group size does not split it (a
+        split would change the draws).
 
         Parameters
         ----------
@@ -573,7 +577,7 @@ class Analysis:
         return self.measure("simulated_runtimes", targets, samples=samples, seed=seed,
                             first_deterministic=first_deterministic)
 
-    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True,
+    def fixed_budget(self, budgets: Sequence[float], *, per_dimension: bool = False, summary: bool = True,
                      quantity: str | None = None) -> pl.LazyFrame:
         """Best precision reached within given budgets, per trial or summarised per problem.
 
@@ -643,7 +647,7 @@ class Analysis:
         values = self._values()
         return parts + ([values] if values is not None else [])
 
-    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
+    def ert(self, targets: Targets = None, *, eval_max: float | None = None) -> pl.LazyFrame:
         """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md), on precisions
         where the optimum is known and on logged values where it is not (`quantity`).
 
@@ -705,7 +709,7 @@ class Analysis:
             return targets.lazy().select("target").collect()["target"].to_list()
         return [float(t) for t in targets]
 
-    def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
+    def fixed_budget_ecdf(self, budgets: Sequence[float], *, per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's fixed-budget ECDF per (problem, budget) (`pipeline.measures.aocc`, docs/ioh.md).
 
@@ -734,7 +738,7 @@ class Analysis:
         return self.measure("fixed_budget_ecdf", budgets=budgets, per_dimension=per_dimension, lower=lower,
                             upper=upper, log=log)
 
-    def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+    def aocc(self, *, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
 
         The budget B is the budget cut, else per algorithm and problem the longest run (its largest last
@@ -789,7 +793,7 @@ class Analysis:
         return self.measure("auc", targets, budgets=budgets)
 
     @family
-    def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+    def ecdf(self, targets: Targets = None, *, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).
 
@@ -826,7 +830,7 @@ class Analysis:
         return self.measure("ecdf.steps", targets, reference=reference, group=group, mode=mode, samples=samples,
                             seed=seed, max_x=max_x)
 
-    def ecdf_summary(self, targets: Targets = None, group=None, mode: str = "simulated",
+    def ecdf_summary(self, targets: Targets = None, *, group=None, mode: str = "simulated",
                      max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """What an ECDF figure marks besides its steps, per (suite, algorithm, dimension, group) of `ecdf`.
 
@@ -849,7 +853,7 @@ class Analysis:
         """
         return self.measure("ecdf.summary", targets, reference=reference, group=group, mode=mode, max_x=max_x)
 
-    def ecdf_band(self, targets: Targets = None, group=None, mode: str = "trials", level: float = 0.95,
+    def ecdf_band(self, targets: Targets = None, *, group=None, mode: str = "trials", level: float = 0.95,
                   replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
                   reference=None) -> pl.LazyFrame:
         """`ecdf` with a bootstrap confidence band (`pipeline.measures.uncertainty.ecdf_band`).
@@ -878,7 +882,7 @@ class Analysis:
         return self.measure("ecdf.band", targets, reference=reference, group=group, mode=mode, level=level,
                             replicates=replicates, seed=seed, samples=samples, max_x=max_x)
 
-    def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
+    def ecdf_per_instance(self, targets: Targets = None, *, group=None, mode: str = "trials", samples: int = 100,
                           seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """`ecdf` of every instance alone, to draw faintly behind the aggregate.
 
@@ -902,7 +906,7 @@ class Analysis:
                             samples=samples, seed=seed, max_x=max_x)
 
     @family
-    def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
+    def profile(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table (`pipeline.measures.profiles`).
 
@@ -933,7 +937,7 @@ class Analysis:
         return self.measure("profile.steps", group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf,
                             eps=eps, shared=shared)
 
-    def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
+    def profile_summary(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
                         eps="target", shared: bool = True) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `profile`: its last value and range.
 

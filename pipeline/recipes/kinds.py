@@ -57,9 +57,9 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
                                             palette)
     main = compared(a, ref, bg)
-    bands = (main.ecdf_band(targets, group, mode=mode, level=level, replicates=replicates, seed=seed,
+    bands = (main.ecdf_band(targets, group=group, mode=mode, level=level, replicates=replicates, seed=seed,
                             samples=samples, max_x=max_x).collect() if band else None)
-    per = (main.ecdf_per_instance(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
+    per = (main.ecdf_per_instance(targets, group=group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
            if per_instance else None)
     band_note = ecdf_mod.band_text(level, replicates, seed) if band else None
     if per_instance:
@@ -207,8 +207,8 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     main = without(an, ref[1]) if ref and ref[0].store is an.store else an
     steps, summ = [], []
     for src in [main] + ([ref[0]] if ref else []):
-        steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
-        s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
+        steps.append(src.profile(group=group, **settings).collect().rename({"value": "fraction"}))
+        s = src.profile_summary(group=group, **settings).collect().rename({"final_value": "final_fraction"})
         r = src.runs().collect()
         m = grp.membership(r.lazy().select("suite", "function"), grp.select_levels(group)[0]).collect()
         cross = (r.join(m, on=["suite", "function"]).group_by("suite", "algorithm", "dimension", "group")

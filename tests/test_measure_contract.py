@@ -88,7 +88,20 @@ def test_ray_gives_the_rows_of_the_threads(name, store, ray_local):
     there = small(store, group_size=1, executor="ray")
     assert compute(there, name).equals(here)
     args = (TARGETS,) if MEASURES[name].targets else ()
-    assert pl.concat(list(there.stream(name, *args, **SETTINGS.get(name, {}))), how="vertical_relaxed").equals(here)
+    parts = list(there.stream(name, *args, **SETTINGS.get(name, {})))
+    assert pl.concat(parts, how="vertical_relaxed").equals(here)
+    if MEASURES[name].groupable:  # a part per algorithm (group size 1), each a task: never the whole at once
+        assert len(parts) == 3
+
+
+def test_parts_appended_to_a_csv_are_the_whole_table(store, tmp_path):
+    from pipeline.commands._common import write_parts, write_table
+
+    a = small(store, group_size=1)
+    write_parts(a.stream("art", TARGETS), str(tmp_path / "parts.csv"))
+    write_table(a.art(TARGETS).collect(), str(tmp_path / "whole.csv"))
+    assert (tmp_path / "parts.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert len(list(a.stream("art", TARGETS))) == 3
 
 
 class Bad:

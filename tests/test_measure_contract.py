@@ -180,3 +180,26 @@ def test_declaring_the_measures_loads_no_library():
             "print(sorted(m for m in ('polars', 'numpy', 'scipy') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_a_declared_command_offers_the_settings_as_options(store):
+    # art declared again with a command: its settings become options, checked as declared, one-line errors
+    import dataclasses
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import build_app
+    from pipeline.measures import registry
+
+    registry.register(dataclasses.replace(MEASURES["art"], name="art_again", command="art-again", handwritten=None))
+    try:
+        app, run = build_app(), CliRunner()
+        args = ["art-again", "--store", str(store.path), "-f", "1", "-d", "2", "--targets", "1e-8"]
+        r = run.invoke(app, [*args, "--dispersion", "--samples", "10", "--confidence", "0.9", "-o", "-"])
+        assert r.exit_code == 0, r.output
+        want = Analysis(store, function=1, dimension=2).art([1e-8], dispersion=True, samples=10, confidence=0.9)
+        assert r.output.splitlines() == want.collect().write_csv().splitlines()
+        r = run.invoke(app, [*args, "--samples", "0"])
+        assert r.exit_code == 1 and r.output.strip() == "error: --samples 0: expected an integer >= 1"
+    finally:
+        registry.REGISTRY.pop("art_again")

@@ -49,7 +49,7 @@ def parameters(measure) -> list[P]:
         flag = f"--{p.name.replace('_', '-')}"
         if t is bool:
             flag = f"{flag}/--no-{p.name.replace('_', '-')}"
-        help_ = f"{p.help} ({p.accepts})."
+        help_ = f"{p.help.rstrip('.')} ({p.accepts})."
         params.append(P(p.name, P.KEYWORD_ONLY, annotation=Annotated[t, typer.Option(flag, help=help_)],
                         default=p.default))
     return params

@@ -151,6 +151,15 @@ def test_the_measure_is_on_the_facade_and_documented(name, store):
     assert m.summary and m.seed and m.summary in describe(m)
 
 
+@pytest.mark.parametrize("name", [n for n, m in MEASURES.items() if m.kernel])
+def test_the_declared_kernel_twin_exists(name):
+    # "module:function" of pipeline.measures: the readable definition a property test holds the fast path to
+    import importlib
+
+    module, function = MEASURES[name].kernel.split(":")
+    assert callable(getattr(importlib.import_module(f"pipeline.measures.{module}"), function))
+
+
 def test_the_index_of_the_docs_is_written_from_the_registry():
     r = subprocess.run([sys.executable, str(ROOT / "docs" / "make_measures.py"), "--check"], capture_output=True,
                        text=True)

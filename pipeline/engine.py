@@ -60,11 +60,14 @@ def _quantities(job: Job, selection: Selection) -> list[Selection]:
 
 
 def _inputs(job: Job, selection: Selection) -> Inputs:
-    """The inputs of the whole `selection` (its targets resolved once, and the cache filled for the groups)."""
-    targets = None
-    if job.measure.targets and job.resolve is not None:
+    """The inputs of the whole `selection`: its targets resolved once, and the store's cache of hitting
+    times filled for the whole selection at once where groups of algorithms will read it (each group would
+    fill only its own sources)."""
+    targets, m, plan = None, job.measure, job.plan
+    if m.targets and job.resolve is not None:
         targets = job.resolve(selection)
-        if "hits" in job.measure.inputs and job.plan.group_size and job.plan.executor == "local":
+        grouped = m.groupable and not m.whole_locally and plan.group_size and plan.executor == "local"
+        if "hits" in m.inputs and grouped:
             selection.fill_cache(targets)
     inputs = Inputs(selection, targets, None, job.plan, job.kept)
     if job.measure.prepare is not None:

@@ -60,3 +60,12 @@ def test_the_generated_command_refuses_bad_input_in_one_line(store):
     assert "targets '1,x'" in r.stderr
     r = cli("median-runtime", "--store", str(store.path), "--runlength-reference", "best2009")
     assert r.returncode != 0 and r.stderr.strip() == "error: --runlength-reference applies to --targets runlength only"
+
+
+@pytest.mark.parametrize(("option", "value", "line"), [
+    ("--mode", "fast", "error: --mode 'fast': expected one of simulated, exact, trials"),
+    ("--samples", "0", "error: --samples 0: expected an integer >= 1"),
+])
+def test_the_ecdf_command_checks_its_settings_as_the_measure_declares_them(store, option, value, line):
+    r = cli("ecdf", "--store", str(store.path), option, value)
+    assert r.returncode == 1 and r.stderr.strip() == line

@@ -27,11 +27,11 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), instance_targets ((function, instance, target) triples), functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
-        from ..measures.ecdf import check
+        from ..measures.registry import InvalidSetting, get
 
-        try:
-            check(mode, samples=samples)
-        except ValueError as exc:
+        try:  # the constraints the measure declares (`pipeline.measures.catalog`)
+            get("ecdf.steps").configure(mode=mode, samples=samples)
+        except InvalidSetting as exc:
             fail(f"--{exc}")  # "--mode 'x': ..." or "--samples 0: ..."
         if band is not None and not 0 < band < 1:
             fail(f"--band {band}: expected a confidence level between 0 and 1, e.g. 0.95")

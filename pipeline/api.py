@@ -25,19 +25,20 @@ shape: (4, 4)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import polars as pl
 
 from . import reference_sets
+from . import engine
+from .binding import bind, family
 from .execution import KeptTrials, Plan, per_group
 from .hits import targets as tg
 from .hits.budget import Budget
 from .hits.spec import PROBLEM
-from .measures import aocc as aocc_m, art as art_m, auc, ecdf as ecdf_m, ert as ert_m, profiles, restarts, runlength, runtime
-from .measures import distributions as dist, groups as grp, logloss as logloss_m, table_stats, values as values_m
-from .measures.uncertainty import ecdf_band, ecdf_per_instance
+from .measures import auc as auc_m, distributions as dist, groups as grp, logloss as logloss_m, table_stats
+from .measures import registry, runlength, values as values_m
 from .selection import KEYS, Selection, open_reference
 from .store import Store
 from .vocabulary import SELECTION_SETTINGS, selection_fields
@@ -366,14 +367,6 @@ class Analysis:
         return reference_sets.choices(self.store, self.filters["algorithm"])
 
     # -- how groups of algorithms are computed -----------------------------------------------
-    def _targets_once(self, targets: Targets, reference=None) -> pl.DataFrame:
-        """The target frame, read once for every group of algorithms; the store's cache filled for the
-        whole selection at once when groups will read it (each would fill only its own sources)."""
-        frame = self.target_frame(targets, reference=reference).collect()
-        if self.plan.group_size and self.plan.executor == "local":
-            self.selection.fill_cache(frame)
-        return frame
-
     def _grouped(self, measure: Callable[[Selection], pl.LazyFrame], sort: Sequence[str] = (),
                  descending: Sequence[bool] | bool = False, balance: bool = False, presorted: bool = False
                  ) -> pl.LazyFrame:
@@ -410,6 +403,99 @@ class Analysis:
         return self._grouped(lambda sel: measure(Analysis(sel, executor=executor, group_size=None)), sort,
                              descending, balance, presorted)
 
+    # -- every registered measure, through the one engine ------------------------------------
+    def measure(self, name: str, targets: Targets = None, *, reference=None, **settings) -> pl.LazyFrame:
+        """The registered measure `name` (`pipeline.measures.registry`) of the selection, computed by
+        `pipeline.engine` as the measure declares (groups of algorithms, parts, executor).
+
+        Parameters
+        ----------
+        name : str
+            A registered measure: "art", "ecdf.steps", "median_runtime", ... (`measures()` lists them).
+        targets : str, list of float, frame or None
+            As `target_frame` (measures of first hitting times).
+        reference : str, optional
+            With `targets="runlength"`: the reference set.
+        **settings
+            The measure's settings, checked against their declared constraints.
+
+        Returns
+        -------
+        polars.LazyFrame
+            The measure's declared columns, in its declared row order.
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+        >>> a.measure("art", [1e-8]).collect().select("art", "successes").row(0)
+        (1150.0666666666666, 15)
+        """
+        return engine.run(self._job(name, targets, reference, settings), self.selection)
+
+    def stream(self, name: str, targets: Targets = None, *, reference=None, **settings) -> Iterator[pl.DataFrame]:
+        """The rows of `measure(name, ...)`, in the same order, as DataFrames a part at a time (a part of
+        the selection per group of algorithms, or per suite): what a writer appends without holding the
+        whole result (on Ray, the parts come back as their tasks end).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5, group_size=1)
+        >>> [part.height for part in a.stream("auc")]
+        [1, 1]
+        """
+        return engine.stream(self._job(name, targets, reference, settings), self.selection)
+
+    @staticmethod
+    def measures() -> list[str]:
+        """The names of the registered measures (`measure(name)`).
+
+        Examples
+        --------
+        >>> "art" in Analysis.measures() and "ecdf.steps" in Analysis.measures()
+        True
+        """
+        return list(registry.load())
+
+    def _job(self, name: str, targets: Targets, reference, settings: dict) -> engine.Job:
+        """The engine's job of measure `name`: its settings checked, targets resolved as `target_frame`."""
+        plan = self.plan
+
+        def resolve(selection: Selection) -> pl.DataFrame:
+            part = self if selection == self.selection else Analysis(selection, executor=plan.executor,
+                                                                     group_size=plan.group_size)
+            return part.target_frame(targets, reference=reference).collect()
+
+        return engine.job(name, plan, resolve, self.kept, **settings)
+
+    def auc_budgets(self) -> pl.DataFrame:
+        """The budgets at which `auc` ends its areas, across every algorithm of the selection: the budget
+        cut, else per problem the smallest of the algorithms' (`pipeline.measures.auc.budgets`); give them
+        to `auc(budgets=...)` of a part so that its areas compare with the others'.
+
+        Examples
+        --------
+        >>> open_store("cocopipe-store", function=1, dimension=5).auc_budgets()["budget"].to_list()
+        [5000.0]
+        """
+        from .measures import auc as auc_m
+
+        return auc_m.budgets(self.runs(), self.max_budget).collect()
+
+    @staticmethod
+    def cliques(ranking: pl.DataFrame) -> pl.DataFrame:
+        """The critical-difference cliques of a ranking by auc (`rank`): algorithms not significantly
+        different (`pipeline.measures.ranking.cliques`).
+
+        Examples
+        --------
+        >>> a = open_store("cocopipe-store", dimension=5)
+        >>> a.cliques(a.rank().collect()).select("clique", "algorithms").rows()
+        [(1, ['DIRECT', 'NM'])]
+        """
+        from .measures import ranking as ranking_m
+
+        return ranking_m.cliques(ranking)
+
     # -- measures --------------------------------------------------------------------------
     def hits(self, targets: Targets = None) -> pl.LazyFrame:
         """First hitting times per (trial, target): the base of every measure (`pipeline.hits.spec`).
@@ -437,7 +523,7 @@ class Analysis:
         """
         return self.selection.hits(self.target_frame(targets))
 
-    def art(self, targets: Targets = None, dispersion: bool = False, samples: int = 1000, seed: int = 1,
+    def art(self, targets: Targets = None, *, dispersion: bool = False, samples: int = 1000, seed: int = 1,
             percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
         """Average runtime per (suite, algorithm, function, dimension, target) (`pipeline.measures.art`).
 
@@ -467,15 +553,18 @@ class Analysis:
         >>> a.art([1e-8], samples=100).collect().select("art", "successes", "runs").row(0)
         (1150.0666666666666, 15, 15)
         """
-        frame = self._targets_once(targets)
         # balanced groups: the result does not depend on the grouping (the dispersion and the
         # confidence intervals draw from one generator per suite, algorithm and dimension)
-        return self._grouped(lambda sel: art_m.art(sel.hits(frame), dispersion, percentiles, samples, seed, confidence),
-                             [*PROBLEM, "target"], [False] * 4 + [True], balance=True)
+        return self.measure("art", targets, dispersion=dispersion, samples=samples, seed=seed, percentiles=percentiles,
+                            confidence=confidence)
 
-    def simulated_runtimes(self, targets: Targets = None, samples: int = 1000, seed: int = 1,
+    def simulated_runtimes(self, targets: Targets = None, *, samples: int = 1000, seed: int = 1,
                            first_deterministic: bool = True) -> pl.LazyFrame:
         """Runtimes of simulated restarts per (problem, target, sample) (`pipeline.measures.restarts`).
+
+        Every draw comes from one generator over the whole selection (as cocopp draws them), so the
+        selection is one part: a Ray task with `executor="ray"`; the group size does not split it (a
+        split would change the draws).
 
         Parameters
         ----------
@@ -498,9 +587,10 @@ class Analysis:
         >>> a.simulated_runtimes([1.0], samples=10).collect().height
         15
         """
-        return restarts.simulated_runtimes(self.hits(targets), samples, seed, first_deterministic)
+        return self.measure("simulated_runtimes", targets, samples=samples, seed=seed,
+                            first_deterministic=first_deterministic)
 
-    def fixed_budget(self, budgets: Sequence[float], per_dimension: bool = False, summary: bool = True,
+    def fixed_budget(self, budgets: Sequence[float], *, per_dimension: bool = False, summary: bool = True,
                      quantity: str | None = None) -> pl.LazyFrame:
         """Best precision reached within given budgets, per trial or summarised per problem.
 
@@ -528,18 +618,8 @@ class Analysis:
         >>> a.fixed_budget([100, 1000]).collect()["budget"].to_list()
         [100.0, 1000.0]
         """
-        parts = []
-        for a in self._quantities():
-            if quantity is not None and a.selection.quantity != quantity:
-                continue
-            table = runtime.fixed_budget(a.runs(), a.events(), list(budgets), per_dimension)
-            table = (values_m.to_raw(table, a.runs(), ["best_delta"]) if a.selection.quantity == "value"
-                     else values_m.labelled(table))
-            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
-        if not parts:  # the empty table of the precisions
-            table = values_m.labelled(runtime.fixed_budget(self.runs(), self.events(), list(budgets), per_dimension))
-            parts.append(runtime.fixed_budget_summary(table, by=(values_m.QUANTITY,)) if summary else table)
-        return pl.concat(parts, how="vertical_relaxed")
+        return self.measure("fixed_budget", budgets=budgets, per_dimension=per_dimension, summary=summary,
+                            quantity=quantity)
 
     def params(self, names: Sequence[str] | None = None, positions: bool = False) -> pl.LazyFrame:
         """Tracked parameters of every selected run, its optimum known or not (`pipeline.measures.params`).
@@ -580,7 +660,7 @@ class Analysis:
         values = self._values()
         return parts + ([values] if values is not None else [])
 
-    def ert(self, targets: Targets = None, eval_max: float | None = None) -> pl.LazyFrame:
+    def ert(self, targets: Targets = None, *, eval_max: float | None = None) -> pl.LazyFrame:
         """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md), on precisions
         where the optimum is known and on logged values where it is not (`quantity`).
 
@@ -604,27 +684,7 @@ class Analysis:
         >>> a.ert([1e-8]).collect()["ert"].to_list()
         [1150.0666666666666]
         """
-        parts = []
-        for a in self._quantities():
-            if a.selection.quantity == "value":
-                table = self._ert(a, a.hits(a.target_frame(targets)), eval_max)
-                parts.append(values_m.to_raw(table, a.runs(), ["target"]))
-            else:
-                parts.append(values_m.labelled(self._ert(a, a.hits(targets), eval_max)))
-        if not parts:
-            raise ValueError("no runs in the selection")
-        return pl.concat(parts, how="vertical_relaxed")
-
-    @staticmethod
-    def _ert(a: Analysis, hits: pl.LazyFrame, eval_max: float | None) -> pl.LazyFrame:
-        """ERT of first hitting times, an unsuccessful run charged `eval_max` or its own length."""
-        if eval_max is not None:
-            return ert_m.ert(hits, eval_max)
-        length = pl.col("last_evaluation").cast(pl.Float64)
-        if a.max_budget is not None:
-            length = pl.min_horizontal(length, a.max_budget.limit())
-        lengths = a.selection._trials().select("run_id", length=length)
-        return ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
+        return self.measure("ert", targets, eval_max=eval_max)
 
     def values(self) -> Analysis:
         """This analysis on the logged values of the IOHprofiler runs without a known optimum (docs/ioh.md).
@@ -662,7 +722,7 @@ class Analysis:
             return targets.lazy().select("target").collect()["target"].to_list()
         return [float(t) for t in targets]
 
-    def fixed_budget_ecdf(self, budgets: Sequence[float], per_dimension: bool = False, lower: float = 1e-8,
+    def fixed_budget_ecdf(self, budgets: Sequence[float], *, per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's fixed-budget ECDF per (problem, budget) (`pipeline.measures.aocc`, docs/ioh.md).
 
@@ -688,22 +748,10 @@ class Analysis:
         >>> a.fixed_budget_ecdf([10, 100], per_dimension=True).collect()["budget"].to_list()
         [50.0, 500.0]
         """
-        parts = []
-        for a in self._quantities():
-            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
-            if not per_dimension:
-                table = aocc_m.fixed_budget_ecdf(runs, events, budgets, lower, upper, log, values)
-            else:
-                dims = runs.select("dimension").unique().collect()["dimension"].to_list()
-                table = pl.concat([aocc_m.fixed_budget_ecdf(runs.filter(pl.col("dimension") == d), events,
-                                                            [b * d for b in budgets], lower, upper, log, values)
-                                   for d in dims])
-            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
-        if not parts:  # the empty table of the precisions
-            parts.append(values_m.labelled(aocc_m.fixed_budget_ecdf(self.runs(), self.events(), budgets)))
-        return pl.concat(parts, how="vertical_relaxed")
+        return self.measure("fixed_budget_ecdf", budgets=budgets, per_dimension=per_dimension, lower=lower,
+                            upper=upper, log=log)
 
-    def aocc(self, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
+    def aocc(self, *, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
         """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
 
         The budget B is the budget cut, else per algorithm and problem the longest run (its largest last
@@ -726,18 +774,9 @@ class Analysis:
         >>> a.aocc().collect().select("algorithm", "aocc").rows()
         [('DIRECT', 0.829935...), ('NM', 0.651282...)]
         """
-        parts = []
-        for a in self._quantities():
-            runs, events, values = a.runs(), a.events(), a.selection.quantity == "value"
-            longest = pl.col("last_evaluation").max().cast(pl.Float64)
-            b = (auc.budgets(runs, self.max_budget) if self.max_budget is not None else
-                 runs.group_by(PROBLEM).agg(budget=longest))
-            table = aocc_m.aocc(runs, events, b, lower, upper, log, values)
-            parts.append(values_m.to_raw(table, runs, []) if values else values_m.labelled(table))
-        return pl.concat(parts, how="vertical_relaxed") if parts else values_m.labelled(
-            aocc_m.aocc(self.runs(), self.events(), self.runs().group_by(PROBLEM).agg(budget=pl.lit(1.0))))
+        return self.measure("aocc", lower=lower, upper=upper, log=log)
 
-    def auc(self, targets: Targets = None) -> pl.LazyFrame:
+    def auc(self, targets: Targets = None, *, budgets: pl.DataFrame | None = None) -> pl.LazyFrame:
         """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).
 
         x = log10(evaluations / dimension) from 0 to log10(B / dimension), B being the budget cut, else per
@@ -748,6 +787,9 @@ class Analysis:
         ----------
         targets : str, sequence of float or polars.DataFrame, optional
             As `art` (default: the suite's standard targets).
+        budgets : polars.DataFrame, optional
+            The budgets to end the areas at (`auc_budgets` of a larger selection, so that this part's
+            areas compare with its); default this selection's.
 
         Returns
         -------
@@ -760,12 +802,11 @@ class Analysis:
         >>> a.auc().collect().select("algorithm", "budget", "auc").rows()
         [('DIRECT', 2718.0, 0.338...), ('NM', 2718.0, 0.245...)]
         """
-        budgets = auc.budgets(self.runs(), self.max_budget).collect().lazy()  # across all algorithms, once
-        if self.executor == "local":  # one query: two group-bys, the hits never held whole
-            return auc.auc(self.hits(targets), budgets)
-        return self.per_algorithm(lambda part: auc.auc(part.hits(targets), budgets))
+        # the budgets across all algorithms, once; on threads one query (the hits never held whole)
+        return self.measure("auc", targets, budgets=budgets)
 
-    def ecdf(self, targets: Targets = None, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
+    @family
+    def ecdf(self, targets: Targets = None, *, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
              max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).
 
@@ -799,13 +840,10 @@ class Analysis:
         >>> a.ecdf(group="all", mode="exact").collect().select("x", "fraction").head(2).rows()
         [(0.2, 0.033496...), (0.4, 0.038071...)]
         """
-        budget = self.max_budget
-        ecdf_m.check(mode, budget, max_x, samples)
-        return self._ecdf_parts(lambda d: ecdf_m.ecdf_table(d, group, mode=mode, samples=samples, seed=seed,
-                                                            max_budget=budget, max_x=max_x),
-                                targets, reference, ["group", "x"], independent=True, schema=ecdf_m.STEP_SCHEMA)
+        return self.measure("ecdf.steps", targets, reference=reference, group=group, mode=mode, samples=samples,
+                            seed=seed, max_x=max_x)
 
-    def ecdf_summary(self, targets: Targets = None, group=None, mode: str = "simulated",
+    def ecdf_summary(self, targets: Targets = None, *, group=None, mode: str = "simulated",
                      max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """What an ECDF figure marks besides its steps, per (suite, algorithm, dimension, group) of `ecdf`.
 
@@ -826,12 +864,9 @@ class Analysis:
         >>> a.ecdf_summary(group="all").collect().select("algorithm", "instance_targets", "trials").rows()
         [('DIRECT', 6120, 120), ('NM', 18360, 360), ('RS', 18360, 360)]
         """
-        budget = self.max_budget
-        ecdf_m.check(mode, budget, max_x)
-        return self._ecdf_parts(lambda d: ecdf_m.summary_table(d, group, mode=mode, max_budget=budget, max_x=max_x),
-                                targets, reference, ["group"], independent=True, schema=ecdf_m.SUMMARY_SCHEMA)
+        return self.measure("ecdf.summary", targets, reference=reference, group=group, mode=mode, max_x=max_x)
 
-    def ecdf_band(self, targets: Targets = None, group=None, mode: str = "trials", level: float = 0.95,
+    def ecdf_band(self, targets: Targets = None, *, group=None, mode: str = "trials", level: float = 0.95,
                   replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
                   reference=None) -> pl.LazyFrame:
         """`ecdf` with a bootstrap confidence band (`pipeline.measures.uncertainty.ecdf_band`).
@@ -857,12 +892,10 @@ class Analysis:
         >>> bool((band["low"] <= band["fraction"]).all() and (band["fraction"] <= band["high"]).all())
         True
         """
-        budget = self.max_budget
-        return self._ecdf_parts(lambda h: ecdf_band(h, group, mode=mode, level=level, replicates=replicates, samples=samples,
-                                                           seed=seed, max_budget=budget, max_x=max_x),
-                                targets, reference, ["group", "x"])
+        return self.measure("ecdf.band", targets, reference=reference, group=group, mode=mode, level=level,
+                            replicates=replicates, seed=seed, samples=samples, max_x=max_x)
 
-    def ecdf_per_instance(self, targets: Targets = None, group=None, mode: str = "trials", samples: int = 100,
+    def ecdf_per_instance(self, targets: Targets = None, *, group=None, mode: str = "trials", samples: int = 100,
                           seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
         """`ecdf` of every instance alone, to draw faintly behind the aggregate.
 
@@ -882,31 +915,11 @@ class Analysis:
         >>> a.ecdf_per_instance(group="all").collect()["instance"].n_unique()
         15
         """
-        budget = self.max_budget
-        return self._ecdf_parts(lambda h: ecdf_per_instance(h, group, mode=mode, samples=samples, seed=seed,
-                                                                   max_budget=budget, max_x=max_x),
-                                targets, reference, ["group", "instance", "x"])
+        return self.measure("ecdf.per_instance", targets, reference=reference, group=group, mode=mode,
+                            samples=samples, seed=seed, max_x=max_x)
 
-    def _ecdf_parts(self, table: Callable, targets: Targets, reference, order: list[str], independent: bool = False,
-                    schema: pl.Schema | None = None) -> pl.LazyFrame:
-        """`table(hits)` over groups of algorithms (each algorithm's ECDF is independent); `independent`:
-        each algorithm's table is its own and comes sorted (ecdf, ecdf_summary: one generator per suite,
-        algorithm and dimension), so the groups are balanced over the workers. With `schema`, `table`
-        takes a group's prepared trials instead (kept for the next table, `execution.KeptTrials`) and gives
-        that schema."""
-        frame = self._targets_once(targets, reference)
-        if schema is not None:
-            kept, plan = self.kept, self.plan
-
-            def measure(sel: Selection) -> pl.LazyFrame:
-                return pl.defer(lambda: table(kept.trials(sel, frame, plan)), schema=schema)
-        else:
-            def measure(sel: Selection) -> pl.LazyFrame:
-                return table(sel.hits(frame))
-        return self._grouped(measure, ["suite", "algorithm", "dimension", *order], balance=independent,
-                             presorted=independent)
-
-    def profile(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
+    @family
+    def profile(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
                 shared: bool = True) -> pl.LazyFrame:
         """Target-free runtime profile (seed 004) as a step table (`pipeline.measures.profiles`).
 
@@ -934,9 +947,10 @@ class Analysis:
         >>> bool(p["value"].is_between(0, 1).all() and p["value"].is_sorted())
         True
         """
-        return self._profile_parts(profiles.steps, group, profiles.Settings(transform, f0, delta, f_inf, eps, shared))
+        return self.measure("profile.steps", group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf,
+                            eps=eps, shared=shared)
 
-    def profile_summary(self, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
+    def profile_summary(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
                         eps="target", shared: bool = True) -> pl.LazyFrame:
         """Per (suite, algorithm, dimension, group) of `profile`: its last value and range.
 
@@ -956,19 +970,8 @@ class Analysis:
         >>> a.profile_summary(group="all").collect().select("algorithm", "max_x").rows()
         [('DIRECT', 63545.0), ('NM', 1000.0), ('RS', 1000.0)]
         """
-        return self._profile_parts(profiles.summary, group,
-                                   profiles.Settings(transform, f0, delta, f_inf, eps, shared))
-
-    def _profile_parts(self, table: Callable, group, settings: profiles.Settings) -> pl.LazyFrame:
-        """`table(run_profiles, runs, group)` over groups of algorithms (bounded memory)."""
-        profiles.check_groups(self.runs(), group)
-        # parameters of the whole selection, so that every group of algorithms shares one scale
-        params = (profiles.parameters(self.runs(), self.events(), settings).collect().lazy()
-                  if self.plan.group_size else None)
-        def measure(sel: Selection) -> pl.LazyFrame:
-            return table(profiles.checked_run_profiles(sel.runs(), sel.events(), settings, params), sel.runs(), group)
-
-        return self._grouped(measure, [*profiles.STEP_KEYS, "x"])
+        return self.measure("profile.summary", group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf,
+                            eps=eps, shared=shared)
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store (`pipeline.ingest.ingest`).
@@ -1105,7 +1108,7 @@ class Analysis:
         ...  .select("algorithm", "auc").collect().rows()]
         [('DIRECT', 0.18), ('NM', 0.181)]
         """
-        return auc.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
+        return auc_m.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
 
     def median_max_evaluations(self, *, group: Group = "all") -> pl.LazyFrame:
         """Median of the trials' evaluations / dimension per (algorithm, dimension, group)
@@ -1129,6 +1132,9 @@ class Analysis:
         [(0.0, 1144.0)]
         """
         return table_stats.final_medians(self.runs())
+
+
+bind(Analysis)  # a method for every registered measure without one (`pipeline.binding`)
 
 
 def _selection_changes(**options) -> dict:

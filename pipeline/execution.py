@@ -8,8 +8,6 @@ Measures themselves know nothing of this: they take a `Selection` (a group's) an
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor

@@ -433,7 +433,7 @@ def test_profile_chart_matches_profile_summary(three, tmp_path):
     a = three.select(dimension=3)
     spec = rendered(chart("profile", a), tmp_path, "profile")
     (_, dots), = find(spec, "point", size=70)
-    want = dict(a.profile_summary("all").collect().select("algorithm", "final_value").iter_rows())
+    want = dict(a.profile_summary(group="all").collect().select("algorithm", "final_value").iter_rows())
     assert {r["algorithm"]: r["final_fraction"] for r in dots} == pytest.approx(want, rel=1e-4)
 
 

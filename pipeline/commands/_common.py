@@ -18,7 +18,7 @@ from rich.text import Text
 from ..words import plural
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     import polars as pl
 
@@ -232,6 +232,34 @@ def write_table(df: pl.DataFrame, path: str | None) -> None:
     except OSError as exc:  # a read-only folder, a full disk
         fail(f"{exc.filename or p}: cannot write {p} ({exc.strerror or exc})")
     say(f"wrote {plural(df.height, 'row')} to {p}")
+
+
+def write_parts(parts: Iterable[pl.DataFrame], path: str | None) -> None:
+    """Write the frames of a measure given a part at a time (`Analysis.stream`) as one table: to a CSV file
+    or CSV on stdout, appended as they come (the whole never held; a file written whole or not at all);
+    to any other format or a terminal, gathered first (`write_table`)."""
+    to_stdout = path is None or path == "-"
+    ext = "" if to_stdout else Path(path).suffix.lower()
+    if (to_stdout and path != "-" and is_terminal(sys.stdout)) or (not to_stdout and ext != ".csv"):
+        import polars as pl
+
+        frames = list(parts)
+        return write_table(pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame(), path)
+    if to_stdout:
+        for i, part in enumerate(parts):
+            flat(part).write_csv(sys.stdout, include_header=i == 0)
+        return
+    p = Path(path)
+    outside_store(p)
+    rows = 0
+    try:
+        with whole_file(p) as tmp, open(tmp, "wb") as f:
+            for i, part in enumerate(parts):
+                flat(part).write_csv(f, include_header=i == 0)
+                rows += part.height
+    except OSError as exc:  # a read-only folder, a full disk
+        fail(f"{exc.filename or p}: cannot write {p} ({exc.strerror or exc})")
+    say(f"wrote {plural(rows, 'row')} to {p}")
 
 
 @contextmanager

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ._common import fail, write_table
-from ._options import OutOpt, SeedOpt, SelectionOptions, TargetsOpt, uses
+from ._options import ExecutorOpt, OutOpt, SeedOpt, SelectionOptions, TargetsOpt, uses
 
 if TYPE_CHECKING:
-    import polars as pl
+    pass
 
 
 def register(app: typer.Typer) -> None:
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
     def rank(
         sel: SelectionOptions,
         by: Annotated[str, typer.Option("--by", help="auc (average rank of per-function auc, Friedman test) or glicko2.")] = "auc",
-        out: OutOpt = None, targets: TargetsOpt = None,
+        out: OutOpt = None, targets: TargetsOpt = None, executor: ExecutorOpt = "local",
         overall: Annotated[bool, typer.Option("--overall", help="One ranking over all dimensions instead of one per dimension.")] = False,
         rounds: Annotated[int, typer.Option(help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
         seed: SeedOpt = 1,
@@ -53,29 +53,22 @@ def register(app: typer.Typer) -> None:
         per dimension unless --overall."""
         import polars as pl
 
-        from ..measures import ranking
-
-        a = sel.analysis()  # --max-budget B: glicko2 plays the trials cut at B; auc ends its areas at B
+        a = sel.analysis(executor)  # --max-budget B: glicko2 plays the trials cut at B; auc ends its areas at B
         if by == "auc" and not 0 < alpha < 1:
             fail(f"--alpha {alpha}: expected a level between 0 and 1")
         if by not in ("auc", "glicko2"):
             fail(f"--by {by!r}: expected auc or glicko2")
-
-        def ranked(part) -> pl.DataFrame:
-            if by == "auc":
-                return ranking.rank_by_auc(part.auc(targets), by_dimension=not overall, alpha=alpha)
-            return ranking.glicko2(part.hits(targets), rounds=rounds, seed=seed, by_dimension=not overall)
-
-        suites = a.suites()
-        if len(suites) > 1:  # suites are ranked apart (a suite column first)
-            parts = [p.select(pl.lit(s).alias("suite"), pl.all()) for s in suites if (p := ranked(a.select(suite=[s]))).height]
-            df = pl.concat(parts) if parts else pl.DataFrame()
+        # each suite ranked apart (a part of the engine's each, a Ray task on Ray), the suite column first
+        if by == "auc":
+            df = a.rank(targets, overall=overall, alpha=alpha).collect()
         else:
-            df = ranked(a)
+            df = a.glicko2(targets, overall=overall, rounds=rounds, seed=seed).collect()
         if df.height == 0:
             fail("no function where every algorithm has data")
+        if len(a.suites()) == 1:  # one suite: no suite column
+            df = df.drop("suite")
         write_table(df, out)
         if cliques:
             if by != "auc":
                 fail("--cliques goes with --by auc")
-            write_table(ranking.cliques(df).with_columns(pl.col("algorithms").list.join(" ")), cliques)
+            write_table(a.cliques(df).with_columns(pl.col("algorithms").list.join(" ")), cliques)

@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, write_table
+from ._common import fail, write_parts, write_table
 from ._options import (ExecutorOpt, GroupsOpt, OutOpt, RunlengthRefOpt, SamplesOpt, SeedOpt, SelectionOptions,
                        TargetsOpt, uses)
 
@@ -27,12 +27,12 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), instance_targets ((function, instance, target) triples), functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
-        from ..measures.ecdf import check
+        from ..measures.registry import InvalidSetting, get
         from ..measures.uncertainty import check_level
 
-        try:
-            check(mode, samples=samples)
-        except ValueError as exc:
+        try:  # the constraints the measure declares (`pipeline.measures.catalog`)
+            get("ecdf.steps").configure(mode=mode, samples=samples)
+        except InvalidSetting as exc:
             fail(f"--{exc}")  # "--mode 'x': ..." or "--samples 0: ..."
         try:
             if band is not None:
@@ -47,17 +47,21 @@ def register(app: typer.Typer) -> None:
             fail("--runlength-reference applies to --targets runlength only")
         a = sel.analysis(executor)
         reference = runlength_reference  # the measures' `reference`: of the runlength targets
+        if summary:
+            name, settings = "ecdf.summary", dict(group=group, mode=mode, max_x=max_x)
+        elif band is not None:
+            name, settings = "ecdf.band", dict(group=group, mode=mode, level=band, replicates=replicates, seed=seed,
+                                               samples=samples, max_x=max_x)
+        elif per_instance:
+            name, settings = "ecdf.per_instance", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
+        else:
+            name, settings = "ecdf.steps", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")
-            if summary:
-                df = a.ecdf_summary(targets, group, mode, max_x, reference).collect()
-            elif band is not None:
-                df = a.ecdf_band(targets, group, mode, band, replicates, seed, samples, max_x, reference).collect()
-            elif per_instance:
-                df = a.ecdf_per_instance(targets, group, mode, samples, seed, max_x, reference).collect()
+            if executor == "ray":  # each group's rows written as its task ends, never all on this machine at once
+                write_parts(a.stream(name, targets, reference=reference, **settings), out)
             else:
-                df = a.ecdf(targets, group, mode, samples, seed, max_x, reference).collect()
+                write_table(a.measure(name, targets, reference=reference, **settings).collect(), out)
         except (ValueError, KeyError, FileNotFoundError) as exc:
             fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
-        write_table(df, out)

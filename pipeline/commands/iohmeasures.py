@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         on precisions or logged values (column quantity): B = --max-budget, else the algorithm's longest run
         on the problem (its largest last logged evaluation)."""
         a = sel.analysis()
-        df = a.aocc(lower, upper, not linear).collect()
+        df = a.aocc(lower=lower, upper=upper, log=not linear).collect()
         if not df.height:
             fail("no runs with records in the selection")
         write_table(df, out)
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         best value; column quantity says which)."""
         a = sel.analysis()
         try:
-            df = a.ert(targets, eval_max).collect()
+            df = a.ert(targets, eval_max=eval_max).collect()
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)
@@ -60,5 +60,5 @@ def register(app: typer.Typer) -> None:
         """IOHprofiler's fixed-budget ECDF: the mean normalised best precision (or logged value) over runs at each budget."""
         parsed = parse_budgets(budgets)
         a = sel.analysis()
-        write_table(a.fixed_budget_ecdf([b.value for b in parsed], parsed[0].per_dimension, lower, upper,
-                                        not linear).collect(), out)
+        write_table(a.fixed_budget_ecdf([b.value for b in parsed], per_dimension=parsed[0].per_dimension, lower=lower,
+                                        upper=upper, log=not linear).collect(), out)

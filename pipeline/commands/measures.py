@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, write_table
+from ._common import fail, write_parts, write_table
 from ._options import (BudgetsOpt, ExecutorOpt, OutOpt, SamplesOpt, SeedOpt, SelectionOptions, TargetsOpt,
                        parse_budgets, uses)
 
@@ -23,11 +23,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """aRT, successes and trials per (algorithm, function, dimension, target)."""
         a = sel.analysis(executor)
+        settings = dict(dispersion=dispersion, samples=samples, seed=seed, confidence=confidence)
         try:
-            df = a.art(targets, dispersion=dispersion, samples=samples, seed=seed, confidence=confidence).collect()
+            if executor == "ray":  # each group's rows written as its task ends, never all on this machine at once
+                write_parts(a.stream("art", targets, **settings), out)
+            else:
+                write_table(a.art(targets, **settings).collect(), out)
         except ValueError as exc:
             fail(str(exc))
-        write_table(df, out)
 
     @app.command()
     @uses(SelectionOptions, without=("max_budget", "exact"))

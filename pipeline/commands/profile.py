@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")
             make = a.profile_summary if summary else a.profile
-            df = make(group, transform, f0, delta, f_inf, eps, shared=not per_algorithm).collect()
+            df = make(group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf, eps=eps,
+                      shared=not per_algorithm).collect()
         except ValueError as exc:
             fail(str(exc))
         write_table(df, out)

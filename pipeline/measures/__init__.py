@@ -18,4 +18,35 @@ target-free profiles).
 
 Where a measure is computed by a numpy fast path, that path is private (`_kernels`) and a property test
 (tests/test_kernels.py) holds it equal to the readable definition beside the measure (`*_spec`).
+
+Registered measures (written by `python docs/make_measures.py`):
+- 'art' (`Analysis.art(targets, ...)`): Average runtime per problem and target, its dispersion and bootstrap
+  interval.
+- 'simulated_runtimes' (`Analysis.simulated_runtimes(targets, ...)`): Runtimes of simulated restarts per
+  problem, target and sample.
+- 'ert' (`Analysis.ert(targets, ...)`): IOHprofiler's expected running time per problem and target, on
+  precisions and values.
+- 'ecdf.steps' (`Analysis.ecdf.steps(targets, ...)`): Runtime ECDF step table per function group and
+  dimension.
+- 'ecdf.summary' (`Analysis.ecdf.summary(targets, ...)`): What an ECDF figure marks besides its steps: final
+  fraction, range, median length.
+- 'ecdf.band' (`Analysis.ecdf.band(targets, ...)`): The runtime ECDF with a bootstrap confidence band.
+- 'ecdf.per_instance' (`Analysis.ecdf.per_instance(targets, ...)`): The runtime ECDF of every instance alone.
+- 'auc' (`Analysis.auc(targets, ...)`): Area under the ECDF of the trials' own first hitting times per
+  problem.
+- 'rank' (`Analysis.rank(targets, ...)`): Mean rank of per-function auc, the Friedman test and the Nemenyi
+  critical difference.
+- 'glicko2' (`Analysis.glicko2(targets, ...)`): Glicko-2 ratings of the algorithms, from games of drawn
+  trials.
+- 'pairwise' (`Analysis.pairwise(targets, ...)`): Rank-sum test of every pair of algorithms per problem and
+  target.
+- 'profile.steps' (`Analysis.profile.steps(...)`): Target-free runtime profile as a step table.
+- 'profile.summary' (`Analysis.profile.summary(...)`): Last value and range of each target-free profile.
+- 'fixed_budget' (`Analysis.fixed_budget(...)`): Best precision reached within given budgets, per trial or as
+  quantiles.
+- 'fixed_budget_ecdf' (`Analysis.fixed_budget_ecdf(...)`): IOHprofiler's fixed-budget ECDF per problem and
+  budget.
+- 'aocc' (`Analysis.aocc(...)`): IOHprofiler's area over the convergence curve per problem.
+- 'median_runtime' (`Analysis.median_runtime(targets)`): Median runtime of the successful trials per problem
+  and target, and their count.
 """

@@ -173,8 +173,8 @@ def pair(a, a_name, b_name) -> tuple[str, str]:
 def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: int = 100, seed: int = 1,
                 max_x: float | str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ECDF step table and summary of an Analysis (`Analysis.ecdf` / `ecdf_summary`)."""
-    return (a.ecdf(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect(),
-            a.ecdf_summary(targets, group, mode=mode, max_x=max_x).collect())
+    return (a.ecdf(targets, group=group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect(),
+            a.ecdf_summary(targets, group=group, mode=mode, max_x=max_x).collect())
 
 
 def compared(a, ref, bg):

@@ -5,6 +5,7 @@ builds one by name. The options of each kind are its recipe's (see `inputs` for 
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,9 +14,11 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from .. import charts
 from ..charts import convergence, distributions, ecdf as ecdf_mod, logloss, pairs, params, scaling, theme
 from ..conventions import PRECISION_FLOOR
 from ..measures import distributions as dist, params as pm
+from ..measures.registry import Measure, load
 from .inputs import (compared, dimensions, ecdf_inputs, group_frame, mode_text, narrow, pair, resolve_background,
                      resolve_reference, resolve_targets, settings_lines, targets_text, without)
 
@@ -71,9 +74,9 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
                                             palette)
     main = compared(a, ref, bg)
-    bands = (main.ecdf_band(targets, group, mode=mode, level=level, replicates=replicates, seed=seed,
+    bands = (main.ecdf_band(targets, group=group, mode=mode, level=level, replicates=replicates, seed=seed,
                             samples=samples, max_x=max_x).collect() if band else None)
-    per = (main.ecdf_per_instance(targets, group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
+    per = (main.ecdf_per_instance(targets, group=group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect()
            if per_instance else None)
     band_note = ecdf_mod.band_text(level, replicates, seed) if band else None
     if per_instance:
@@ -216,8 +219,8 @@ def profile(a, *, group="all", dimension=None, reference=None, palette=None, lab
     main = without(an, ref.names) if ref and ref.analysis.store is an.store else an
     steps, summ = [], []
     for src in [main] + ([ref.analysis] if ref else []):
-        steps.append(src.profile(group, **settings).collect().rename({"value": "fraction"}))
-        s = src.profile_summary(group, **settings).collect().rename({"final_value": "final_fraction"})
+        steps.append(src.profile(group=group, **settings).collect().rename({"value": "fraction"}))
+        s = src.profile_summary(group=group, **settings).collect().rename({"final_value": "final_fraction"})
         cross = src.median_max_evaluations(group=group).collect()
         summ.append(s.join(cross, on=["suite", "algorithm", "dimension", "group"], how="left"))
     steps = pl.concat(steps, how="vertical_relaxed")
@@ -277,6 +280,30 @@ KINDS: dict[str, Kind] = {
     "convergence": Kind(convergence_kind, convergence.convergence_chart),
     "profile": Kind(profile, ecdf_mod.ecdf_grid),
 }
+def registered_kind(kind: str, measure: Measure) -> Kind:
+    """The chart kind `kind` that a registered measure declares (`Measure.charts`) and no recipe above
+    draws: its recipe computes the measure through the facade (`Analysis.measure`, the measure's
+    settings as options), and `chart(data, settings=...)` of the module `pipeline.charts.<kind>` draws it."""
+    draw = importlib.import_module(f"{charts.__name__}.{kind.replace('-', '_')}").chart
+
+    def recipe(a, *, targets=None, **settings) -> Drawing:
+        table = a.measure(measure.name, *((targets,) if measure.targets else ()), **settings).collect()
+        if not table.height:
+            raise ValueError(f"no {measure.name} data in the selection")
+        return dict(data=table, settings=settings_lines(a, targets=targets, with_targets=measure.targets))
+
+    params = [inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    if measure.targets:
+        params.append(inspect.Parameter("targets", inspect.Parameter.KEYWORD_ONLY, default=None))
+    params += [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+               for p in measure.settings.params]
+    recipe.__signature__ = inspect.Signature(params)
+    recipe.__doc__ = f"{measure.summary} (the measure {measure.name!r}, drawn by `pipeline.charts.{kind}`)."
+    return Kind(recipe, draw)
+
+
+# the chart kinds the registered measures declare beyond those above
+KINDS.update({kind: registered_kind(kind, m) for m in load().values() for kind in m.charts if kind not in KINDS})
 #: the chart of a tracked parameter (the report's Parameters page; not a kind of `cocopipe chart`)
 PARAMETER = Kind(parameter, params.parameter_chart)
 

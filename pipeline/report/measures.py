@@ -15,8 +15,6 @@ import functools
 import polars as pl
 
 from ..charts.ecdf import thin
-from ..measures import ecdf as ecdf_measure, ranking
-from ..measures.auc import auc, budgets as auc_budgets
 from ..tables import art_table, pairwise_table
 from .context import Context
 
@@ -33,22 +31,26 @@ def thin_steps(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = R
     return thin(cut, resolution, by=STEP_KEYS).select(steps.columns)
 
 
-def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int, max_budget,
+def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int,
                  budgets: pl.DataFrame | None, resolution: float = RESOLUTION) -> dict[str, pl.DataFrame]:
     """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
-    per store), from one computation of their hitting times (auc only with `budgets`; `pipeline.measures.auc`)."""
-    hits = pl.concat([a.hits(targets.lazy()).collect() for a in analyses], how="vertical_relaxed")
-    summary = ecdf_measure.ecdf_summary(hits.lazy(), None, mode=mode, max_budget=max_budget).collect()
-    steps = ecdf_measure.ecdf(hits.lazy(), None, mode=mode, samples=samples, seed=seed, max_budget=max_budget).collect()
-    out = {"steps": thin_steps(steps, summary, resolution), "summary": summary}
-    if budgets is not None:
-        out["auc"] = auc(hits.lazy(), budgets.lazy()).collect()
-    return out
+    per store, each its own algorithms'), through the facade (`Analysis.ecdf`, `Analysis.auc`: auc only
+    with `budgets`, those of all compared algorithms); each analysis reads its hitting times once for
+    both ECDF tables (`pipeline.execution.KeptTrials`)."""
+    parts = []
+    for a in analyses:
+        summary = a.ecdf.summary(targets, mode=mode).collect()
+        steps = a.ecdf.steps(targets, mode=mode, samples=samples, seed=seed).collect()
+        part = {"steps": thin_steps(steps, summary, resolution), "summary": summary}
+        if budgets is not None:
+            part["auc"] = a.auc(targets, budgets=budgets).collect()
+        parts.append(part)
+    return {k: pl.concat([p[k] for p in parts], how="vertical_relaxed") for k in parts[0]}
 
 
 def glicko(analysis, targets, seed: int) -> pl.DataFrame:
-    """Glicko-2 ratings of the algorithms of `analysis` per dimension (`measures.ranking.glicko2`)."""
-    return ranking.glicko2(analysis.hits(targets), seed=seed, by_dimension=True)
+    """Glicko-2 ratings of the algorithms of `analysis` (one suite) per dimension (`Analysis.glicko2`)."""
+    return analysis.glicko2(targets, seed=seed).collect().drop("suite")
 
 
 def best_ranked(ranks: pl.DataFrame) -> list[str]:
@@ -108,13 +110,12 @@ class Measures:
 
     def _start_groups(self) -> list:
         c, s = self.ctx, self.ctx.settings
-        budgets = auc_budgets(c.compared.runs(), c.compared.max_budget).collect()
+        budgets = c.compared.auc_budgets()
         targets = self._targets(self.ctx.ecdf_targets)
         algs = sorted(c.all_shown)
         # an algorithm at a time (its measures do not depend on the others': each problem's simulated restarts
         # draw from a generator of its own): the workers share the work, and the progress counts algorithms
-        return [c.runner.submit(group_tables, c.parts([alg]), targets, s.mode,
-                                s.ecdf_samples, s.seed, c.compared.max_budget, budgets)
+        return [c.runner.submit(group_tables, c.parts([alg]), targets, s.mode, s.ecdf_samples, s.seed, budgets)
                 for part in c.plan.groups(algs) for alg in part]
 
     @functools.cached_property
@@ -189,12 +190,13 @@ class Measures:
         """Mean rank of auc per dimension and over all dimensions (dimension 0) of the compared
         algorithms of each suite (column suite), with the Friedman test and the Nemenyi critical
         difference (`measures.ranking`)."""
-        alpha, parts = self.ctx.settings.alpha, []
-        for suite in self.ctx.suites:
-            a = self.aucs.filter(pl.col("suite") == suite).lazy()
-            parts += [ranking.rank_by_auc(a, by_dimension=True, alpha=alpha).with_columns(suite=pl.lit(suite)),
-                      ranking.rank_by_auc(a, by_dimension=False, alpha=alpha)
-                      .with_columns(dimension=pl.lit(0, pl.Int64), suite=pl.lit(suite))]
+        alpha, parts, aucs = self.ctx.settings.alpha, [], self.aucs
+        for suite in self.ctx.suites:  # the areas computed already, ranked through the facade (`Analysis.rank`)
+            one = self.ctx.compared.select(suite=suite)
+            per = one.rank(aucs=aucs, alpha=alpha).collect()
+            over = one.rank(aucs=aucs, alpha=alpha, overall=True).collect()
+            parts += [per.select(pl.exclude("suite"), "suite"),
+                      over.drop("suite").with_columns(dimension=pl.lit(0, pl.Int64), suite=pl.lit(suite))]
         return pl.concat(parts, how="diagonal_relaxed")
 
     def start_ranked(self) -> list[str]:

@@ -150,7 +150,7 @@ class Analysis:
         >>> open_store("cocopipe-store").select(algorithm="CMAES").check()
         Traceback (most recent call last):
         ...
-        pipeline.selection.SelectionError: no algorithm 'CMAES' in the store cocopipe-store: it holds ...
+        pipeline.selection.SelectionError: no algorithm 'CMAES' in the store ...cocopipe-store: it holds ...
         """
         self.selection.check()
         return self
@@ -1180,7 +1180,7 @@ def open_store(path: str | os.PathLike, **selection) -> Analysis:
     >>> open_store("cocopipe-store", function=25)
     Traceback (most recent call last):
     ...
-    pipeline.selection.SelectionError: no function 25 in the store cocopipe-store: it holds functions 1-24
+    pipeline.selection.SelectionError: no function 25 in the store ...cocopipe-store: it holds functions 1-24
     """
     a = Analysis(Store(path), **selection)
     if any(v is not None for v in a.filters.values()):

@@ -228,7 +228,7 @@ class Selection:
         >>> Selection(Store("cocopipe-store"), algorithm="nm").check()
         Traceback (most recent call last):
         ...
-        pipeline.selection.SelectionError: no algorithm 'nm' in the store cocopipe-store: it holds NM, DIRECT, RS
+        pipeline.selection.SelectionError: no algorithm 'nm' in the store ...cocopipe-store: it holds NM, DIRECT, RS
         """
         check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
         return self

@@ -183,8 +183,9 @@ register(Measure(
         GROUP, Param("mode", "trials", MODE.constraints, MODE.help),
         Param("level", 0.95, LEVEL, "Confidence level of the band."),
         Param("replicates", 100, (POSITIVE,), "Bootstrap replicates."), SEED, SAMPLES_ECDF, MAX_X]),
-    spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, s.mode, s.level, s.replicates, s.seed, s.samples,
-                                                         i.selection.budget, s.max_x),
+    spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
+                                                         replicates=s.replicates, seed=s.seed, samples=s.samples,
+                                                         max_budget=i.selection.budget, max_x=s.max_x),
     columns=(*STEPS, "low", "high"), charts=("ecdf",)))
 
 register(Measure(
@@ -193,8 +194,9 @@ register(Measure(
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
     settings=settings_class("ecdf.per_instance", [
         GROUP, Param("mode", "trials", MODE.constraints, MODE.help), SAMPLES_ECDF, SEED, MAX_X]),
-    spec=lambda i, s: _module("uncertainty").ecdf_per_instance(i.hits(), s.group, s.mode, s.samples, s.seed,
-                                                                 i.selection.budget, s.max_x),
+    spec=lambda i, s: _module("uncertainty").ecdf_per_instance(i.hits(), s.group, mode=s.mode, samples=s.samples,
+                                                                 seed=s.seed, max_budget=i.selection.budget,
+                                                                 max_x=s.max_x),
     columns=(*STEPS, "instance"), charts=("ecdf",)))
 
 

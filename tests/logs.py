@@ -36,16 +36,34 @@ def write_new2(root: Path, alg: str = "ALG", suite: str = "bbob", function: int 
     return root
 
 
+def drop_columns(store: Path, table: str, columns: list[str]) -> None:
+    """Rewrite a store's Delta table without some columns, as an older cocopipe wrote it (its rows, their
+    commits and partitions kept)."""
+    import polars as pl
+    from deltalake import DeltaTable, write_deltalake
+
+    dt = DeltaTable(str(store / table))
+    rows = pl.from_arrow(dt.to_pyarrow_table()).drop([c for c in columns if c in dt.schema().to_arrow().names])
+    write_deltalake(str(store / table), rows.to_arrow(), mode="overwrite", schema_mode="overwrite",
+                    partition_by=dt.metadata().partition_columns)
+
+
 def as_runs_1_0_0(store: Path) -> None:
-    """Rewrite a store's runs files as schema 1.0.0 wrote them: without the columns 1.1.0 added."""
+    """Rewrite a store's runs table as schema 1.0.0 wrote it: without the columns 1.1.0 added, its sources
+    recording 1.0.0."""
     import json
 
-    import pyarrow.parquet as pq
+    import polars as pl
 
-    for f in (store / "runs").rglob("*.parquet"):
-        t = pq.read_table(f, partitioning=None)
-        t = t.drop_columns([c for c in ("maximize", "function_name", "inconsistent_records") if c in t.column_names])
-        pq.write_table(t.replace_schema_metadata({**(t.schema.metadata or {}), b"cocopipe.schema_version": b"1.0.0"}), f)
-    manifest = json.loads((store / "cocopipe-store.json").read_text())
-    manifest["schema_versions"] = {t: "1.0.0" for t in manifest["schema_versions"]}
-    (store / "cocopipe-store.json").write_text(json.dumps(manifest))
+    from pipeline.store import Store
+
+    drop_columns(store, "runs", ["maximize", "function_name", "inconsistent_records"])
+
+    def old(df: pl.DataFrame) -> pl.DataFrame:
+        def one(entry: str) -> str:
+            e = json.loads(entry)
+            e["schema_versions"] = {t: "1.0.0" for t in e.get("schema_versions") or {"runs": 1, "events": 1}}
+            return json.dumps(e, sort_keys=True)
+        return df.with_columns(entry=pl.col("entry").map_elements(one, return_dtype=pl.String))
+
+    Store(store).rewrite_sources(old)

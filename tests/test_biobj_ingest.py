@@ -108,11 +108,13 @@ def test_archive_table_files_carry_the_schema_version(tmp_path):
 
     root = write_biobj(tmp_path / "exp", {1: ["1\t3.0\t4.0\t0\t0"]})
     store, _ = ingest_folder(tmp_path, root)
+    from deltalake import DeltaTable
+
     files = list((store.path / "archive").rglob("*.parquet"))
-    assert files
-    meta = pq.read_schema(files[0]).metadata
-    assert meta[b"cocopipe.table"] == b"archive"
-    assert meta[b"cocopipe.schema_version"] == schema.version("archive").encode()
+    assert files and pq.read_table(files[0]).num_rows == 1
+    commit = DeltaTable(str(store.path / "archive")).history(1)[0]  # the Delta commit of the source's rows
+    assert commit["cocopipe.table"] == "archive" and commit["cocopipe.schema_version"] == schema.version("archive")
+    assert next(iter(store.sources().values()))["schema_versions"]["archive"] == schema.version("archive")
     assert store.manifest["schema_versions"]["archive"] == schema.version("archive")
 
 

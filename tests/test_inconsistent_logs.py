@@ -8,12 +8,11 @@ import sys
 
 import numpy as np
 import polars as pl
-import pyarrow.parquet as pq
 import pytest
 
 import inconsistent_logs
 from conftest import ROOT, SHARED, shared_or_skip
-from logs import write_new2
+from logs import drop_columns, write_new2
 from pipeline.api import Analysis
 from pipeline.ingest import ingest
 from pipeline.hits import targets as tg
@@ -126,10 +125,8 @@ def test_stores_written_before_the_count_read_it_as_null(tmp_path):
     replay still reads cocopp's hits where the count is unknown."""
     st = store_of(tmp_path, [{"instance": 1, "dat": A}, {"instance": 2, "dat": B}])
     want = Analysis(st).art(list(T), dispersion=False).collect()
-    shutil.rmtree(st.path / "derived")
-    for f in (st.path / "runs").rglob("*.parquet"):
-        t = pq.read_table(f)
-        pq.write_table(t.drop_columns(["inconsistent_records"]), f)
+    shutil.rmtree(st.path / "_cache")
+    drop_columns(st.path, "runs", ["inconsistent_records"])
     new = ingest([write_new2(tmp_path / "B", alg="B", runs=[{"instance": 1, "dat": B}])], st)
     assert new.runs == 1
     runs = st.runs().collect()

@@ -298,7 +298,7 @@ def test_cli_report_from_a_store_and_from_its_settings(store, tmp_path):
 def test_cli_errors_are_one_line(store, tmp_path):
     runner = CliRunner()
     cases = [
-        (["report", "--store", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a cocopipe store"),
+        (["report", "--store", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "no such store folder"),
         (["report", str(tmp_path / "missing.tgz"), "--out", str(tmp_path / "o")], "no such file or folder"),
         (["report", "--store", str(store), "--mode", "fast", "--out", str(tmp_path / "o")], "mode 'fast'"),
         (["report", "--store", str(store), "-a", "Q", "--out", str(tmp_path / "o")], "no algorithm 'Q' in the store"),

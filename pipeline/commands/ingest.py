@@ -48,7 +48,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
     store is None when this ingest would have created it and read nothing (no empty store is left behind)."""
     from ..ingest import ingest as run_ingest
     from ..ingest.sources import expand
-    from ..store import Store, StoreError
+    from ..store import Store, StoreError, schema
     from ..store.location import is_uri
     from ..store.store import SOURCES
 
@@ -60,6 +60,10 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
     except StoreError as exc:
         fail(str(exc))
     OPENED.append(st.path)
+    if older := sorted(schema.older(st.schema_versions())):
+        err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its rows are read as "
+                  f"{', '.join(f'{t} {schema.version(t)}' for t in older)} (columns added since take their defaults, "
+                  "see schemas/); new rows are written in the new schema", soft_wrap=True)
     from ..archive.sources import add_outcomes
 
     try:

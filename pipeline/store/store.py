@@ -127,11 +127,14 @@ def _writer_properties():
                                                    "coco_version", "problem", "mode", "archive_file", "value")})
 
 
-def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str) -> None:
+def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str, table: str | None = None) -> None:
     """Append rows to a Delta table (made where there is none yet: a second writer making it at once
-    appends to the first one's)."""
+    appends to the first one's); the Delta commit records the commit id and the table's schema version."""
     dl = _delta()
-    props = dl.CommitProperties(custom_metadata={"cocopipe.commit": commit_id})
+    meta = {"cocopipe.commit": commit_id}
+    if table is not None:
+        meta.update({"cocopipe.table": table, "cocopipe.schema_version": schema.version(table)})
+    props = dl.CommitProperties(custom_metadata=meta)
     for attempt in range(5):
         try:
             dl.write_deltalake(uri, tbl, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
@@ -416,8 +419,22 @@ class Store:
         >>> m["format"], m["store_version"], sorted(m["schema_versions"])[:2]
         ('cocopipe-store', 3, ['archive', 'events'])
         """
-        return {"format": FORMAT, "store_version": VERSION, "schema_versions": {t: schema.version(t) for t in schema.TABLES},
+        return {"format": FORMAT, "store_version": VERSION, "schema_versions": self.schema_versions(),
                 "sources": self.sources(), "derived": self.derived(), **self.properties()}
+
+    def schema_versions(self) -> dict[str, str]:
+        """The schema version of each table's rows: the oldest any source's rows were written in (this
+        cocopipe's, for a table no source wrote yet). Rows of an older minor version read the columns added
+        since at their defaults (schemas/)."""
+        def key(v: str) -> tuple[int, ...]:
+            return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+        out = {t: schema.version(t) for t in schema.TABLES}
+        for e in self.sources().values():
+            for t, v in (e.get("schema_versions") or {}).items():
+                if t in out and isinstance(v, str) and key(v) < key(out[t]):
+                    out[t] = v
+        return out
 
     def has(self, key: str, source_id: str, algorithm_name: str | None = None) -> bool:
         """Whether the source `key` is stored with this content (and algorithm name given to it)."""
@@ -576,7 +593,7 @@ class Store:
                             hive.folder(k, str(v))
                         except ValueError as exc:
                             raise StoreError(f"{data.path}: {exc}") from None
-                append(self.uri(table), _with_commit(table, df, cid), parts, cid)
+                append(self.uri(table), _with_commit(table, df, cid), parts, cid, table)
                 written.append(table)
         except StoreError:
             raise
@@ -598,7 +615,8 @@ class Store:
         (the `sources` version the caller prepared on) it raises `Conflict` instead, for the caller to
         prepare again. `check(store)` runs on the snapshot each attempt is made on."""
         data = staged.data
-        entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id)
+        entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id,
+                     schema_versions={t: schema.version(t) for t in staged.tables})
         row = {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path), "source_id": data.source_id,
                COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "entry": json.dumps(entry, sort_keys=True, default=str)}
@@ -743,7 +761,7 @@ class Store:
         where = f"{DERIVED}/{name}"
         try:
             if df.height:
-                append(self.uri(where), _with_commit(table, df, cid), schema.partition_columns(table), cid)
+                append(self.uri(where), _with_commit(table, df, cid), schema.partition_columns(table), cid, table)
         except Exception as exc:  # noqa: BLE001
             raise write_failed(self.path, exc) from None
         entry = dict(meta or {}, table=table)

@@ -231,7 +231,7 @@ def test_ingest_of_a_source_a_node_cannot_see_exits_non_zero_naming_it(cluster, 
     result = cli(["ingest", *map(str, sources), "--store", str(st.path), "--executor", "ray", "-j", "1"], cluster)
     said = one_line_error(result)
     assert re.search(rf"error: Ray node \S+ \(node \w+\): the source {sources[1]} is not visible there", said), said
-    assert sorted(st.runs().collect()["algorithm"]) == list("AACC")
+    assert sorted(st.refresh().runs().collect()["algorithm"]) == list("AACC")
 
 
 def test_jobs_on_an_existing_cluster_are_tasks_in_flight(cluster, data):

@@ -306,6 +306,8 @@ def outside_store(out: str | Path, *stores: str | Path | None) -> None:
     opened (what is written there would make the store unreadable)."""
     where = Path(out).resolve()
     for store in dict.fromkeys([*(s for s in stores if s), *OPENED]):
+        if "://" in str(store):  # on object storage: no local file lies inside it
+            continue
         home = Path(store).resolve()
         if where == home or home in where.parents:
             fail(f"{out}: inside the store {store}; give a folder outside the store")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -152,7 +151,7 @@ class SelectionOptions:
         from ..selection import Selection
 
         # Ray tasks read the store by this path, in working folders of their own
-        st = open_store(self.store if executor == "local" else os.path.abspath(self.store))
+        st = open_store(self.store)  # made absolute at the edge (Store's location): every task reads the same one
         try:
             sel = Selection(st, **self.filters, indicator=self.indicator, **selection_fields(
                 max_budget=self.max_budget, all_instances=bool(self.all_instances), exact=self.exact))

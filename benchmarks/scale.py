@@ -22,7 +22,8 @@ on the store of the previous ones and is timed after its imports, so that its wa
 `--store URI` puts the stores under URI (`s3://bucket/bench`: on object storage, each run under a
 fresh prefix; credentials and endpoint from the environment, docs/scale.md) instead of a local folder;
 `--executor ray` runs the ingest and the measures as Ray tasks (the cluster `RAY_ADDRESS` names, else a
-local instance), and the peak memory is then the driver's alone (RUSAGE_SELF: the tasks' is their own).
+local instance), aRT and ECDF streamed a part at a time as the commands write them (`Analysis.stream`),
+and the peak memory is then the driver's alone (RUSAGE_SELF: the tasks' is their own).
 
 With --cocopp, cocopp 2.9.1 (never a project dependency: a separate virtualenv, the one in
 $COCOPP_PYTHON or /tmp/cocopp-venv if it has cocopp, else one this script creates) does the same
@@ -113,7 +114,10 @@ if step == "ingest":
     extra = {"runs": s.runs}
 else:
     a = open_store(store, executor=executor)
-    if step == "art":
+    if executor == "ray" and step in ("art", "ecdf"):  # as the commands write them: a part at a time
+        names = {"art": [("art", dict(dispersion=True, samples=100))], "ecdf": [("ecdf.steps", {}), ("ecdf.summary", {})]}
+        extra = {"rows": sum(part.height for name, kw in names[step] for part in a.stream(name, **kw))}
+    elif step == "art":
         extra = {"rows": a.art(dispersion=True, samples=100).collect().height}
     elif step == "ecdf":
         extra = {"rows": a.ecdf().collect().height + a.ecdf_summary().collect().height}

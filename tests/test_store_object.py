@@ -157,3 +157,23 @@ def test_a_relative_store_is_made_absolute_at_the_edge(tmp_path, monkeypatch):
 
     there = pickle.loads(pickle.dumps(st))  # as a task gets it, wherever its working folder
     assert there.runs().collect().height == 2
+
+
+def test_a_local_store_copied_to_the_bucket_reads_the_same(s3, tmp_path):
+    # the table of issue 29: `runs/art/query --store s3://...` on a store copied there said "not a cocopipe store"
+    import boto3
+
+    local = tmp_path / "store"
+    assert cli("ingest", str(SAMPLE / "RS_on_bbob.tgz"), "--store", str(local)).returncode == 0
+    client = boto3.client("s3", endpoint_url=s3.endpoint, aws_access_key_id="cocopipe", aws_secret_access_key="cocopipe",
+                          region_name="us-east-1")
+    for f in local.rglob("*"):
+        if f.is_file() and "_cache" not in f.parts:
+            client.upload_file(str(f), s3.name, f"copy/{f.relative_to(local).as_posix()}")
+    remote = f"s3://{s3.name}/copy"
+    for args in (["runs"], ["art"]):
+        a, b = cli(*args, "--store", str(local), "--out", "-"), cli(*args, "--store", remote, "--out", "-")
+        assert a.returncode == 0 and b.returncode == 0, b.stderr
+        assert a.stdout == b.stdout and len(a.stdout.splitlines()) > 100
+    q = cli("query", "--store", remote, "select count(*) as n from runs")
+    assert q.returncode == 0 and q.stdout.split() == ["n", "1080"], q.stderr

@@ -203,6 +203,7 @@ class Snapshot:
     sources: pl.DataFrame
     derived: pl.DataFrame
     tables: dict[str, object]  # table name (or derived/NAME) -> DeltaTable pinned, or None
+    known: dict = field(default_factory=dict)  # what was read of the pinned versions (file lists, schemas)
 
     @property
     def committed(self) -> list[str]:
@@ -509,7 +510,9 @@ class Store:
         character of the store's path is misread), the partition columns from the folder names."""
         parts = schema.partition_columns(table)
         files = self.files(name, root=self.location.read_root())
-        fields = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
+        fields = self.snapshot.known.get(("schema", name))
+        if fields is None:
+            fields = self.snapshot.known[("schema", name)] = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
         body = pl.Schema({c: t for c, t in fields.items() if c not in parts})
         if not files:
             return pl.LazyFrame(schema={**{p: pl.String for p in parts}, **body})
@@ -519,14 +522,18 @@ class Store:
     def files(self, name: str, root: str | None = None) -> list[str]:
         """The data files of a table's pinned version: local paths (under `root`, default the store's folder),
         or URIs."""
-        dt = self.snapshot.tables.get(name)
+        snap = self.snapshot
+        dt = snap.tables.get(name)
         if dt is None:
             return []
         if self.location.local is None:
             return list(dt.file_uris())
         base = (root or str(self.location.local)) + "/" + "/".join(quote(p, safe=" -_.~") for p in name.split("/"))
-        paths = pa.table(dt.get_add_actions(flatten=True)).column("path").to_pylist()
-        return [f"{base}/{unquote(p)}" for p in paths]
+        paths = snap.known.get(("paths", name))
+        if paths is None:  # the pinned version's log, read once
+            paths = snap.known[("paths", name)] = [unquote(p) for p in
+                                                   pa.table(dt.get_add_actions(flatten=True)).column("path").to_pylist()]
+        return [f"{base}/{p}" for p in paths]
 
     def verify(self) -> None:
         """StoreError (one line naming the file) unless every file the snapshot's tables list is there

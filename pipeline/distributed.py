@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 EXECUTORS = ("local", "ray")
+#: times Ray runs a task again when its node or worker process is lost
+RETRIES = 3
 
 
 def check(executor: str) -> str:
@@ -50,7 +52,9 @@ def run(function: Callable, calls: Sequence[tuple], in_flight: int | None = None
     """`function(*call)` for every call as Ray tasks, at most `in_flight` at once (None: all), yielding
     (index of the call, result) as they complete; a task that fails raises `TaskFailed` (`failure`)."""
     _ray = ray()
-    task = _ray.remote(function)
+    # a task whose worker or node dies is run again elsewhere, up to RETRIES times (an exception it raises
+    # is not retried: it is the command's failure, said in one line)
+    task = _ray.remote(max_retries=RETRIES, retry_exceptions=False)(function)
     todo = iter(enumerate(calls))
     running: dict = {}
 

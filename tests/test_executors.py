@@ -126,3 +126,19 @@ def test_a_measure_per_group_is_sorted_however_the_algorithms_are_grouped(tmp_pa
         got = a.per_algorithm(lambda part: part.runs().group_by("algorithm").len(), sort=["algorithm"],
                               descending=True).collect()
         assert got["algorithm"].to_list() == ["C", "B", "A"]
+
+
+def test_a_task_whose_worker_dies_is_run_again(tmp_path):
+    pytest.importorskip("ray")
+    from pipeline import distributed
+
+    def dies_once(marker: str) -> str:  # a worker process that dies the first time, as on a node that is lost
+        import os
+
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        return "done"
+
+    marker = str(tmp_path / "died")
+    assert [r for _, r in distributed.run(dies_once, [(marker,)])] == ["done"]

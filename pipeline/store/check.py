@@ -14,7 +14,7 @@ import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
 from . import schema
-from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, open_table
+from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
 #: where repair moves the files it takes out of a local store
@@ -37,7 +37,7 @@ class Finding:
 def _files(store: Store, table: str) -> list[str]:
     """The data files the snapshot's version of a table lists, as paths or URIs."""
     dt = store.snapshot.tables.get(table)
-    return list(dt.file_uris()) if dt is not None else []
+    return file_paths(dt) if dt is not None else []
 
 
 def _exists(uri: str) -> bool:

@@ -17,6 +17,9 @@ from urllib.parse import quote
 #: schemes delta-rs and Polars read (object stores, and file:// for a local folder)
 SCHEMES = ("s3", "s3a", "gs", "gcs", "az", "azure", "abfs", "abfss", "file")
 _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+#: what delta-rs 1.x cannot have in a local table's path: `[ ] ^ |` make it panic, a backslash is refused,
+#: and `%` before two hex digits is decoded (the table would be written to another folder)
+_UNUSABLE = re.compile(r"[\[\]^|\\]|%[0-9A-Fa-f]{2}")
 
 
 class LocationError(ValueError):
@@ -56,10 +59,10 @@ def locate(where: str | os.PathLike | Location) -> Location:
     text = os.fspath(where)
     m = _URI.match(text)
     if m is None:
-        return Location(str(Path(text).absolute()), Path(text).absolute())
+        return _local(Path(text).absolute())
     scheme, rest = m.group(1).lower(), m.group(2)
     if scheme == "file":
-        return Location(str(Path(rest).absolute()), Path(rest).absolute())
+        return _local(Path(rest).absolute())
     if scheme not in SCHEMES:
         raise LocationError(f"{text}: unknown store scheme {scheme!r} (a local folder, or one of "
                             f"{', '.join(s + '://' for s in SCHEMES if s != 'file')})")
@@ -67,6 +70,16 @@ def locate(where: str | os.PathLike | Location) -> Location:
     if not bucket:
         raise LocationError(f"{text}: no bucket in the store URI (write {scheme}://BUCKET/PATH)")
     return Location(f"{scheme}://{rest.rstrip('/')}", None)
+
+
+def _local(folder: Path) -> Location:
+    """The Location of a local folder; LocationError where its path holds what delta-rs cannot use."""
+    bad = _UNUSABLE.search(str(folder))
+    if bad:
+        raise LocationError(f"{folder}: a store cannot be kept under this path: the Delta Lake library (delta-rs) "
+                            f"cannot use a path holding {bad.group()!r}; give a folder whose path has no "
+                            f"[ ] ^ | \\ or %XX")
+    return Location(str(folder), folder)
 
 
 def is_uri(text: str | os.PathLike) -> bool:

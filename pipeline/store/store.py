@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 import polars as pl
 import pyarrow as pa
@@ -140,6 +141,56 @@ def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str)
             if attempt == 4:
                 raise
             time.sleep(random.uniform(0.01, 0.1))
+
+
+def _root(dt) -> str:
+    """The folder of a local Delta table as delta-rs writes it in its file URIs (percent-encoded)."""
+    return dt.table_uri.removeprefix("file://").rstrip("/") + "/"
+
+
+def _adds(dt) -> pl.DataFrame:
+    """The add actions of a Delta table's version: one row per data file (its path in the log, partition
+    values, statistics)."""
+    return pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+
+
+def _local_root(dt) -> str | None:
+    """The folder of a local Delta table as it is on disk (None on object storage)."""
+    if "://" in dt.table_uri and not dt.table_uri.startswith("file://"):
+        return None
+    return unquote(_root(dt))
+
+
+def file_paths(dt, adds: pl.DataFrame | None = None) -> list[str]:
+    """The data files of a Delta table (or of the add actions `adds` of it): URIs on object storage, paths
+    on disk for a local table (delta-rs percent-encodes the folder in its URIs: `my%20results/`, and the
+    log the partition folders' names once more)."""
+    real = _local_root(dt)
+    if real is None:
+        return list(dt.file_uris()) if adds is None else [dt.table_uri.rstrip("/") + "/" + p for p in adds["path"]]
+    adds = _adds(dt) if adds is None else adds
+    return [real + unquote(p) for p in adds["path"]] if adds.height else []
+
+
+def scan_table(dt) -> pl.LazyFrame:
+    """Lazy scan of a Delta table: Polars' own reader, or for a local table whose folder's path Polars'
+    reader misreads (a character delta-rs percent-encodes, a `k=v` folder taken for a partition) the
+    same files read partition by partition, their paths as they are on disk, never taken as globs."""
+    root = _root(dt)
+    if "://" in root or (unquote(root) == root and "=" not in root):
+        return pl.scan_delta(dt)
+    sch = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
+    parts = list(dt.metadata().partition_columns)
+    body = {c: t for c, t in sch.items() if c not in parts}
+    adds = _adds(dt)
+    if not adds.height:
+        return pl.LazyFrame(schema=sch)
+    frames = []
+    for keys, grp in adds.group_by([f"partition.{c}" for c in parts] or [pl.lit(0)]):
+        lf = pl.scan_parquet(file_paths(dt, grp), schema=body, missing_columns="insert", extra_columns="ignore",
+                             hive_partitioning=False, glob=False)
+        frames.append(lf.with_columns(pl.lit(v, sch[c]).alias(c) for c, v in zip(parts, keys)) if parts else lf)
+    return pl.concat(frames).select(list(sch))
 
 
 def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
@@ -262,7 +313,10 @@ class Store:
     # -- opening ---------------------------------------------------------------------------
     def _create(self) -> None:
         """Make a new, empty store here (nothing when there is one; safe when another process does the same)."""
-        if open_table(self.uri(SOURCES)) is not None:
+        try:
+            if open_table(self.uri(SOURCES)) is not None:
+                return
+        except Exception:  # noqa: BLE001 - a damaged log: refresh() names it
             return
         if self.location.local is not None:
             folder = self.location.local
@@ -306,7 +360,10 @@ class Store:
         for _ in range(20):
             src = self._open_sources()
             snap = self._pinned(src.version(), None, None, src)
-            again = open_table(self.uri(SOURCES))
+            try:
+                again = open_table(self.uri(SOURCES))
+            except Exception as exc:  # noqa: BLE001 - a log damaged meanwhile
+                raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
             if again is not None and again.version() == snap.version:
                 return snap
         return snap
@@ -446,7 +503,7 @@ class Store:
         dt = self.snapshot.tables.get(name)
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
-        lf = pl.scan_delta(dt).filter(pl.col(COMMIT).is_in(committed))
+        lf = scan_table(dt).filter(pl.col(COMMIT).is_in(committed))
         have = set(lf.collect_schema().names())
         defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
         cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
@@ -474,7 +531,7 @@ class Store:
         sch = schema.polars_schema(table)
         if dt is None:
             return pl.LazyFrame(schema=sch)
-        return pl.scan_delta(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
+        return scan_table(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
 
     def verify(self) -> None:
         """StoreError (one line naming the file) unless every file the snapshot's tables list is there
@@ -484,7 +541,10 @@ class Store:
         for name, dt in self.snapshot.tables.items():
             if dt is None:
                 continue
-            for uri in dt.file_uris():
+            adds, lo = _adds(dt), f"min.{COMMIT}"
+            if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
+                adds = adds.filter(pl.col(lo).is_in(self.snapshot.committed))
+            for uri in file_paths(dt, adds):
                 if not os.path.isfile(uri):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
@@ -678,7 +738,7 @@ class Store:
     def scan_side(self, table: str) -> pl.LazyFrame | None:
         """Lazy scan of a side table (None where there is none)."""
         dt = open_table(self.uri(table))
-        return pl.scan_delta(dt) if dt is not None else None
+        return scan_table(dt) if dt is not None else None
 
     def rewrite_sources(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
         """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
@@ -741,6 +801,6 @@ def _commits_in(dt) -> set[str]:
     adds = pa.table(dt.get_add_actions(flatten=True))
     lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
     if lo not in adds.column_names:  # no statistics: read the column
-        return set(pl.scan_delta(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
+        return set(scan_table(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
     out = set(adds.column(lo).to_pylist()) | set(adds.column(hi).to_pylist())
     return {c for c in out if c is not None}

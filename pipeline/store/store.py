@@ -286,6 +286,8 @@ class Store:
         #: what opening or writing changed on its own
         self.notices: list[str] = []
         self._snap: Snapshot | None = None
+        #: commits this Store staged and has not committed or discarded yet: never collected as garbage
+        self._inflight: set[str] = set()
         if create:
             self._create()
         self.refresh()
@@ -591,6 +593,7 @@ class Store:
         """Append a source's rows to the data tables under a new commit id, not yet visible (safe from
         several threads, processes or machines at once; `commit` makes them visible)."""
         cid = commit_id or new_commit_id()
+        self._inflight.add(cid)
         written: list[str] = []
         try:
             for table, df in data.tables.items():
@@ -614,6 +617,7 @@ class Store:
     def discard(self, staged: Staged) -> None:
         """Delete the rows of a staged source that will not be committed (best effort: unnamed rows are
         invisible, and deleted by a later write)."""
+        self._inflight.discard(staged.commit_id)
         self._delete_commits({t: [staged.commit_id] for t in staged.tables})
 
     def commit(self, staged: Staged, replace: Sequence[str] = (), *, expect: int | None = None,
@@ -628,7 +632,12 @@ class Store:
         entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id)
         row = {"key": data.key, "name": data.name, "path": data.path, "source_id": data.source_id, COMMIT: staged.commit_id,
                "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"), "entry": json.dumps(entry, sort_keys=True, default=str)}
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [data.key, *replace], row, expect, check)
+        self._inflight.discard(staged.commit_id)
+        try:
+            self._swap(SOURCES, _SOURCES_SCHEMA, "key", [data.key, *replace], row, expect, check)
+        except BaseException:
+            self._inflight.add(staged.commit_id)  # not committed: still this Store's to commit or discard
+            raise
         return staged.tables
 
     def remove_source(self, key: str) -> None:
@@ -682,7 +691,7 @@ class Store:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
         older than GRACE (writes killed before their commit); the number of commits deleted. Best effort:
         what cannot be deleted now stays invisible, for a later write."""
-        named = set(self.snapshot.committed)
+        named = set(self.snapshot.committed) | self._inflight
         todo: dict[str, list[str]] = {}
         for name, dt in self.snapshot.tables.items():
             if dt is None:

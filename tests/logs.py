@@ -37,15 +37,12 @@ def write_new2(root: Path, alg: str = "ALG", suite: str = "bbob", function: int 
 
 
 def as_runs_1_0_0(store: Path) -> None:
-    """Rewrite a store's runs files as schema 1.0.0 wrote them: without the columns 1.1.0 added."""
-    import json
+    """Rewrite a store's runs table as schema 1.0.0 wrote it: without the columns 1.1.0 added (one Delta
+    commit of the same rows, commit ids and partitions)."""
+    import deltalake
 
-    import pyarrow.parquet as pq
-
-    for f in (store / "runs").rglob("*.parquet"):
-        t = pq.read_table(f, partitioning=None)
-        t = t.drop_columns([c for c in ("maximize", "function_name", "inconsistent_records") if c in t.column_names])
-        pq.write_table(t.replace_schema_metadata({**(t.schema.metadata or {}), b"cocopipe.schema_version": b"1.0.0"}), f)
-    manifest = json.loads((store / "cocopipe-store.json").read_text())
-    manifest["schema_versions"] = {t: "1.0.0" for t in manifest["schema_versions"]}
-    (store / "cocopipe-store.json").write_text(json.dumps(manifest))
+    dt = deltalake.DeltaTable(str(store / "runs"))
+    t = dt.to_pyarrow_table()
+    t = t.drop_columns([c for c in ("maximize", "function_name", "inconsistent_records") if c in t.column_names])
+    deltalake.write_deltalake(str(store / "runs"), t, mode="overwrite", schema_mode="overwrite",
+                              partition_by=dt.metadata().partition_columns)

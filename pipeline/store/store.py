@@ -536,8 +536,9 @@ class Store:
         return scan_table(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
 
     def verify(self) -> None:
-        """StoreError (one line naming the file) unless every file the snapshot's tables list is there
-        (local stores: a stat per file), so that a read never silently misses data."""
+        """StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
+        is there with the size written (local stores: a stat per file), so that a read never silently misses
+        data, nor hands a cut file to a reader."""
         if self.location.local is None or self.__dict__.get("_verified") == self.stamp():
             return
         for name, dt in self.snapshot.tables.items():
@@ -546,10 +547,13 @@ class Store:
             adds, lo = _adds(dt), f"min.{COMMIT}"
             if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
                 adds = adds.filter(pl.col(lo).is_in(self.snapshot.committed))
-            for uri in file_paths(dt, adds):
+            for uri, size in zip(file_paths(dt, adds), adds["size_bytes"] if adds.height else []):
                 if not os.path.isfile(uri):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
+                if size is not None and os.path.getsize(uri) != size:  # cut or overwritten: never handed to a reader
+                    raise StoreError(f"{uri}: damaged ({os.path.getsize(uri)} bytes, its {name} table wrote {size}); "
+                                     f"`cocopipe check --store {self.path} --repair` moves it out of the store")
         self.__dict__["_verified"] = self.stamp()
 
     def runs(self) -> pl.LazyFrame:

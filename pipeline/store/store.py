@@ -634,14 +634,28 @@ class Store:
         prepare again. `check(store)` runs on the snapshot each attempt is made on."""
         data = staged.data
         entry = dict(data.meta, name=data.name, path=data.path, source_id=data.source_id)
-        row = {"key": data.key, "name": data.name, "path": data.path, "source_id": data.source_id, COMMIT: staged.commit_id,
-               "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"), "entry": json.dumps(entry, sort_keys=True, default=str)}
+        mine = {"key": data.key, "name": data.name, "path": data.path, "source_id": data.source_id,
+                COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "entry": json.dumps(entry, sort_keys=True, default=str)}
+        gone = [data.key, *replace]
+
+        def row(now: pl.DataFrame) -> dict:
+            """The source's row: naming the commit of a stored source of the same content where there is
+            one (its rows are this source's: stored once, counted once), else its own staged commit."""
+            same = now.filter((pl.col("source_id") == data.source_id) & ~pl.col("key").is_in(gone))
+            for other in same.iter_rows(named=True):
+                if json.loads(other["entry"]).get("algorithm_name") == data.meta.get("algorithm_name"):
+                    return dict(mine, **{COMMIT: other[COMMIT]})
+            return mine
+
         self._inflight.discard(staged.commit_id)
         try:
-            self._swap(SOURCES, _SOURCES_SCHEMA, "key", [data.key, *replace], row, expect, check)
+            named = self._swap(SOURCES, _SOURCES_SCHEMA, "key", gone, row, expect, check)
         except BaseException:
             self._inflight.add(staged.commit_id)  # not committed: still this Store's to commit or discard
             raise
+        if named != staged.commit_id:  # shared with a source of the same content: its own rows are not needed
+            self._delete_commits({t: [staged.commit_id] for t in staged.tables})
         return staged.tables
 
     def remove_source(self, key: str) -> None:
@@ -654,11 +668,13 @@ class Store:
         """Add or replace one source (`stage`, then `commit`)."""
         return self.commit(self.stage(data), replace)
 
-    def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str], row: dict | None,
-              expect: int | None, check: Callable[[Store], None] | None) -> None:
-        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row`: one Delta
-        commit, made again where another writer's came first. Then the rows of the commits it drops are
-        deleted from the data tables, with those of writes that never committed (older than GRACE)."""
+    def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str],
+              row: dict | Callable[[pl.DataFrame], dict] | None, expect: int | None,
+              check: Callable[[Store], None] | None) -> str | None:
+        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row` (or what
+        `row(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
+        rows of the commits it drops are deleted from the data tables, with those of writes that never
+        committed (older than GRACE). Returns the commit the new row names."""
         dl = _delta()
         for attempt in range(RETRIES):
             try:
@@ -673,7 +689,8 @@ class Store:
                     check(self)
                 now = pl.from_arrow(dt.to_pyarrow_table())
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
-                new = pl.concat([keep, pl.DataFrame([row], schema=keep.schema)]) if row is not None else keep
+                made = row(now) if callable(row) else row
+                new = pl.concat([keep, pl.DataFrame([made], schema=keep.schema)]) if made is not None else keep
                 dl.write_deltalake(dt, new.to_arrow().cast(arrow_schema), mode="overwrite",
                                    commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
@@ -690,6 +707,7 @@ class Store:
             raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
         self.refresh()
         self.collect_garbage(dropped)
+        return made[COMMIT] if made is not None else None
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are

@@ -2,6 +2,7 @@
 the rows of writes that never committed; and the repair that keeps what is readable (docs/store.md)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -40,10 +41,23 @@ def _files(store: Store, table: str) -> list[str]:
     return file_paths(dt) if dt is not None else []
 
 
+@functools.lru_cache(maxsize=16)
+def _bucket(uri: str):
+    """The pyarrow file system of an object-storage URI's bucket."""
+    return pa.fs.FileSystem.from_uri(uri)[0]
+
+
+def _remote(uri: str):
+    """The file system and the object's path of a file URI of a Delta table on object storage, its key taken
+    as it is (`FileSystem.from_uri` decodes `%20`: the key of the partition folder `algorithm=DE%20F`)."""
+    scheme, rest = uri.split("://", 1)
+    return _bucket(f"{scheme}://{rest.split('/', 1)[0]}"), rest
+
+
 def _exists(uri: str) -> bool:
     if "://" not in uri:
         return os.path.isfile(uri)
-    fs, path = pa.fs.FileSystem.from_uri(uri)
+    fs, path = _remote(uri)
     return fs.get_file_info(path).type == pa.fs.FileType.File
 
 
@@ -53,7 +67,7 @@ def read_problem(uri: str, whole: bool = True) -> str | None:
         return "not a regular file"  # a FIFO or a device: never opened (the read would block)
     try:
         if "://" in uri:
-            fs, path = pa.fs.FileSystem.from_uri(uri)
+            fs, path = _remote(uri)
             with fs.open_input_file(path) as fh:
                 f = pq.ParquetFile(fh)
                 if whole:
@@ -138,6 +152,17 @@ def check(root: str | Path | Store) -> list[Finding]:
     return out
 
 
+def _quarantine(store: Store, rel: str) -> None:
+    """Move a file of the store (its path relative to the store) to `quarantine/`, locally or on object storage."""
+    if store.location.local is not None:
+        dest = store.location.local / QUARANTINE / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(store.location.local / rel, dest)
+        return
+    fs, root = _remote(store.location.uri)
+    fs.move(f"{root}/{rel}", f"{root}/{QUARANTINE}/{rel}")
+
+
 def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     """Repair the store, keeping what is readable: files missing or unreadable leave their tables (unreadable
     ones moved to `quarantine/` of a local store), each source's entry is made to count what its rows are
@@ -147,11 +172,8 @@ def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     done: list[str] = []
     bad = unreadable(store)
     for f in bad:
-        if f.kind == "corrupt" and store.location.local is not None:
-            full = store.location.local / f.path
-            dest = store.location.local / QUARANTINE / f.path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(full, dest)
+        if f.kind == "corrupt":
+            _quarantine(store, f.path)
             done.append(f"{f.path}: unreadable ({f.detail}); moved to {QUARANTINE}/{f.path}")
         elif f.kind == "missing":
             done.append(f"{f.path}: missing; dropped from its table")

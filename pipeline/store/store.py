@@ -539,7 +539,7 @@ class Store:
         """StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
         is there with the size written (local stores: a stat per file), so that a read never silently misses
         data, nor hands a cut file to a reader."""
-        if self.location.local is None or self.__dict__.get("_verified") == self.stamp():
+        if self.__dict__.get("_verified") == self.stamp():
             return
         for name, dt in self.snapshot.tables.items():
             if dt is None:
@@ -547,7 +547,12 @@ class Store:
             adds, lo = _adds(dt), f"min.{COMMIT}"
             if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
                 adds = adds.filter(pl.col(lo).is_in(self.snapshot.committed))
-            for uri, size in zip(file_paths(dt, adds), adds["size_bytes"] if adds.height else []):
+            if not adds.height:
+                continue
+            if self.location.local is None:
+                self._verify_remote(name, dt, adds)
+                continue
+            for uri, size in zip(file_paths(dt, adds), adds["size_bytes"]):
                 if not os.path.isfile(uri):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
@@ -555,6 +560,26 @@ class Store:
                     raise StoreError(f"{uri}: damaged ({os.path.getsize(uri)} bytes, its {name} table wrote {size}); "
                                      f"`cocopipe check --store {self.path} --repair` moves it out of the store")
         self.__dict__["_verified"] = self.stamp()
+
+    def _verify_remote(self, name: str, dt, adds: pl.DataFrame) -> None:
+        """As `verify`, for a table on object storage: one listing of the table's objects."""
+        import pyarrow.fs as pafs
+
+        try:
+            fs, root = pafs.FileSystem.from_uri(dt.table_uri.rstrip("/"))
+            found = {i.path: i.size for i in fs.get_file_info(pafs.FileSelector(root, recursive=True))
+                     if i.type == pafs.FileType.File}
+        except Exception as exc:  # noqa: BLE001
+            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+        for rel, size in zip(adds["path"], adds["size_bytes"]):
+            key = f"{root}/{unquote(rel)}"
+            if key not in found:
+                raise StoreError(f"{self.uri(name)}/{unquote(rel)}: missing from the store (listed by its {name} table); "
+                                 f"`cocopipe check --store {self.path} --repair` drops what is lost (re-ingest the "
+                                 f"source to restore it)")
+            if size is not None and found[key] != size:
+                raise StoreError(f"{self.uri(name)}/{unquote(rel)}: damaged ({found[key]} bytes, its {name} table wrote "
+                                 f"{size}); `cocopipe check --store {self.path} --repair` moves it out of the store")
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""

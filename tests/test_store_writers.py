@@ -225,3 +225,40 @@ def test_three_writers_and_two_readers_in_rounds_lose_nothing(where, s3, tmp_pat
     keys = runs.select("algorithm", "function", "instance")
     assert keys.n_unique() == keys.height  # no trial twice
     assert sorted(st.sources()) == sorted(str(p.resolve()) for w in writers for p in writers[w][1:])
+
+
+def test_a_repair_racing_an_ingest_keeps_the_source_ingested_meanwhile(tmp_path, monkeypatch):
+    """`check --repair` rewrites the sources table (recounted); an ingest commits a new source just before:
+    the rewrite is refused by Delta, made again on the newer table, and the new source is kept with its count
+    (prepared on the old table, it was a CommitFailedError traceback, and recounted on stale counts the new
+    source would have counted no runs and been removed)."""
+    import json
+
+    from pipeline.store.check import repair
+
+    st = Store(tmp_path / "st", create=True)
+    ingest([source(tmp_path / "A", "A"), source(tmp_path / "B", "B")], st)
+    key_a = next(k for k, e in st.sources().items() if e["name"] == "A")
+
+    def miscount(df: pl.DataFrame) -> pl.DataFrame:
+        entries = [json.dumps(dict(json.loads(e), runs=5)) if k == key_a else e for k, e in df.select("key", "entry").rows()]
+        return df.with_columns(entry=pl.Series(entries, dtype=df.schema["entry"]))
+
+    st.rewrite_sources(miscount)
+    real, raced = Store.rewrite_sources, []
+
+    def racing(self, change):
+        def first(df):
+            if not raced:  # another process commits a source while this one prepares its commit
+                raced.append(ingest([source(tmp_path / "C", "C")], Store(self.path)))
+            return change(df)
+        return real(self, first)
+
+    monkeypatch.setattr(Store, "rewrite_sources", racing)
+    done, left = repair(st.path)
+    monkeypatch.undo()
+    assert raced and left == [] and done == [f"source {key_a}: 3 runs lost with its files; it now counts 2"], done
+    after = Store(st.path)
+    assert sorted(e["name"] for e in after.sources().values()) == ["A", "B", "C"]
+    assert [e["runs"] for e in after.sources().values()] == [2, 2, 2]
+    assert check(after) == [] and after.runs().collect().height == 6

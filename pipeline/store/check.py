@@ -184,12 +184,17 @@ def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     store.refresh()
     counts = _counts(store)
     lost: list[str] = []
+    said = len(done)
 
     def recount(df: pl.DataFrame) -> pl.DataFrame:
+        """`df` (the sources table as it is now: another writer may have committed since) recounted from
+        the runs table read now."""
+        now = _counts(store.refresh())
+        del done[said:], lost[:]
         rows = []
         for r in df.iter_rows(named=True):
             e = json.loads(r["entry"])
-            held = counts.get(r[COMMIT], 0)
+            held = now.get(r[COMMIT], 0)
             if held == 0:
                 lost.append(r["key"])
                 continue

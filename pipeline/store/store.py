@@ -798,11 +798,23 @@ class Store:
 
     def rewrite_sources(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
         """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
-        machine-independent for a packaged store)."""
+        machine-independent for a packaged store). Where another writer commits first, `change` is made again
+        on the newer table (it must read what it needs anew each call)."""
         dl = _delta()
-        dt = open_table(self.uri(SOURCES))
-        new = change(pl.from_arrow(dt.to_pyarrow_table()))
-        dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+        for attempt in range(RETRIES):
+            try:
+                dt = open_table(self.uri(SOURCES))
+                new = change(pl.from_arrow(dt.to_pyarrow_table()))
+                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+                break
+            except dl.exceptions.CommitFailedError:
+                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise write_failed(self.path, exc) from None
+        else:
+            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
         self.refresh()
 
     def vacuum(self, side: Sequence[str] = ()) -> None:

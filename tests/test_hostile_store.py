@@ -514,3 +514,14 @@ def test_a_table_or_an_export_that_cannot_be_written_is_one_line(tmp_path):
     one_line_error(cli("art", "--store", st.path, "--out", tmp_path / "file" / "art.csv"), "art.csv", "cannot write")
     one_line_error(cli("export", "--store", st.path, "--out", st.path / "runs" / "exp"), "inside the store")
     assert check(st.path) == []
+
+
+@pytest.mark.parametrize("entry", ["{not json", "[1, 2]", "null"])
+def test_a_damaged_entry_in_the_sources_table_is_one_line_naming_the_table_and_the_source(tmp_path, entry):
+    import polars as pl
+
+    st = store_at(tmp_path / "st", tmp_path, algs=("A",))
+    key = next(iter(st.sources()))
+    st.rewrite_sources(lambda df: df.with_columns(entry=pl.lit(entry, pl.String)))
+    for args in (("check",), ("info",), ("art",), ("ingest", tmp_path / "src" / "A", "--force")):
+        one_line_error(cli(*args, "--store", st.path), f"{st.path}/sources", repr(key), "damaged")

@@ -203,6 +203,8 @@ def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
 def _entry(row: dict) -> dict:
     """A source's (or derived table's) entry as `Store.sources()` gives it."""
     e = json.loads(row["entry"])
+    if not isinstance(e, dict):
+        raise ValueError(f"a JSON {type(e).__name__}, not an object")
     e.update((k, v) for k, v in row.items() if k != "entry")
     return e
 
@@ -436,12 +438,23 @@ class Store:
         >>> [e["runs"] for e in Store("cocopipe-store").sources().values()]
         [360, 1080, 1080]
         """
-        rows = self.snapshot.sources.sort("key").iter_rows(named=True)
-        return {r["key"]: _entry(r) for r in rows}
+        return self._entries(SOURCES, self.snapshot.sources, "key")
 
     def derived(self) -> dict[str, dict]:
         """Derived tables in the store, by name, with what was recorded of them."""
-        return {r["name"]: _entry(r) for r in self.snapshot.derived.sort("name").iter_rows(named=True)}
+        return self._entries(DERIVED, self.snapshot.derived, "name")
+
+    def _entries(self, table: str, frame: pl.DataFrame, key: str) -> dict[str, dict]:
+        """The entries of a small table by `key`; StoreError (one line naming the table and the row) where
+        one is not what cocopipe wrote (a JSON object)."""
+        out = {}
+        for r in frame.sort(key).iter_rows(named=True):
+            try:
+                out[r[key]] = _entry(r)
+            except (ValueError, TypeError) as exc:
+                raise StoreError(f"{self.uri(table)}: the entry of {r[key]!r} is damaged (not a JSON object: "
+                                 f"{' '.join(str(exc).split())[:120]}); the table was edited by hand or damaged") from None
+        return out
 
     def properties(self) -> dict[str, str]:
         """The store's properties (the `sources` table's, e.g. `cocopipe.packaged`)."""

@@ -1,5 +1,6 @@
-"""Any algorithm name round-trips through the store's hive partition folders, for every reader
-(Polars, pyarrow, DuckDB), and no name makes the store unreadable."""
+"""Any algorithm name round-trips through the store's Delta tables and their partition folders, for every
+reader of Delta tables (the store, Polars, delta-rs's pyarrow dataset), and no name makes the store
+unreadable."""
 from __future__ import annotations
 
 import subprocess
@@ -7,19 +8,13 @@ import sys
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.dataset as ds
 import pytest
+from deltalake import DeltaTable
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from logs import write_new2
 from pipeline.ingest import ingest
 from pipeline.store import Store, hive
-
-try:
-    import duckdb
-except ImportError:  # an optional reader: checked where it is installed
-    duckdb = None
 
 HOSTILE = ["DE F=0.5", "<img src=x onerror=alert(1)>", "a/b", "..", "100%", "%3D", "a\\b", "[red]x[/red]",
            "\"quoted\" 'single'", "tab\there", "new\nline", "+plus+", "émoji 😀", "NULL", " ", "x=y/z=w"]
@@ -36,17 +31,14 @@ def logs(tmp_path_factory) -> Path:
 
 
 def readers(root: Path) -> dict[str, list[str]]:
-    """The algorithm names of the runs table as each reader decodes the folders."""
-    runs = root / "runs"
-    out = {"polars": pl.scan_parquet(runs, hive_partitioning=True, hive_schema={"suite": pl.String, "algorithm": pl.String})
-           .select("algorithm").collect()["algorithm"].to_list(),
-           "pyarrow": ds.dataset(runs, format="parquet", partitioning=ds.partitioning(
-               pa.schema([("suite", pa.string()), ("algorithm", pa.string())]), flavor="hive"))
-           .to_table(columns=["algorithm"])["algorithm"].to_pylist()}
-    if duckdb is not None:
-        out["duckdb"] = [r[0] for r in duckdb.sql(
-            f"SELECT algorithm FROM read_parquet('{runs.as_posix()}/*/*/*.parquet', hive_partitioning=true, "
-            "hive_types={'suite': 'VARCHAR', 'algorithm': 'VARCHAR'})").fetchall()]
+    """The algorithm names of the runs table as each reader decodes them: the rows of committed writes, taken
+    by a semi-join with the sources table on commit_id (docs/store.md, "Reading the store without cocopipe")."""
+    runs, sources = str(root / "runs"), str(root / "sources")
+    committed = pl.scan_delta(sources).select("commit_id")
+    out = {"polars": pl.scan_delta(runs).join(committed, on="commit_id", how="semi").select("algorithm").collect()
+           ["algorithm"].to_list(),
+           "pyarrow": pl.from_arrow(DeltaTable(runs).to_pyarrow_dataset().to_table(columns=["algorithm", "commit_id"]))
+           .join(committed.collect(), on="commit_id", how="semi")["algorithm"].to_list()}
     return {k: sorted(v) for k, v in out.items()}
 
 

@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import stat
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -566,11 +567,15 @@ class Store:
                 self._verify_remote(name, dt, adds)
                 continue
             for uri, size in zip(file_paths(dt, adds), adds["size_bytes"]):
-                if not os.path.isfile(uri):
+                try:
+                    st = os.stat(uri)
+                except OSError:
+                    st = None
+                if st is None or not stat.S_ISREG(st.st_mode):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
-                if size is not None and os.path.getsize(uri) != size:  # cut or overwritten: never handed to a reader
-                    raise StoreError(f"{uri}: damaged ({os.path.getsize(uri)} bytes, its {name} table wrote {size}); "
+                if size is not None and st.st_size != size:  # cut or overwritten: never handed to a reader
+                    raise StoreError(f"{uri}: damaged ({st.st_size} bytes, its {name} table wrote {size}); "
                                      f"`cocopipe check --store {self.path} --repair` moves it out of the store")
         self.__dict__["_verified"] = self.stamp()
 

@@ -361,7 +361,6 @@ def run_query(store: Store | str | Path, sql: str, *, timeout: float = DEFAULT_T
     except SQLRefused as exc:
         raise QueryError(str(exc)) from None
     remote = store.location.remote
-    store.location.read_root()  # a link the confined child reads the store's files by, made here (it cannot write)
     read = None if allow_files else [*python_paths(), store_schema.schema_dir(), *(NETWORK_FILES if remote else ())]
     # a local store is read (and its caches written) in its folder; one on object storage over the network,
     # its caches in the user's cache folder

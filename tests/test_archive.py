@@ -25,6 +25,7 @@ from pipeline.archive.catalog import Archive
 from pipeline.archive.definition import FILENAME, create, dumps, parse
 from pipeline.archive.resolve import find, resolve
 from pipeline.cli import app
+from pipeline.store import Store
 
 FIXTURES = ROOT / "tests" / "fixtures"
 OFFICIAL_BBOB = FIXTURES / "archive" / "bbob"
@@ -414,7 +415,7 @@ def test_ingest_a_whole_suite_twice_downloads_nothing_the_second_time(server, en
     res = cli("ingest", "archive:bbob/", "--store", str(store), "--archive-url", server.url)
     assert res.exit_code == 0, res.stderr
     assert "2 of 2 sources read" in res.stderr
-    manifest = json.loads((store / "cocopipe-store.json").read_text())["sources"]
+    manifest = Store(store).sources()
     direct = next(e for e in manifest.values() if e["name"] == "DIRECT_posik_noiseless")
     assert direct["archive_name"] == DIRECT and direct["archive_url"] == f"{server.url}/{DIRECT}"
     assert direct["archive_root"] == server.url
@@ -434,7 +435,7 @@ def test_ingest_keeps_what_it_can_read_when_a_download_fails(server, env, tmp_pa
     assert "1 of 2 sources read" in res.stderr
     assert re.search(r"archive:bbob/2023/RS_on_bbob\.tgz: http://\S+: hash mismatch .*nothing cached", res.stderr)
     assert "Traceback" not in res.stderr
-    kept = json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"].values()
+    kept = Store(tmp_path / "s").sources().values()
     assert [e["name"] for e in kept] == ["DIRECT_posik_noiseless"]
 
 
@@ -442,7 +443,7 @@ def test_archive_url_from_the_environment_and_a_local_folder(archive_root, env, 
     monkeypatch.setenv("COCOPIPE_ARCHIVE_URL", str(archive_root))
     res = cli("ingest", "archive:mixint", "--store", str(tmp_path / "s"))
     assert res.exit_code == 0, res.stderr
-    entry = next(e for e in json.loads((tmp_path / "s" / "cocopipe-store.json").read_text())["sources"].values()
+    entry = next(e for e in Store(tmp_path / "s").sources().values()
                  if e["name"] == "RS_on_bbob-mixint")
     assert entry["path"] == str(archive_root / "bbob-mixint/2023/RS_on_bbob-mixint.tgz")  # used in place
     assert entry["archive_root"] == str(archive_root)

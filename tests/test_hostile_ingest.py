@@ -363,10 +363,9 @@ def test_a_copy_of_the_same_content_is_stored_once_without_a_duplicate_per_trial
     st = Store(tmp_path / "st", create=True)
     ingest([a], st)
     out = ingest([b], st).sources[0]
-    assert not out.problems and out.status == "duplicate"
-    assert out.notes == [f"2 trials identical (same records) to those of {a.resolve()}, which the store holds: left "
-                         "out, each counted once"]
-    assert st.runs().collect().height == 2 and list(st.sources()) == [str(a.resolve())]
+    assert not out.problems and out.notes == [f"same content as {a.resolve()}: its files are stored once, for both"]
+    assert st.runs().collect().height == 2  # both sources name one commit
+    assert len({e["commit_id"] for e in st.sources().values()}) == 1
 
 
 def test_a_source_that_now_holds_only_trials_of_another_leaves_no_stale_version(tmp_path):

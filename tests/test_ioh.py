@@ -181,9 +181,9 @@ def test_an_older_store_is_read_with_the_new_columns_defaults(tmp_path):
     old = tmp_path / "old"
     shutil.copytree(ROOT / "data" / "refalgs", old)
     as_runs_1_0_0(old)
-    assert Store(old).manifest["schema_versions"]["runs"] == "1.0.0"
+    assert "maximize" not in Store(old).snapshot.tables["runs"].schema().to_arrow().names  # as 1.0.0 wrote it
     out = CliRunner().invoke(app, ["ingest", str(IOH / "pbo.tgz"), "--store", str(old), "-q"])
-    assert out.exit_code == 0 and "older schema (events, runs)" in out.stderr
+    assert out.exit_code == 0, out.stderr
     runs = Store(old).runs().collect()
     assert runs.filter(pl.col("suite") != "pbo")["maximize"].to_list() == [False] * (runs.height - 20)
     assert runs.filter(pl.col("suite") == "pbo")["maximize"].all()

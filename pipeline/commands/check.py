@@ -46,12 +46,18 @@ def register(app: typer.Typer) -> None:
         from pathlib import Path
 
         from ..store import StoreError
-        from ..store.legacy import FILE, upgrade_store
+        from ..store.legacy import BACKUP, FILE, upgrade_store
 
         if not (Path(store) / FILE).is_file():
             fail(f"{store}: no store of the earlier layout here (no {FILE})")
         try:
-            for line in upgrade_store(store):
-                say(line)
+            done, lost = upgrade_store(store)
         except (StoreError, OSError, ValueError) as exc:
             fail(f"{store}: the upgrade failed, the store is left as it was ({one_line(str(exc))})")
+        for line in done:
+            say(line)
+        for line in lost:
+            say(line, "lost:", "red")
+        if lost:
+            fail(f"{store}: upgraded with what could be read; {len(lost)} lost (named above): those rows are not "
+                 f"in the store (the old files are in its {BACKUP} folder)")

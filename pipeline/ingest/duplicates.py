@@ -78,9 +78,9 @@ def _may_share(store, runs: pl.DataFrame, keys: set[str]) -> bool:
 
 def against(store, found: Trials, key: str, source_id: str, replaced: list[str] | tuple = ()) -> dict[str, list[int]]:
     """The trials of a source (content `source_id`) whose records the store holds already from another
-    source (a copy of the same content included), by the key of that source: their run_ids. Not compared:
-    the version of itself stored under its `key` and the sources it replaces (`replaced`: gone in the same
-    commit).
+    source, by the key of that source: their run_ids. Not compared: the version of itself stored under
+    its `key`, the sources it replaces (`replaced`: gone in the same commit), and sources of the same content
+    (whose commit it names: counted once).
     First matched on the runs table, then on the records of the few matches; a trial the store holds k
     times matches k trials of the source at most."""
     runs = found.runs
@@ -88,7 +88,9 @@ def against(store, found: Trials, key: str, source_id: str, replaced: list[str] 
     if not runs.height or not _may_share(store, runs, gone):
         return {}
     sources = store.sources()
-    skip = [e["commit_id"] for k in gone if (e := sources.get(k)) and e.get("commit_id")]
+    # itself (its earlier version, what it replaces) and sources of the same content, whose commit it names
+    # (`Store.commit`: stored once, counted once)
+    skip = [e["commit_id"] for k, e in sources.items() if e.get("commit_id") and (k in gone or e.get("source_id") == source_id)]
     # partition filters, so that only the partitions of the source's suites and algorithms are read
     parts = pl.col("suite").is_in(runs["suite"].unique().implode()) \
         & pl.col("algorithm").is_in(runs["algorithm"].unique().implode())

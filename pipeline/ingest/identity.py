@@ -40,6 +40,8 @@ class Identity:
             if e.get("name", k) == src.name:
                 out.append(f"another source named {src.name} is in the store ({k}): both are kept, this one "
                            f"as {key} (`--replace {k}` replaces it)")
+            if e.get("source_id") == src.source_id:
+                out.append(f"same content as {k}: its files are stored once, for both")
             left = sum(n for other, n in e.get("duplicates_left_out", {}).items() if other in (key, self.replace))
             if left and (old and old.get("source_id") != src.source_id or self.replace):
                 out.append(f"{k} left out {plural(left, 'trial')} identical to those of the version replaced: if this "

@@ -2,6 +2,7 @@
 the rows of writes that never committed; and the repair that keeps what is readable (docs/store.md)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
 from . import schema
-from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, open_table
+from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
 #: where repair moves the files it takes out of a local store
@@ -36,13 +37,27 @@ class Finding:
 
 def _files(store: Store, table: str) -> list[str]:
     """The data files the snapshot's version of a table lists, as paths or URIs."""
-    return store.files(table)
+    dt = store.snapshot.tables.get(table)
+    return file_paths(dt) if dt is not None else []
+
+
+@functools.lru_cache(maxsize=16)
+def _bucket(uri: str):
+    """The pyarrow file system of an object-storage URI's bucket."""
+    return pa.fs.FileSystem.from_uri(uri)[0]
+
+
+def _remote(uri: str):
+    """The file system and the object's path of a file URI of a Delta table on object storage, its key taken
+    as it is (`FileSystem.from_uri` decodes `%20`: the key of the partition folder `algorithm=DE%20F`)."""
+    scheme, rest = uri.split("://", 1)
+    return _bucket(f"{scheme}://{rest.split('/', 1)[0]}"), rest
 
 
 def _exists(uri: str) -> bool:
     if "://" not in uri:
         return os.path.isfile(uri)
-    fs, path = pa.fs.FileSystem.from_uri(uri)
+    fs, path = _remote(uri)
     return fs.get_file_info(path).type == pa.fs.FileType.File
 
 
@@ -52,7 +67,7 @@ def read_problem(uri: str, whole: bool = True) -> str | None:
         return "not a regular file"  # a FIFO or a device: never opened (the read would block)
     try:
         if "://" in uri:
-            fs, path = pa.fs.FileSystem.from_uri(uri)
+            fs, path = _remote(uri)
             with fs.open_input_file(path) as fh:
                 f = pq.ParquetFile(fh)
                 if whole:
@@ -137,6 +152,17 @@ def check(root: str | Path | Store) -> list[Finding]:
     return out
 
 
+def _quarantine(store: Store, rel: str) -> None:
+    """Move a file of the store (its path relative to the store) to `quarantine/`, locally or on object storage."""
+    if store.location.local is not None:
+        dest = store.location.local / QUARANTINE / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(store.location.local / rel, dest)
+        return
+    fs, root = _remote(store.location.uri)
+    fs.move(f"{root}/{rel}", f"{root}/{QUARANTINE}/{rel}")
+
+
 def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     """Repair the store, keeping what is readable: files missing or unreadable leave their tables (unreadable
     ones moved to `quarantine/` of a local store), each source's entry is made to count what its rows are
@@ -146,11 +172,8 @@ def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     done: list[str] = []
     bad = unreadable(store)
     for f in bad:
-        if f.kind == "corrupt" and store.location.local is not None:
-            full = store.location.local / f.path
-            dest = store.location.local / QUARANTINE / f.path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(full, dest)
+        if f.kind == "corrupt":
+            _quarantine(store, f.path)
             done.append(f"{f.path}: unreadable ({f.detail}); moved to {QUARANTINE}/{f.path}")
         elif f.kind == "missing":
             done.append(f"{f.path}: missing; dropped from its table")
@@ -161,12 +184,17 @@ def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
     store.refresh()
     counts = _counts(store)
     lost: list[str] = []
+    said = len(done)
 
     def recount(df: pl.DataFrame) -> pl.DataFrame:
+        """`df` (the sources table as it is now: another writer may have committed since) recounted from
+        the runs table read now."""
+        now = _counts(store.refresh())
+        del done[said:], lost[:]
         rows = []
         for r in df.iter_rows(named=True):
             e = json.loads(r["entry"])
-            held = counts.get(r[COMMIT], 0)
+            held = now.get(r[COMMIT], 0)
             if held == 0:
                 lost.append(r["key"])
                 continue

@@ -135,34 +135,41 @@ def _read(folder: Path, rel: str) -> pl.DataFrame:
     return df
 
 
-def upgrade_store(folder: str | os.PathLike) -> list[str]:
+def upgrade_store(folder: str | os.PathLike) -> tuple[list[str], list[str]]:
     """Make the store of the earlier layout in `folder` a Delta Lake store with the same sources, derived
-    tables, reference choices and properties; its old files go to `folder/layout-v2-backup/`. Returns what
-    was done, a line each."""
+    tables, reference choices and properties, keeping every file that reads; its old files go to
+    `folder/layout-v2-backup/`. Returns what was done and the files left out (missing or unreadable), a
+    line each."""
     from .store import SourceData, Store
 
     folder = Path(folder).absolute()
     m, _ = upgrade(parse((folder / FILE).read_text(encoding="utf-8"), folder / FILE))
     work = folder / f".upgrade-{uuid.uuid4().hex[:8]}"
     done: list[str] = []
+    lost: list[str] = []
     try:
         new = Store(work, create=True)
         written: set[str] = set()
         for key, e in m["sources"].items():
             tables: dict[str, list[pl.DataFrame]] = {}
             for rel in e["files"]:
-                if rel in written or not (folder / rel).is_file():
+                if rel in written:
+                    continue
+                df = _readable(folder, rel, lost)
+                if df is None:
                     continue
                 written.add(rel)
-                tables.setdefault(rel.split("/", 1)[0], []).append(_read(folder, rel))
+                tables.setdefault(rel.split("/", 1)[0], []).append(df)
             frames = {t: pl.concat(fs, how="vertical_relaxed") for t, fs in tables.items()}
+            if "runs" not in frames:
+                lost.append(f"source {key}: no file of its runs readable; not in the new store (ingest it again)")
+                continue
             meta = {k: v for k, v in e.items() if k not in ("files", "name", "path", "source_id", "ingested")}
-            if "runs" in frames:
-                meta["runs"] = frames["runs"].height
+            meta["runs"] = frames["runs"].height
             new.write_source(SourceData(e.get("name", key), e["source_id"], e.get("path") or key, frames, meta, key=key))
-            done.append(f"source {key}: {plural(frames['runs'].height if 'runs' in frames else 0, 'run')}")
+            done.append(f"source {key}: {plural(frames['runs'].height, 'run')}")
         for name, d in m.get("derived", {}).items():
-            parts = [_read(folder, rel) for rel in d.get("files", []) if (folder / rel).is_file()]
+            parts = [df for rel in d.get("files", []) if (df := _readable(folder, rel, lost)) is not None]
             df = pl.concat(parts, how="vertical_relaxed") if parts else pl.DataFrame(schema=schema.polars_schema(d["table"]))
             meta = {k: v for k, v in d.items() if k not in ("files", "table")}
             new.write_derived(name, d["table"], df.select(list(schema.polars_schema(d["table"]))), meta)
@@ -186,4 +193,17 @@ def upgrade_store(folder: str | os.PathLike) -> list[str]:
         shutil.rmtree(work, ignore_errors=True)
         raise
     done.append(f"the files of the earlier layout are in {folder / BACKUP} (delete it once the store reads right)")
-    return done
+    return done, lost
+
+
+def _readable(folder: Path, rel: str, lost: list[str]) -> pl.DataFrame | None:
+    """A file of the earlier layout, or None where it is missing or unreadable (said in `lost`)."""
+    if not (folder / rel).is_file():
+        lost.append(f"{rel}: listed by {FILE} but missing; its rows are not in the new store")
+        return None
+    try:
+        return _read(folder, rel)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        lost.append(f"{rel}: unreadable ({' '.join(str(exc).split())[:200]}); its rows are not in the new store "
+                    f"(the file is kept in {BACKUP}/)")
+        return None

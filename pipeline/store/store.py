@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import stat
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -146,6 +147,56 @@ def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str,
             time.sleep(random.uniform(0.01, 0.1))
 
 
+def _root(dt) -> str:
+    """The folder of a local Delta table as delta-rs writes it in its file URIs (percent-encoded)."""
+    return dt.table_uri.removeprefix("file://").rstrip("/") + "/"
+
+
+def _adds(dt) -> pl.DataFrame:
+    """The add actions of a Delta table's version: one row per data file (its path in the log, partition
+    values, statistics)."""
+    return pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+
+
+def _local_root(dt) -> str | None:
+    """The folder of a local Delta table as it is on disk (None on object storage)."""
+    if "://" in dt.table_uri and not dt.table_uri.startswith("file://"):
+        return None
+    return unquote(_root(dt))
+
+
+def file_paths(dt, adds: pl.DataFrame | None = None) -> list[str]:
+    """The data files of a Delta table (or of the add actions `adds` of it): URIs on object storage, paths
+    on disk for a local table (delta-rs percent-encodes the folder in its URIs: `my%20results/`, and the
+    log the partition folders' names once more)."""
+    real = _local_root(dt)
+    if real is None:
+        return list(dt.file_uris()) if adds is None else [dt.table_uri.rstrip("/") + "/" + p for p in adds["path"]]
+    adds = _adds(dt) if adds is None else adds
+    return [real + unquote(p) for p in adds["path"]] if adds.height else []
+
+
+def scan_table(dt) -> pl.LazyFrame:
+    """Lazy scan of a Delta table: Polars' own reader, or for a local table whose folder's path Polars'
+    reader misreads (a character delta-rs percent-encodes, a `k=v` folder taken for a partition) the
+    same files read partition by partition, their paths as they are on disk, never taken as globs."""
+    root = _root(dt)
+    if "://" in root or (unquote(root) == root and "=" not in root):
+        return pl.scan_delta(dt)
+    sch = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
+    parts = list(dt.metadata().partition_columns)
+    body = {c: t for c, t in sch.items() if c not in parts}
+    adds = _adds(dt)
+    if not adds.height:
+        return pl.LazyFrame(schema=sch)
+    frames = []
+    for keys, grp in adds.group_by([f"partition.{c}" for c in parts] or [pl.lit(0)]):
+        lf = pl.scan_parquet(file_paths(dt, grp), schema=body, missing_columns="insert", extra_columns="ignore",
+                             hive_partitioning=False, glob=False)
+        frames.append(lf.with_columns(pl.lit(v, sch[c]).alias(c) for c, v in zip(parts, keys)) if parts else lf)
+    return pl.concat(frames).select(list(sch))
+
+
 def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
     """A small Delta table (sources, derived) whole, or empty with its schema where there is none."""
     if dt is None:
@@ -165,6 +216,8 @@ def _entry(row: dict) -> dict:
     """A source's (or derived table's) entry as `Store.sources()` gives it (key, name and path as given,
     from the JSON entry)."""
     e = json.loads(row["entry"])
+    if not isinstance(e, dict):
+        raise ValueError(f"a JSON {type(e).__name__}, not an object")
     e.update((k, v) for k, v in row.items() if k != "entry" and k not in e)
     return e
 
@@ -203,7 +256,6 @@ class Snapshot:
     sources: pl.DataFrame
     derived: pl.DataFrame
     tables: dict[str, object]  # table name (or derived/NAME) -> DeltaTable pinned, or None
-    known: dict = field(default_factory=dict)  # what was read of the pinned versions (file lists, schemas)
 
     @property
     def committed(self) -> list[str]:
@@ -249,6 +301,8 @@ class Store:
         #: what opening or writing changed on its own
         self.notices: list[str] = []
         self._snap: Snapshot | None = None
+        #: commits this Store staged and has not committed or discarded yet: never collected as garbage
+        self._inflight: set[str] = set()
         if create:
             self._create()
         self.refresh()
@@ -276,7 +330,10 @@ class Store:
     # -- opening ---------------------------------------------------------------------------
     def _create(self) -> None:
         """Make a new, empty store here (nothing when there is one; safe when another process does the same)."""
-        if open_table(self.uri(SOURCES)) is not None:
+        try:
+            if open_table(self.uri(SOURCES)) is not None:
+                return
+        except Exception:  # noqa: BLE001 - a damaged log: refresh() names it
             return
         if self.location.local is not None:
             folder = self.location.local
@@ -320,7 +377,10 @@ class Store:
         for _ in range(20):
             src = self._open_sources()
             snap = self._pinned(src.version(), None, None, src)
-            again = open_table(self.uri(SOURCES))
+            try:
+                again = open_table(self.uri(SOURCES))
+            except Exception as exc:  # noqa: BLE001 - a log damaged meanwhile
+                raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
             if again is not None and again.version() == snap.version:
                 return snap
         return snap
@@ -391,12 +451,24 @@ class Store:
         >>> [e["runs"] for e in Store("cocopipe-store").sources().values()]
         [360, 1080, 1080]
         """
-        entries = [_entry(r) for r in self.snapshot.sources.sort("key").iter_rows(named=True)]
-        return {e["key"]: e for e in entries}
+        return self._entries(SOURCES, self.snapshot.sources, "key")
 
     def derived(self) -> dict[str, dict]:
         """Derived tables in the store, by name, with what was recorded of them."""
-        return {r["name"]: _entry(r) for r in self.snapshot.derived.sort("name").iter_rows(named=True)}
+        return self._entries(DERIVED, self.snapshot.derived, "name")
+
+    def _entries(self, table: str, frame: pl.DataFrame, key: str) -> dict[str, dict]:
+        """The entries of a small table by `key`; StoreError (one line naming the table and the row) where
+        one is not what cocopipe wrote (a JSON object)."""
+        out = {}
+        for r in frame.sort(key).iter_rows(named=True):
+            try:
+                e = _entry(r)
+                out[e[key]] = e
+            except (ValueError, TypeError) as exc:
+                raise StoreError(f"{self.uri(table)}: the entry of {r[key]!r} is damaged (not a JSON object: "
+                                 f"{' '.join(str(exc).split())[:120]}); the table was edited by hand or damaged") from None
+        return out
 
     def properties(self) -> dict[str, str]:
         """The store's properties (the `sources` table's, e.g. `cocopipe.packaged`)."""
@@ -474,8 +546,7 @@ class Store:
         dt = self.snapshot.tables.get(name)
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
-        lf = (pl.scan_delta(dt) if self.location.local is None else self._scan_files(name, dt, table)
-              ).filter(pl.col(COMMIT).is_in(committed))
+        lf = scan_table(dt).filter(pl.col(COMMIT).is_in(committed))
         have = set(lf.collect_schema().names())
         defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
         cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
@@ -503,49 +574,55 @@ class Store:
         sch = schema.polars_schema(table)
         if dt is None:
             return pl.LazyFrame(schema=sch)
-        return pl.scan_delta(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
+        return scan_table(dt).filter(pl.col(COMMIT) == commit_id).select(list(sch))
 
-    def _scan_files(self, name: str, dt, table: str) -> pl.LazyFrame:
-        """A local table's files as the pinned version lists them, read by Polars under `read_root` (so that no
-        character of the store's path is misread), the partition columns from the folder names."""
-        parts = schema.partition_columns(table)
-        files = self.files(name, root=self.location.read_root())
-        fields = self.snapshot.known.get(("schema", name))
-        if fields is None:
-            fields = self.snapshot.known[("schema", name)] = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
-        body = pl.Schema({c: t for c, t in fields.items() if c not in parts})
-        if not files:
-            return pl.LazyFrame(schema={**{p: pl.String for p in parts}, **body})
-        return pl.scan_parquet(files, glob=False, schema=body, missing_columns="insert", hive_partitioning=bool(parts),
-                               hive_schema={p: pl.String for p in parts} or None)
-
-    def files(self, name: str, root: str | None = None) -> list[str]:
-        """The data files of a table's pinned version: local paths (under `root`, default the store's folder),
-        or URIs."""
-        snap = self.snapshot
-        dt = snap.tables.get(name)
-        if dt is None:
-            return []
-        if self.location.local is None:
-            return list(dt.file_uris())
-        base = (root or str(self.location.local)) + "/" + "/".join(quote(p, safe=" -_.~") for p in name.split("/"))
-        paths = snap.known.get(("paths", name))
-        if paths is None:  # the pinned version's log, read once
-            paths = snap.known[("paths", name)] = [unquote(p) for p in
-                                                   pa.table(dt.get_add_actions(flatten=True)).column("path").to_pylist()]
-        return [f"{base}/{p}" for p in paths]
+    def files(self, name: str) -> list[str]:
+        """The data files of a table's pinned version: local paths, or URIs on object storage."""
+        dt = self.snapshot.tables.get(name)
+        return file_paths(dt) if dt is not None else []
 
     def verify(self) -> None:
-        """StoreError (one line naming the file) unless every file the snapshot's tables list is there
-        (local stores: a stat per file), so that a read never silently misses data."""
-        if self.location.local is None or self.__dict__.get("_verified") == self.stamp():
+        """StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
+        is there with the size written (local stores: a stat per file), so that a read never silently misses
+        data, nor hands a cut file to a reader."""
+        if self.__dict__.get("_verified") == self.stamp():
             return
-        for name in self.snapshot.tables:
-            for uri in self.files(name):
-                if not os.path.isfile(uri):
+        for name, dt in self.snapshot.tables.items():
+            if dt is None:
+                continue
+            adds, lo = _adds(dt), f"min.{COMMIT}"
+            if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
+                adds = adds.filter(pl.col(lo).is_in(self.snapshot.committed))
+            if not adds.height:
+                continue
+            if self.location.local is None:
+                self._verify_remote(name, dt, adds)
+                continue
+            for uri, size in zip(file_paths(dt, adds), adds["size_bytes"]):
+                try:
+                    st = os.stat(uri)
+                except OSError:
+                    st = None
+                if st is None or not stat.S_ISREG(st.st_mode):
                     raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
                                      f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
+                if size is not None and st.st_size != size:  # cut or overwritten: never handed to a reader
+                    raise StoreError(f"{uri}: damaged ({st.st_size} bytes, its {name} table wrote {size}); "
+                                     f"`cocopipe check --store {self.path} --repair` moves it out of the store")
         self.__dict__["_verified"] = self.stamp()
+
+    def _verify_remote(self, name: str, dt, adds: pl.DataFrame) -> None:
+        """As `verify`, for a table on object storage: the objects missing, by delta-rs's own check (a dry run
+        of its repair; delta-rs's client works where pyarrow's S3 client cannot start, as in a confined query)."""
+        try:
+            gone = set(dt.repair(dry_run=True).get("files_removed", []))
+        except Exception as exc:  # noqa: BLE001
+            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+        for rel in adds["path"]:
+            if unquote(rel) in gone:
+                raise StoreError(f"{self.uri(name)}/{unquote(rel)}: missing from the store (listed by its {name} table); "
+                                 f"`cocopipe check --store {self.path} --repair` drops what is lost (re-ingest the "
+                                 f"source to restore it)")
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""
@@ -588,6 +665,7 @@ class Store:
         """Append a source's rows to the data tables under a new commit id, not yet visible (safe from
         several threads, processes or machines at once; `commit` makes them visible)."""
         cid = commit_id or new_commit_id()
+        self._inflight.add(cid)
         written: list[str] = []
         try:
             for table, df in data.tables.items():
@@ -611,6 +689,7 @@ class Store:
     def discard(self, staged: Staged) -> None:
         """Delete the rows of a staged source that will not be committed (best effort: unnamed rows are
         invisible, and deleted by a later write)."""
+        self._inflight.discard(staged.commit_id)
         self._delete_commits({t: [staged.commit_id] for t in staged.tables})
 
     def commit(self, staged: Staged, replace: Sequence[str] = (), *, expect: int | None = None,
@@ -624,10 +703,28 @@ class Store:
         data = staged.data
         entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id,
                      schema_versions={t: schema.version(t) for t in staged.tables})
-        row = {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path), "source_id": data.source_id,
-               COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
-               "entry": json.dumps(entry, sort_keys=True, default=str)}
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(k) for k in (data.key, *replace)], row, expect, check)
+        mine = {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path), "source_id": data.source_id,
+                COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "entry": json.dumps(entry, sort_keys=True, default=str)}
+        gone = [_text(k) for k in (data.key, *replace)]
+
+        def row(now: pl.DataFrame) -> dict:
+            """The source's row: naming the commit of a stored source of the same content where there is
+            one (its rows are this source's: stored once, counted once), else its own staged commit."""
+            same = now.filter((pl.col("source_id") == data.source_id) & ~pl.col("key").is_in(gone))
+            for other in same.iter_rows(named=True):
+                if json.loads(other["entry"]).get("algorithm_name") == data.meta.get("algorithm_name"):
+                    return dict(mine, **{COMMIT: other[COMMIT]})
+            return mine
+
+        self._inflight.discard(staged.commit_id)
+        try:
+            named = self._swap(SOURCES, _SOURCES_SCHEMA, "key", gone, row, expect, check)
+        except BaseException:
+            self._inflight.add(staged.commit_id)  # not committed: still this Store's to commit or discard
+            raise
+        if named != staged.commit_id:  # shared with a source of the same content: its own rows are not needed
+            self._delete_commits({t: [staged.commit_id] for t in staged.tables})
         return staged.tables
 
     def remove_source(self, key: str) -> None:
@@ -640,11 +737,13 @@ class Store:
         """Add or replace one source (`stage`, then `commit`)."""
         return self.commit(self.stage(data), replace)
 
-    def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str], row: dict | None,
-              expect: int | None, check: Callable[[Store], None] | None) -> None:
-        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row`: one Delta
-        commit, made again where another writer's came first. Then the rows of the commits it drops are
-        deleted from the data tables, with those of writes that never committed (older than GRACE)."""
+    def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str],
+              row: dict | Callable[[pl.DataFrame], dict] | None, expect: int | None,
+              check: Callable[[Store], None] | None) -> str | None:
+        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row` (or what
+        `row(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
+        rows of the commits it drops are deleted from the data tables, with those of writes that never
+        committed (older than GRACE). Returns the commit the new row names."""
         dl = _delta()
         for attempt in range(RETRIES):
             try:
@@ -659,7 +758,8 @@ class Store:
                     check(self)
                 now = pl.from_arrow(dt.to_pyarrow_table())
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
-                new = pl.concat([keep, pl.DataFrame([row], schema=keep.schema)]) if row is not None else keep
+                made = row(now) if callable(row) else row
+                new = pl.concat([keep, pl.DataFrame([made], schema=keep.schema)]) if made is not None else keep
                 dl.write_deltalake(dt, new.to_arrow().cast(arrow_schema), mode="overwrite",
                                    commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
@@ -676,12 +776,13 @@ class Store:
             raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
         self.refresh()
         self.collect_garbage(dropped)
+        return made[COMMIT] if made is not None else None
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
         older than GRACE (writes killed before their commit); the number of commits deleted. Best effort:
         what cannot be deleted now stays invisible, for a later write."""
-        named = set(self.snapshot.committed)
+        named = set(self.snapshot.committed) | self._inflight
         todo: dict[str, list[str]] = {}
         for name, dt in self.snapshot.tables.items():
             if dt is None:
@@ -737,15 +838,27 @@ class Store:
     def scan_side(self, table: str) -> pl.LazyFrame | None:
         """Lazy scan of a side table (None where there is none)."""
         dt = open_table(self.uri(table))
-        return pl.scan_delta(dt) if dt is not None else None
+        return scan_table(dt) if dt is not None else None
 
     def rewrite_sources(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
         """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
-        machine-independent for a packaged store)."""
+        machine-independent for a packaged store). Where another writer commits first, `change` is made again
+        on the newer table (it must read what it needs anew each call)."""
         dl = _delta()
-        dt = open_table(self.uri(SOURCES))
-        new = change(pl.from_arrow(dt.to_pyarrow_table()))
-        dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+        for attempt in range(RETRIES):
+            try:
+                dt = open_table(self.uri(SOURCES))
+                new = change(pl.from_arrow(dt.to_pyarrow_table()))
+                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+                break
+            except dl.exceptions.CommitFailedError:
+                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise write_failed(self.path, exc) from None
+        else:
+            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
         self.refresh()
 
     def vacuum(self, side: Sequence[str] = ()) -> None:
@@ -800,6 +913,6 @@ def _commits_in(dt) -> set[str]:
     adds = pa.table(dt.get_add_actions(flatten=True))
     lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
     if lo not in adds.column_names:  # no statistics: read the column
-        return set(pl.scan_delta(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
+        return set(scan_table(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
     out = set(adds.column(lo).to_pylist()) | set(adds.column(hi).to_pylist())
     return {c for c in out if c is not None}

@@ -293,7 +293,8 @@ def test_on_ray_with_the_store_and_the_sources_only_in_the_object_store(cluster,
     local = cluster["shared"] / "from-s3-local"
     assert cli(["ingest", *sources, "--store", str(local)], cluster, env=s3_server.env).returncode == 0
     out = cluster["shared"]
-    for args in (["runs"], ["art", "--executor", "ray"], ["ecdf", "--executor", "ray"], ["auc"], ["rank", "--by", "auc", "--executor", "ray"]):
+    for args in (["runs"], ["art", "--executor", "ray"], ["ecdf", "--executor", "ray"], ["auc"],
+                 ["rank", "--by", "auc", "--executor", "ray"]):
         a = cli([*args, "--store", str(local), "-o", "local.csv"], cluster, env=s3_server.env)
         b = cli([*args, "--store", store, "-o", "s3.csv"], cluster, env=s3_server.env)
         assert a.returncode == 0 and b.returncode == 0, (args, a.stderr, b.stderr)

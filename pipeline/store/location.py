@@ -41,6 +41,10 @@ class Location:
             return str(self.local.joinpath(*parts))
         return "/".join([self.uri.rstrip("/"), *parts])
 
+    def table(self, name: str) -> str:
+        """The URI of a Delta table of the store (a derived table's name percent-encoded)."""
+        return self.join(*(quote(p, safe=" -_.~") for p in name.split("/")))
+
     def __str__(self) -> str:
         return str(self.local) if self.local is not None else self.uri
 

@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import polars as pl
 import pyarrow as pa

@@ -37,7 +37,7 @@ class Finding:
 
 def _files(store: Store, table: str) -> list[str]:
     """The data files the snapshot's version of a table lists, as paths or URIs."""
-    dt = store.snapshot.tables.get(table)
+    dt = store.table(table)
     return file_paths(dt) if dt is not None else []
 
 
@@ -108,7 +108,7 @@ def unreadable(root: str | Path | Store) -> list[Finding]:
 
 def _schema_problem(store: Store, name: str, table: str) -> str | None:
     """How a Delta table's columns differ from the table's fixed schema (None: they agree)."""
-    dt = store.snapshot.tables.get(name)
+    dt = store.table(name)
     if dt is None:
         return None
     got = {f.name: f.type for f in pa.schema(dt.schema().to_arrow())}
@@ -122,7 +122,7 @@ def _schema_problem(store: Store, name: str, table: str) -> str | None:
 
 def _counts(store: Store) -> dict[str, int]:
     """Rows of the `runs` table per commit, from its log."""
-    dt = store.snapshot.tables.get("runs")
+    dt = store.table("runs")
     if dt is None:
         return {}
     adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
@@ -144,7 +144,7 @@ def check(root: str | Path | Store) -> list[Finding]:
                                                  f"{held}", key))
     named = set(store.snapshot.committed)
     for name, _ in _tables(store):
-        dt = store.snapshot.tables.get(name)
+        dt = store.table(name)
         old = sorted(c for c in (_commits_in(dt) if dt is not None else set()) - named if commit_age(c) > GRACE)
         if old:
             out.append(Finding("uncommitted", name, f"rows of {plural(len(old), 'write')} that never committed "

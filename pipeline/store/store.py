@@ -247,20 +247,79 @@ class Staged:
     tables: list[str]
 
 
+def _rows(entry: str) -> int:
+    """The rows a derived table's entry records (0 where it says none, or cannot be read)."""
+    try:
+        e = json.loads(entry)
+    except ValueError:
+        return 0
+    n = e.get("rows", 0) if isinstance(e, dict) else 0
+    return n if isinstance(n, int) else 0
+
+
+class _Stale(Exception):
+    """A data table no longer holds rows a snapshot's commits name (deleted since): take a newer snapshot."""
+
+
 @dataclass
 class Snapshot:
-    """The versions of a store's tables that one `Store` reads, and what `sources` and `derived` hold then."""
+    """The versions of a store's tables that one `Store` reads, and what `sources` and `derived` hold then.
+
+    The data tables are opened when first read: at the version pinned (a snapshot sent to a worker), else
+    at their latest, which holds every row the snapshot's commits name (they were appended before their
+    commit), unless a later write deleted the rows of a commit replaced since: then `_Stale`, and the Store
+    takes a newer snapshot."""
 
     version: int
     derived_version: int | None
     sources: pl.DataFrame
     derived: pl.DataFrame
-    tables: dict[str, object]  # table name (or derived/NAME) -> DeltaTable pinned, or None
+    opener: Callable[[str, int | None], object]
+    latest: Callable[[], int | None]  # the `sources` table's latest version
+    pins: dict[str, int | None] | None = None  # table -> version to open it at (None: the latest, checked)
+    opened: dict = field(default_factory=dict)
 
     @property
     def committed(self) -> list[str]:
         """The commits whose rows are visible."""
         return sorted(set(self.sources[COMMIT].to_list()) | set(self.derived[COMMIT].to_list()))
+
+    @property
+    def names(self) -> list[str]:
+        """The data tables of the snapshot (derived ones as derived/NAME)."""
+        return [*schema.TABLES, *(f"{DERIVED}/{n}" for n in self.derived["name"].to_list())]
+
+    def table(self, name: str):
+        """A data table (DeltaTable) as the snapshot reads it, None where there is none."""
+        if name not in self.opened:
+            pinned = self.pins is not None
+            dt = self.opener(name, self.pins.get(name) if pinned else None)
+            if dt is not None and not pinned and self._expected(name) - _commits_in(dt) \
+                    and self.latest() != self.version:  # lost since by a later write (else lost files: `check` says)
+                raise _Stale(name)
+            self.opened[name] = dt
+        return self.opened[name]
+
+    @property
+    def tables(self) -> dict[str, object]:
+        """Every data table, opened."""
+        return {n: self.table(n) for n in self.names}
+
+    def _expected(self, name: str) -> set[str]:
+        """The commits the snapshot names that wrote rows to a table (by what each recorded of its rows)."""
+        if name.startswith(f"{DERIVED}/"):
+            rows = self.derived.filter(pl.col("name") == name.split("/", 1)[1])
+            return {r[COMMIT] for r in rows.iter_rows(named=True) if _rows(r["entry"])}
+        out = set()
+        for r in self.sources.select(COMMIT, "entry").iter_rows(named=True):
+            try:
+                e = json.loads(r["entry"])
+            except ValueError:  # damaged: `Store.sources` names it
+                continue
+            n = e.get(name, 0) if isinstance(e, dict) else 0
+            if isinstance(n, int) and n > 0:
+                out.add(r[COMMIT])
+        return out
 
 
 class Store:
@@ -314,7 +373,7 @@ class Store:
         if snap is not None:
             state["_snap"] = None
             state["_pins"] = (snap.version, snap.derived_version, {t: (dt.version() if dt is not None else None)
-                                                                    for t, dt in snap.tables.items()})
+                                                                    for t, dt in self._tables().items()})
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -372,18 +431,36 @@ class Store:
         return self
 
     def _snapshot(self) -> Snapshot:
-        """The latest versions of every table, consistent: `sources` read first, the data tables after, and
-        `sources` again unchanged (else once more), so that no row a snapshot's commits name is missing."""
+        """The latest `sources` and `derived` tables; the data tables opened when first read (`Snapshot.table`)."""
+        return self._pinned(None, None, None, self._open_sources())
+
+    def _table(self, name: str) -> tuple[Snapshot, object]:
+        """The snapshot and one of its data tables (a newer snapshot where the table lost rows it names)."""
         for _ in range(20):
-            src = self._open_sources()
-            snap = self._pinned(src.version(), None, None, src)
+            snap = self.snapshot
             try:
-                again = open_table(self.uri(SOURCES))
-            except Exception as exc:  # noqa: BLE001 - a log damaged meanwhile
+                return snap, snap.table(name)
+            except _Stale:
+                self.refresh()
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001
                 raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
-            if again is not None and again.version() == snap.version:
-                return snap
-        return snap
+        raise StoreError(f"{self.path}: the store kept changing while it was read; try again")
+
+    def _tables(self) -> dict[str, object]:
+        """Every data table of the snapshot, opened (a newer snapshot where one lost rows it names)."""
+        for _ in range(20):
+            snap = self.snapshot
+            try:
+                return snap.tables
+            except _Stale:
+                self.refresh()
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+        raise StoreError(f"{self.path}: the store kept changing while it was read; try again")
 
     def _open_sources(self):
         try:
@@ -401,8 +478,8 @@ class Store:
                              f"to {VERSION}); upgrade cocopipe")
         return src
 
-    def _pinned(self, version: int, derived_version: int | None, tables: dict | None, src=None) -> Snapshot:
-        """The snapshot of given versions (None: the latest of each data table)."""
+    def _pinned(self, version: int | None, derived_version: int | None, tables: dict | None, src=None) -> Snapshot:
+        """The snapshot of given versions (`tables` None: each data table at its latest when first read)."""
         try:
             src = src if src is not None else open_table(self.uri(SOURCES), version)
             if src is None:
@@ -411,13 +488,16 @@ class Store:
                 else None
             sources = _frame(src, _SOURCES_SCHEMA)
             derived = _frame(der, _DERIVED_SCHEMA)
-            names = [*schema.TABLES, *(f"{DERIVED}/{n}" for n in derived["name"].to_list())]
-            pinned = {t: open_table(self.uri(t), None if tables is None else tables.get(t)) for t in names}
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001
             raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
-        return Snapshot(version, der.version() if der is not None else None, sources, derived, pinned)
+        def latest() -> int | None:
+            dt = open_table(self.uri(SOURCES))
+            return dt.version() if dt is not None else None
+
+        return Snapshot(src.version(), der.version() if der is not None else None, sources, derived,
+                        lambda name, v: open_table(self.uri(name), v), latest, tables)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -536,14 +616,20 @@ class Store:
         >>> Store("cocopipe-store").scan("events").filter(algorithm="NM").select("best_delta").collect().height
         106945
         """
-        return self._scan(table, table, self.snapshot.sources[COMMIT].to_list(), bool(commits))
+        return self._scan(table, table, None, bool(commits))
 
-    def _scan(self, name: str, table: str, committed: list[str], commits: bool) -> pl.LazyFrame:
+    def table(self, name: str):
+        """One of the snapshot's data tables (a deltalake DeltaTable), None where there is none."""
+        return self._table(name)[1]
+
+    def _scan(self, name: str, table: str, committed: list[str] | None, commits: bool) -> pl.LazyFrame:
         if self.location.local is not None and not self.location.local.is_dir():  # gone, or not visible here
             raise StoreError(f"{self.path}: no such store folder")
         self.verify()
         sch = schema.polars_schema(table)
-        dt = self.snapshot.tables.get(name)
+        snap, dt = self._table(name)
+        if committed is None:
+            committed = snap.sources[COMMIT].to_list()
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
         lf = scan_table(dt).filter(pl.col(COMMIT).is_in(committed))
@@ -556,14 +642,14 @@ class Store:
 
     def partitions(self, table: str = "runs") -> list[tuple]:
         """The partition keys (suite, algorithm) of a table's committed rows, from its log (no file is read)."""
-        dt = self.snapshot.tables.get(table)
+        snap, dt = self._table(table)
         if dt is None:
             return []
         adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
         parts = [f"partition.{c}" for c in schema.partition_columns(table)]
         lo = f"min.{COMMIT}"
         if lo in adds.columns:
-            adds = adds.filter(pl.col(lo).is_in(self.snapshot.sources[COMMIT].implode()))
+            adds = adds.filter(pl.col(lo).is_in(snap.sources[COMMIT].implode()))
         else:
             return sorted(self.scan(table).select(schema.partition_columns(table)).unique().collect().rows())
         return sorted(adds.select(parts).unique().rows())
@@ -578,7 +664,7 @@ class Store:
 
     def files(self, name: str) -> list[str]:
         """The data files of a table's pinned version: local paths, or URIs on object storage."""
-        dt = self.snapshot.tables.get(name)
+        dt = self._table(name)[1]
         return file_paths(dt) if dt is not None else []
 
     def verify(self) -> None:
@@ -587,7 +673,7 @@ class Store:
         data, nor hands a cut file to a reader."""
         if self.__dict__.get("_verified") == self.stamp():
             return
-        for name, dt in self.snapshot.tables.items():
+        for name, dt in self._tables().items():
             if dt is None:
                 continue
             adds, lo = _adds(dt), f"min.{COMMIT}"
@@ -782,9 +868,10 @@ class Store:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
         older than GRACE (writes killed before their commit); the number of commits deleted. Best effort:
         what cannot be deleted now stays invisible, for a later write."""
+        tables = self._tables()
         named = set(self.snapshot.committed) | self._inflight
         todo: dict[str, list[str]] = {}
-        for name, dt in self.snapshot.tables.items():
+        for name, dt in tables.items():
             if dt is None:
                 continue
             present = _commits_in(dt)
@@ -884,7 +971,7 @@ class Store:
                 append(self.uri(where), _with_commit(table, df, cid), schema.partition_columns(table), cid, table)
         except Exception as exc:  # noqa: BLE001
             raise write_failed(self.path, exc) from None
-        entry = dict(meta or {}, table=table)
+        entry = dict(meta or {}, table=table, rows=df.height)
         row = {"name": name, "table": table, COMMIT: cid, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "entry": json.dumps(entry, sort_keys=True, default=str)}
         self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], row, None, None)

@@ -6,6 +6,7 @@ Every renderer takes the long frame of `art_table` or `pairwise_table` and makes
 """
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -161,12 +162,15 @@ def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     grid = Grid(title=f"aRT table, {suite}, {dim}-D", caption=_art_caption(g, suite, dim), header=header,
                 label=f"tab:art-{suite}-{dim}D", align="ll" + "r" * len(tlist) + "r")
     has_ref = (g["role"] == "reference").any()
-    for (f,), fg in g.group_by("function", maintain_order=True):
+    by_function: dict = {}  # function -> algorithm -> rows, each in order of first appearance (one pass)
+    for r in g.iter_rows(named=True):
+        by_function.setdefault(r["function"], {}).setdefault(r["algorithm"], []).append(r)
+    for f, by_alg in by_function.items():
         grid.group_starts.add(len(grid.rows))
         first = True
-        for (alg,), ag in fg.group_by("algorithm", maintain_order=True):
-            cells = {r["target"]: r for r in ag.iter_rows(named=True)}
-            row0 = ag.row(0, named=True)
+        for alg, rows in by_alg.items():
+            cells = {r["target"]: r for r in rows}
+            row0 = rows[0]
             is_ref = row0["role"] == "reference"
             line = [Cell(f"f{f}" if first else "", bold=first), Cell(("ref: " if is_ref else "") + str(alg), italic=is_ref)]
             first = False
@@ -302,16 +306,21 @@ table.cocopipe-table span.disp, table.cocopipe-table span.final { font-size: 0.8
 """
 
 
+@functools.cache
+def _html_template() -> jinja2.Template:
+    """The HTML tables' template, compiled once (compiling it took longer than rendering a table)."""
+    return jinja2.Environment(autoescape=True).from_string(_HTML)
+
+
 def to_html(df: pl.DataFrame, css: bool = False) -> str:
     """HTML tables (a fragment for the report), each with a <caption>; `css` prepends `CSS`."""
-    env = jinja2.Environment(autoescape=True)
     kind = "pairwise" if _is_pairwise(df) else "art"
     tables = [dict(kind=kind, label=g.label, title=g.title, caption=g.caption, header=g.header,
                    rows=[dict(start=i in g.group_starts,
                               cells=[dict(html=_html_cell(c), right=g.align[j] == "r") for j, c in enumerate(row)])
                          for i, row in enumerate(g.rows)])
               for g in grids(df)]
-    return (CSS if css else "") + env.from_string(_HTML).render(tables=tables)
+    return (CSS if css else "") + _html_template().render(tables=tables)
 
 
 # -- LaTeX --------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import inspect
 import json
 import re
@@ -13,6 +14,8 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -187,6 +190,20 @@ def _context() -> multiprocessing.context.BaseContext:
     return ctx
 
 
+def start_early(jobs: int) -> None:
+    """Start the fork server of `jobs` workers now (it imports `PRELOAD` while this process does other
+    work, e.g. reading the logs; the first task would otherwise wait for it); nothing with one job."""
+    if jobs > 1 and _context().get_start_method() == "forkserver":
+        multiprocessing.forkserver.ensure_running()
+
+
+def import_soon(name: str) -> None:
+    """Start importing module `name` on a thread of its own, for work of this process to come (the
+    main thread meanwhile waits for the workers)."""
+    if name not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
+
+
 def _stop_forkserver() -> None:
     """End the fork server and wait for it (its CPU time, and its workers', is then counted in this
     process's children, as a spawned worker's is; no process outlives the report). The standard
@@ -206,6 +223,7 @@ class Runner:
         self.jobs = max(1, int(jobs))
         self._pool = None
         if self.jobs > 1:
+            start_early(self.jobs)
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=_context())
 
     def submit(self, fn: Callable, *args, **kwargs) -> Future | Deferred:

@@ -399,7 +399,7 @@ class _Selection(alt.TopLevelSelectionParameter):
 def selection(param: alt.Parameter) -> alt.Parameter:
     """The selection `param` (from `alt.selection_point` / `alt.selection_interval`) with a
     `_Selection` inside: the same spec, lifted into layer and facet charts without re-validation."""
-    param.param = _Selection(**param.param.to_dict())
+    param.param = _Selection(**param.param.to_dict(validate=False))  # validated with the whole spec
     return param
 
 

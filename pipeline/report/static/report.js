@@ -157,6 +157,7 @@
       div.__pre = undefined;
       var room = box.clientWidth - (div.getBoundingClientRect().width - w) - 2;
       if (w <= room && (room - w < 8 || f >= MAX_SCALE)) {
+        div.dataset.presized = "true";  // drawn once, at the scale of its like (tests)
         div.dataset.scale = f.toFixed(3);
         div.__fitted = box.clientWidth;
         return Promise.resolve();

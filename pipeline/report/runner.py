@@ -194,7 +194,14 @@ def start_early(jobs: int) -> None:
     """Start the fork server of `jobs` workers now (it imports `PRELOAD` while this process does other
     work, e.g. reading the logs; the first task would otherwise wait for it); nothing with one job."""
     if jobs > 1 and _context().get_start_method() == "forkserver":
-        multiprocessing.forkserver.ensure_running()
+        unset = "POLARS_MAX_THREADS" not in os.environ
+        if unset:  # each worker one Polars thread: the workers are the parallelism (their threads competed)
+            os.environ["POLARS_MAX_THREADS"] = "1"
+        try:
+            multiprocessing.forkserver.ensure_running()  # with this environment, and its workers
+        finally:
+            if unset:
+                del os.environ["POLARS_MAX_THREADS"]
 
 
 def import_soon(name: str) -> None:

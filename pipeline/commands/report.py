@@ -121,9 +121,6 @@ def register(app: typer.Typer) -> None:
 
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             if srcs or back_srcs:
-                from ..report.runner import default_jobs, start_early
-
-                start_early(default_jobs() if jobs is None else jobs)  # the workers' imports while the logs are read
                 _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline, allow_partial)
             st = open_store(store_path)
             try:

@@ -11,7 +11,6 @@ import inspect
 import json
 import re
 import multiprocessing
-import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -175,35 +174,6 @@ def default_jobs() -> int:
     return max(1, min(n, 4))
 
 
-#: what every worker needs, imported once in the fork server the workers are forked from
-PRELOAD = ["pipeline.report.build", "pipeline.recipes.kinds", "pipeline.tables.art"]
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    """Workers forked from a fork server that has imported `PRELOAD` once (a fresh process, started
-    before any Polars thread: Polars' threads and fork do not mix; a spawned worker would import
-    it all again, about a second of CPU each); spawned where there is no fork server."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on Linux
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    return ctx
-
-
-def start_early(jobs: int) -> None:
-    """Start the fork server of `jobs` workers now (it imports `PRELOAD` while this process does other
-    work, e.g. reading the logs; the first task would otherwise wait for it); nothing with one job."""
-    if jobs > 1 and _context().get_start_method() == "forkserver":
-        unset = "POLARS_MAX_THREADS" not in os.environ
-        if unset:  # each worker one Polars thread: the workers are the parallelism (their threads competed)
-            os.environ["POLARS_MAX_THREADS"] = "1"
-        try:
-            multiprocessing.forkserver.ensure_running()  # with this environment, and its workers
-        finally:
-            if unset:
-                del os.environ["POLARS_MAX_THREADS"]
-
-
 def import_soon(name: str) -> None:
     """Start importing module `name` on a thread of its own, for work of this process to come (the
     main thread meanwhile waits for the workers)."""
@@ -211,18 +181,8 @@ def import_soon(name: str) -> None:
         threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
-def _stop_forkserver() -> None:
-    """End the fork server and wait for it (its CPU time, and its workers', is then counted in this
-    process's children, as a spawned worker's is; no process outlives the report). The standard
-    library stops it only at exit, without waiting: `ForkServer._stop` is the one way, kept private."""
-    server = getattr(multiprocessing.forkserver, "_forkserver", None)
-    stop = getattr(server, "_stop", None)
-    if stop is not None:
-        stop()
-
-
 class Runner:
-    """Runs tasks in `jobs` worker processes (forked from a fork server, `_context`), or
+    """Runs tasks in `jobs` worker processes (spawned: Polars' threads and fork do not mix), or
     in this process on demand when jobs is 1. The workers are spawned with Ctrl-C (SIGINT) blocked:
     this process takes it and stops them (`close`), so that they print no traceback."""
 
@@ -230,18 +190,23 @@ class Runner:
         self.jobs = max(1, int(jobs))
         self._pool = None
         if self.jobs > 1:
-            start_early(self.jobs)
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=_context())
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
 
     def submit(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
         """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""
         if self._pool is None:
             return Deferred(fn, args, kwargs)
-        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost)
+        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost),
+        # and one Polars thread (the workers are the parallelism: their thread pools competed for the cores)
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        unset = "POLARS_MAX_THREADS" not in os.environ
+        if unset:
+            os.environ["POLARS_MAX_THREADS"] = "1"
         try:
             return self._pool.submit(fn, *args, **kwargs)
         finally:
+            if unset:
+                del os.environ["POLARS_MAX_THREADS"]
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def chart(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
@@ -256,7 +221,6 @@ class Runner:
                     p.terminate()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-            _stop_forkserver()
 
     def __enter__(self) -> Runner:
         return self

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 from pipeline.charts import export, theme
+from pipeline.report.figures import spec_of
 from pipeline.report.runner import chart_spec
 
 
@@ -74,9 +75,13 @@ def test_no_row_limit_and_no_global_change():
     n = 12_001  # beyond Altair's default limit of 5000 rows
     big = frame(n)
     spec = chart_spec(two_layers, (big, frame()), {})
-    assert sorted(len(v) for v in spec["datasets"].values()) == [3, n]  # every row, none dropped
-    assert max(spec["datasets"].values(), key=len)[-1] == {"algorithm": "c" if n % 3 == 0 else "a",
-                                                          "x": float(n - 1), "y": round((n - 1) / 7, 1)}
+    small, text = sorted(spec["datasets"].values(), key=len)  # the large table as CSV (compact_tables)
+    lines = text.splitlines()
+    assert len(small) == 3 and len(lines) == n + 1  # every row, none dropped
+    assert lines[-1] == f"{'c' if n % 3 == 0 else 'a'},{float(n - 1)},{round((n - 1) / 7, 1)}"
+    rows = spec_of(two_layers(big, frame()))["datasets"]  # the same rows without compact_tables
+    assert max(rows.values(), key=len)[-1] == {"algorithm": "c" if n % 3 == 0 else "a",
+                                               "x": float(n - 1), "y": round((n - 1) / 7, 1)}
     assert export.render(two_layers(big, frame()), "svg").lstrip().startswith("<svg")
     # Altair's own limit for data frames handed to it is still in force for everyone else
     with pytest.raises(alt.MaxRowsError):

@@ -169,6 +169,20 @@ def test_charts_fill_their_boxes(sample_report, driver):
         assert all((f["scale"] > widest) if widest > 1 else (f["scale"] < widest) for f in fill), (page, fill)
 
 
+def test_charts_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driver):
+    """The overview's ECDFs (one per dimension) have the same sizes in boxes as wide: the first is fitted to its box, the
+    others are drawn at once at its scale (their spec's sizes scaled before drawing, one layout) and fill
+    their boxes as well."""
+    driver.set_window_size(1920, 1000)
+    driver.get((sample_report / "index.html").resolve().as_uri())
+    _wait_for_charts(driver)
+    charts = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart')).map(function (c) {
+        var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
+        return {fill: (svg + 40) / box, scale: c.dataset.scale, presized: c.dataset.presized === 'true'}; });""")
+    assert len(charts) >= 2 and not charts[0]["presized"] and all(c["presized"] for c in charts[1:]), charts
+    assert len({c["scale"] for c in charts}) == 1 and all(c["fill"] > 0.97 for c in charts), charts
+
+
 def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):
     """A spec vega-embed cannot draw is counted as failed, never as drawn (the check can fail)."""
     broken = tmp_path / "broken"

@@ -329,6 +329,42 @@ def test_exact_p_values_depend_on_sizes_and_u_only():
     assert ranksum.exact_p([3], [4], [12.0])[0] == pytest.approx(2 / 35, rel=1e-12)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 40), st.data())
+def test_exact_table_is_scipys_exact_p_value_to_the_bit(n1, n2, data):
+    # the table is computed without scipy.stats (its 0.7 s import): each U's p-value must be the very
+    # float scipy's exact test gives for samples of these sizes (no ties) with that U
+    x = np.asarray(data.draw(st.lists(st.integers(0, 10**6), min_size=n1, max_size=n1, unique=True)), float)
+    y = np.asarray(data.draw(st.lists(st.integers(0, 10**6).filter(lambda v: v not in set(x)), min_size=n2,
+                                      max_size=n2, unique=True)), float) + 0.5  # no ties with x either
+    r = mannwhitneyu(x, y, alternative="two-sided", method="exact")
+    assert ranksum.exact_table(n1, n2)[int(r.statistic)] == r.pvalue
+    assert ranksum.exact_table(n2, n1)[n1 * n2 - int(r.statistic)] == r.pvalue  # the other way round
+
+
+def _samples_with_u(n1: int, n2: int, us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Samples x (one row per U) and y of sizes n1, n2 without ties, x's U against y being `us`."""
+    c = np.clip(us[:, None] - n2 * np.arange(n1)[None, :], 0, n2)  # x_i just below the c_i-th y, sum c_i = U
+    x = c - 0.5 + np.arange(n1)[None, :] / (2.0 * n1 + 2)
+    return x, np.broadcast_to(np.arange(n2, dtype=float), (len(us), n2))
+
+
+def test_exact_table_of_every_u_is_scipys():
+    for n1, n2 in ((8, 60), (3, 200), (1, 1), (2, 3), (9, 8)):
+        x, y = _samples_with_u(n1, n2, np.arange(n1 * n2 + 1))
+        expected = mannwhitneyu(x, y, alternative="two-sided", method="exact", axis=1).pvalue
+        assert np.array_equal(ranksum.exact_table(n1, n2), expected), (n1, n2)
+
+
+def test_exact_table_is_scipys_where_the_counts_leave_uint64():
+    # 8 vs 3000 trials: the counts of the middle U exceed 2^64 and continue as floats, as in scipy
+    us = np.array([0, 1, 5000, 11999, 12000, 12001, 23999, 24000])
+    x, y = _samples_with_u(8, 3000, us)
+    expected = mannwhitneyu(x, y, alternative="two-sided", method="exact", axis=1).pvalue
+    assert ranksum._u_counts(8, 3000, 12000).dtype == np.float64
+    assert np.array_equal(ranksum.exact_table(8, 3000)[us], expected)
+
+
 def _per_pair(analysis, targets):
     """The pairwise tests one pair at a time (significance.compare on each pair's own FE_umin)."""
     from pipeline.tables.art import table_targets

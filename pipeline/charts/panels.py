@@ -44,11 +44,12 @@ def grid(field: str, panels: Sequence[tuple[object, str]], panel: Callable[[obje
     of 5 layers made 120 passes over it); the panels share the colour and shape scales (one legend)
     and one highlight selection."""
     charts = []
+    rows = data.partition_by(field, as_dict=True, maintain_order=True)  # one pass, not a filter per panel
     for i, (value, label) in enumerate(panels):
         bottom, left = edges(i, len(panels), columns)
         charts.append(theme.with_properties(
             panel(value, bottom, left), width=width, height=height,
-            data=theme.data(data.filter(pl.col(field) == value), digits),
+            data=theme.data(rows.get((value,), data.clear()), digits),
             title=alt.TitleParams(label, fontSize=11, anchor="middle", offset=2)))
     with warnings.catch_warnings():  # the panels' identical selections merge into one, as intended
         warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")

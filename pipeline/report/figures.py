@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import altair as alt
 import polars as pl
 
+from ..charts.spec_dict import spec_dict
 from ..tables import fmt_num
-from .runner import canonical_names
+from .runner import canonical_names, compact_tables
 from .vendor import vegalite_version
 
 
@@ -55,7 +56,7 @@ def unique_slugs(names) -> dict[str, str]:
 def spec_of(chart: alt.TopLevelMixin | dict) -> dict:
     """The Vega-Lite spec of a chart (Altair validates when it builds the chart's parts; the
     whole-spec schema validation is skipped: it costs more than building the report)."""
-    return canonical_names(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
+    return canonical_names(chart if isinstance(chart, dict) else spec_dict(chart))
 
 
 def script_json(data: object) -> str:
@@ -63,64 +64,6 @@ def script_json(data: object) -> str:
     text = json.dumps(data, separators=(",", ":"), allow_nan=False, sort_keys=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
-
-#: tables of rows larger than this (characters of JSON) are written as CSV text (`compact_tables`)
-COMPACT_ABOVE = 20_000
-
-
-def _csv_table(values: list) -> tuple[str, dict] | None:
-    """(CSV text, Vega-Lite parse map) of a table of flat rows, or None when CSV cannot carry it exactly
-    (nested values, text columns with nulls, rows that are not objects)."""
-    if not values or not all(isinstance(r, dict) for r in values):
-        return None
-    try:
-        df = pl.DataFrame(values, infer_schema_length=None)
-    except Exception:  # noqa: BLE001 - mixed types in a column: leave the table as it is
-        return None
-    parse = {}
-    for name, dtype in df.schema.items():
-        if dtype.is_numeric() or dtype == pl.Null:
-            parse[name] = "number"
-        elif dtype == pl.Boolean:
-            parse[name] = "boolean"
-        elif dtype != pl.String or df[name].null_count() or (df[name] == "").any():
-            return None  # nested values, or text whose null and "" CSV cannot tell apart
-    if set(df.columns) != {k for r in values for k in r}:
-        return None
-    return df.write_csv(), parse
-
-
-def compact_tables(spec: dict, above: int = COMPACT_ABOVE) -> dict:
-    """The spec with its large tables of JSON rows as CSV text (about a third of the size: the column
-    names once, not in every row), each renamed by its content and referred to with a CSV format that
-    parses its numbers and booleans back; the chart drawn is the same."""
-    tables = spec.get("datasets")
-    if not isinstance(tables, dict):
-        return spec
-    new_tables, formats = {}, {}
-    for name, values in tables.items():
-        csv = _csv_table(values) if isinstance(values, list) and len(json.dumps(values)) > above else None
-        if csv is None:
-            new_tables[name] = values
-            continue
-        text, parse = csv
-        new = "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
-        new_tables[new], formats[name] = text, {"name": new, "format": {"type": "csv", "parse": parse}}
-    if not formats:
-        return spec
-
-    def walk(node):
-        if isinstance(node, dict):
-            data = node.get("data")
-            if isinstance(data, dict) and data.get("name") in formats and "format" not in data:
-                node = {**node, "data": formats[data["name"]]}
-            return {k: walk(v) if k != "datasets" else v for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    return {**walk({k: v for k, v in spec.items() if k != "datasets"}), "datasets": new_tables}
 
 
 @dataclass
@@ -143,14 +86,14 @@ class Figure:
 
     @classmethod
     def later(cls, id: str, title: str, future, caption: str = "", kind: str = "figure") -> Figure:
-        """A figure whose spec is being made (`Runner.chart(...)`)."""
+        """A figure whose spec is being made (`Runner.chart(...)`: `chart_spec`, tables compacted)."""
         return cls(id=slug(id), title=title, pending=future, caption=caption, kind=kind)
 
     @property
     def spec(self) -> dict:
         """The Vega-Lite spec (waits for it when it is being made)."""
         if not isinstance(self.pending, dict):
-            self.pending = compact_tables(self.pending.result())
+            self.pending = self.pending.result()  # `chart_spec`'s, its large tables already compacted
         return self.pending
 
     def render_svg(self) -> str:

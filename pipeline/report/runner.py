@@ -5,19 +5,25 @@ Results are the same either way; only the wall time differs.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib
 import inspect
 import json
 import re
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
 import altair as alt
+import polars as pl
 from altair.utils.schemapi import debug_mode
 
 from ..charts import theme
+from ..charts.spec_dict import spec_dict
 
 
 class Deferred:
@@ -52,16 +58,18 @@ def _accepts_configured(fn: Callable) -> bool:
 
 def chart_spec(fn: Callable, args: tuple, kwargs: dict) -> dict:
     """The Vega-Lite spec of `fn(*args, **kwargs)`, an Altair chart. Altair's validation while the
-    chart is assembled is switched off (the spec is the same, the time a third), and the theme
+    chart is assembled is switched off (the spec is the same, the time a third), the spec is made by
+    `spec_dict` (Altair's `to_dict` without its generic cost), and the theme
     configuration is set once on the finished spec instead of on every intermediate chart object
-    (identical result: see tests/test_report.py)."""
+    (identical result: see tests/test_report.py). Its large tables become CSV here, in the worker
+    (`compact_tables`)."""
     with debug_mode(False):
         if _accepts_configured(fn) and "configured" not in kwargs:
-            spec = fn(*args, configured=False, **kwargs).to_dict(validate=False)
+            spec = spec_dict(fn(*args, configured=False, **kwargs))
             spec = {"config": theme_config(), **{k: v for k, v in spec.items() if k != "config"}}
         else:
-            spec = fn(*args, **kwargs).to_dict(validate=False)
-    return canonical_names(spec)
+            spec = spec_dict(fn(*args, **kwargs))
+    return compact_tables(canonical_names(spec))
 
 
 def _param_names(node, found: list[str]) -> None:
@@ -99,6 +107,64 @@ def canonical_names(spec: dict) -> dict:
     return json.loads(text)
 
 
+#: tables of rows larger than this (characters of JSON) are written as CSV text (`compact_tables`)
+COMPACT_ABOVE = 20_000
+
+
+def _csv_table(values: list) -> tuple[str, dict] | None:
+    """(CSV text, Vega-Lite parse map) of a table of flat rows, or None when CSV cannot carry it exactly
+    (nested values, text columns with nulls, rows that are not objects)."""
+    if not values or not all(isinstance(r, dict) for r in values):
+        return None
+    try:
+        df = pl.DataFrame(values, infer_schema_length=None)
+    except Exception:  # noqa: BLE001 - mixed types in a column: leave the table as it is
+        return None
+    parse = {}
+    for name, dtype in df.schema.items():
+        if dtype.is_numeric() or dtype == pl.Null:
+            parse[name] = "number"
+        elif dtype == pl.Boolean:
+            parse[name] = "boolean"
+        elif dtype != pl.String or df[name].null_count() or (df[name] == "").any():
+            return None  # nested values, or text whose null and "" CSV cannot tell apart
+    if set(df.columns) != {k for r in values for k in r}:
+        return None
+    return df.write_csv(), parse
+
+
+def compact_tables(spec: dict, above: int = COMPACT_ABOVE) -> dict:
+    """The spec with its large tables of JSON rows as CSV text (about a third of the size: the column
+    names once, not in every row), each renamed by its content and referred to with a CSV format that
+    parses its numbers and booleans back; the chart drawn is the same."""
+    tables = spec.get("datasets")
+    if not isinstance(tables, dict):
+        return spec
+    new_tables, formats = {}, {}
+    for name, values in tables.items():
+        csv = _csv_table(values) if isinstance(values, list) and len(json.dumps(values)) > above else None
+        if csv is None:
+            new_tables[name] = values
+            continue
+        text, parse = csv
+        new = "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+        new_tables[new], formats[name] = text, {"name": new, "format": {"type": "csv", "parse": parse}}
+    if not formats:
+        return spec
+
+    def walk(node):
+        if isinstance(node, dict):
+            data = node.get("data")
+            if isinstance(data, dict) and data.get("name") in formats and "format" not in data:
+                node = {**node, "data": formats[data["name"]]}
+            return {k: walk(v) if k != "datasets" else v for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return {**walk({k: v for k, v in spec.items() if k != "datasets"}), "datasets": new_tables}
+
+
 def default_jobs() -> int:
     """Worker processes by default: the CPUs this process may use, at most 4; 1 means in-process."""
     try:
@@ -106,6 +172,13 @@ def default_jobs() -> int:
     except AttributeError:  # pragma: no cover - not on Linux
         n = os.cpu_count() or 1
     return max(1, min(n, 4))
+
+
+def import_soon(name: str) -> None:
+    """Start importing module `name` on a thread of its own, for work of this process to come (the
+    main thread meanwhile waits for the workers)."""
+    if name not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
 class Runner:
@@ -123,11 +196,17 @@ class Runner:
         """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""
         if self._pool is None:
             return Deferred(fn, args, kwargs)
-        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost)
+        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost),
+        # and one Polars thread (the workers are the parallelism: their thread pools competed for the cores)
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        unset = "POLARS_MAX_THREADS" not in os.environ
+        if unset:
+            os.environ["POLARS_MAX_THREADS"] = "1"
         try:
             return self._pool.submit(fn, *args, **kwargs)
         finally:
+            if unset:
+                del os.environ["POLARS_MAX_THREADS"]
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def chart(self, fn: Callable, *args, **kwargs) -> Future | Deferred:

@@ -9,9 +9,6 @@ their markers. `pairwise_table` lays out the tests of every pair of algorithms.
 """
 from __future__ import annotations
 
-import importlib
-import sys
-import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -246,12 +243,6 @@ def _with_tests(a: pl.DataFrame, ana, hits: pl.DataFrame, ref_alg: str | None, c
 
 
 # -- pairwise tests ----------------------------------------------------------------------------------
-def _import_soon(name: str) -> None:
-    """Start importing module `name` on a thread of its own (polars' reads meanwhile leave the GIL)."""
-    if name not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
-
-
 def _table_hits(hits: pl.DataFrame, tt: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
     """The rows of `hits` at the table targets `tt` (suite, target): a filter per suite, no join."""
     keep = pl.lit(False)
@@ -280,7 +271,6 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     has them all, instead of reading them again.
     """
     significance.check_correction(correction)
-    _import_soon("scipy.stats")  # for the exact p-values: its second of imports while the hits are read
     suites = analysis.suites()
     if not suites:
         raise ValueError("no data in the selection")

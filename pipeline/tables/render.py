@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-import jinja2
+from markupsafe import escape
 import polars as pl
 
 
@@ -161,12 +161,15 @@ def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     grid = Grid(title=f"aRT table, {suite}, {dim}-D", caption=_art_caption(g, suite, dim), header=header,
                 label=f"tab:art-{suite}-{dim}D", align="ll" + "r" * len(tlist) + "r")
     has_ref = (g["role"] == "reference").any()
-    for (f,), fg in g.group_by("function", maintain_order=True):
+    by_function: dict = {}  # function -> algorithm -> rows, each in order of first appearance (one pass)
+    for r in g.iter_rows(named=True):
+        by_function.setdefault(r["function"], {}).setdefault(r["algorithm"], []).append(r)
+    for f, by_alg in by_function.items():
         grid.group_starts.add(len(grid.rows))
         first = True
-        for (alg,), ag in fg.group_by("algorithm", maintain_order=True):
-            cells = {r["target"]: r for r in ag.iter_rows(named=True)}
-            row0 = ag.row(0, named=True)
+        for alg, rows in by_alg.items():
+            cells = {r["target"]: r for r in rows}
+            row0 = rows[0]
             is_ref = row0["role"] == "reference"
             line = [Cell(f"f{f}" if first else "", bold=first), Cell(("ref: " if is_ref else "") + str(alg), italic=is_ref)]
             first = False
@@ -263,18 +266,6 @@ def to_markdown(df: pl.DataFrame) -> str:
 
 
 # -- HTML ---------------------------------------------------------------------------------------
-_HTML = ("""{% for t in tables %}<table class="cocopipe-table {{ t.kind }}" id="{{ t.label }}">
-<caption><b>{{ t.title }}.</b> {{ t.caption }}</caption>
-<thead><tr>{% for h in t.header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
-<tbody>
-"""
-    '{% for row in t.rows %}<tr{% if row.start %} class="group-start"{% endif %}>{% for c in row.cells %}'
-    '<td{% if c.right %} style="text-align:right"{% endif %}>{{ c.html|safe }}</td>{% endfor %}</tr>\n'
-    """{% endfor %}</tbody>
-</table>
-{% endfor %}""")
-
-
 def _html_cell(c: Cell) -> str:
     s = html.escape(c.text)
     if s and c.bold:
@@ -302,16 +293,24 @@ table.cocopipe-table span.disp, table.cocopipe-table span.final { font-size: 0.8
 """
 
 
+def _html_table(g: Grid, kind: str) -> str:
+    """One grid as an HTML <table> with its <caption> (text escaped as Jinja's autoescape does)."""
+    parts = [f'<table class="cocopipe-table {escape(kind)}" id="{escape(g.label)}">\n'
+             f"<caption><b>{escape(g.title)}.</b> {escape(g.caption)}</caption>\n"
+             f"<thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in g.header)}</tr></thead>\n<tbody>\n"]
+    tds = ['<td style="text-align:right">' if a == "r" else "<td>" for a in g.align]
+    for i, row in enumerate(g.rows):
+        parts.append('<tr class="group-start">' if i in g.group_starts else "<tr>")
+        parts.append("".join(f"{tds[j]}{_html_cell(c)}</td>" for j, c in enumerate(row)))
+        parts.append("</tr>\n")
+    parts.append("</tbody>\n</table>\n")
+    return "".join(parts)
+
+
 def to_html(df: pl.DataFrame, css: bool = False) -> str:
     """HTML tables (a fragment for the report), each with a <caption>; `css` prepends `CSS`."""
-    env = jinja2.Environment(autoescape=True)
     kind = "pairwise" if _is_pairwise(df) else "art"
-    tables = [dict(kind=kind, label=g.label, title=g.title, caption=g.caption, header=g.header,
-                   rows=[dict(start=i in g.group_starts,
-                              cells=[dict(html=_html_cell(c), right=g.align[j] == "r") for j, c in enumerate(row)])
-                         for i, row in enumerate(g.rows)])
-              for g in grids(df)]
-    return (CSS if css else "") + env.from_string(_HTML).render(tables=tables)
+    return (CSS if css else "") + "".join(_html_table(g, kind) for g in grids(df))
 
 
 # -- LaTeX --------------------------------------------------------------------------------------

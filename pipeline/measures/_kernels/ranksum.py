@@ -5,7 +5,6 @@ each pair on its own (`significance.compare`; tests/test_kernels.py, tests/test_
 """
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -87,17 +86,38 @@ def exact_wanted(n1: np.ndarray, n2: np.ndarray, ties: np.ndarray) -> np.ndarray
     return ((np.asarray(n1) <= 8) | (np.asarray(n2) <= 8)) & (np.asarray(ties) == 0)
 
 
+def _u_counts(n1: int, n2: int, maxu: int) -> np.ndarray:
+    """How many of the C(n1 + n2, n1) orderings of two samples of sizes n1 <= n2 without ties give
+    each U in 0..maxu: scipy's recurrence (`scipy.stats._mannwhitneyu._MWU.build_u_freqs_array`,
+    Löffler's algorithm) with its integer and floating-point steps, so that the p-values are its own."""
+    sigma = np.zeros(maxu + 1, dtype=int)
+    for d in np.arange(1, n1 + 1):
+        sigma[np.arange(d, maxu + 1, d)] += d
+    for d in np.arange(n2 + 1, n2 + n1 + 1):
+        sigma[np.arange(d, maxu + 1, d)] -= d
+    sigma = sigma[1:]
+    counts = np.zeros(maxu + 1, dtype=np.uint64)
+    counts[0] = 1
+    is_uint, uint_max = True, np.iinfo(np.uint64).max
+    for u in np.arange(1, maxu + 1):
+        value = np.dot(counts[:u], sigma[u - 1::-1]) / u
+        if value > uint_max and is_uint:  # beyond uint64: floats from here on, as scipy
+            counts, is_uint = counts.astype(float), False
+        counts[u] = value
+    return counts
+
+
 def exact_table(n1: int, n2: int) -> np.ndarray:
     """scipy's exact two-sided p-value for samples of sizes n1, n2 without ties, for every U in
-    0..n1 n2 (it depends on nothing else): one vectorised mannwhitneyu call on samples built to
-    have each U (x_i just below the c_i-th smallest y, sum of c_i = U)."""
-    from scipy.stats import mannwhitneyu  # scipy.stats takes about 0.7 s to load: not with the measures
-
-    us = np.arange(n1 * n2 + 1)
-    c = np.clip(us[:, None] - n2 * np.arange(n1)[None, :], 0, n2)  # c_i in 0..n2, row sums = U
-    x = c - 0.5 + np.arange(n1)[None, :] / (2.0 * n1 + 2)  # distinct, between the y's
-    y = np.broadcast_to(np.arange(n2, dtype=float), (len(us), n2))
-    return np.asarray(mannwhitneyu(x, y, alternative="two-sided", method="exact", axis=1).pvalue, float)
+    0..n1 n2 (it depends on nothing else), computed as `scipy.stats.mannwhitneyu(method="exact")`
+    does (twice the survival function at max(U, n1 n2 - U), summed from the left, clipped to 1;
+    tests/test_tables.py holds it equal), without loading scipy.stats (0.7 s of imports)."""
+    a, b = min(n1, n2), max(n1, n2)
+    nn = a * b
+    us = np.arange(nn + 1)
+    left = nn - np.maximum(us, nn - us)  # the complement of max(U, nn - U), at most nn // 2
+    cdf = np.cumsum(_u_counts(a, b, nn // 2) / special.binom(a + b, a))
+    return np.clip(cdf[left] * 2, 0.0, 1.0)
 
 
 def exact_p(n1: np.ndarray, n2: np.ndarray, u: np.ndarray, cache: dict | None = None) -> np.ndarray:
@@ -536,7 +556,6 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     # of the counts on one BLAS thread each (BLAS threads on matrices this small cost more than
     # they give, and would compete with the groups' threads)
     workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
-    importlib.import_module("scipy.stats")  # imported whole before the threads need it (no two threads importing it)
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(tests, range(ngroups)):
             pass

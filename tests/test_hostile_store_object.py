@@ -4,7 +4,6 @@ random moments of `check --repair` and `biobj recompute` leaves nothing half-vis
 from __future__ import annotations
 
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import boto3
 import pytest
 
 from logs import write_new2
+from test_hostile_store import _killed  # noqa: E402 - one helper for both files
 from objectstore import CREDENTIALS, s3, s3_server  # noqa: F401 - fixtures
 
 from pipeline.ingest import ingest
@@ -77,14 +77,6 @@ def test_an_object_lost_or_cut_is_named_and_repair_keeps_the_rest(s3, tmp_path, 
     assert check(st) == [] and sorted(st.runs().collect()["algorithm"].unique()) == ["B", ODD]
     if damage == "cut":  # out of the store, kept in the bucket
         assert f"st/quarantine/{rel}" in s3.keys(s3.name, "st/quarantine/")
-
-
-def _killed(args: list, at: float) -> None:
-    p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    time.sleep(at)
-    p.send_signal(signal.SIGKILL)
-    p.wait(timeout=60)
 
 
 def test_kill_9_during_a_repair_on_the_object_store_leaves_it_before_or_after(s3, tmp_path):

@@ -436,24 +436,17 @@ class Store:
 
     def _table(self, name: str) -> tuple[Snapshot, object]:
         """The snapshot and one of its data tables (a newer snapshot where the table lost rows it names)."""
-        for _ in range(20):
-            snap = self.snapshot
-            try:
-                return snap, snap.table(name)
-            except _Stale:
-                self.refresh()
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
-        raise StoreError(f"{self.path}: the store kept changing while it was read; try again")
+        return self._fresh(lambda snap: (snap, snap.table(name)))
 
     def _tables(self) -> dict[str, object]:
         """Every data table of the snapshot, opened (a newer snapshot where one lost rows it names)."""
+        return self._fresh(lambda snap: snap.tables)
+
+    def _fresh(self, read: Callable[[Snapshot], object]):
+        """`read(snapshot)`, made again on a newer snapshot where a data table lost rows the snapshot names."""
         for _ in range(20):
-            snap = self.snapshot
             try:
-                return snap.tables
+                return read(self.snapshot)
             except _Stale:
                 self.refresh()
             except StoreError:

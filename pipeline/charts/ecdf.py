@@ -14,6 +14,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import altair as alt
 import polars as pl
@@ -171,6 +172,133 @@ def band_text(level: float, replicates: int, seed: int) -> str:
             f"within each problem, seed {seed}")
 
 
+@dataclass(frozen=True)
+class _Look:
+    """The scales, encodings, highlight and tooltips the layers of one ECDF chart share."""
+    x: alt.X
+    y: alt.Y
+    x_domain: tuple[float, float]
+    y_title: str | list[str]
+    col: alt.Color
+    shp: alt.Shape
+    pick: alt.Parameter
+    faded: alt.OpacityValue
+    detail: alt.Detail
+    where: dict[str, str]
+    tip_line: list
+
+
+def _look(pal: theme.Palette, legend: bool, domain: tuple[float, float], y_title: str | list[str],
+          keys: pl.DataFrame) -> _Look:
+    """What the layers of a chart of the (dimension, group) `keys` share, over the x `domain`."""
+    pick = theme.highlight(bind_legend=legend)
+    x = alt.X(**theme.typed("x:Q"), scale=theme.log_scale(domain), axis=theme.log_axis("evaluations / dimension", domain))
+    y = alt.Y(**theme.typed("fraction:Q"), scale=alt.Scale(domain=[0, 1], nice=False),
+              axis=alt.Axis(title=y_title, tickCount=5))
+    where = ({"dimension": str(keys["dimension"][0]), "group": repr(str(keys["group"][0]))} if keys.height == 1
+             else {})
+    tip_line = [theme.tip("algorithm:N"), *[theme.tip(f"{k}:N") for k in where],
+                theme.tip("x:Q", title="evaluations / dimension", format=".3~g"),
+                theme.tip("fraction:Q", format=".3f")]
+    return _Look(x=x, y=y, x_domain=domain, y_title=y_title, col=theme.colour(pal, legend=legend),
+                 shp=theme.shape(pal, legend=False), pick=pick, faded=theme.faded(pick),
+                 detail=alt.Detail(**theme.typed("algorithm:N")), where=where, tip_line=tip_line)
+
+
+def _split_background(steps: pl.DataFrame, summary: pl.DataFrame, back: list[str],
+                      x_range: tuple[float, float] | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """The steps and summary without the `back` algorithms, and the line points of those (or None)."""
+    if not back:
+        return steps, summary, None
+    is_back = pl.col("algorithm").is_in(back)
+    b_steps, b_summ = steps.filter(is_back), summary.filter(is_back)
+    steps, summary = steps.filter(~is_back), summary.filter(~is_back)
+    return steps, summary, (prepare(b_steps, b_summ, x_range=x_range)[0] if b_summ.height else None)
+
+
+def _widened(ends: pl.DataFrame, domain: tuple[float, float], back_lines: pl.DataFrame | None
+             ) -> tuple[pl.DataFrame, tuple[float, float]]:
+    """The ends and x domain widened to the background lines (one x domain for both), dots at its end."""
+    if back_lines is None:
+        return ends, domain
+    top = float(back_lines["x"].max()) * 2
+    x_lo, x_hi = min(domain[0], float(back_lines["x"].min())), max(domain[1], theme.pow10_domain(top, top)[1])
+    return ends.with_columns(dot_x=pl.lit(x_hi)), (x_lo, x_hi)
+
+
+def _background_layer(back_lines: pl.DataFrame, look: _Look) -> alt.Chart:
+    """The background algorithms' lines, thin and light grey."""
+    return theme.Chart(theme.data(back_lines)).transform_calculate(background="true", **look.where).mark_line(
+        interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
+        x=look.x, y=look.y, detail=look.detail, tooltip=[*look.tip_line, theme.tip("background:N")])
+
+
+def _band_layer(band: pl.DataFrame, on_chart: pl.DataFrame, look: _Look, quiet: alt.Color) -> alt.Chart:
+    """The confidence band of each algorithm, an area in its colour."""
+    pts = band_points(band, on_chart, look.x_domain[0])
+    y_low = alt.Y("low:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=look.y_title, tickCount=5))
+    return theme.Chart(theme.data(pts)).transform_calculate(**look.where).mark_area(
+        interpolate="step-after").encode(
+        x=look.x, y=y_low, y2=alt.Y2("high:Q"), color=quiet, opacity=theme.faded(look.pick, BAND_OPACITY, DIMMED_BAND),
+        tooltip=[*look.tip_line, theme.tip("low:Q", format=".3f"), theme.tip("high:Q", format=".3f")])
+
+
+def _instance_layer(instances: pl.DataFrame, on_chart: pl.DataFrame, look: _Look, quiet: alt.Color) -> alt.Chart:
+    """The step lines of every instance alone, thin and faint."""
+    per = instance_lines(instances, on_chart, look.x_domain[0])
+    return theme.Chart(theme.data(per)).transform_calculate(**look.where).mark_line(
+        interpolate="step-after", strokeWidth=INSTANCE_WIDTH).encode(
+        x=look.x, y=look.y, color=quiet, detail=[look.detail, alt.Detail("instance:N")],
+        opacity=theme.faded(look.pick, INSTANCE_OPACITY, DIMMED_BAND),
+        tooltip=[*look.tip_line[:1], theme.tip("instance:N"), *look.tip_line[1:]])
+
+
+def _line_layers(lines: pl.DataFrame, refs: list[str], look: _Look, zoom: bool) -> list[alt.Chart]:
+    """The reference algorithms' thick lines (if any), then the other algorithms' lines (zoomable)."""
+    is_ref = lines["algorithm"].is_in(refs)
+    layers = []
+    if is_ref.any():
+        layers.append(theme.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**look.where).mark_line(
+            interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
+            x=look.x, y=look.y, color=look.col, detail=look.detail, opacity=look.faded, tooltip=look.tip_line))
+    main = theme.Chart(theme.data(lines.filter(~is_ref))).transform_calculate(**look.where).mark_line(
+        interpolate="step-after").encode(
+        x=look.x, y=look.y, color=look.col, detail=look.detail, opacity=look.faded, tooltip=look.tip_line)
+    if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
+        main = main.add_params(theme.selection(
+            alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}")))
+    return [*layers, main]
+
+
+def _end_layers(ends: pl.DataFrame, refs: list[str], look: _Look, labels: bool) -> list[alt.Chart]:
+    """The final dots beyond the budgets, the crosses at the median maximal evaluations, and with `labels`
+    the algorithm names beside the plot at dodged heights, joined to their dots by a thin line."""
+    scale = theme.log_scale(look.x_domain)
+    dots = theme.Chart(theme.data(ends)).encode(color=look.col, opacity=look.faded)
+    end_tip = [theme.tip("algorithm:N"), theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
+               theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
+               theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
+               *[theme.tip(f"{c}:Q") for c in ("instance_targets", "functions", "trials") if c in ends.columns]]
+    layers = [dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
+        x=alt.X(**theme.typed("dot_x:Q"), scale=scale), y=alt.Y(**theme.typed("final_fraction:Q")),
+        shape=look.shp, tooltip=end_tip)]
+    crosses = ends.filter(~pl.col("algorithm").is_in(refs))
+    layers.append(theme.Chart(theme.data(crosses)).transform_filter("isValid(datum.cross_x)").mark_point(
+        shape="cross", size=110, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
+        color=look.col, opacity=look.faded,
+        x=alt.X(**theme.typed("cross_x:Q"), scale=scale), y=alt.Y(**theme.typed("cross_fraction:Q")),
+        tooltip=[theme.tip("algorithm:N"),
+                 theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
+    if labels:  # pixel offsets from the dots at the right edge, so that they follow the plot's width
+        dot_x = alt.X(**theme.typed("dot_x:Q"), scale=scale)
+        layers.append(dots.mark_rule(strokeWidth=0.8, clip=False, x2Offset=14).encode(
+            x=dot_x, y=alt.Y(**theme.typed("final_fraction:Q")), x2=alt.X2(field="dot_x"), y2=alt.Y2(field="label_y")))
+        layers.append(dots.mark_text(align="left", baseline="middle", dx=16, fontSize=11, clip=False).encode(
+            x=dot_x, y=alt.Y(**theme.typed("label_y:Q")), text=alt.Text(**theme.typed("algorithm:N")),
+            tooltip=end_tip))
+    return layers
+
+
 def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
                reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
                settings: Sequence[str] | str | None = None, y_title: str | list[str] = Y_TITLE,
@@ -195,104 +323,34 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     ECDF from 1 to its x limit), widened to the data."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
-    is_back = pl.col("algorithm").is_in(back)
-    back_lines = None
-    if back:
-        b_steps, b_summ = steps.filter(is_back), summary.filter(is_back)
-        steps, summary = steps.filter(~is_back), summary.filter(~is_back)
-        if b_summ.height:
-            back_lines = prepare(b_steps, b_summ, x_range=x_range)[0]
-    lines, ends, (x_lo, x_hi) = prepare(steps, summary, gap=13 / height, x_range=x_range)
-    if back_lines is not None:  # one x domain for both
-        x_lo = min(x_lo, float(back_lines["x"].min()))
-        x_hi = max(x_hi, theme.pow10_domain(float(back_lines["x"].max()) * 2, float(back_lines["x"].max()) * 2)[1])
-        ends = ends.with_columns(dot_x=pl.lit(x_hi))
+    steps, summary, back_lines = _split_background(steps, summary, back, x_range)
+    lines, ends, domain = prepare(steps, summary, gap=13 / height, x_range=x_range)
+    ends, domain = _widened(ends, domain, back_lines)
     algs = ends["algorithm"].to_list()
     pal = theme.extend(palette, algs, refs)
     pal = {a: pal[a] for a in algs}  # the legend in order of final fraction
-    pick = theme.highlight(bind_legend=legend)
-    x = alt.X(**theme.typed("x:Q"), scale=theme.log_scale((x_lo, x_hi)),
-              axis=theme.log_axis("evaluations / dimension", (x_lo, x_hi)))
-    y = alt.Y(**theme.typed("fraction:Q"), scale=alt.Scale(domain=[0, 1], nice=False),
-              axis=alt.Axis(title=y_title, tickCount=5))
-    col = theme.colour(pal, legend=legend)
-    shp = theme.shape(pal, legend=False)
-    faded = theme.faded(pick)
-    detail = alt.Detail(**theme.typed("algorithm:N"))
     keys = steps.select("dimension", "group").unique()
-    where = ({"dimension": str(keys["dimension"][0]), "group": repr(str(keys["group"][0]))} if keys.height == 1
-             else {})
-    tip_line = [theme.tip("algorithm:N"), *[theme.tip(f"{k}:N") for k in where],
-                theme.tip("x:Q", title="evaluations / dimension", format=".3~g"),
-                theme.tip("fraction:Q", format=".3f")]
-    is_ref = lines["algorithm"].is_in(refs)
-    layers = []
-    if back_lines is not None:
-        layers.append(theme.Chart(theme.data(back_lines)).transform_calculate(background="true", **where).mark_line(
-            interpolate="step-after", strokeWidth=theme.BACKGROUND_WIDTH, color=theme.BACKGROUND_COLOUR).encode(
-            x=x, y=y, detail=detail, tooltip=[*tip_line, theme.tip("background:N")]))
+    look = _look(pal, legend, domain, y_title, keys)
+    layers = [] if back_lines is None else [_background_layer(back_lines, look)]
     # band and instance lines drawn first share the colour legend: its symbols stay the lines' strokes
     first = len(layers)  # the first layer with the colour legend
     quiet = (theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
-                                                  symbolOpacity=1)) if legend else col)
+                                                  symbolOpacity=1)) if legend else look.col)
     on_chart = summary.filter(~pl.col("algorithm").is_in(back))
     if band is not None and band.height:
-        pts = band_points(band.join(keys, on=["dimension", "group"], how="semi"), on_chart, x_lo)
-        layers.append(theme.Chart(theme.data(pts)).transform_calculate(**where).mark_area(
-            interpolate="step-after").encode(
-            x=x, y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(title=y_title, tickCount=5)),
-            y2=alt.Y2("high:Q"), color=quiet, opacity=theme.faded(pick, BAND_OPACITY, DIMMED_BAND),
-            tooltip=[*tip_line, theme.tip("low:Q", format=".3f"), theme.tip("high:Q", format=".3f")]))
+        layers.append(_band_layer(band.join(keys, on=["dimension", "group"], how="semi"), on_chart, look, quiet))
     if instances is not None and instances.height:
-        per = instance_lines(instances.join(keys, on=["dimension", "group"], how="semi"), on_chart, x_lo)
-        layers.append(theme.Chart(theme.data(per)).transform_calculate(**where).mark_line(
-            interpolate="step-after", strokeWidth=INSTANCE_WIDTH).encode(
-            x=x, y=y, color=quiet, detail=[detail, alt.Detail("instance:N")],
-            opacity=theme.faded(pick, INSTANCE_OPACITY, DIMMED_BAND),
-            tooltip=[*tip_line[:1], theme.tip("instance:N"), *tip_line[1:]]))
+        layers.append(_instance_layer(instances.join(keys, on=["dimension", "group"], how="semi"), on_chart, look,
+                                      quiet))
     if band_settings and (band is not None or instances is not None):
         settings = [settings] if isinstance(settings, str) else list(settings or [])
         settings.append(band_settings)
-    if is_ref.any():
-        layers.append(theme.Chart(theme.data(lines.filter(is_ref))).transform_calculate(**where).mark_line(
-            interpolate="step-after", strokeWidth=theme.REFERENCE_WIDTH, strokeCap="butt").encode(
-            x=x, y=y, color=col, detail=detail, opacity=faded, tooltip=tip_line))
-    main = theme.Chart(theme.data(lines.filter(~is_ref))).transform_calculate(**where).mark_line(interpolate="step-after").encode(
-        x=x, y=y, color=col, detail=detail, opacity=faded, tooltip=tip_line)
-    if zoom:  # wheel / drag zooms the x axis in a browser (Altair cannot lift it out of concatenations)
-        main = main.add_params(theme.selection(
-            alt.selection_interval(bind="scales", encodings=["x"], name=f"zoom{next(_ZOOMS)}")))
-    layers.append(main)
-    dots = theme.Chart(theme.data(ends)).encode(color=col, opacity=faded)
-    end_tip = [theme.tip("algorithm:N"), theme.tip("final_fraction:Q", title="final fraction", format=".3f"),
-               theme.tip("max_x:Q", title="budget / dimension", format=".3~g"),
-               theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g"),
-               *[theme.tip(f"{c}:Q") for c in ("instance_targets", "functions", "trials") if c in ends.columns]]
-    layers.append(dots.mark_point(size=70, filled=True, stroke="white", strokeWidth=0.6, clip=False).encode(
-        x=alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi))), y=alt.Y(**theme.typed("final_fraction:Q")),
-        shape=shp,
-        tooltip=end_tip))
-    crosses = ends.filter(~pl.col("algorithm").is_in(refs))
-    layers.append(theme.Chart(theme.data(crosses)).transform_filter("isValid(datum.cross_x)").mark_point(
-        shape="cross", size=110, filled=True, angle=45, stroke="white", strokeWidth=0.5).encode(
-        color=col, opacity=faded,
-        x=alt.X(**theme.typed("cross_x:Q"), scale=theme.log_scale((x_lo, x_hi))),
-        y=alt.Y(**theme.typed("cross_fraction:Q")),
-        tooltip=[theme.tip("algorithm:N"),
-                 theme.tip("median_max_evaluations:Q", title="median max evaluations / dimension", format=".3~g")]))
-    if labels:  # names beside the plot at dodged heights, joined to their dots by a thin line (pixel offsets
-        # from the dots at the right edge, so that they follow the plot's width)
-        dot_x = alt.X(**theme.typed("dot_x:Q"), scale=theme.log_scale((x_lo, x_hi)))
-        layers.append(dots.mark_rule(strokeWidth=0.8, clip=False, x2Offset=14).encode(
-            x=dot_x, y=alt.Y(**theme.typed("final_fraction:Q")), x2=alt.X2(field="dot_x"), y2=alt.Y2(field="label_y")))
-        layers.append(dots.mark_text(align="left", baseline="middle", dx=16, fontSize=11, clip=False).encode(
-            x=dot_x, y=alt.Y(**theme.typed("label_y:Q")), text=alt.Text(**theme.typed("algorithm:N")),
-            tooltip=end_tip
-        ).add_params(pick))
-    elif not legend:
-        layers[-1] = layers[-1].add_params(pick)
-    else:  # a legend binding works from the first layer with the colour legend (Vega-Lite merges legends)
-        layers[first] = layers[first].add_params(pick)
+    layers += _line_layers(lines, refs, look, zoom)
+    layers += _end_layers(ends, refs, look, labels)
+    # the highlight on the names (the last layer), else on the last layer, else, bound to the legend, on the
+    # first layer with the colour legend (Vega-Lite merges legends)
+    at = first if legend and not labels else len(layers) - 1
+    layers[at] = layers[at].add_params(look.pick)
     chart = theme.layer(*layers, width=width, height=height, resolve=theme.independent(shape="independent"))
     return theme.finish(chart, title, settings, configured)
 

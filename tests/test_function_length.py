@@ -9,10 +9,8 @@ from pathlib import Path
 
 PIPELINE = Path(__file__).resolve().parent.parent / "pipeline"
 LIMIT = 80
-#: (module, function): its length today; to be split
-LONG = {
-    ("report/build.py", "build"): 85,
-}
+#: (module, function): its length today; to be split (none left: a function over the limit fails the test)
+LONG: dict[tuple[str, str], int] = {}
 
 
 def own_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:

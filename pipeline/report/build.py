@@ -210,6 +210,50 @@ def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
         os.replace(tmp, out)
 
 
+def _make_report(analysis: Analysis, settings: Settings, jobs: int | None, tick: Progress, skipped: list[str]
+                 ) -> tuple[list[Page], Context, dict]:
+    """The pages with their charts made (by `jobs` workers), their context and its record; the parts that
+    failed are left out and named in `skipped`."""
+    tick("selection", 0, 1, "the selection, the references, the plan")
+    with Runner(default_jobs() if jobs is None else jobs) as runner:
+        ctx = Context(analysis, settings, runner)
+        if len(ctx.algorithms) > 1 and runner.jobs > 1:
+            import_soon("scipy.stats")  # the ranking's tests, here: its 0.7 s while the workers start
+        ctx.progress = tick
+        m = Measures(ctx)
+        tick("selection", 1, 1, "")
+        record = ctx.record
+        pages = _make_pages(ctx, m, tick, skipped)
+        _wait_for_charts(pages, tick, skipped)
+    return pages, ctx, record
+
+
+def _write_report(out: Path, files: dict[str, str], final: Settings, tick: Progress, force: bool) -> None:
+    """Write the report's files, its static files and its settings.json into a new folder moved to `out`
+    when complete (`_replace_dir`); an OSError names `out`."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        (tmp / "static").mkdir(parents=True)
+        for name in STATIC_FILES:
+            if name == BUNDLE and final.renderer != "vega":
+                continue
+            shutil.copyfile(STATIC / name, tmp / "static" / name)
+        if any(name.startswith(DATA_DIR + "/") for name in files):
+            (tmp / DATA_DIR).mkdir()
+        for i, (name, text) in enumerate(files.items()):
+            tick("writing", i, len(files) + 1, name)
+            (tmp / name).write_text(text, encoding="utf-8")
+        (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
+        _replace_dir(tmp, out, force)
+    except OSError as exc:  # a full disk: named by the folder written, not the file copied from
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    tick("writing", len(files) + 1, len(files) + 1, "")
+
+
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
           progress: Progress | None = None, jobs: int | None = 1, force: bool = False) -> Path:
     """Write the HTML report of an analysis into a folder (docs/report.md).
@@ -259,41 +303,11 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     out = Path(out_dir)
     output.check_replaceable(out, force)  # before the work, and again before replacing
     skipped: list[str] = []
-    tick("selection", 0, 1, "the selection, the references, the plan")
-    with Runner(default_jobs() if jobs is None else jobs) as runner:
-        ctx = Context(analysis, settings, runner)
-        if len(ctx.algorithms) > 1 and runner.jobs > 1:
-            import_soon("scipy.stats")  # the ranking's tests, here: its 0.7 s while the workers start
-        ctx.progress = tick
-        m = Measures(ctx)
-        tick("selection", 1, 1, "")
-        record = ctx.record
-        pages = _make_pages(ctx, m, tick, skipped)
-        _wait_for_charts(pages, tick, skipped)
+    pages, ctx, record = _make_report(analysis, settings, jobs, tick, skipped)
     pages = _state_skipped(pages, skipped)
     record["pairs"] = [list(p) for p in ctx.pairs()]  # with many algorithms, known once they are ranked
     record["skipped"] = skipped
     final = settings.replace(record=record)
     files = render_pages(pages, settings, record)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex[:8]}")
-    try:
-        (tmp / "static").mkdir(parents=True)
-        for name in STATIC_FILES:
-            if name == BUNDLE and settings.renderer != "vega":
-                continue
-            shutil.copyfile(STATIC / name, tmp / "static" / name)
-        if any(name.startswith(DATA_DIR + "/") for name in files):
-            (tmp / DATA_DIR).mkdir()
-        for i, (name, text) in enumerate(files.items()):
-            tick("writing", i, len(files) + 1, name)
-            (tmp / name).write_text(text, encoding="utf-8")
-        (tmp / "settings.json").write_text(final.to_json(), encoding="utf-8")
-        _replace_dir(tmp, out, force)
-    except OSError as exc:  # a full disk: named by the folder written, not the file copied from
-        raise OSError(exc.errno, exc.strerror, str(out)) from None
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    tick("writing", len(files) + 1, len(files) + 1, "")
+    _write_report(out, files, final, tick, force)
     return out / "index.html"

@@ -9,7 +9,6 @@ import random
 import subprocess
 import sys
 
-import altair as alt
 import numpy as np
 import polars as pl
 import pytest
@@ -506,34 +505,3 @@ def test_scaling_success_labels_stay_off_the_markers():
     text = [lay for p in spec["concat"] for lay in p["layer"] if lay["mark"]["type"] == "text"]
     assert text and all(lay["encoding"]["y"] == {"value": 1} and lay["encoding"]["yOffset"]["field"] == "label_row"
                         for lay in text)
-
-
-# -- the report's spec maker --------------------------------------------------------------------------
-SPEC_CASES = [("ecdf", {"reference": REF, "samples": 20}), ("ecdf", {"mode": "trials", "group": ["all", "separ"]}),
-              ("ecdf-explorer", {}), ("scaling", {"reference": REF}), ("scatter", {"a_name": "DIRECT", "b_name": "NM"}),
-              ("ratio-ecdf", {"a_name": "DIRECT", "b_name": "NM", "targets": [1e-1]}),
-              ("art-ratio", {"a_name": "DIRECT", "b_name": "NM"}), ("rt-ecdf", {"group": "separ"}),
-              ("precision-ecdf", {"budgets": [10, 100]}), ("logloss", {"reference": REF}),
-              ("convergence", {"dimension": 3, "runs": True}), ("profile", {"reference": REF})]
-
-
-@pytest.mark.parametrize(("kind", "opts"), SPEC_CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(SPEC_CASES)])
-def test_spec_dict_is_altairs_to_dict(store, kind, opts):
-    # the report makes specs without Altair's generic conversion (spec_dict): the same dict, key order included
-    from pipeline.charts.spec_dict import spec_dict
-
-    a = Analysis(store, algorithm=["DIRECT", "NM", "RS", REF], dimension=[2, 3])
-    c = chart(kind, a, **opts)
-    assert json.dumps(spec_dict(c)) == json.dumps(c.to_dict(validate=False))
-
-
-def test_spec_dict_of_shorthands_inline_data_and_layers_without_data():
-    # the parts spec_dict hands to Altair: inline values, shorthand channels, a layer that inherits data
-    from pipeline.charts.spec_dict import spec_dict
-
-    df = pl.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "k": ["a", "b"]})
-    inline = alt.Chart(alt.Data(values=df.to_dicts())).mark_line().encode(x="x:Q", y=alt.Y("y", type="quantitative"))
-    shared = theme.layer(theme.Chart().mark_point().encode(x="x:Q", y="y:Q", color="k:N"),
-                         theme.Chart().mark_rule().encode(x=alt.X("mean(x):Q")), data=theme.data(df))
-    for c in (inline, shared, inline + inline, alt.hconcat(shared, shared), theme.Chart(theme.data(df)).mark_bar()):
-        assert json.dumps(spec_dict(c)) == json.dumps(c.to_dict(validate=False))

@@ -328,13 +328,8 @@ _CONFIG: list = []
 def with_properties(chart: alt.TopLevelMixin, **props) -> alt.TopLevelMixin:
     """`chart.properties(**props)` without validating each property: a shallow copy (a new chart
     object sharing the parts of `chart`: the layers of a layer chart are `Chart`s, whose copy shares
-    them too) with `props` set. The finished spec is validated as a whole by `export.spec`. The copy is
-    made without the chart class's constructor: Altair's shallow copy calls it, and a layer's or a
-    concatenation's lifts its parts' parameters and data again (a third of a second for a scaling grid),
-    which the chart at hand has had done already."""
-    new = object.__new__(type(chart))
-    object.__setattr__(new, "_args", chart._args)
-    object.__setattr__(new, "_kwds", dict(chart._kwds))
+    them too) with `props` set. The finished spec is validated as a whole by `export.spec`."""
+    new = chart.copy(deep=False)
     for key, value in props.items():
         setattr(new, key, value)
     return new

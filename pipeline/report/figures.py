@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import altair as alt
 import polars as pl
 
-from ..charts.spec_dict import spec_dict
 from ..tables import fmt_num
 from .runner import canonical_names, compact_tables
 from .vendor import vegalite_version
@@ -56,7 +55,7 @@ def unique_slugs(names) -> dict[str, str]:
 def spec_of(chart: alt.TopLevelMixin | dict) -> dict:
     """The Vega-Lite spec of a chart (Altair validates when it builds the chart's parts; the
     whole-spec schema validation is skipped: it costs more than building the report)."""
-    return canonical_names(chart if isinstance(chart, dict) else spec_dict(chart))
+    return canonical_names(chart if isinstance(chart, dict) else chart.to_dict(validate=False))
 
 
 def script_json(data: object) -> str:

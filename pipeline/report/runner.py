@@ -23,7 +23,6 @@ import polars as pl
 from altair.utils.schemapi import debug_mode
 
 from ..charts import theme
-from ..charts.spec_dict import spec_dict
 
 
 class Deferred:
@@ -58,17 +57,16 @@ def _accepts_configured(fn: Callable) -> bool:
 
 def chart_spec(fn: Callable, args: tuple, kwargs: dict) -> dict:
     """The Vega-Lite spec of `fn(*args, **kwargs)`, an Altair chart. Altair's validation while the
-    chart is assembled is switched off (the spec is the same, the time a third), the spec is made by
-    `spec_dict` (Altair's `to_dict` without its generic cost), and the theme
+    chart is assembled is switched off (the spec is the same, the time a third), and the theme
     configuration is set once on the finished spec instead of on every intermediate chart object
     (identical result: see tests/test_report.py). Its large tables become CSV here, in the worker
     (`compact_tables`)."""
     with debug_mode(False):
         if _accepts_configured(fn) and "configured" not in kwargs:
-            spec = spec_dict(fn(*args, configured=False, **kwargs))
+            spec = fn(*args, configured=False, **kwargs).to_dict(validate=False)
             spec = {"config": theme_config(), **{k: v for k, v in spec.items() if k != "config"}}
         else:
-            spec = spec_dict(fn(*args, **kwargs))
+            spec = fn(*args, **kwargs).to_dict(validate=False)
     return compact_tables(canonical_names(spec))
 
 

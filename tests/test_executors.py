@@ -140,5 +140,12 @@ def test_a_task_whose_worker_dies_is_run_again(tmp_path):
             os._exit(1)
         return "done"
 
+    import ray
+
+    started = not ray.is_initialized()
     marker = str(tmp_path / "died")
-    assert [r for _, r in distributed.run(dies_once, [(marker,)])] == ["done"]
+    try:
+        assert [r for _, r in distributed.run(dies_once, [(marker,)])] == ["done"]
+    finally:
+        if started:  # the Ray instance this test started ends with it
+            ray.shutdown()

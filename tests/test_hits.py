@@ -150,7 +150,7 @@ def test_fast_path_and_cache_equal_the_definition_on_random_logs(log):
         assert fast is not None
         assert fast.sort(KEY).equals(definition.select(KEY + ["hit"])), (fast, definition)
 
-        cut_runs, _ = cut(runs, events, budget)
+        cut_runs, _ = cut(store.scan("runs", commits=True), events, budget)  # the cache is keyed by commit
         want = cut_hits(spec.hitting_times(cut_runs, events, frame, exact), budget).collect().sort(KEY)
         cached = cache.hits(store, cut_runs, frame.collect(), exact, budget)
         assert cached is not None and any(cache.folder(store, exact).glob("*.parquet"))

@@ -52,8 +52,8 @@ def test_ingest_prints_names_and_paths_as_they_are(logs, tmp_path):
     assert f"{exp.name}: 2 runs" in err and f"store {tmp_path / 'st'} holds 2 runs of 1 algorithm" in err, err
     r = cli("ingest", exp, "--store", tmp_path / "[/x]")  # a store cannot lie there: said with the path as it is
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"error: {tmp_path / '[/x]'}: a store cannot lie under a path holding '[' (the Delta Lake engine cannot take "
-        "[ ] \\ ^ | %XX, tabs or line breaks in a folder's path); choose another folder"], r.stderr
+        f"error: {tmp_path / '[/x]'}: a store cannot lie under a path holding '[' (delta-rs, the Delta Lake engine, "
+        "cannot take [ ] \\ ^ | %XX, tabs or line breaks in a folder's path); choose another folder"], r.stderr
     text, code = on_terminal("ingest", exp, "--store", tmp_path / "bold st", "--force")  # the progress bar's label
     assert code == 0 and "MarkupError" not in text and f"{exp.name}: 2 runs" in plain(text), text
 

@@ -69,7 +69,7 @@ def runtime_distribution(hits: pl.LazyFrame, groups: pl.LazyFrame | None = None
         max_x=pl.col("evx").max(),
     ).with_columns(final_fraction=pl.col("won") / pl.col("W"))
     steps = (h.filter("success").group_by(*key, "x").agg(w=pl.col("weight").sum()).sort(*key, "x")
-             .with_columns(c=pl.col("w").cum_sum().over(key)).join(summ.select(*key, "W"), on=key)
+             .with_columns(c=pl.col("w").cum_sum().over(key)).join(summ.select(*key, "W"), on=key, maintain_order="left")
              .with_columns(fraction=pl.col("c") / pl.col("W")).select(*key, "x", "fraction"))
     return steps, summ.drop("W", "won").sort(key)
 
@@ -83,7 +83,7 @@ def precision_distribution(values: pl.LazyFrame, groups: pl.LazyFrame | None = N
     v = in_groups(values, _lazy(groups)).with_columns(x=pl.col("best_delta").clip(lower_bound=floor))
     n = v.group_by(key).agg(n=pl.len())
     return (v.filter(pl.col("x").is_not_null()).group_by(*key, "x").agg(k=pl.len()).sort(*key, "x")
-            .with_columns(c=pl.col("k").cum_sum().over(key)).join(n, on=key)
+            .with_columns(c=pl.col("k").cum_sum().over(key)).join(n, on=key, maintain_order="left")
             .with_columns(fraction=pl.col("c") / pl.col("n")).select(*key, "x", "fraction"))
 
 
@@ -108,7 +108,7 @@ def runtime_ratios(hits: pl.LazyFrame, a: str, b: str, groups: pl.LazyFrame | No
     nf = solved.group_by("algorithm", *gk).agg(n=pl.col("ok").sum())
     tot = pairs.group_by(gk).agg(pairs=pl.len())
     steps = (pairs.filter(pl.col("x").is_finite()).group_by(*gk, "x").agg(k=pl.len()).sort(*gk, "x")
-             .with_columns(c=pl.col("k").cum_sum().over(gk)).join(tot, on=gk)
+             .with_columns(c=pl.col("k").cum_sum().over(gk)).join(tot, on=gk, maintain_order="left")
              .with_columns(fraction=pl.col("c") / pl.col("pairs")).select(*gk, "x", "fraction", "pairs"))
     for alg, name in ((a, "functions_a"), (b, "functions_b")):
         steps = steps.join(nf.filter(pl.col("algorithm") == alg).select(*gk, pl.col("n").alias(name)), on=gk,

@@ -177,11 +177,12 @@ def test_its_chart_kinds_draw(name, kind, store):
 
 def test_the_catalogue_copies_its_modules_constants():
     from pipeline.hits.spec import PROBLEM
-    from pipeline.measures import ecdf, profiles, significance
+    from pipeline.measures import ecdf, profiles
+    from pipeline.vocabulary import TABLE_CELL
 
     assert catalog.PROBLEM == tuple(PROBLEM) and catalog.MODES == ecdf.MODES
     assert catalog.TRANSFORMS == tuple(profiles.TRANSFORMS) and catalog.PROFILE_STEP_KEYS == tuple(profiles.STEP_KEYS)
-    assert catalog.TEST_KEY == tuple(significance.KEY) and catalog.ECDF_SUMMARY == tuple(ecdf.SUMMARY_SCHEMA)
+    assert catalog.TEST_KEY == tuple(TABLE_CELL) and catalog.ECDF_SUMMARY == tuple(ecdf.SUMMARY_SCHEMA)
 
 
 def test_declaring_the_measures_loads_no_library():

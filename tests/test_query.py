@@ -147,8 +147,8 @@ def test_other_partitions_are_never_opened(qstore, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(qstore.path, broken)
     for f in broken.glob("*/*/algorithm=*/*.parquet"):
-        if f.parent.name != "algorithm=NM":
-            f.write_bytes(b"not parquet")
+        if f.parent.name != "algorithm=NM":  # garbage of the file's own size (a cut file is named before any read)
+            f.write_bytes(b"x" * f.stat().st_size)
     queries = [
         "SELECT function, dimension, AVG(evaluations) AS e FROM runs WHERE algorithm = 'NM' GROUP BY 1, 2",
         "SELECT run_id, MAX(evaluations) AS e FROM events WHERE algorithm = 'NM' GROUP BY 1",
@@ -160,7 +160,7 @@ def test_other_partitions_are_never_opened(qstore, tmp_path):
         want = run_sql(qstore, q).collect()
         assert got.height == want.height > 0
         assert sort_all(got).equals(sort_all(want)), q
-    with pytest.raises(pl.exceptions.PolarsError):  # the garbage is real: touching another algorithm fails
+    with pytest.raises((pl.exceptions.PolarsError, OSError)):  # the garbage is real: touching another algorithm fails
         run_sql(Store(broken), "SELECT COUNT(*) FROM runs WHERE algorithm = 'RS'").collect()
 
 

@@ -49,5 +49,8 @@ def test_no_other_list_of_modes_or_corrections_and_no_other_level_check():
              "levels": re.compile(r"0\s*<\s*(float\()?\w*level\w*\)?\s*<\s*1")}
     found = {name: sorted(str(p.relative_to(PIPELINE)) for p in PIPELINE.rglob("*.py") if rx.search(p.read_text()))
              for name, rx in lists.items()}
-    assert found == {"modes": ["measures/ecdf.py", "report/settings.py"], "corrections": ["measures/significance.py"],
+    # measures/catalog.py declares the measures without importing them (their copies held equal to the modules'
+    # own by tests/test_measure_contract.py): its list of modes is the declaration's, not another check
+    assert found == {"modes": ["measures/catalog.py", "measures/ecdf.py", "report/settings.py"],
+                     "corrections": ["measures/significance.py"],
                      "levels": ["measures/uncertainty.py"]}

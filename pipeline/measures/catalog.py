@@ -17,8 +17,8 @@ from .registry import (BOOL, FRAME, NAMES, NONE, NUMBERS, TEXT, Inputs, Interval
 if TYPE_CHECKING:
     import polars as pl
 
-#: `pipeline.hits.spec.PROBLEM`, `ecdf.MODES`, `profiles.TRANSFORMS`, `profiles.STEP_KEYS`, `significance.KEY`
-PROBLEM = ("suite", "algorithm", "function", "dimension")
+#: `pipeline.hits.spec.PROBLEM`, `ecdf.MODES`, `profiles.TRANSFORMS`, `profiles.STEP_KEYS`, `vocabulary.TABLE_CELL`
+from ..vocabulary import PROBLEM  # noqa: E402 - the one definition of the key
 MODES = ("simulated", "exact", "trials")
 TRANSFORMS = ("log10", "linear")
 PROFILE_STEP_KEYS = ("suite", "algorithm", "dimension", "group")
@@ -38,7 +38,7 @@ def _module(name: str):
 
 SEED = Param("seed", 1, (Interval(int),), "Seed of the random draws.")
 LEVEL = (Interval(float, 0, 1, "neither"),)
-GROUP = Param("group", None, (NONE, TEXT, NAMES), "Only these groups: fN (one function), a cocopp group, all.")
+GROUP_PARAM = Param("group", None, (NONE, TEXT, NAMES), "Only these groups: fN (one function), a cocopp group, all.")
 MODE = Param("mode", "simulated", (Options(MODES),),
              "simulated restarts (seeded), their expectation in closed form, or the trials' own hitting times.")
 MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
@@ -163,7 +163,7 @@ register(Measure(
     summary="Runtime ECDF step table per function group and dimension.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
     balance=True, presorted=True, prepare=_check_ecdf,
-    settings=settings_class("ecdf.steps", [GROUP, MODE, SAMPLES_ECDF, SEED, MAX_X]),
+    settings=settings_class("ecdf.steps", [GROUP_PARAM, MODE, SAMPLES_ECDF, SEED, MAX_X]),
     spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer")))
 
 register(Measure(
@@ -171,7 +171,7 @@ register(Measure(
     summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
     balance=True, presorted=True, prepare=_check_ecdf,
-    settings=settings_class("ecdf.summary", [GROUP, MODE, MAX_X]),
+    settings=settings_class("ecdf.summary", [GROUP_PARAM, MODE, MAX_X]),
     spec=_summary, kernel="ecdf:ecdf_summary_spec", columns=ECDF_SUMMARY, charts=("ecdf",)))
 
 register(Measure(
@@ -180,7 +180,7 @@ register(Measure(
     seed="seed 000, Empirical Distribution Functions; bootstrap percentile band", inputs=("hits",),
     keys=(*ECDF_KEY, "group", "x"),
     settings=settings_class("ecdf.band", [
-        GROUP, Param("mode", "trials", MODE.constraints, MODE.help),
+        GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help),
         Param("level", 0.95, LEVEL, "Confidence level of the band."),
         Param("replicates", 100, (POSITIVE,), "Bootstrap replicates."), SEED, SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
@@ -193,7 +193,7 @@ register(Measure(
     summary="The runtime ECDF of every instance alone.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
     settings=settings_class("ecdf.per_instance", [
-        GROUP, Param("mode", "trials", MODE.constraints, MODE.help), SAMPLES_ECDF, SEED, MAX_X]),
+        GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help), SAMPLES_ECDF, SEED, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_per_instance(i.hits(), s.group, mode=s.mode, samples=s.samples,
                                                                  seed=s.seed, max_budget=i.selection.budget,
                                                                  max_x=s.max_x),
@@ -321,7 +321,7 @@ register(Measure(
 # -- target-free profiles -------------------------------------------------------------------------------------
 RULE = (TEXT, Interval(float), FRAME)
 PROFILE_PARAMS = [
-    GROUP, Param("transform", "log10", (Options(TRANSFORMS),), "Scale of the precisions."),
+    GROUP_PARAM, Param("transform", "log10", (Options(TRANSFORMS),), "Scale of the precisions."),
     Param("f0", "observed", RULE, "Starting value: observed, a number or a frame."),
     Param("delta", 0.0, RULE, "Shift: first-improvement, a number or a frame."),
     Param("f_inf", "target", RULE, "Final value: target, observed, a number or a frame."),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -82,49 +81,7 @@ def _sources(tmp_path: Path, n: int) -> list[Path]:
     return out
 
 
-@pytest.mark.parametrize("where", ["local", "s3"])
-def test_three_writers_and_two_readers_every_round_every_run_present(where, s3, tmp_path):
-    uri = str(tmp_path / "store") if where == "local" else f"s3://{s3.name}/store"
-    Store(uri, create=True)
-    sources = _sources(tmp_path, 9)
-    errors: list[BaseException] = []
-    seen: list[tuple[int, int]] = []
-    stop = threading.Event()
-
-    def writer(k: int) -> None:
-        try:
-            for src in sources[k::3]:
-                summary = ingest([src], Store(uri))
-                assert [s.status for s in summary.sources] == ["ingested"]
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    def reader() -> None:
-        try:
-            while not stop.is_set():
-                st = Store(uri)
-                runs = st.runs().collect()
-                # every committed source is there whole: 2 runs each, no half source, no trial twice
-                assert runs.height == 2 * len(st.sources())
-                assert runs["run_id"].is_unique().all()
-                seen.append((len(st.sources()), runs.height))
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    readers = [threading.Thread(target=reader) for _ in range(2)]
-    writers = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
-    for t in readers + writers:
-        t.start()
-    for t in writers:
-        t.join()
-    stop.set()
-    for t in readers:
-        t.join()
-    assert not errors, errors[0]
-    st = Store(uri)
-    assert len(st.sources()) == 9 and st.runs().collect().height == 18
-    assert sorted(st.runs().collect()["algorithm"].unique()) == sorted(f"ALG{i}" for i in range(9))
-    assert seen  # the readers read while the writers wrote
+# three writers and two readers, locally and on the object store: tests/test_store_writers.py
 
 
 def test_replacing_a_source_on_s3_leaves_one_version_visible(s3, tmp_path):

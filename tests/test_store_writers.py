@@ -152,7 +152,7 @@ def _kill_loop(tmp_path: Path, store: str, rounds: int, seed: int, env: dict | N
 
 
 def test_kill_9_at_random_moments_leaves_every_source_whole(tmp_path):
-    _kill_loop(tmp_path, str(tmp_path / "st"), 5, 20)
+    _kill_loop(tmp_path, str(tmp_path / "st"), 4, 20)
 
 
 def test_kill_9_at_random_moments_on_the_object_store_leaves_every_source_whole(s3, tmp_path):

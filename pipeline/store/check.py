@@ -15,7 +15,7 @@ import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
 from . import schema
-from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
+from .store import _adds, COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
 #: where repair moves the files it takes out of a local store
@@ -125,7 +125,7 @@ def _counts(store: Store) -> dict[str, int]:
     dt = store.table("runs")
     if dt is None:
         return {}
-    adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+    adds = _adds(dt)
     return dict(adds.group_by(f"min.{COMMIT}").agg(pl.col("num_records").sum()).rows())
 
 

@@ -638,7 +638,7 @@ class Store:
         snap, dt = self._table(table)
         if dt is None:
             return []
-        adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+        adds = _adds(dt)
         parts = [f"partition.{c}" for c in schema.partition_columns(table)]
         lo = f"min.{COMMIT}"
         if lo in adds.columns:
@@ -990,9 +990,8 @@ def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:
 
 def _commits_in(dt) -> set[str]:
     """The commit ids a Delta table's files hold, from the statistics of its log (no file is read)."""
-    adds = pa.table(dt.get_add_actions(flatten=True))
+    adds = _adds(dt)
     lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
-    if lo not in adds.column_names:  # no statistics: read the column
+    if lo not in adds.columns:  # no statistics: read the column
         return set(scan_table(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
-    out = set(adds.column(lo).to_pylist()) | set(adds.column(hi).to_pylist())
-    return {c for c in out if c is not None}
+    return set(pl.concat([adds[lo], adds[hi]]).drop_nulls().to_list())

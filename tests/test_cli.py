@@ -152,7 +152,11 @@ def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
                 os.killpg(proc.pid, signal.SIGINT)
             except ProcessLookupError:  # already done
                 pass
-            _, err = proc.communicate(timeout=120)
+            try:  # the pipes close when every process of the command is gone: a worker left running holds them
+                _, err = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise AssertionError(f"{args} at {delay} s: a process of the command outlived it") from None
             err = err.decode()
             assert "Traceback" not in err and "KeyboardInterrupt" not in err, (args, delay, err)
             if proc.returncode == 0 or "cocopipe: interrupted" not in err:  # done before the signal (or while
@@ -163,6 +167,29 @@ def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
             interrupted += 1
     assert interrupted >= 8
 
+
+
+def test_a_report_killed_leaves_no_worker_running(tiny_store, tmp_path):
+    # kill -9 of the command while its workers run: they end too (each watches for its parent), instead of
+    # running on their own, holding the terminal
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "report", "--store", str(tiny_store), "--out",
+                             str(tmp_path / "r"), "--jobs", "2", "--samples", "10"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(children.read_text().split()) < 2:  # the tracker and a worker
+        time.sleep(0.05)
+    workers = children.read_text().split()
+    assert len(workers) >= 2, "no worker started"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.1)
+    left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    if left:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not left, f"processes {left} outlived the command"
 
 
 def test_a_ctrl_c_python_would_drop_ends_the_command_too():

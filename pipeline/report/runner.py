@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -179,6 +180,33 @@ def import_soon(name: str) -> None:
         threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
+def _end_with_parent(parent: int) -> None:
+    """A worker's start: a thread that ends the worker once the process that started it is gone (a
+    Ctrl-C or a kill -9 there, at any moment, leaves no worker running on its own, holding the terminal)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _start_tracker_quietly() -> None:
+    """multiprocessing's resource tracker (a process of its own, which removes the pool's semaphores when
+    this process is gone) started with its stderr to /dev/null: after a Ctrl-C that ends the command at
+    once (`cli._lost_interrupt`), its warning of those semaphores would follow the command's last line."""
+    from multiprocessing import resource_tracker
+
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 class Runner:
     """Runs tasks in `jobs` worker processes (spawned: Polars' threads and fork do not mix), or
     in this process on demand when jobs is 1. The workers are spawned with Ctrl-C (SIGINT) blocked:
@@ -188,7 +216,9 @@ class Runner:
         self.jobs = max(1, int(jobs))
         self._pool = None
         if self.jobs > 1:
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+            _start_tracker_quietly()
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_end_with_parent, initargs=(os.getpid(),))
 
     def submit(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
         """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""

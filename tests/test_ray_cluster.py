@@ -53,7 +53,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _stop(temps: list[str], wait: float = 20) -> None:
+def _stop(temps: list[str], wait: float = 3) -> None:
     """End the processes of the nodes started with these temp folders, by id (`ray stop` would end every
     Ray process of the machine, other users' too): SIGTERM, then SIGKILL after `wait` seconds."""
     import signal

@@ -216,3 +216,12 @@ def test_every_option_and_measure_is_documented():
     missing += [f"pipeline.measures.{m.name}" for m in pkgutil.iter_modules(measures.__path__)
                 if not m.name.startswith("_") and f"measures.{m.name}" not in text and f"measures/{m.name}.py" not in text]
     assert not missing, f"not documented in README.md or docs/: {', '.join(missing)}"
+
+
+def test_ci_runs_exactly_the_readmes_test_command():
+    # the README's Tests section names one command; .ci/run runs that line, and nothing in between decides
+    section = (ROOT / "README.md").read_text().split("## Tests", 1)[1]
+    command = re.search(r"```sh\n(.+?)\n```", section, re.S)[1].strip()
+    assert "\n" not in command
+    assert [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines() if "pytest" in line
+            and not line.lstrip().startswith("#")] == [command]

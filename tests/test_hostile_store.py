@@ -159,10 +159,10 @@ def test_a_fifo_in_place_of_a_listed_file_never_blocks_check_or_repair(tmp_path)
     rel = f.relative_to(st.path).as_posix()
     f.unlink()
     os.mkfifo(f)
-    one_line_error(cli("art", "--store", st.path, timeout=30), rel, "--repair")
-    r = cli("check", "--store", st.path, timeout=30)
+    one_line_error(cli("art", "--store", st.path, timeout=90), rel, "--repair")
+    r = cli("check", "--store", st.path, timeout=90)
     assert r.returncode == 1 and f"{rel}: not a regular file" in r.stdout, r.stdout
-    r = cli("check", "--store", st.path, "--repair", timeout=30)
+    r = cli("check", "--store", st.path, "--repair", timeout=90)
     assert r.returncode == 0 and f"moved to quarantine/{rel}" in " ".join(r.stdout.split()), r.stdout
     assert check(st.path) == [] and Store(st.path).runs().collect()["algorithm"].unique().to_list() == ["B"]
 
@@ -248,7 +248,7 @@ def test_settings_naming_a_fifo_is_one_line_never_read(tmp_path):
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     os.mkfifo(tmp_path / "settings.json")
     one_line_error(cli("report", "--store", st.path, "--out", tmp_path / "rep", "--settings",
-                       tmp_path / "settings.json", timeout=30), "settings.json", "not a regular file")
+                       tmp_path / "settings.json", timeout=90), "settings.json", "not a regular file")
 
 
 def test_settings_naming_a_folder_is_one_line(tmp_path):

@@ -58,6 +58,25 @@ KINDS = {
 }
 
 
+#: the files whose tests start Ray (a local instance or the two-node cluster): one xdist worker runs them
+#: one after another (two local Ray instances starting at once on one machine can take the same GCS port)
+RAY_FILES = ("test_executors.py", "test_measure_contract.py", "test_ray_cluster.py")
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: without it, never called
+def pytest_xdist_make_scheduler(config, log):
+    """With `-n 2` (pytest-xdist): each test file's tests in one worker, in order (as `--dist loadfile`),
+    the files of RAY_FILES together."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return "ray" if file.rsplit("/", 1)[-1] in RAY_FILES else file
+
+    return ByFile(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test with its kind (unit, parity, browser, distributed, hostile): `pytest -m "not browser"`."""
     for item in items:

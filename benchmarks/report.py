@@ -55,7 +55,8 @@ def run(args: list[str]) -> dict:
     """Run a cocopipe command; wall and CPU time (children included), peak RSS of the largest process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())  # a checkout in the working folder would shadow PYTHONPATH's
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
@@ -160,6 +161,9 @@ def main() -> None:
     ap.add_argument("--cocopp", default=None, metavar="PY",
                     help="also run `PY -m cocopp` on the same algorithms (its own best2009), side by side")
     opts = ap.parse_args()
+    for name in ("out", "archive", "store"):  # the commands run in the temporary folder: paths made absolute
+        if getattr(opts, name) is not None:
+            setattr(opts, name, Path(getattr(opts, name)).resolve())
     if opts.scale:
         print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} (other work disturbs wall times)")
         return scale(opts.scale, opts.archive, ["--jobs", str(opts.jobs)] if opts.jobs else [], opts.out, opts.store)

@@ -21,7 +21,9 @@ on the store of the previous ones and is timed after its imports, so that its wa
 
 `--store URI` puts the stores under URI (`s3://bucket/bench`: on object storage, each run under a
 fresh prefix; credentials and endpoint from the environment, docs/scale.md) instead of a local folder;
-`--executor ray` runs the ingest and the measures as Ray tasks (the cluster `RAY_ADDRESS` names, else a
+To measure another checkout's package with this harness, put it first on PYTHONPATH: every step runs
+in the temporary folder, so that a checkout in the working folder (whose `pipeline/` Python would find
+first) does not shadow it. `--executor ray` runs the ingest and the measures as Ray tasks (the cluster `RAY_ADDRESS` names, else a
 local instance), aRT and ECDF streamed a part at a time as the commands write them (`Analysis.stream`),
 and the peak memory is then the driver's alone (RUSAGE_SELF: the tasks' is their own).
 
@@ -140,7 +142,7 @@ print(json.dumps(dict(step=step, wall=wall, cpu=cpu, peak_mb=peak / 1024, **extr
 def run_step(step: str, store: Path | str, sources: list[Path], jobs: int, executor: str = "local") -> dict:
     """One measured step in a fresh interpreter."""
     res = subprocess.run([sys.executable, "-c", STEP, step, str(store), str(jobs), executor, *map(str, sources)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tempfile.gettempdir())  # no checkout here shadows PYTHONPATH's
     if res.returncode:
         return {"step": step, "error": res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "failed"}
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -254,7 +256,9 @@ def main(argv: list[str]) -> None:
     unknown = [s for s in steps if s not in STEPS]
     if unknown or not steps or steps[0] != "ingest":
         ap.error(f"--steps: expected ingest first, then some of {', '.join(STEPS[1:])}; got {','.join(steps)}")
-    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cocopipe-scale-"))
+    root = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="cocopipe-scale-"))
+    if args.store and "://" not in args.store:  # the steps run in the temporary folder
+        args.store = str(Path(args.store).resolve())
     print(f"cocopipe scale benchmark: {os.cpu_count()} cores, steps {', '.join(steps)}, ingest with {jobs} jobs, "
           f"executor {args.executor}, stores {'under ' + args.store if args.store else 'local'}")
     print(f"{'N':>4} {'log MB':>7} {'step':<7} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}  throughput")

@@ -145,6 +145,8 @@ def main() -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
             sys.exit(141)
         except Exception as exc:  # noqa: BLE001 - Polars names no file of a damaged store
+            if _interrupted(exc):  # a Ctrl-C that Python wrapped (RuntimeError of __set_name__, while a class is made)
+                raise KeyboardInterrupt from None
             _store_failure(exc)
         except BaseException as exc:  # Polars' PanicException derives from BaseException
             if type(exc).__name__ != "PanicException":

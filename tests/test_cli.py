@@ -192,6 +192,17 @@ def test_a_report_killed_leaves_no_worker_running(tiny_store, tmp_path):
     assert not left, f"processes {left} outlived the command"
 
 
+def test_a_ctrl_c_python_wrapped_in_another_error_ends_the_command_as_one(tmp_path):
+    # a Ctrl-C while a class is made (an import) comes back as "RuntimeError: Error calling __set_name__",
+    # caused by the KeyboardInterrupt: the one line and 130, not a traceback
+    code = ("from pipeline import cli\n"
+            "def app():\n    try:\n        raise KeyboardInterrupt\n"
+            "    except KeyboardInterrupt as e:\n        raise RuntimeError('Error calling __set_name__') from e\n"
+            "cli.__dict__['app'] = app\ncli.main()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "cocopipe: interrupted\n")
+
+
 def test_a_ctrl_c_python_would_drop_ends_the_command_too():
     # a KeyboardInterrupt raised inside a callback (an import lock's, a weakref's) is "ignored" by Python,
     # which prints it and goes on: the command line stops there, with its one line and 130

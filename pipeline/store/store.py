@@ -864,7 +864,11 @@ class Store:
                 raise write_failed(self.path, exc) from None
         else:
             raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
-        self.refresh()
+        if table == SOURCES:  # the snapshot of the version just written: the table object is at it already
+            self.__dict__.pop("_pins", None)
+            self._snap = self._pinned(None, None, None, dt)
+        else:
+            self.refresh()
         if dropped or self.snapshot.version % GARBAGE_EVERY == 0:
             self.collect_garbage(dropped)
         return made[COMMIT] if made is not None else None

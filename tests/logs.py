@@ -43,7 +43,7 @@ def drop_columns(store: Path, table: str, columns: list[str]) -> None:
     from deltalake import DeltaTable, write_deltalake
 
     dt = DeltaTable(str(store / table))
-    rows = pl.from_arrow(dt.to_pyarrow_table()).drop([c for c in columns if c in dt.schema().to_arrow().names])
+    rows = pl.scan_delta(dt).collect().drop([c for c in columns if c in dt.schema().to_arrow().names])
     write_deltalake(str(store / table), rows.to_arrow(), mode="overwrite", schema_mode="overwrite",
                     partition_by=dt.metadata().partition_columns)
 

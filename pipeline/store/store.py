@@ -201,7 +201,14 @@ def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
     """A small Delta table (sources, derived) whole, or empty with its schema where there is none."""
     if dt is None:
         return pl.from_arrow(arrow_schema.empty_table())
-    return pl.from_arrow(dt.to_pyarrow_table())
+    return whole(dt)
+
+
+def whole(dt) -> pl.DataFrame:
+    """A small Delta table read whole by Polars' reader. Not `DeltaTable.to_pyarrow_table`: its pyarrow
+    dataset scan leaves threads that can abort the interpreter at exit ("terminate called without an
+    active exception", apache/arrow#39862); it did so in CI."""
+    return scan_table(dt).collect()
 
 
 def _text(value: str | None) -> str | None:
@@ -835,7 +842,7 @@ class Store:
                 if check is not None:
                     self.refresh()
                     check(self)
-                now = pl.from_arrow(dt.to_pyarrow_table())
+                now = whole(dt)
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
                 made = row(now) if callable(row) else row
                 new = pl.concat([keep, pl.DataFrame([made], schema=keep.schema)]) if made is not None else keep
@@ -928,7 +935,7 @@ class Store:
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(SOURCES))
-                new = change(pl.from_arrow(dt.to_pyarrow_table()))
+                new = change(whole(dt))
                 dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
                 break
             except dl.exceptions.CommitFailedError:

@@ -108,9 +108,10 @@ def test_rows_of_a_write_that_never_committed_are_invisible_then_deleted_past_th
     monkeypatch.setattr(mod, "GRACE", 0.0)
     monkeypatch.setattr("pipeline.store.check.GRACE", 0.0)
     assert [(f.kind, f.path) for f in check(st.path)] == [("uncommitted", "runs"), ("uncommitted", "events")]
-    ingest([source(tmp_path / "C", "C")], st)  # a later write deletes them
+    for i in range(mod.GARBAGE_EVERY):  # the later writes delete them (one in GARBAGE_EVERY looks for them)
+        ingest([source(tmp_path / f"C{i}", f"C{i}")], st)
     assert lost.commit_id not in _commits_in(open_table(st.uri("runs")))
-    assert check(st.path) == [] and Store(st.path).runs().collect().height == 4
+    assert check(st.path) == [] and Store(st.path).runs().collect().height == 2 + 2 * mod.GARBAGE_EVERY
 
 
 def _versions(tmp_path: Path, name: str, alg: str) -> list[Path]:
@@ -262,3 +263,17 @@ def test_a_repair_racing_an_ingest_keeps_the_source_ingested_meanwhile(tmp_path,
     assert sorted(e["name"] for e in after.sources().values()) == ["A", "B", "C"]
     assert [e["runs"] for e in after.sources().values()] == [2, 2, 2]
     assert check(after) == [] and after.runs().collect().height == 6
+
+
+def test_a_table_opened_after_many_commits_reads_at_most_ten_commit_files(tmp_path):
+    # every table the store makes is checkpointed every 10 commits (Delta's default: 100): opening one reads
+    # its latest checkpoint and the commit files after it, at most ten (on object storage, each is a request)
+    st = Store(tmp_path / "store", create=True)
+    for i in range(12):
+        assert ingest([source(tmp_path / f"S{i}", f"A{i}")], st).runs == 2
+    for table in ("sources", "runs", "events"):
+        log = tmp_path / "store" / table / "_delta_log"
+        assert open_table(str(tmp_path / "store" / table)).metadata().configuration["delta.checkpointInterval"] == "10"
+        checkpoints = sorted(int(p.name.split(".")[0]) for p in log.glob("*.checkpoint.parquet"))
+        latest = max(int(p.stem) for p in log.glob("*.json"))
+        assert checkpoints and latest - checkpoints[-1] <= 10, (table, checkpoints, latest)

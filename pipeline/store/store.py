@@ -51,6 +51,13 @@ LEGACY_MANIFEST = "cocopipe-store.json"
 GRACE = float(os.environ.get("COCOPIPE_ORPHAN_GRACE", 3600))
 #: times a `sources` commit is made again after another writer's came first
 RETRIES = 200
+#: the properties of every table the store makes: a checkpoint every 10 commits (Delta's default: 100), so
+#: that opening a table reads at most 10 commit files after its checkpoint. Each ingest commits to runs,
+#: events and sources and opens them a few times: with 100, an ingest of 400 sources read 244 000 log files
+#: from the object store (benchmarks/RESULTS.md)
+TABLE_PROPERTIES = {"delta.checkpointInterval": "10"}
+#: how often (in versions of `sources`) a commit also looks for the rows of writes that never committed
+GARBAGE_EVERY = 10
 
 _SOURCES_SCHEMA = pa.schema([pa.field("key", pa.large_string(), False), pa.field("name", pa.large_string(), False),
                              pa.field("path", pa.large_string(), True), pa.field("source_id", pa.large_string(), False),
@@ -139,7 +146,8 @@ def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str,
     for attempt in range(5):
         try:
             dl.write_deltalake(uri, tbl, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
-                               writer_properties=_writer_properties(), commit_properties=props)
+                               writer_properties=_writer_properties(), commit_properties=props,
+                               configuration=TABLE_PROPERTIES)  # when it makes the table
             return
         except dl.exceptions.CommitFailedError:
             if attempt == 4:
@@ -415,7 +423,8 @@ class Store:
                 raise StoreError(f"{folder}: cannot create the store ({_why(exc)})") from None
         dl = _delta()
         try:
-            dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK)
+            dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK,
+                                 configuration=TABLE_PROPERTIES)
         except dl.exceptions.CommitFailedError:
             pass  # another process made it first
         except Exception as exc:  # noqa: BLE001 - delta-rs and object stores raise many kinds
@@ -829,13 +838,15 @@ class Store:
         """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row` (or what
         `row(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
         rows of the commits it drops are deleted from the data tables, with those of writes that never
-        committed (older than GRACE). Returns the commit the new row names."""
+        committed (older than GRACE; looked for when a commit drops one, and at every GARBAGE_EVERY-th
+        version of `sources`: reading every table's commits at each commit cost an ingest of N sources
+        O(N^2)). Returns the commit the new row names."""
         dl = _delta()
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(table))
                 if dt is None and table == DERIVED:
-                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore")
+                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES)
                     dt = open_table(self.uri(table))
                 if expect is not None and table == SOURCES and dt.version() != expect:
                     raise Conflict(f"{self.path}: another writer committed meanwhile")
@@ -860,8 +871,13 @@ class Store:
                 raise write_failed(self.path, exc) from None
         else:
             raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
-        self.refresh()
-        self.collect_garbage(dropped)
+        if table == SOURCES:  # the snapshot of the version just written: the table object is at it already
+            self.__dict__.pop("_pins", None)
+            self._snap = self._pinned(None, None, None, dt)
+        else:
+            self.refresh()
+        if dropped or self.snapshot.version % GARBAGE_EVERY == 0:
+            self.collect_garbage(dropped)
         return made[COMMIT] if made is not None else None
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:

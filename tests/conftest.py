@@ -101,3 +101,12 @@ def pytest_terminal_summary(terminalreporter):
     if reasons:
         text = "; ".join(f"{r} ({n} tests)" if n > 1 else r for r, n in reasons.items())
         terminalreporter.write_line(f"not run: {sum(reasons.values())} skipped test(s): {text}", yellow=True, bold=True)
+
+
+def pytest_unconfigure(config):
+    """Collect garbage before the interpreter ends: a pyarrow dataset scan a test made (as the docs show other
+    engines reading the store) then ends its threads while Arrow is still alive, not at the interpreter's
+    exit, where they can abort it ("terminate called without an active exception", apache/arrow#34314)."""
+    import gc
+
+    gc.collect()

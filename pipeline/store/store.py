@@ -215,7 +215,7 @@ def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
 def whole(dt) -> pl.DataFrame:
     """A small Delta table read whole by Polars' reader. Not `DeltaTable.to_pyarrow_table`: its pyarrow
     dataset scan leaves threads that can abort the interpreter at exit ("terminate called without an
-    active exception", apache/arrow#39862); it did so in CI."""
+    active exception", apache/arrow#34314); it did so in CI."""
     return scan_table(dt).collect()
 
 

@@ -277,3 +277,32 @@ def test_a_table_opened_after_many_commits_reads_at_most_ten_commit_files(tmp_pa
         checkpoints = sorted(int(p.name.split(".")[0]) for p in log.glob("*.checkpoint.parquet"))
         latest = max(int(p.stem) for p in log.glob("*.json"))
         assert checkpoints and latest - checkpoints[-1] <= 10, (table, checkpoints, latest)
+
+
+def test_an_ingest_stores_its_sources_in_batches_as_one_by_one_would(tmp_path, monkeypatch):
+    """Sources of one ingest are committed together, a batch a commit of each table: 12 sources take fewer
+    commits than sources, every run is stored once under its own source's commit, and the store reads as
+    the one stored a source a commit. A source that may share trials with one waiting (same suite and
+    algorithm: here A0 again, with one more function) is stored after it, so that its duplicate check sees it."""
+    import pipeline.ingest as ing
+
+    paths = [source(tmp_path / f"S{i}", f"A{i}") for i in range(12)]
+    paths.insert(6, source(tmp_path / "again", "A0", functions=(1, 2)))
+    batched = Store(tmp_path / "batched", create=True)
+    summary = ingest(paths, batched, jobs=2)
+    monkeypatch.setattr(ing, "BATCH_SOURCES", 1)
+    single = Store(tmp_path / "single", create=True)
+    assert ingest(paths, single, jobs=2).sources == summary.sources
+    assert [(s.status, s.runs, s.runs_duplicate) for s in summary.sources] == \
+        [("ingested", 2, 0)] * 6 + [("ingested", 2, 2)] + [("ingested", 2, 0)] * 6
+    assert "identical (same records)" in summary.sources[6].notes[0]
+    versions = {name: open_table(st.uri("runs")).version() for name, st in (("batched", batched), ("single", single))}
+    assert (versions["batched"], versions["single"]) == (1, 12), versions  # two batches: before A0 again, and from it
+    def runs(st: Store) -> pl.DataFrame:
+        return st.refresh().runs().collect().drop("run_id", "commit_id", strict=False).sort(pl.all())
+    assert runs(batched).equals(runs(single)) and runs(batched).height == 26
+    keys = {e["commit_id"]: k for k, e in batched.sources().items()}
+    by_commit = Store(batched.path).scan("runs", commits=True).group_by("commit_id").agg(pl.col("algorithm").unique()).collect()
+    assert sorted((Path(keys[c]).name, a) for c, a in by_commit.rows()) == \
+        sorted([(f"S{i}", [f"A{i}"]) for i in range(12)] + [("again", ["A0"])])
+    assert check(batched) == []

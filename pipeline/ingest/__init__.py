@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import time
 import types
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -14,9 +15,9 @@ from pathlib import Path
 import polars as pl
 
 from .. import distributed
-from ..store import SourceData, Store, StoreError, StoreWriteError
+from ..store import SourceData, Store, StoreError
 from ..store.location import is_uri
-from ..store.store import Staged
+from ..store.store import Staged, check_names
 from . import consistency, duplicates, readers
 from .coco import parse_source
 from .parsed import Parsed, Problem
@@ -114,21 +115,6 @@ def _outcome(src, parsed: Parsed) -> SourceOutcome:
                          notes=notes, runs_partial=parsed.runs_partial, trials=parsed.trials)
 
 
-def _store_parsed(src, parsed: Parsed, store: Store, ident: Identity, name: str | None,
-                  extra: dict | None = None) -> SourceOutcome:
-    out = _outcome(src, parsed)
-    if out.status == "ingested":
-        data = _left_out(out, store, _source_data(src, parsed, ident.key(src), name, extra), ident)
-        if data is None:
-            return out
-        out.notes += ident.notes(store.sources(), data)
-        try:
-            store.write_source(data, ident.replaced())
-        except StoreError as exc:
-            return _failed(src.path, str(exc).removeprefix(f"{src.path}: "))
-    return out
-
-
 def _left_out(outcome: SourceOutcome, store: Store, data: SourceData, ident: Identity,
               fetch: Callable[[], dict[str, pl.DataFrame]] | None = None) -> SourceData | None:
     """`data` without the trials whose records the store holds already from another source (not the
@@ -184,12 +170,13 @@ def ingest(paths: list[str | os.PathLike], store: Store, name: str | None = None
     """Read COCO or IOHprofiler logs into a store: every source the paths name (docs/store.md).
 
     Each source is known in the store by its full resolved path (or by `source_name`): ingesting it
-    again replaces it when its content changed, and skips it when not. The store's writer lock is held
-    throughout. Locally, `jobs` sources are read, parsed and staged at once on threads and committed one
-    after the other in the order of `paths`, each atomically; with executor="ray" they are parsed as
-    Ray tasks. Bad input is reported (`IngestSummary.problems`, with file and line), everything readable
-    is kept. A trial whose records the store holds already from another source is left out (said in
-    the source's `notes`): no trial is stored twice.
+    again replaces it when its content changed, and skips it when not; other writers may write at the
+    same time (docs/store.md). Locally, `jobs` sources are read and parsed at once on threads and stored
+    in the order of `paths`, in batches each committed atomically (`_Batch`); with executor="ray" they
+    are parsed and staged as Ray tasks and committed one by one. Bad input is reported
+    (`IngestSummary.problems`, with file and line), everything readable is kept. A trial whose records
+    the store holds already from another source is left out (said in the source's `notes`): no trial is
+    stored twice.
 
     Parameters
     ----------
@@ -305,7 +292,15 @@ def _unchanged(src: Source, store: Store, ident: Identity) -> SourceOutcome:
 def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Identity,
              meta: dict[str, dict], limits: Limits | None = None, optimum: float | None = None
              ) -> tuple[SourceOutcome, Staged | None]:
-    """Read, parse and stage one source (on a worker thread); the outcome, and what to commit."""
+    """Read, parse and stage one source (in a Ray task); the outcome, and what to commit."""
+    out, data = _parsed(path, store, name, force, ident, meta, limits, optimum)
+    return out, (store.stage(data) if data is not None else None)
+
+
+def _parsed(path: Path, store: Store, name: str | None, force: bool, ident: Identity,
+            meta: dict[str, dict], limits: Limits | None = None, optimum: float | None = None
+            ) -> tuple[SourceOutcome, SourceData | None]:
+    """Read and parse one source (on a worker thread); the outcome, and the rows to store."""
     src = _read(path, limits)
     if isinstance(src, SourceError):
         return _failed(path, src.reason), None
@@ -315,35 +310,94 @@ def _prepare(path: Path, store: Store, name: str | None, force: bool, ident: Ide
     out = _outcome(src, parsed)
     if out.status != "ingested":
         return out, None
+    data = _source_data(src, parsed, ident.key(src), name, meta.get(src.path))
     try:
-        return out, store.stage(_source_data(src, parsed, ident.key(src), name, meta.get(src.path)))
-    except StoreWriteError:  # a full disk: no source can be written
-        raise
+        check_names(data)
     except StoreError as exc:  # a name no partition folder can hold
         return _failed(src.path, str(exc).removeprefix(f"{src.path}: ")), None
+    return out, data
+
+
+#: the most sources, rows and seconds of waiting a local ingest commits at once: the rows of a batch are
+#: appended with one Delta commit a table and made visible with one commit of `sources` (a commit per
+#: source cost about 80 ms of CPU each: benchmarks/RESULTS.md)
+BATCH_SOURCES = 16
+BATCH_ROWS = 4_000_000
+BATCH_SECONDS = 3.0
+
+
+class _Batch:
+    """Parsed sources waiting to be stored together, in the order of the paths. A source that may share
+    trials, a name or content with one waiting is stored after that one is committed, so that its duplicate
+    check and its notes see the store as storing the sources one by one would leave it."""
+
+    def __init__(self, store: Store, ident: Identity):
+        self.store, self.ident = store, ident
+        self.items: list[tuple[SourceOutcome, SourceData | None]] = []
+        self.rows, self.since = 0, 0.0
+
+    def add(self, prepared: tuple[SourceOutcome, SourceData | None]) -> Iterator[SourceOutcome]:
+        """Take a parsed source; the outcomes of the sources stored meanwhile."""
+        outcome, data = prepared
+        if data is not None and any(d is not None and _touch(d, data) for _, d in self.items):
+            yield from self.flush()
+        if data is not None:
+            data = _left_out(outcome, self.store, data, self.ident)
+        if not self.items:
+            self.since = time.monotonic()
+        self.items.append((outcome, data))
+        self.rows += sum(df.height for df in data.tables.values()) if data is not None else 0
+        if (len(self.items) >= BATCH_SOURCES or self.rows >= BATCH_ROWS
+                or time.monotonic() - self.since >= BATCH_SECONDS):
+            yield from self.flush()
+
+    def flush(self) -> Iterator[SourceOutcome]:
+        """Store the waiting sources (one commit); their outcomes."""
+        items, self.items, self.rows = self.items, [], 0
+        todo = [(o, d) for o, d in items if d is not None]
+        if todo:
+            sources = self.store.sources()
+            for o, d in todo:
+                o.notes += self.ident.notes(sources, d)
+            staged = self.store.stage_all([d for _, d in todo])
+            try:
+                self.store.commit_all(staged, self.ident.replaced())
+            except BaseException:
+                for st in staged:
+                    self.store.discard(st)
+                raise
+        yield from (o for o, _ in items)
+
+
+def _touch(a: SourceData, b: SourceData) -> bool:
+    """Whether two sources may hold the same trials (a suite and an algorithm in common), or share a name or
+    their content."""
+    def of(d: SourceData, col: str) -> set:
+        runs = d.tables.get("runs")
+        return set(runs[col].unique()) if runs is not None and runs.height else set()
+    return (a.name == b.name or a.source_id == b.source_id
+            or bool(of(a, "suite") & of(b, "suite") and of(a, "algorithm") & of(b, "algorithm")))
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int, ident: Identity,
            meta: dict[str, dict], limits: Limits | None = None, optimum: float | None = None
            ) -> Iterator[SourceOutcome]:
-    """Outcomes of the sources in order, `jobs` of them prepared at once on threads (at most one more
-    waiting, so memory stays bounded), each committed here as its turn comes."""
+    """Outcomes of the sources in order, `jobs` of them read and parsed at once on threads (at most one more
+    waiting, and a batch: memory stays bounded), stored here in batches (`_Batch`)."""
+    batch = _Batch(store, ident)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         ahead: deque = deque()
-        it = iter(todo)
         try:
-            for path in it:
-                ahead.append(pool.submit(_prepare, path, store, name, force, ident, meta, limits, optimum))
+            for path in todo:
+                ahead.append(pool.submit(_parsed, path, store, name, force, ident, meta, limits, optimum))
                 if len(ahead) > jobs:
-                    yield _commit(ahead.popleft().result(), store, ident)
+                    yield from batch.add(ahead.popleft().result())
             while ahead:
-                yield _commit(ahead.popleft().result(), store, ident)
-        finally:  # interrupted: let the running ones finish, drop what they staged
+                yield from batch.add(ahead.popleft().result())
+            yield from batch.flush()
+        finally:  # interrupted: let the running ones finish; nothing they read is stored
             for fut in ahead:
                 fut.cancel()
-            for fut in ahead:
-                if not fut.cancelled() and fut.exception() is None and fut.result()[1] is not None:
-                    store.discard(fut.result()[1])
 
 
 def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: Identity) -> SourceOutcome:

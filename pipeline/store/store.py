@@ -137,7 +137,8 @@ def _writer_properties():
 
 def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str, table: str | None = None) -> None:
     """Append rows to a Delta table (made where there is none yet: a second writer making it at once
-    appends to the first one's); the Delta commit records the commit id and the table's schema version."""
+    appends to the first one's); the Delta commit records the commit ids (comma-separated) and the table's
+    schema version."""
     dl = _delta()
     meta = {"cocopipe.commit": commit_id}
     if table is not None:
@@ -759,27 +760,31 @@ class Store:
     def stage(self, data: SourceData, commit_id: str | None = None) -> Staged:
         """Append a source's rows to the data tables under a new commit id, not yet visible (safe from
         several threads, processes or machines at once; `commit` makes them visible)."""
-        cid = commit_id or new_commit_id()
-        self._inflight.add(cid)
-        written: list[str] = []
+        return self.stage_all([data], [commit_id or new_commit_id()])[0]
+
+    def stage_all(self, sources: Sequence[SourceData], commit_ids: Sequence[str] | None = None) -> list[Staged]:
+        """Append the rows of several sources at once, one Delta commit a table, each source's under a commit
+        id of its own, not yet visible (`commit_all` makes them visible)."""
+        cids = list(commit_ids) if commit_ids is not None else [new_commit_id() for _ in sources]
+        self._inflight.update(cids)
+        written: list[list[str]] = [[] for _ in sources]
         try:
-            for table, df in data.tables.items():
-                if df.height == 0:
+            for data in sources:
+                check_names(data)
+            for table in dict.fromkeys(t for data in sources for t in data.tables):
+                rows = [(i, data.tables[table]) for i, data in enumerate(sources)
+                        if table in data.tables and data.tables[table].height]
+                if not rows:
                     continue
-                parts = schema.partition_columns(table)
-                for keys in df.select(parts).unique().iter_rows():
-                    for k, v in zip(parts, keys):
-                        try:
-                            hive.folder(k, str(v))
-                        except ValueError as exc:
-                            raise StoreError(f"{data.path}: {exc}") from None
-                append(self.uri(table), _with_commit(table, df, cid), parts, cid, table)
-                written.append(table)
+                tbl = pa.concat_tables([_with_commit(table, df, cids[i]) for i, df in rows], promote_options="default")
+                append(self.uri(table), tbl, schema.partition_columns(table), ",".join(cids[i] for i, _ in rows), table)
+                for i, _ in rows:
+                    written[i].append(table)
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001 - a full disk, a read-only store, a lost connection
             raise write_failed(self.path, exc) from None
-        return Staged(data, cid, written)
+        return [Staged(data, cid, tables) for data, cid, tables in zip(sources, cids, written)]
 
     def discard(self, staged: Staged) -> None:
         """Delete the rows of a staged source that will not be committed (best effort: unnamed rows are
@@ -795,52 +800,72 @@ class Store:
         Where another writer committed first, the commit is made again on the newer table; with `expect`
         (the `sources` version the caller prepared on) it raises `Conflict` instead, for the caller to
         prepare again. `check(store)` runs on the snapshot each attempt is made on."""
-        data = staged.data
-        entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id,
-                     schema_versions={t: schema.version(t) for t in staged.tables})
-        mine = {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path), "source_id": data.source_id,
-                COMMIT: staged.commit_id, "ingested": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "entry": json.dumps(entry, sort_keys=True, default=str)}
-        gone = [_text(k) for k in (data.key, *replace)]
-
-        def row(now: pl.DataFrame) -> dict:
-            """The source's row: naming the commit of a stored source of the same content where there is
-            one (its rows are this source's: stored once, counted once), else its own staged commit."""
-            same = now.filter((pl.col("source_id") == data.source_id) & ~pl.col("key").is_in(gone))
-            for other in same.iter_rows(named=True):
-                if json.loads(other["entry"]).get("algorithm_name") == data.meta.get("algorithm_name"):
-                    return dict(mine, **{COMMIT: other[COMMIT]})
-            return mine
-
-        self._inflight.discard(staged.commit_id)
-        try:
-            named = self._swap(SOURCES, _SOURCES_SCHEMA, "key", gone, row, expect, check)
-        except BaseException:
-            self._inflight.add(staged.commit_id)  # not committed: still this Store's to commit or discard
-            raise
-        if named != staged.commit_id:  # shared with a source of the same content: its own rows are not needed
-            self._delete_commits({t: [staged.commit_id] for t in staged.tables})
+        self.commit_all([staged], replace, expect=expect, check=check)
         return staged.tables
+
+    def commit_all(self, staged: Sequence[Staged], replace: Sequence[str] = (), *, expect: int | None = None,
+                   check: Callable[[Store], None] | None = None) -> None:
+        """Make staged sources visible together, each under its key (as `commit` does one): one commit of the
+        `sources` table. A source of the same content as one stored (and the same algorithm name) names that
+        one's commit, and its own rows are deleted: stored once, counted once."""
+        now_ = time.strftime("%Y-%m-%dT%H:%M:%S")
+        gone = list(dict.fromkeys([*(_text(s.data.key) for s in staged), *(_text(k) for k in replace)]))
+
+        def mine(s: Staged) -> dict:
+            data = s.data
+            entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id,
+                         schema_versions={t: schema.version(t) for t in s.tables})
+            return {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path),
+                    "source_id": data.source_id, COMMIT: s.commit_id, "ingested": now_,
+                    "entry": json.dumps(entry, sort_keys=True, default=str)}
+
+        def rows(now: pl.DataFrame) -> list[dict]:
+            """Each source's row: naming the commit of a stored source of the same content where there is one
+            (its rows are this source's), else its own staged commit."""
+            out = []
+            for s in staged:
+                row = mine(s)
+                same = now.filter((pl.col("source_id") == s.data.source_id) & ~pl.col("key").is_in(gone))
+                for other in same.iter_rows(named=True):
+                    if json.loads(other["entry"]).get("algorithm_name") == s.data.meta.get("algorithm_name"):
+                        row[COMMIT] = other[COMMIT]
+                        break
+                out.append(row)
+            return out
+
+        ids = {s.commit_id for s in staged}
+        self._inflight.difference_update(ids)
+        try:
+            named = self._swap(SOURCES, _SOURCES_SCHEMA, "key", gone, rows, expect, check)
+        except BaseException:
+            self._inflight.update(ids)  # not committed: still this Store's to commit or discard
+            raise
+        shared = {}  # sources sharing a stored source's commit: their own rows are not needed
+        for s, cid in zip(staged, named):
+            if cid != s.commit_id:
+                for t in s.tables:
+                    shared.setdefault(t, []).append(s.commit_id)
+        self._delete_commits(shared)
 
     def remove_source(self, key: str) -> None:
         """Delete a source (its rows go with it)."""
         if key not in self.refresh().sources():
             raise StoreError(f"{self.path}: no source {key!r}")
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(key)], None, None, None)
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(key)], [], None, None)
 
     def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
         """Add or replace one source (`stage`, then `commit`)."""
         return self.commit(self.stage(data), replace)
 
     def _swap(self, table: str, arrow_schema: pa.Schema, key: str, gone: Sequence[str],
-              row: dict | Callable[[pl.DataFrame], dict] | None, expect: int | None,
-              check: Callable[[Store], None] | None) -> str | None:
-        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `row` (or what
-        `row(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
+              rows: list[dict] | Callable[[pl.DataFrame], list[dict]], expect: int | None,
+              check: Callable[[Store], None] | None) -> list[str]:
+        """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `rows` (or what
+        `rows(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
         rows of the commits it drops are deleted from the data tables, with those of writes that never
         committed (older than GRACE; looked for when a commit drops one, and at every GARBAGE_EVERY-th
         version of `sources`: reading every table's commits at each commit cost an ingest of N sources
-        O(N^2)). Returns the commit the new row names."""
+        O(N^2)). Returns the commits the new rows name."""
         dl = _delta()
         for attempt in range(RETRIES):
             try:
@@ -855,8 +880,8 @@ class Store:
                     check(self)
                 now = whole(dt)
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
-                made = row(now) if callable(row) else row
-                new = pl.concat([keep, pl.DataFrame([made], schema=keep.schema)]) if made is not None else keep
+                made = rows(now) if callable(rows) else rows
+                new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
                 dl.write_deltalake(dt, new.to_arrow().cast(arrow_schema), mode="overwrite",
                                    commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
@@ -878,7 +903,7 @@ class Store:
             self.refresh()
         if dropped or self.snapshot.version % GARBAGE_EVERY == 0:
             self.collect_garbage(dropped)
-        return made[COMMIT] if made is not None else None
+        return [r[COMMIT] for r in made]
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
@@ -990,14 +1015,28 @@ class Store:
         entry = dict(meta or {}, table=table, rows=df.height)
         row = {"name": name, "table": table, COMMIT: cid, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
                "entry": json.dumps(entry, sort_keys=True, default=str)}
-        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], row, None, None)
+        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], [row], None, None)
         return [where]
 
     def remove_derived(self, name: str) -> None:
         """Delete a derived table."""
         if name not in self.refresh().derived():
             raise StoreError(f"{self.path}: no derived table {name!r}")
-        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], None, None, None)
+        self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], [], None, None)
+
+
+def check_names(data: SourceData) -> None:
+    """StoreError (naming the source) where a partition value of its rows cannot name a folder."""
+    for table, df in data.tables.items():
+        if not df.height:
+            continue
+        parts = schema.partition_columns(table)
+        for keys in df.select(parts).unique().iter_rows():
+            for k, v in zip(parts, keys):
+                try:
+                    hive.folder(k, str(v))
+                except ValueError as exc:
+                    raise StoreError(f"{data.path}: {exc}") from None
 
 
 def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:

@@ -41,7 +41,7 @@ from .measures import auc as auc_m, distributions as dist, groups as grp, loglos
 from .measures import registry, runlength, values as values_m
 from .selection import KEYS, Selection, open_reference
 from .store import Store
-from .vocabulary import SELECTION_SETTINGS, selection_fields
+from .vocabulary import SELECTION_SETTINGS
 
 #: what `targets` may be: a target set's name (bbob, biobj, table, scaling, runlength), numbers, "v1,v2",
 #: a frame with a column `target` (and key columns), or None for each suite's standard set
@@ -169,7 +169,7 @@ class Analysis:
     @property
     def max_budget(self) -> Budget | None:
         """The budget cut, or None."""
-        return self.selection.budget
+        return self.selection.max_budget
 
     @property
     def all_instances(self) -> bool:
@@ -178,8 +178,8 @@ class Analysis:
 
     @property
     def exact(self) -> bool:
-        """Whether first hits follow seed 000's definition on every record."""
-        return self.selection.exact
+        """Whether first hits follow seed 000's definition on every record (asked, or on values: always)."""
+        return self.selection.every_record
 
     @property
     def indicator(self) -> str:
@@ -1144,8 +1144,8 @@ def _selection_changes(**options) -> dict:
     for key, value in options.items():
         if key not in (*KEYS, *SELECTION_SETTINGS, "indicator", "cache"):
             raise TypeError(f"unknown selection keyword {key!r}")
-        if key in SELECTION_SETTINGS:
-            out.update(selection_fields(**{key: Budget.parse(value) if key == "max_budget" else value}))
+        if key == "max_budget":
+            out[key] = Budget.parse(value)
         elif value is not None or key in KEYS:
             out[key] = value
     return out

@@ -122,8 +122,6 @@ def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: 
                              f"(instances {ranges(have['instance'].to_list())}); --all-instances keeps them")
 
 
-INSTANCES = ("interesting", "all")
-HIT_RULES = ("cocopp", "exact")
 INDICATORS = ("logged", "recomputed")
 
 
@@ -139,12 +137,12 @@ class Selection:
         The store.
     suite, algorithm, function, dimension : value or sequence, optional
         Only these (kept as tuples, in the order given); None: all.
-    budget : Budget, optional
+    max_budget : Budget, optional
         A budget cut (`Budget.parse("100x")`); None: none.
-    instances : {"interesting", "all"}
-        The instances cocopp considers by default (bbob-biobj: 1-10), or all.
-    hit_rule : {"cocopp", "exact"}
-        cocopp's reading of the .dat records, or seed 000's definition on every record.
+    all_instances : bool
+        Every instance, not only those cocopp considers by default (bbob-biobj: 1-10).
+    exact : bool
+        First hits by seed 000's definition on every record, not cocopp's reading of the .dat records.
     indicator : {"logged", "recomputed"}
         The biobjective indicator as logged, or recomputed (`cocopipe biobj recompute`).
     cache : bool
@@ -155,7 +153,7 @@ class Selection:
     >>> sel = Selection(Store("cocopipe-store"), algorithm="NM", dimension=[2, 5])
     >>> sel.algorithm, sel.dimension, sel.runs().collect().height
     (('NM',), (2, 5), 720)
-    >>> sel.narrow(budget=Budget.parse("10x")).runs().collect()["evaluations"].max()
+    >>> sel.narrow(max_budget=Budget.parse("10x")).runs().collect()["evaluations"].max()
     50
     """
 
@@ -164,9 +162,9 @@ class Selection:
     algorithm: tuple[str, ...] | None = None
     function: tuple[int, ...] | None = None
     dimension: tuple[int, ...] | None = None
-    budget: Budget | None = None
-    instances: str = "interesting"
-    hit_rule: str = "cocopp"
+    max_budget: Budget | None = None
+    all_instances: bool = False
+    exact: bool = False
     indicator: str = "logged"
     cache: bool = True
     quantity: str = "precision"
@@ -175,10 +173,12 @@ class Selection:
     def __post_init__(self) -> None:
         for key in KEYS:
             object.__setattr__(self, key, _values(getattr(self, key)))
-        if self.budget is not None and not isinstance(self.budget, Budget):
-            raise TypeError(f"budget {self.budget!r}: a Budget (Budget.parse('100x')) or None")
-        for name, value, known in (("instances", self.instances, INSTANCES), ("hit rule", self.hit_rule, HIT_RULES),
-                                   ("indicator", self.indicator, INDICATORS), ("quantity", self.quantity, QUANTITIES)):
+        if self.max_budget is not None and not isinstance(self.max_budget, Budget):
+            raise TypeError(f"max_budget {self.max_budget!r}: a Budget (Budget.parse('100x')) or None")
+        for name in ("all_instances", "exact"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} {getattr(self, name)!r}: True or False")
+        for name, value, known in (("indicator", self.indicator, INDICATORS), ("quantity", self.quantity, QUANTITIES)):
             if value not in known:
                 raise ValueError(f"{name} {value!r}: expected {' or '.join(repr(k) for k in known)}")
         if self.indicator == "recomputed":  # a one-line error now, not one at collect time
@@ -205,15 +205,10 @@ class Selection:
         return {k: getattr(self, k) for k in KEYS}
 
     @property
-    def exact(self) -> bool:
-        """Whether hits follow seed 000's definition on every record (hit rule "exact"; always on values,
-        as IOHanalyzer and IOHinspector read them)."""
-        return self.hit_rule == "exact" or self.quantity == "value"
-
-    @property
-    def all_instances(self) -> bool:
-        """Whether every instance counts, not only cocopp's instances of interest."""
-        return self.instances == "all"
+    def every_record(self) -> bool:
+        """Whether hits follow seed 000's definition on every record: `exact` asked, and always on values
+        (as IOHanalyzer and IOHinspector read them)."""
+        return self.exact or self.quantity == "value"
 
     def check(self) -> Selection:
         """This selection, once each suite, algorithm, function and dimension asked has trials in the store.
@@ -279,7 +274,7 @@ class Selection:
 
     def _cut_runs(self) -> pl.LazyFrame:
         """`runs` with the commit each trial came with (the hits cache's key)."""
-        return cut(self._trials(), self._records(), self.budget)[0]
+        return cut(self._trials(), self._records(), self.max_budget)[0]
 
     def events(self) -> pl.LazyFrame:
         """The records of the selection's trials (the store's `events` columns), cut at the budget.
@@ -289,7 +284,7 @@ class Selection:
         >>> open_reference("best2009").narrow(function=2, dimension=2).events().collect()["evaluations"].max()
         30
         """
-        return cut(self._trials(), self._records(), self.budget)[1]
+        return cut(self._trials(), self._records(), self.max_budget)[1]
 
     def precision_unknown(self) -> pl.DataFrame:
         """Trials of the selection left out of every measure for want of a known optimum, per (suite,
@@ -330,18 +325,18 @@ class Selection:
         runs = self._cut_runs()
         if self._cached():
             frame = targets.collect() if isinstance(targets, pl.LazyFrame) else targets
-            cached = cache.hits(self.store, runs, frame, self.exact, self.budget)
+            cached = cache.hits(self.store, runs, frame, self.every_record, self.max_budget)
             if cached is not None:
                 return cached
             targets = frame
-        hits = spec.hitting_times(runs, self._records(), targets.lazy(), exact=self.exact)
-        return cut_hits(hits, self.budget)
+        hits = spec.hitting_times(runs, self._records(), targets.lazy(), exact=self.every_record)
+        return cut_hits(hits, self.max_budget)
 
     def fill_cache(self, targets: pl.DataFrame) -> None:
         """Fill the store's cache of hitting times for the whole selection at once (in batches over the
         workers), where `hits` of `targets` will read it."""
         if self._cached():
-            cache.prefill(self.store, self.keys().lazy(), targets, self.exact)
+            cache.prefill(self.store, self.keys().lazy(), targets, self.every_record)
 
     # -- what the selection holds --------------------------------------------------------------
     def keys(self) -> pl.DataFrame:

@@ -16,13 +16,11 @@ Key columns, each a tuple in the order frames are sorted by:
 "group" is the function group only (the column `FUNCTION_GROUP`: "all", a cocopp group, "fN"); the
 executor's share of algorithms is a batch (`Analysis(group_size=...)`, `execution.Plan`).
 
-The settings of a selection have one public name each, used by `Analysis`, the report's settings and
-the command line (as `--max-budget`, `--all-instances`, `--exact-hits`); `selection_fields` is the one
-place where they become the fields of `pipeline.selection.Selection`.
+The settings of a selection have one name each, the field of `pipeline.selection.Selection` and the
+keyword of `Analysis` and of the report's settings alike; the command line spells them `--max-budget`,
+`--all-instances`, `--exact-hits` (`FLAGS`).
 """
 from __future__ import annotations
-
-from typing import Any
 
 PROBLEM = ("suite", "algorithm", "function", "dimension")
 PROBLEM_TARGET = (*PROBLEM, "target")
@@ -34,32 +32,8 @@ FUNCTION_TARGET = (*FUNCTION_DIMENSION, "target")
 #: the column of the function group a function is counted in
 FUNCTION_GROUP = "group"
 
-#: the settings of a selection by their public name: (Selection field, value when False, value when True);
-#: a budget is a `Budget` (parsed by the caller), the flags map to the field's words
-SELECTION_SETTINGS: dict[str, tuple[str, Any, Any]] = {
-    "max_budget": ("budget", None, None),
-    "all_instances": ("instances", "interesting", "all"),
-    "exact": ("hit_rule", "cocopp", "exact"),
-}
+#: the settings of a selection: one name each from `Selection`'s fields through `Analysis`, the report's
+#: settings and the command line; a budget is a `Budget` (parsed where the user gave it)
+SELECTION_SETTINGS = ("max_budget", "all_instances", "exact")
 #: the command line's flag of each setting (the option names are documented and kept)
 FLAGS = {"max_budget": "--max-budget", "all_instances": "--all-instances", "exact": "--exact-hits"}
-
-
-def selection_fields(**settings: Any) -> dict[str, Any]:
-    """The `Selection` fields of the settings given by public name (None flags: left out, as "unchanged").
-
-    >>> selection_fields(all_instances=True, exact=False)
-    {'instances': 'all', 'hit_rule': 'cocopp'}
-    >>> selection_fields(max_budget=None, exact=None)
-    {'budget': None}
-    """
-    out = {}
-    for name, value in settings.items():
-        if name not in SELECTION_SETTINGS:
-            raise TypeError(f"unknown selection setting {name!r} (settings: {', '.join(SELECTION_SETTINGS)})")
-        field, off, on = SELECTION_SETTINGS[name]
-        if name == "max_budget":
-            out[field] = value
-        elif value is not None:
-            out[field] = on if value else off
-    return out

@@ -42,20 +42,20 @@ def test_ingest_is_the_package_and_its_function(tmp_path):
 
 def test_a_selection_is_frozen_and_narrowed_into_another():
     sel = open_reference("best2009")
-    assert (sel.suite, sel.algorithm, sel.budget, sel.instances, sel.hit_rule) == (
-        ("bbob",), ("best2009-bbob",), None, "interesting", "cocopp")
+    assert (sel.suite, sel.algorithm, sel.max_budget, sel.all_instances, sel.exact) == (
+        ("bbob",), ("best2009-bbob",), None, False, False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         sel.suite = ("bbob-noisy",)
     two = sel.narrow(function=[1, 2], dimension=5)
-    cut = two.narrow(budget=Budget.parse("2x"))
-    assert (two.function, two.dimension, str(cut.budget)) == ((1, 2), (5,), "2x") and sel.function is None
+    cut = two.narrow(max_budget=Budget.parse("2x"))
+    assert (two.function, two.dimension, str(cut.max_budget)) == ((1, 2), (5,), "2x") and sel.function is None
     evaluations = [sel.runs().collect().sort("function")["evaluations"].to_list() for sel in (two, cut)]
     assert evaluations == [[12, 95], [10, 10]]  # cut at 2 x 5 evaluations
     assert two.algorithms() == ["best2009-bbob"] and two.suites() == ["bbob"]
     with pytest.raises(TypeError, match="a Budget"):
-        sel.narrow(budget="100x")  # parsed once, where it is given: not below
-    with pytest.raises(ValueError, match="hit rule 'loose': expected 'cocopp' or 'exact'"):
-        sel.narrow(hit_rule="loose")
+        sel.narrow(max_budget="100x")  # parsed once, where it is given: not below
+    with pytest.raises(TypeError, match="exact 'loose': True or False"):
+        sel.narrow(exact="loose")
     with pytest.raises(SelectionError, match="no function 99 in the store .*: it holds functions 1-24"):
         sel.narrow(function=99).check()
 
@@ -65,7 +65,7 @@ def test_the_facade_is_a_selection_and_a_plan(tmp_path):
     store = Store(tmp_path / "store", create=True)
     pipeline.ingest([tmp_path / "exp"], store)
     a = Analysis(store, max_budget="1x", exact=True, group_size=None)
-    assert a.selection == Selection(store, budget=Budget(1.0, True), hit_rule="exact")
+    assert a.selection == Selection(store, max_budget=Budget(1.0, True), exact=True)
     assert (a.max_budget, a.exact, a.all_instances, a.executor, a.plan.group_size) == (Budget(1.0, True), True, False,
                                                                                         "local", None)
     b = a.select(max_budget=None, algorithm="ALG", group_size=4)

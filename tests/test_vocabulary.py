@@ -4,6 +4,7 @@ place, and the algorithms drawn beside the compared ones a named pair."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import typing
 from pathlib import Path
@@ -54,23 +55,29 @@ def test_no_module_names_a_key_plainly_key_or_group():
     assert plain == []
 
 
-def test_selection_fields_translate_each_public_name():
-    b = Budget.parse("10x")
-    assert v.selection_fields(max_budget=b, all_instances=True, exact=True) == {
-        "budget": b, "instances": "all", "hit_rule": "exact"}
-    assert v.selection_fields(all_instances=False, exact=False) == {"instances": "interesting", "hit_rule": "cocopp"}
-    assert v.selection_fields(exact=None) == {}  # None: as it is
-    with pytest.raises(TypeError, match="unknown selection setting 'exact_hits'"):
-        v.selection_fields(exact_hits=True)
+def test_each_selection_setting_has_one_name_from_the_selection_to_the_report():
+    # max_budget, all_instances, exact: the fields of Selection, the keywords of Analysis and the report's
+    # settings (once budget / instances / hit_rule in the selection and exact_hits in the report)
+    from pipeline.report.settings import Settings
+
+    for names in ({f.name for f in dataclasses.fields(Selection)}, set(inspect.signature(Analysis).parameters),
+                  {f.name for f in dataclasses.fields(Settings)}):
+        assert set(v.SELECTION_SETTINGS) <= names
+    for old in ("budget", "instances", "hit_rule", "exact_hits"):
+        assert old not in {f.name for f in dataclasses.fields(Selection)} | {f.name for f in dataclasses.fields(Settings)}
+    # a settings.json of an earlier report still loads
+    before = {**Settings().to_dict(), "exact_hits": True}
+    del before["exact"]
+    assert Settings.from_dict(before).exact is True
 
 
 def test_analysis_and_the_command_line_give_the_same_selection(store):
     a = Analysis(store, max_budget="10x", all_instances=True, exact=True)
     cli = SelectionOptions(store=str(store.path), max_budget=Budget.parse("10x"), all_instances=True, exact=True)
     b = cli.analysis()
-    for field in ("budget", "instances", "hit_rule"):
+    for field in v.SELECTION_SETTINGS:
         assert getattr(a.selection, field) == getattr(b.selection, field), field
-    assert (a.selection.budget, a.selection.instances, a.selection.hit_rule) == (Budget.parse("10x"), "all", "exact")
+    assert (a.selection.max_budget, a.selection.all_instances, a.selection.exact) == (Budget.parse("10x"), True, True)
     assert (a.max_budget, a.all_instances, a.exact) == (Budget.parse("10x"), True, True)
 
 
@@ -96,4 +103,6 @@ def test_reference_and_background_are_named_pairs(store):
 
 def test_selection_takes_only_its_own_fields(store):
     with pytest.raises(TypeError):
-        Selection(store, exact=True)  # the public name is translated before, never passed on
+        Selection(store, hit_rule="exact")  # the old name of `exact`: gone, not translated
+    with pytest.raises(TypeError, match="all_instances 'all': True or False"):
+        Selection(store, all_instances="all")

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..vocabulary import selection_fields
 from ._common import fail, note, open_store, plural
 
 if TYPE_CHECKING:
@@ -153,8 +152,8 @@ class SelectionOptions:
         # Ray tasks read the store by this path, in working folders of their own
         st = open_store(self.store)  # made absolute at the edge (Store's location): every task reads the same one
         try:
-            sel = Selection(st, **self.filters, indicator=self.indicator, **selection_fields(
-                max_budget=self.max_budget, all_instances=bool(self.all_instances), exact=self.exact))
+            sel = Selection(st, **self.filters, indicator=self.indicator, max_budget=self.max_budget,
+                            all_instances=bool(self.all_instances), exact=bool(self.exact))
             a = Analysis(sel.check(), executor=executor)
         except ValueError as exc:
             fail(str(exc))

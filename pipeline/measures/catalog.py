@@ -105,8 +105,8 @@ def _ert(inputs: Inputs, s) -> pl.LazyFrame:
         table = ert_m.ert(hits, s.eval_max)
     else:  # each run charged its own length: its last logged evaluation, at most the budget cut
         length = pl.col("last_evaluation").cast(pl.Float64)
-        if sel.budget is not None:
-            length = pl.min_horizontal(length, sel.budget.limit())
+        if sel.max_budget is not None:
+            length = pl.min_horizontal(length, sel.max_budget.limit())
         lengths = sel._trials().select("run_id", length=length)
         table = ert_m.ert(hits.join(lengths, on="run_id", how="left"), pl.col("length"))
     return _as_quantity(table, inputs, ["target"])
@@ -126,7 +126,7 @@ register(Measure(
 def _check_ecdf(inputs: Inputs, s) -> None:
     from . import ecdf as ecdf_m
 
-    ecdf_m.check(s.mode, inputs.selection.budget, s.max_x, getattr(s, "samples", 1))
+    ecdf_m.check(s.mode, inputs.selection.max_budget, s.max_x, getattr(s, "samples", 1))
 
 
 def _trials(inputs: Inputs):
@@ -143,7 +143,7 @@ def _steps(inputs: Inputs, s) -> pl.LazyFrame:
 
     from . import ecdf as ecdf_m
 
-    budget = inputs.selection.budget
+    budget = inputs.selection.max_budget
     return pl.defer(lambda: ecdf_m.ecdf_table(_trials(inputs), s.group, mode=s.mode, samples=s.samples, seed=s.seed,
                                               max_budget=budget, max_x=s.max_x), schema=ecdf_m.STEP_SCHEMA)
 
@@ -153,7 +153,7 @@ def _summary(inputs: Inputs, s) -> pl.LazyFrame:
 
     from . import ecdf as ecdf_m
 
-    budget = inputs.selection.budget
+    budget = inputs.selection.max_budget
     return pl.defer(lambda: ecdf_m.summary_table(_trials(inputs), s.group, mode=s.mode, max_budget=budget,
                                                  max_x=s.max_x), schema=ecdf_m.SUMMARY_SCHEMA)
 
@@ -185,7 +185,7 @@ register(Measure(
         Param("replicates", 100, (POSITIVE,), "Bootstrap replicates."), SEED, SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
                                                          replicates=s.replicates, seed=s.seed, samples=s.samples,
-                                                         max_budget=i.selection.budget, max_x=s.max_x),
+                                                         max_budget=i.selection.max_budget, max_x=s.max_x),
     columns=(*STEPS, "low", "high"), charts=("ecdf",)))
 
 register(Measure(
@@ -195,7 +195,7 @@ register(Measure(
     settings=settings_class("ecdf.per_instance", [
         GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help), SAMPLES_ECDF, SEED, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_per_instance(i.hits(), s.group, mode=s.mode, samples=s.samples,
-                                                                 seed=s.seed, max_budget=i.selection.budget,
+                                                                 seed=s.seed, max_budget=i.selection.max_budget,
                                                                  max_x=s.max_x),
     columns=(*STEPS, "instance"), charts=("ecdf",)))
 
@@ -208,7 +208,7 @@ def _auc_budgets(inputs: Inputs, s) -> pl.LazyFrame:
 
     if getattr(s, "budgets", None) is not None:
         return s.budgets.lazy()
-    return auc_m.budgets(inputs.runs(), inputs.selection.budget).collect().lazy()
+    return auc_m.budgets(inputs.runs(), inputs.selection.max_budget).collect().lazy()
 
 
 BUDGETS_OF_AUC = Param("budgets", None, (NONE, FRAME), "The budgets of the areas: suite, function, dimension, "
@@ -434,7 +434,7 @@ def _aocc(inputs: Inputs, s) -> pl.LazyFrame:
 
     from . import aocc as aocc_m, auc as auc_m, values as values_m
 
-    runs, values, budget = inputs.runs(), inputs.selection.quantity == "value", inputs.selection.budget
+    runs, values, budget = inputs.runs(), inputs.selection.quantity == "value", inputs.selection.max_budget
     longest = pl.col("last_evaluation").max().cast(pl.Float64)
     b = auc_m.budgets(runs, budget) if budget is not None else runs.group_by(list(PROBLEM)).agg(budget=longest)
     table = aocc_m.aocc(runs, inputs.records(), b, s.lower, s.upper, s.log, values)

@@ -142,7 +142,7 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
         ("aRT dispersion", f"{s.table_samples} simulated restarts per problem"),
         ("seed", str(s.seed)),
         ("tests", f"rank-sum, {s.correction}, α = {s.alpha:g}"),
-        ("hitting times", "every record (seed 000)" if s.exact_hits else "as cocopp"),
+        ("hitting times", "every record (seed 000)" if s.exact else "as cocopp"),
         ("data formats", ", ".join(formats)),
         ("cocopipe", record["versions"].get("cocopipe", "?")),
     ]

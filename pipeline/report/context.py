@@ -170,7 +170,7 @@ class Context:
         self.progress = lambda stage, done, total, label="": None
         s = self.settings
         base = analysis.select(suite=s.suites, function=s.functions, dimension=s.dimensions,
-                               max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact_hits,
+                               max_budget=s.max_budget, all_instances=s.all_instances, exact=s.exact,
                                algorithm=None)
         try:  # every suite, algorithm, function and dimension asked has trials
             check(base.store.runs(), dict(suite=s.suites, algorithm=s.algorithms, function=s.functions,
@@ -205,7 +205,7 @@ class Context:
             raise SettingsError("no algorithm to show besides the reference")
         shown = self.algorithms + refs
         self.analysis: Analysis = Analysis(store, **{**base.filters, "algorithm": shown}, max_budget=s.max_budget,
-                                           all_instances=s.all_instances, exact=s.exact_hits)
+                                           all_instances=s.all_instances, exact=s.exact)
         #: the compared algorithms without the reference
         self.compared: Analysis = self.analysis.select(algorithm=self.algorithms)
         #: the shown algorithms with the background ones (the ECDFs draw them all)
@@ -258,7 +258,7 @@ class Context:
             if mine:
                 out.append(Analysis(store, **{**self.with_background.filters, "algorithm": mine},
                                     max_budget=self.settings.max_budget, all_instances=self.settings.all_instances,
-                                    exact=self.settings.exact_hits))
+                                    exact=self.settings.exact))
                 left = [a for a in left if a not in names]
         return out
 

@@ -51,7 +51,7 @@ class Settings:
     targets: str | None = None  #: ECDF targets: None = each suite's standard set, or a name/list
     table_targets: str | None = None  #: None = cocopp's table targets per suite
     all_instances: bool = False
-    exact_hits: bool = False
+    exact: bool = False  #: first hits on every record (seed 000), not cocopp's reading (`--exact-hits`)
     mode: str = "simulated"  #: ECDF of simulated restarts ("simulated", seeded) or its expectation ("exact")
     seed: int = 1
     ecdf_samples: int = ECDF_SAMPLES
@@ -123,6 +123,8 @@ class Settings:
         fmt = data.pop("format", None)
         if fmt != FORMAT:
             raise SettingsError(f"{origin}: format {fmt!r}, expected {FORMAT!r}")
+        if "exact_hits" in data and "exact" not in data:  # its name in settings.json of cocopipe before 2026-12
+            data["exact"] = data.pop("exact_hits")
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:

@@ -1043,9 +1043,9 @@ def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:
     """A frame as rows of `table` (validated against its schema), with its partition columns and commit id."""
     parts = schema.partition_columns(table)
     body = schema.conform(table, df)
-    keys = df.select(parts).to_arrow()
-    cols = [*(keys.column(p).cast(pa.large_string()) for p in parts), *body.columns,
-            pa.array([commit_id] * df.height, pa.large_string())]
+    keys = df.select(pl.col(p).cast(pl.String) for p in parts).to_arrow()  # Polars' strings: large_string
+    cols = [*(keys.column(p) for p in parts), *body.columns,
+            pa.repeat(pa.scalar(commit_id, pa.large_string()), df.height)]
     fields = [*(pa.field(p, pa.large_string(), False) for p in parts), *body.schema, pa.field(COMMIT, pa.large_string(), False)]
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
 

@@ -277,13 +277,13 @@ def main(argv: list[str]) -> None:
                 print(f"{n:>4} {'':>7} {r['step']:<7} failed: {r['error']}", flush=True)
                 continue
             rate = f"{mb / r['wall']:.1f} MB/s" if r["step"] == "ingest" else f"{n / r['wall']:.2f} algorithms/s"
-            print(f"{n:>4} {mb:>7.0f} {r['step']:<7} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['peak_mb']:>8.0f}  {rate}",
+            print(f"{n:>4} {mb:>7.0f} {r['step']:<7} {r['wall']:>7.2f} {r['cpu']:>7.2f} {r['peak_mb']:>8.0f}  {rate}",
                   flush=True)
         core = [r for r in rows if r.get("step") in ("ingest", "art", "ecdf", "auc", "rank") and "error" not in r]
         wall, cpu = sum(r["wall"] for r in core), sum(r["cpu"] for r in core)
         peak = max((r["peak_mb"] for r in core), default=float("nan"))
         totals[n] = (wall, cpu, {r["step"]: r for r in rows if "error" not in r})
-        print(f"{n:>4} {mb:>7.0f} {'total':<7} {wall:>7.1f} {cpu:>7.1f} {peak:>8.0f}  {' + '.join(r['step'] for r in core)}: "
+        print(f"{n:>4} {mb:>7.0f} {'total':<7} {wall:>7.2f} {cpu:>7.2f} {peak:>8.0f}  {' + '.join(r['step'] for r in core)}: "
               f"{wall / n:.2f} s wall, {cpu / n:.2f} s CPU per algorithm", flush=True)
     if args.cocopp:
         n = min(ns)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
+import deltalake as dl
 import polars as pl
 import pyarrow as pa
 
@@ -109,15 +110,8 @@ def write_failed(where: object, exc: BaseException) -> StoreWriteError:
     return StoreWriteError(f"{where}: cannot write to the store ({_why(exc)}); the store is left as it was")
 
 
-def _delta():
-    """The deltalake module (a main dependency)."""
-    import deltalake
-    return deltalake
-
-
 def open_table(uri: str, version: int | None = None):
     """The Delta table at `uri` (at `version`), None where there is none."""
-    dl = _delta()
     try:
         return dl.DeltaTable(uri, version=version)
     except dl.exceptions.TableNotFoundError:
@@ -127,7 +121,6 @@ def open_table(uri: str, version: int | None = None):
 def _writer_properties():
     """zstd; dictionary encoding only for string columns (on numbers it makes the files larger and slower
     to write: docs/internals.md)."""
-    dl = _delta()
     return dl.WriterProperties(compression="ZSTD", default_column_properties=dl.ColumnProperties(dictionary_enabled=False),
                                column_properties={c: dl.ColumnProperties(dictionary_enabled=True) for c in
                                                   ("suite", "algorithm", COMMIT, "name", "source", "source_id", "info_file",
@@ -139,7 +132,6 @@ def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str,
     """Append rows to a Delta table (made where there is none yet: a second writer making it at once
     appends to the first one's); the Delta commit records the commit ids (comma-separated) and the table's
     schema version."""
-    dl = _delta()
     meta = {"cocopipe.commit": commit_id}
     if table is not None:
         meta.update({"cocopipe.table": table, "cocopipe.schema_version": schema.version(table)})
@@ -422,7 +414,6 @@ class Store:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{folder}: cannot create the store ({_why(exc)})") from None
-        dl = _delta()
         try:
             dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK,
                                  configuration=TABLE_PROPERTIES)
@@ -866,7 +857,6 @@ class Store:
         committed (older than GRACE; looked for when a commit drops one, and at every GARBAGE_EVERY-th
         version of `sources`: reading every table's commits at each commit cost an ingest of N sources
         O(N^2)). Returns the commits the new rows name."""
-        dl = _delta()
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(table))
@@ -927,7 +917,6 @@ class Store:
         return len({c for cs in todo.values() for c in cs})
 
     def _delete_commits(self, todo: dict[str, list[str]]) -> None:
-        dl = _delta()
         for name, commits in todo.items():
             if not commits:
                 continue
@@ -947,7 +936,6 @@ class Store:
     # -- side tables: small Delta tables of the store outside the commit protocol (reference choices) --
     def replace_rows(self, table: str, df: pl.DataFrame, column: str, value: str) -> None:
         """Replace the rows of the side table `table` whose `column` is `value` by `df` (one Delta commit)."""
-        dl = _delta()
         literal = "'" + value.replace("'", "''") + "'"
         for attempt in range(20):
             try:
@@ -972,7 +960,6 @@ class Store:
         """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
         machine-independent for a packaged store). Where another writer commits first, `change` is made again
         on the newer table (it must read what it needs anew each call)."""
-        dl = _delta()
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(SOURCES))

@@ -322,7 +322,7 @@ def _parsed(path: Path, store: Store, name: str | None, force: bool, ident: Iden
 #: appended with one Delta commit a table and made visible with one commit of `sources` (a commit per
 #: source cost about 80 ms of CPU each: benchmarks/RESULTS.md)
 BATCH_SOURCES = 16
-BATCH_ROWS = 1_000_000
+BATCH_ROWS = 4_000_000
 BATCH_SECONDS = 3.0
 
 

@@ -306,3 +306,32 @@ def test_an_ingest_stores_its_sources_in_batches_as_one_by_one_would(tmp_path, m
     assert sorted((Path(keys[c]).name, a) for c, a in by_commit.rows()) == \
         sorted([(f"S{i}", [f"A{i}"]) for i in range(12)] + [("again", ["A0"])])
     assert check(batched) == []
+
+
+def test_a_slow_source_does_not_hold_back_the_outcomes_of_those_before_it(tmp_path, monkeypatch):
+    """A's outcome comes (A stored) while SLOW is still parsed: its parse waits for A's outcome, and would
+    wait forever if the batch held A until SLOW joined it."""
+    import threading
+
+    import pipeline.ingest as ing
+
+    paths = [source(tmp_path / n, n) for n in ("A", "SLOW", "C")]
+    reported, parsed = threading.Event(), ing._parsed
+
+    def slow(path, *args, **kwargs):
+        if Path(path).name == "SLOW":
+            assert reported.wait(30), "A's outcome was held back while SLOW was parsed"
+        return parsed(path, *args, **kwargs)
+
+    monkeypatch.setattr(ing, "_parsed", slow)
+    monkeypatch.setattr(ing, "BATCH_SECONDS", 0.2)
+    names: list[str] = []
+
+    def on_source(outcome):
+        names.append(outcome.name)
+        if outcome.name == "A":
+            assert Store(tmp_path / "st").runs().collect()["algorithm"].to_list() == ["A", "A"]  # stored by then
+            reported.set()
+
+    summary = ingest(paths, Store(tmp_path / "st", create=True), jobs=1, on_source=on_source)
+    assert names == ["A", "SLOW", "C"] and [s.status for s in summary.sources] == ["ingested"] * 3

@@ -8,7 +8,8 @@ import time
 import types
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -351,6 +352,17 @@ class _Batch:
                 or time.monotonic() - self.since >= BATCH_SECONDS):
             yield from self.flush()
 
+    def take(self, fut: Future) -> Iterator[SourceOutcome]:
+        """`add` the source `fut` parses; while it is parsed, the waiting sources are stored once they have
+        waited BATCH_SECONDS (a slow source never holds back the outcomes of those before it)."""
+        while self.items and not fut.done():
+            wait = BATCH_SECONDS - (time.monotonic() - self.since)
+            if wait <= 0:
+                yield from self.flush()
+                break
+            futures.wait([fut], timeout=wait)
+        yield from self.add(fut.result())
+
     def flush(self) -> Iterator[SourceOutcome]:
         """Store the waiting sources (one commit); their outcomes."""
         items, self.items, self.rows = self.items, [], 0
@@ -391,9 +403,9 @@ def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: 
             for path in todo:
                 ahead.append(pool.submit(_parsed, path, store, name, force, ident, meta, limits, optimum))
                 if len(ahead) > jobs:
-                    yield from batch.add(ahead.popleft().result())
+                    yield from batch.take(ahead.popleft())
             while ahead:
-                yield from batch.add(ahead.popleft().result())
+                yield from batch.take(ahead.popleft())
             yield from batch.flush()
         finally:  # interrupted: let the running ones finish; nothing they read is stored
             for fut in ahead:

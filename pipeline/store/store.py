@@ -1017,9 +1017,8 @@ def check_names(data: SourceData) -> None:
     for table, df in data.tables.items():
         if not df.height:
             continue
-        parts = schema.partition_columns(table)
-        for keys in df.select(parts).unique().iter_rows():
-            for k, v in zip(parts, keys):
+        for k in schema.partition_columns(table):  # a folder's name depends on its own column's value alone
+            for v in df[k].unique(maintain_order=True).to_list():
                 try:
                     hive.folder(k, str(v))
                 except ValueError as exc:

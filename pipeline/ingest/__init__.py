@@ -382,13 +382,11 @@ class _Batch:
 
 
 def _touch(a: SourceData, b: SourceData) -> bool:
-    """Whether two sources may hold the same trials (a suite and an algorithm in common), or share a name or
-    their content."""
-    def of(d: SourceData, col: str) -> set:
-        runs = d.tables.get("runs")
-        return set(runs[col].unique()) if runs is not None and runs.height else set()
-    return (a.name == b.name or a.source_id == b.source_id
-            or bool(of(a, "suite") & of(b, "suite") and of(a, "algorithm") & of(b, "algorithm")))
+    """Whether two sources may hold the same trials (a suite and an algorithm in common, by their entries, as
+    `duplicates` reads those of stored sources), or share a name or their content."""
+    def common(key: str) -> bool:
+        return bool(set(a.meta.get(key, ())) & set(b.meta.get(key, ())))
+    return a.name == b.name or a.source_id == b.source_id or (common("suites") and common("algorithms"))
 
 
 def _local(todo: list[Path], store: Store, name: str | None, force: bool, jobs: int, ident: Identity,

@@ -15,7 +15,7 @@ _TYPES = {
     "int8": (pl.Int8, pa.int8()),
     "float64": (pl.Float64, pa.float64()),
     "bool": (pl.Boolean, pa.bool_()),
-    "list<float64>": (pl.List(pl.Float64), pa.list_(pa.float64())),
+    "list<float64>": (pl.List(pl.Float64), pa.large_list(pa.float64())),  # as Polars hands it, too
 }
 
 TABLES = ("runs", "events", "archive", "params")
@@ -101,6 +101,12 @@ def conform(table: str, df: pl.DataFrame) -> pa.Table:
     for f in target:
         if not f.nullable and tbl.column(f.name).null_count:
             raise SchemaError(f"{table}: column {f.name} has {tbl.column(f.name).null_count} nulls")
-    if all(tbl.schema.field(f.name).type == f.type for f in target):  # no cast (and no pyarrow.compute)
-        return pa.Table.from_arrays(tbl.columns, schema=target)
-    return tbl.cast(target)
+    return as_schema(tbl, target)
+
+
+def as_schema(tbl: pa.Table, target: pa.Schema) -> pa.Table:
+    """An Arrow table under `target` (its columns in that order): relabelled where the types already agree, as
+    they do for what Polars hands over (no cast, and no import of pyarrow.compute: 0.07 s a process)."""
+    if all(tbl.schema.field(f.name).type == f.type for f in target):
+        return pa.Table.from_arrays([tbl.column(f.name) for f in target], schema=target)
+    return tbl.select(target.names).cast(target)

@@ -128,7 +128,8 @@ def _writer_properties():
                                                    "coco_version", "problem", "mode", "archive_file", "value")})
 
 
-def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str, table: str | None = None) -> None:
+def append(uri: str, rows: pa.Table | Callable[[], pa.RecordBatchReader], partition_by: Sequence[str], commit_id: str,
+           table: str | None = None) -> None:
     """Append rows to a Delta table (made where there is none yet: a second writer making it at once
     appends to the first one's); the Delta commit records the commit ids (comma-separated) and the table's
     schema version."""
@@ -138,7 +139,7 @@ def append(uri: str, tbl: pa.Table, partition_by: Sequence[str], commit_id: str,
     props = dl.CommitProperties(custom_metadata=meta)
     for attempt in range(5):
         try:
-            dl.write_deltalake(uri, tbl, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
+            dl.write_deltalake(uri, rows() if callable(rows) else rows, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
                                writer_properties=_writer_properties(), commit_properties=props,
                                configuration=TABLE_PROPERTIES)  # when it makes the table
             return
@@ -286,6 +287,7 @@ class Snapshot:
     latest: Callable[[], int | None]  # the `sources` table's latest version
     pins: dict[str, int | None] | None = None  # table -> version to open it at (None: the latest, checked)
     opened: dict = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)  # the `sources` table's (`Store.properties`)
 
     @property
     def committed(self) -> list[str]:
@@ -498,7 +500,8 @@ class Store:
             return dt.version() if dt is not None else None
 
         return Snapshot(src.version(), der.version() if der is not None else None, sources, derived,
-                        lambda name, v: open_table(self.uri(name), v), latest, tables)
+                        lambda name, v: open_table(self.uri(name), v), latest, tables,
+                        properties=dict(src.metadata().configuration))
 
     @property
     def snapshot(self) -> Snapshot:
@@ -553,8 +556,7 @@ class Store:
 
     def properties(self) -> dict[str, str]:
         """The store's properties (the `sources` table's, e.g. `cocopipe.packaged`)."""
-        dt = open_table(self.uri(SOURCES), self.snapshot.version)
-        return dict(dt.metadata().configuration) if dt is not None else {}
+        return dict(self.snapshot.properties)
 
     def set_property(self, name: str, value: str) -> None:
         """Record a property of the store (in the `sources` table's properties)."""
@@ -767,8 +769,8 @@ class Store:
                         if table in data.tables and data.tables[table].height]
                 if not rows:
                     continue
-                tbl = pa.concat_tables([_with_commit(table, df, cids[i]) for i, df in rows], promote_options="default")
-                append(self.uri(table), tbl, schema.partition_columns(table), ",".join(cids[i] for i, _ in rows), table)
+                append(self.uri(table), _stream(table, [(df, cids[i]) for i, df in rows]), schema.partition_columns(table),
+                       ",".join(cids[i] for i, _ in rows), table)
                 for i, _ in rows:
                     written[i].append(table)
         except StoreError:
@@ -872,7 +874,7 @@ class Store:
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
                 made = rows(now) if callable(rows) else rows
                 new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
-                dl.write_deltalake(dt, new.to_arrow().cast(arrow_schema), mode="overwrite",
+                dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
                                    commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
                 break
@@ -1023,6 +1025,17 @@ def check_names(data: SourceData) -> None:
                     hive.folder(k, str(v))
                 except ValueError as exc:
                     raise StoreError(f"{data.path}: {exc}") from None
+
+
+def _stream(table: str, parts: list[tuple[pl.DataFrame, str]]) -> Callable[[], pa.RecordBatchReader]:
+    """The rows of several sources (frame, commit id) for one append, each made Arrow only when the writer
+    reads it (the copies of a whole batch are never held at once); callable again for a retried append."""
+    def batches():
+        for df, cid in parts:
+            yield from _with_commit(table, df, cid).to_batches()
+
+    return lambda: pa.RecordBatchReader.from_batches(_with_commit(table, parts[0][0].clear(), parts[0][1]).schema,
+                                                     batches())
 
 
 def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:

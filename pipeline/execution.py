@@ -170,7 +170,7 @@ class KeptTrials:
 
     def trials(self, selection: Selection, targets: pl.DataFrame, plan: Plan):
         """The prepared trials of `selection`'s hits of `targets`, kept or computed now."""
-        stamp = selection.store.stamp() if isinstance(selection.store, Store) else None  # else: nothing kept
+        stamp = selection.store.stamp() if hasattr(selection.store, "stamp") else None  # else: nothing kept
         if stamp is None or selection.indicator != "logged" or plan.executor != "local":
             return ecdf.prepare(selection.hits(targets.lazy()).collect())
         key = (stamp, selection, tuple(targets.columns), tuple(map(str, targets.dtypes)), tuple(targets.iter_rows()))

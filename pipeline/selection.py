@@ -232,7 +232,7 @@ class Selection:
     def _matching(self) -> pl.LazyFrame:
         """The trials the filters select, with the commit each came with where the store says (the key of the
         hits cache)."""
-        runs = self.store.scan("runs", commits=True) if isinstance(self.store, Store) else self.store.runs()
+        runs = self.store.scan("runs", commits=True) if hasattr(self.store, "scan") else self.store.runs()
         return interesting_instances(filter_frame(runs, **self.filters), self.all_instances)
 
     def _trials(self) -> pl.LazyFrame:
@@ -342,7 +342,7 @@ class Selection:
     def keys(self) -> pl.DataFrame:
         """suite, algorithm, commit_id of the selection's trials (a budget cut keeps every trial): read
         once per state of the store (its manifest's modification time)."""
-        stamp = self.store.stamp() if isinstance(self.store, Store) else None  # else: read every time
+        stamp = self.store.stamp() if hasattr(self.store, "stamp") else None  # else: read every time
         known = self._known.get("keys")
         if known is None or stamp is None or known[0] != stamp:
             runs = self._trials()

@@ -145,3 +145,27 @@ def test_a_source_of_two_algorithms_cached_whole(tmp_path, monkeypatch):
     assert len(list(cache.folder(store, False).glob("*.parquet"))) == 1
     b = open_store(store.path, algorithm="B").hits([10.0, 1.0]).collect()
     assert sorted(b["hit"].to_list()) == [30, 30]
+
+
+def test_a_union_with_a_packaged_reference_reads_the_store_cache(tmp_path, monkeypatch):
+    """A report's store read with a packaged reference set (one union of the two): the store's trials are
+    answered by its cache, the reference's computed from its records (its store is never written), the
+    hits the same as computed from the events of both."""
+    from pipeline.reference_sets import data_dir
+    from pipeline.report.context import _UnionStore
+    from pipeline.selection import open_reference
+
+    store = Store(tmp_path / "store", create=True)
+    ingest([_tiny(tmp_path / "exp", 1e-3)], store)
+    union = _UnionStore([store, open_reference("best2009", "bbob").store])
+    shown = dict(algorithm=["ALG", "best2009-bbob"], function=1, dimension=2)
+    a = Analysis(union, **shown)
+    assert sorted(a.algorithms()) == ["ALG", "best2009-bbob"]
+    computed, cached = _both(a, None, monkeypatch)
+    assert set(computed["algorithm"]) == set(a.algorithms())
+    assert_frame_equal(computed, cached)
+    assert len(list(cache.folder(store, False).glob("*.parquet"))) == 1  # the store's source, cached
+    assert not (data_dir() / "_cache").exists()
+    # a budget cut and a subset of the standard targets, on the union too
+    computed, cached = _both(Analysis(union, **shown, max_budget=20), "table", monkeypatch)
+    assert_frame_equal(computed, cached)

@@ -142,9 +142,24 @@ def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
     return todo
 
 
+def _parts(store, runs: pl.LazyFrame) -> list[tuple[Store, pl.LazyFrame]] | None:
+    """The runs of a union of stores (a report's store and a packaged reference set) split by the store each
+    came from (by its commit), each store reading its own cache; None for one store, or where the union holds
+    something other than stores, or the runs do not name their commits."""
+    members = store.members() if hasattr(store, "members") and not isinstance(store, Store) else None
+    if not members or "commit_id" not in runs.collect_schema().names():
+        return None
+    return [(m, runs.filter(pl.col("commit_id").is_in(m.snapshot.committed))) for m in members]
+
+
 def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool) -> None:
     """Fill the cache for every source of `runs` at once, in batches over the workers, where `hits`
     would answer from it (before groups of algorithms read it, each filling only its own sources)."""
+    parts = _parts(store, runs)
+    if parts is not None:
+        for member, part in parts:
+            prefill(member, part, target_frame, exact)
+        return
     found = _sources(runs, target_frame) if _usable(store, runs, target_frame) else None
     if found and found[0]:
         try:
@@ -187,6 +202,27 @@ def scan(store: Store, commit_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     return pl.scan_parquet(files, schema=sch, glob=False)  # a path holding [ or * is a name, not a pattern
 
 
+def _union_hits(parts: list[tuple[Store, pl.LazyFrame]], target_frame: pl.DataFrame, exact: bool,
+                budget: Budget | None) -> pl.LazyFrame | None:
+    """The hits of the trials of several stores (`_parts`): each store's from its cache, or computed from its
+    records where its cache cannot answer; None where no store's cache can. Each store's trials are read once
+    (as `hits` reads them): a plan that reads its hits twice, e.g. pairs of algorithms, does not scan the
+    union again."""
+    read = [(member, part.collect()) for member, part in parts]
+    read = [(m, r) for m, r in read if r.height] or read[:1]
+    got = [(member, part.lazy(), hits(member, part.lazy(), target_frame, exact, budget)) for member, part in read]
+    if all(h is None for _, _, h in got):
+        return None
+    out = []
+    for member, part, h in got:
+        if h is None:
+            records = member.scan("events").join(part.select("run_id"), on="run_id", how="semi")
+            h = cut_hits(hitting_times(part, records, target_frame.lazy(), exact=exact), budget)
+        out.append(h)
+    cols = out[0].collect_schema().names()
+    return pl.concat([h.select(cols) for h in out])
+
+
 def _usable(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame) -> bool:
     """Whether the cache may answer at all: turned on, a store of ours we may write to, trials that name
     their source, no target asked twice (whose rows are given twice: computed)."""
@@ -209,7 +245,11 @@ def hits(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bo
          budget: Budget | None = None) -> pl.LazyFrame | None:
     """First hitting times as `spec.hitting_times(runs, events, targets)` gives them, from the
     cache (filled first where missing); None where the cache cannot answer (targets outside the
-    standard sets, cache turned off, a store we may not write to)."""
+    standard sets, cache turned off, a store we may not write to). Of a union of stores, each store's trials
+    are answered by its own cache, those of a store without one (a packaged reference set) computed."""
+    parts = _parts(store, runs)
+    if parts is not None:
+        return _union_hits(parts, target_frame, exact, budget)
     if not _usable(store, runs, target_frame):
         return None
     runs = runs.select(*RUN_COLS, "commit_id").collect().lazy()  # read once, for the sources and the weights

@@ -40,11 +40,23 @@ class _Excluding:
 
     def runs(self) -> pl.LazyFrame:
         """Runs of the other algorithms."""
-        return self.store.runs().filter(~pl.col("algorithm").is_in(self.algorithms))
+        return self.scan("runs")
 
     def events(self) -> pl.LazyFrame:
         """Events of the other algorithms."""
-        return self.store.events().filter(~pl.col("algorithm").is_in(self.algorithms))
+        return self.scan("events")
+
+    def scan(self, table: str, *, commits: bool = False) -> pl.LazyFrame:
+        """A table of the other algorithms (as `Store.scan`)."""
+        return self.store.scan(table, commits=commits).filter(~pl.col("algorithm").is_in(self.algorithms))
+
+    def stamp(self) -> tuple:
+        """The store's snapshot (`Store.stamp`)."""
+        return self.store.stamp()
+
+    def members(self) -> list[Store]:
+        """The store read (for the hits cache: `pipeline.hits.cache`)."""
+        return [self.store]
 
 
 class _UnionStore:
@@ -56,11 +68,26 @@ class _UnionStore:
 
     def runs(self) -> pl.LazyFrame:
         """Runs of every store."""
-        return pl.concat([s.runs() for s in self.stores])
+        return self.scan("runs")
 
     def events(self) -> pl.LazyFrame:
         """Events of every store."""
-        return pl.concat([s.events() for s in self.stores])
+        return self.scan("events")
+
+    def scan(self, table: str, *, commits: bool = False) -> pl.LazyFrame:
+        """A table of every store, as one (as `Store.scan`; with `commits`, the commit of each row, the key of
+        each store's cache of hitting times)."""
+        return pl.concat([s.scan(table, commits=commits) for s in self.stores])
+
+    def stamp(self) -> tuple:
+        """The snapshots of every store (`Store.stamp`): what was read of the union is kept until one changes."""
+        return tuple(s.stamp() for s in self.stores)
+
+    def members(self) -> list[Store] | None:
+        """The stores read, each with its own cache of hitting times (`pipeline.hits.cache`); None where one is
+        not a store."""
+        out = [m for s in self.stores for m in (s.members() if isinstance(s, _Excluding) else [s])]
+        return out if all(isinstance(m, Store) for m in out) else None
 
     def scan_side(self, table: str) -> pl.LazyFrame | None:
         """A side table of every store that has it (e.g. the reference choices), as one."""

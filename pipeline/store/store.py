@@ -156,8 +156,13 @@ def _root(dt) -> str:
 
 def _adds(dt) -> pl.DataFrame:
     """The add actions of a Delta table's version: one row per data file (its path in the log, partition
-    values, statistics)."""
-    return pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+    values, statistics); kept with the table object for that version (a command reads them several times)."""
+    kept = getattr(dt, "_cocopipe_adds", None)
+    if kept is not None and kept[0] == dt.version():
+        return kept[1]
+    adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
+    dt._cocopipe_adds = (dt.version(), adds)
+    return adds
 
 
 def _local_root(dt) -> str | None:

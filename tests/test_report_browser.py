@@ -183,6 +183,22 @@ def test_charts_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, dri
     assert len({c["scale"] for c in charts}) == 1 and all(c["fill"] > 0.97 for c in charts), charts
 
 
+def test_grids_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driver):
+    """The pairwise page's grids of panels (aRT ratios of each pair, a facet of 24 functions): the first is
+    fitted to its box, the others, of the same panel sizes, are drawn at its scale (every panel's size scaled
+    in the spec) and fill their boxes too."""
+    driver.set_window_size(1920, 1000)
+    driver.get((sample_report / "pairwise.html").resolve().as_uri())
+    driver.execute_script("window.cocopipeDrawAll();")
+    _wait_for_charts(driver)
+    charts = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart[data-spec^="spec-art-ratio"]'))
+        .map(function (c) {
+          var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
+          return {fill: (svg + 40) / box, scale: c.dataset.scale, presized: c.dataset.presized === 'true'}; });""")
+    assert len(charts) == 3 and not charts[0]["presized"] and all(c["presized"] for c in charts[1:]), charts
+    assert len({c["scale"] for c in charts}) == 1 and all(0.97 < c["fill"] <= 1.0 for c in charts), charts
+
+
 def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):
     """A spec vega-embed cannot draw is counted as failed, never as drawn (the check can fail)."""
     broken = tmp_path / "broken"

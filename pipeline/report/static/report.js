@@ -137,18 +137,66 @@
     return { width: spec.width, height: spec.height };
   }
 
+  // the views of a spec whose sizes it writes: the spec itself, a facet's inner spec, the parts of a
+  // concatenation and the layers of each (never its config, data, marks or encodings)
+  var PARTS = ["concat", "hconcat", "vconcat", "layer"];
+
+  function views(spec, out) {
+    out.push(spec);
+    if (spec.spec && typeof spec.spec === "object") views(spec.spec, out);
+    PARTS.forEach(function (k) {
+      if (Array.isArray(spec[k])) spec[k].forEach(function (s) { if (s && typeof s === "object") views(s, out); });
+    });
+    return out;
+  }
+
+  // the sizes a spec writes (each view's width and height, numbers or steps), as the key of `found`
+  // with the box's width: charts of the same sizes in boxes as wide are fitted at the same scale
+  function specKey(spec, width) {
+    return JSON.stringify(views(spec, []).map(function (v) { return [v.width, v.height]; })) + "#" + width;
+  }
+
+  // every size the spec writes scaled: widths (and horizontal steps) by `across`, heights by `down`, as
+  // `resize` scales the view's size signals
+  function scaleSpec(spec, across, down) {
+    views(spec, []).forEach(function (v) {
+      [["width", across], ["height", down]].forEach(function (kf) {
+        var k = kf[0], f = kf[1], x = v[k];
+        if (typeof x === "number") v[k] = Math.max(1, x * f);
+        else if (x && typeof x.step === "number") v[k] = Object.assign({}, x, { step: x.step * f });
+      });
+    });
+  }
+
   // a chart whose like (the same sizes in a box as wide) was fitted already is drawn at once at that
   // scale: its spec's sizes are scaled before it is drawn, and `fit` only checks the width (one layout
-  // instead of two: the second layout cost about as much as drawing)
+  // instead of two: the second layout cost about as much as drawing; for a grid of panels, more)
   function presize(div, spec) {
-    var base = plainSizes(spec), box = div.parentElement;
-    if (!base || !box) return;
-    var f = found[sizeKey(base, box.clientWidth)];
+    var box = div.parentElement;
+    if (!box) return;
+    var base = plainSizes(spec), key = specKey(spec, box.clientWidth);
+    div.__specKey = key;
+    var f = base ? found[sizeKey(base, box.clientWidth)] : undefined;
+    if (f === undefined) f = found[key];
     if (f === undefined) return;
-    div.__base = base;
+    if (base) div.__base = base;
     div.__pre = f;
-    spec.width = Math.max(1, base.width * f);
-    spec.height = Math.max(1, base.height * Math.min(Math.max(f, 1), MAX_GROW));
+    scaleSpec(spec, f, Math.min(Math.max(f, 1), MAX_GROW));
+  }
+
+  // a presized chart's size signals as they would be at scale 1 (its base, for a later fit)
+  function unscaled(view, f) {
+    var out = {}, down = Math.min(Math.max(f, 1), MAX_GROW);
+    sizeSignals(view).forEach(function (name) {
+      var tall = /height$|Height$|^y_step$|_y_step$/.test(name);
+      out[name] = view.signal(name) / (tall ? down : f);
+    });
+    return out;
+  }
+
+  // a chart `w` px wide fills a room: not wider, and at most 2% (and 8 px) narrower, or as large as it may be
+  function close(w, room, f) {
+    return w <= room && (room - w < Math.max(8, 0.02 * room) || f >= MAX_SCALE);
   }
 
   function fit(div, view) {
@@ -156,7 +204,8 @@
       var f = div.__pre, box = div.parentElement, w = svgWidth(div);
       div.__pre = undefined;
       var room = box.clientWidth - (div.getBoundingClientRect().width - w) - 2;
-      if (w <= room && (room - w < 8 || f >= MAX_SCALE)) {
+      if (!div.__base) div.__base = unscaled(view, f);
+      if (close(w, room, f)) {
         div.dataset.presized = "true";  // drawn once, at the scale of its like (tests)
         div.dataset.scale = f.toFixed(3);
         div.__fitted = box.clientWidth;
@@ -175,7 +224,7 @@
     function at(f) {  // the chart's width with its plots scaled by f
       return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
     }
-    function good(f, w) { return w <= room && (room - w < 8 || f >= MAX_SCALE); }
+    function good(f, w) { return close(w, room, f); }
     // secant steps from two widths, aiming a little inside the room: the width is about linear in f
     // (axis labels wider than narrow plots make it less so); the result is never wider than the room,
     // unless the chart is wider even at MIN_SCALE
@@ -210,6 +259,7 @@
       });
     }).then(function (f) {
       found[key] = f;
+      if (div.__specKey) found[div.__specKey] = f;  // its like's spec is scaled before drawing (`presize`)
       div.dataset.scale = f.toFixed(3);
       div.__fitted = box.clientWidth;
     });

@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
             if pairwise:
                 df = pairwise_table(a, targets, correction, alpha=alpha)
             else:
-                df = art_table(a, None if absolute else reference, targets, correction, samples=samples, seed=seed,
+                df = art_table(a, reference=None if absolute else reference, targets=targets, correction=correction, samples=samples, seed=seed,
                                alpha=alpha)
         except ValueError as exc:
             fail(str(exc))

@@ -170,7 +170,7 @@ def pair(a, a_name, b_name) -> tuple[str, str]:
     return a_name, b_name
 
 
-def ecdf_tables(a, targets=None, group="all", mode: str = "simulated", samples: int = 100, seed: int = 1,
+def ecdf_tables(a, *, targets=None, group="all", mode: str = "simulated", samples: int = 100, seed: int = 1,
                 max_x: float | str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ECDF step table and summary of an Analysis (`Analysis.ecdf` / `ecdf_summary`)."""
     return (a.ecdf(targets, group=group, mode=mode, samples=samples, seed=seed, max_x=max_x).collect(),
@@ -185,7 +185,7 @@ def compared(a, ref, bg):
     return main
 
 
-def ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background, palette):
+def ecdf_inputs(a, *, targets, group, mode, samples, seed, max_x, reference, background, palette):
     """What the ECDF kinds draw: (reference, background, step table, summary, palette), the compared
     algorithms, the reference and the background together, each set computed from its own store."""
     ref = resolve_reference(a, reference)
@@ -193,7 +193,7 @@ def ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, backgr
     main = compared(a, ref, bg)
     steps, summ = [], []
     for an in [main] + ([ref.analysis] if ref else []) + ([bg.analysis] if bg else []):
-        s, u = ecdf_tables(an, targets, group, mode, samples, seed, max_x)
+        s, u = ecdf_tables(an, targets=targets, group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
         steps.append(s)
         summ.append(u)
     steps, summ = pl.concat(steps, how="vertical_relaxed"), pl.concat(summ, how="vertical_relaxed")

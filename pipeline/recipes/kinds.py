@@ -71,8 +71,8 @@ def ecdf(a, *, targets=None, group="all", dimension=None, mode: str = "simulated
     targets = resolve_targets(a, targets)
     a = narrow(a, dimension)
     group_frame(a, group)  # unknown group names fail here, with the names there are
-    ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
-                                            palette)
+    ref, bg, steps, summ, pal = ecdf_inputs(a, targets=targets, group=group, mode=mode, samples=samples, seed=seed,
+                                            max_x=max_x, reference=reference, background=background, palette=palette)
     main = compared(a, ref, bg)
     bands = (main.ecdf_band(targets, group=group, mode=mode, level=level, replicates=replicates, seed=seed,
                             samples=samples, max_x=max_x).collect() if band else None)
@@ -245,8 +245,8 @@ def ecdf_explorer_kind(a, *, targets=None, mode: str = "simulated", samples: int
     highlights algorithms, `background` algorithms thin and grey behind."""
     targets = resolve_targets(a, targets)
     a = narrow(a, dimension)
-    ref, bg, steps, summ, pal = ecdf_inputs(a, targets, group, mode, samples, seed, max_x, reference, background,
-                                            palette)
+    ref, bg, steps, summ, pal = ecdf_inputs(a, targets=targets, group=group, mode=mode, samples=samples, seed=seed,
+                                            max_x=max_x, reference=reference, background=background, palette=palette)
     extra = [f"reference {', '.join(ref.names)}" if ref else None,
              f"{len(bg.names)} background algorithms in grey" if bg else None]
     return dict(steps=steps, summary=summ, palette=pal, reference=ref.names if ref else None,

@@ -31,7 +31,7 @@ def thin_steps(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = R
     return thin(cut, resolution, by=STEP_KEYS).select(steps.columns)
 
 
-def group_tables(analyses: list, targets: pl.DataFrame, mode: str, samples: int, seed: int,
+def group_tables(analyses: list, *, targets: pl.DataFrame, mode: str, samples: int, seed: int,
                  budgets: pl.DataFrame | None, resolution: float = RESOLUTION) -> dict[str, pl.DataFrame]:
     """The ECDF steps (thinned), ECDF summary and auc per problem of the algorithms of `analyses` (one
     per store, each its own algorithms'), through the facade (`Analysis.ecdf`, `Analysis.auc`: auc only
@@ -115,7 +115,8 @@ class Measures:
         algs = sorted(c.all_shown)
         # an algorithm at a time (its measures do not depend on the others': each problem's simulated restarts
         # draw from a generator of its own): the workers share the work, and the progress counts algorithms
-        return [c.runner.submit(group_tables, c.parts([alg]), targets, s.mode, s.ecdf_samples, s.seed, budgets)
+        return [c.runner.submit(group_tables, c.parts([alg]), targets=targets, mode=s.mode, samples=s.ecdf_samples,
+                                seed=s.seed, budgets=budgets)
                 for part in c.plan.groups(algs) for alg in part]
 
     @functools.cached_property
@@ -178,7 +179,7 @@ class Measures:
             if algs:
                 ref = c.reference_of(suite)
                 shown = c.analysis.select(suite=suite, algorithm=[*algs, *([ref] if ref else [])])
-                self._art.append(c.runner.submit(art_table, shown, ref, targets=s.table_targets,
+                self._art.append(c.runner.submit(art_table, shown, reference=ref, targets=s.table_targets,
                                                  correction=s.correction, samples=s.table_samples, seed=s.seed,
                                                  alpha=s.alpha))
         comparable = any(c.comparable(x, y) for i, x in enumerate(pairs) for y in pairs[i + 1:])

@@ -68,8 +68,8 @@ def _store_algorithms(analysis) -> list[str]:
     return analysis.select(algorithm=None).algorithms()
 
 
-def art_table(analysis, reference: str | pl.LazyFrame | pl.DataFrame | None = None,
-              targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
+def art_table(analysis, *, reference: str | pl.LazyFrame | pl.DataFrame | None = None,
+              targets: str | Sequence[float] | None = None, correction: str = "bonferroni",
               reference_name: str | None = None, succ_target: float | None = None, samples: int = 1000,
               seed: int = 1, alpha: float = significance.ALPHA) -> pl.DataFrame:
     """The aRT table of an `Analysis` in long format: one row per (suite, dimension, function,

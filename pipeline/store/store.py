@@ -154,15 +154,27 @@ def _root(dt) -> str:
     return dt.table_uri.removeprefix("file://").rstrip("/") + "/"
 
 
+def _kept(dt, name: str, make: Callable):
+    """`make(dt)`, kept with the table object for the version it is at (a command asks for it many times:
+    a report scans a table some hundred times)."""
+    attr, version = f"_cocopipe_{name}", dt.version()
+    kept = getattr(dt, attr, None)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    got = make(dt)
+    setattr(dt, attr, (version, got))
+    return got
+
+
 def _adds(dt) -> pl.DataFrame:
     """The add actions of a Delta table's version: one row per data file (its path in the log, partition
-    values, statistics); kept with the table object for that version (a command reads them several times)."""
-    kept = getattr(dt, "_cocopipe_adds", None)
-    if kept is not None and kept[0] == dt.version():
-        return kept[1]
-    adds = pl.from_arrow(pa.table(dt.get_add_actions(flatten=True)))
-    dt._cocopipe_adds = (dt.version(), adds)
-    return adds
+    values, statistics)."""
+    return _kept(dt, "adds", lambda t: pl.from_arrow(pa.table(t.get_add_actions(flatten=True))))
+
+
+def _columns(dt) -> set[str]:
+    """The columns of a Delta table's version (from its log's schema: no file is read)."""
+    return _kept(dt, "columns", lambda t: set(pa.schema(t.schema().to_arrow()).names))
 
 
 def _local_root(dt) -> str | None:
@@ -186,7 +198,12 @@ def file_paths(dt, adds: pl.DataFrame | None = None) -> list[str]:
 def scan_table(dt) -> pl.LazyFrame:
     """Lazy scan of a Delta table: Polars' own reader, or for a local table whose folder's path Polars'
     reader misreads (a character delta-rs percent-encodes, a `k=v` folder taken for a partition) the
-    same files read partition by partition, their paths as they are on disk, never taken as globs."""
+    same files read partition by partition, their paths as they are on disk, never taken as globs. Made
+    once for a table's version."""
+    return _kept(dt, "scan", _scan_table)
+
+
+def _scan_table(dt) -> pl.LazyFrame:
     root = _root(dt)
     if "://" in root or (unquote(root) == root and "=" not in root):
         return pl.scan_delta(dt)
@@ -641,7 +658,7 @@ class Store:
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
         lf = scan_table(dt).filter(pl.col(COMMIT).is_in(committed))
-        have = set(lf.collect_schema().names())
+        have = _columns(dt)
         defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
         cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
         out = lf.select(*cols, *([COMMIT] if commits else []))

@@ -149,7 +149,12 @@ def _parts(store, runs: pl.LazyFrame) -> list[tuple[Store, pl.LazyFrame]] | None
     members = store.members() if hasattr(store, "members") and not isinstance(store, Store) else None
     if not members or "commit_id" not in runs.collect_schema().names():
         return None
-    return [(m, runs.filter(pl.col("commit_id").is_in(m.snapshot.committed))) for m in members]
+    out, taken = [], set()
+    for m in members:  # a commit to the first store holding it (a store named twice is read once)
+        mine = [c for c in m.snapshot.committed if c not in taken]
+        taken.update(mine)
+        out.append((m, runs.filter(pl.col("commit_id").is_in(mine))))
+    return out
 
 
 def prefill(store: Store, runs: pl.LazyFrame, target_frame: pl.DataFrame, exact: bool) -> None:

@@ -34,7 +34,8 @@ With --cocopp PY (e.g. /tmp/cocopp-venv/bin/python after `python -m venv /tmp/co
 /tmp/cocopp-venv/bin/pip install cocopp`): cocopp's `python -m cocopp` on the same four algorithms (its
 own best2009 as the reference), wall and CPU, and the ratio (issue 32: the goal is 20x).
 
-usage: python benchmarks/report.py [--jobs N] [--out DIR] [--cocopp PY] [--ingest-reference] [--scale N [--archive DIR] [--store DIR]]
+usage: python benchmarks/report.py [--jobs N] [--out DIR] [--cocopp PY] [--ingest-reference]
+                                  [--scale N [--archive DIR] [--store DIR]]
 """
 from __future__ import annotations
 

@@ -139,7 +139,8 @@ def append(uri: str, rows: pa.Table | Callable[[], pa.RecordBatchReader], partit
     props = dl.CommitProperties(custom_metadata=meta)
     for attempt in range(5):
         try:
-            dl.write_deltalake(uri, rows() if callable(rows) else rows, mode="append", partition_by=list(partition_by) or None, schema_mode="merge",
+            dl.write_deltalake(uri, rows() if callable(rows) else rows, mode="append",
+                               partition_by=list(partition_by) or None, schema_mode="merge",
                                writer_properties=_writer_properties(), commit_properties=props,
                                configuration=TABLE_PROPERTIES)  # when it makes the table
             return

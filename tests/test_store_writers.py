@@ -335,3 +335,24 @@ def test_a_slow_source_does_not_hold_back_the_outcomes_of_those_before_it(tmp_pa
 
     summary = ingest(paths, Store(tmp_path / "st", create=True), jobs=1, on_source=on_source)
     assert names == ["A", "SLOW", "C"] and [s.status for s in summary.sources] == ["ingested"] * 3
+
+
+def test_an_ingest_that_reads_nothing_never_removes_a_store_another_writer_uses(tmp_path):
+    """Two ingests start on a new store at once and one reads nothing (a wrong path): it removes the empty
+    store only where it made it itself and nobody wrote to it since, and a writer that found the store and
+    lost it meanwhile still commits (its `sources` table made again): the other ingest's source is never lost."""
+    from pipeline.commands.ingest import ingest_sources
+
+    where = tmp_path / "st"
+    other = Store(where, create=True)  # another process made the store first ...
+    assert other.created
+    st, _ = ingest_sources([tmp_path / "no-such-logs"], str(where))  # ... this ingest found it, read nothing
+    assert st is not None and where.is_dir()  # not removed: not this ingest's
+    assert other.untouched()
+    shutil.rmtree(where)  # an ingest that made the store and read nothing removed it while the other one parsed
+    other.commit(staged(other, source(tmp_path / "A", "A")))
+    assert Store(where).runs().collect().height == 2 and check(where) == []
+    assert [e["name"] for e in Store(where).sources().values()] == ["A"]
+    # an ingest that makes the store and reads nothing removes it while nobody else wrote to it
+    gone, _ = ingest_sources([tmp_path / "no-such-logs"], str(tmp_path / "new"))
+    assert gone is None and not (tmp_path / "new").exists()

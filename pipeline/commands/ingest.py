@@ -54,11 +54,13 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
 
     path = None if is_uri(store) else Path(store)
     before = set(os.listdir(path)) if path is not None and path.is_dir() else None
-    new = path is not None and (before is None or SOURCES not in before)
     try:
         st = Store(store, create=True)
     except StoreError as exc:
         fail(str(exc))
+    # made by this ingest (not found: another process may make it at the same moment), to be removed if it
+    # reads nothing and the store is still untouched then
+    new = path is not None and (before is None or SOURCES not in before) and st.created
     OPENED.append(st.path)
     if older := sorted(schema.older(st.schema_versions())):
         err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its rows are read as "
@@ -70,7 +72,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         fetched = archived_sources(sources, st, archive_url, offline, options.get("force", False),
                                    one=options.get("name") is not None)
     except typer.Exit:  # a name that resolves to nothing: no new store left behind
-        if new:
+        if new and st.untouched():
             _discard(path, before)
         raise
     todo = expand(fetched.paths)
@@ -82,13 +84,13 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         try:
             summary = run_ingest(todo, st, on_source=done, meta=fetched.meta, **options)
         except (RuntimeError, ValueError) as exc:
-            if new:
+            if new and st.untouched():
                 _discard(path, before)
             fail(str(exc))
     for notice in st.notices:
         _say(notice)
     summary = add_outcomes(summary, fetched, on_source)
-    if new and read_nothing(summary):
+    if new and read_nothing(summary) and st.untouched():
         _discard(path, before)
         return None, summary
     return st, summary

@@ -395,6 +395,8 @@ class Store:
         self._snap: Snapshot | None = None
         #: commits this Store staged and has not committed or discarded yet: never collected as garbage
         self._inflight: set[str] = set()
+        #: whether this Store made the store (its `sources` table), not found it
+        self.created = False
         if create:
             self._create()
         self.refresh()
@@ -440,12 +442,24 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"{folder}: cannot create the store ({_why(exc)})") from None
         try:
-            dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK,
-                                 configuration=TABLE_PROPERTIES)
+            self._make_sources()
+            self.created = True
         except dl.exceptions.CommitFailedError:
             pass  # another process made it first
         except Exception as exc:  # noqa: BLE001 - delta-rs and object stores raise many kinds
             raise StoreError(f"{self.path}: cannot create the store ({_why(exc)})") from None
+
+    def _make_sources(self) -> None:
+        """The `sources` table made, the mark of a store (nothing where there is one)."""
+        dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK,
+                             configuration=TABLE_PROPERTIES)
+
+    def untouched(self) -> bool:
+        """Whether the store is as it was made: no source ever committed, no row ever written (what an ingest
+        that made it and read nothing may remove; another writer may have found it meanwhile)."""
+        src = open_table(self.uri(SOURCES))
+        return src is not None and src.version() == 0 and all(open_table(self.uri(t)) is None
+                                                               for t in (*schema.TABLES, DERIVED))
 
     def _not_a_store(self) -> StoreError:
         if self.location.local is not None:
@@ -885,6 +899,9 @@ class Store:
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(table))
+                if dt is None and table == SOURCES:  # removed meanwhile (by an ingest that read nothing): made again
+                    self._make_sources()
+                    dt = open_table(self.uri(table))
                 if dt is None and table == DERIVED:
                     dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES)
                     dt = open_table(self.uri(table))

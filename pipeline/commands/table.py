@@ -70,8 +70,8 @@ def register(app: typer.Typer) -> None:
             if pairwise:
                 df = pairwise_table(a, targets, correction, alpha=alpha)
             else:
-                df = art_table(a, reference=None if absolute else reference, targets=targets, correction=correction, samples=samples, seed=seed,
-                               alpha=alpha)
+                df = art_table(a, reference=None if absolute else reference, targets=targets, correction=correction,
+                               samples=samples, seed=seed, alpha=alpha)
         except ValueError as exc:
             fail(str(exc))
         try:

@@ -149,11 +149,11 @@ def _parts(store, runs: pl.LazyFrame) -> list[tuple[Store, pl.LazyFrame]] | None
     members = store.members() if hasattr(store, "members") and not isinstance(store, Store) else None
     if not members or "commit_id" not in runs.collect_schema().names():
         return None
-    out, taken = [], set()
+    got, out, taken = runs.collect(), [], set()  # the union's runs read once, then split
     for m in members:  # a commit to the first store holding it (a store named twice is read once)
         mine = [c for c in m.snapshot.committed if c not in taken]
         taken.update(mine)
-        out.append((m, runs.filter(pl.col("commit_id").is_in(mine))))
+        out.append((m, got.filter(pl.col("commit_id").is_in(mine)).lazy()))
     return out
 
 
@@ -210,9 +210,8 @@ def scan(store: Store, commit_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
 def _union_hits(parts: list[tuple[Store, pl.LazyFrame]], target_frame: pl.DataFrame, exact: bool,
                 budget: Budget | None) -> pl.LazyFrame | None:
     """The hits of the trials of several stores (`_parts`): each store's from its cache, or computed from its
-    records where its cache cannot answer; None where no store's cache can. Each store's trials are read once
-    (as `hits` reads them): a plan that reads its hits twice, e.g. pairs of algorithms, does not scan the
-    union again."""
+    records where its cache cannot answer; None where no store's cache can. The trials are read once
+    (`_parts`): a plan that reads its hits twice, e.g. pairs of algorithms, does not scan the union again."""
     read = [(member, part.collect()) for member, part in parts]
     read = [(m, r) for m, r in read if r.height] or read[:1]
     got = [(member, part.lazy(), hits(member, part.lazy(), target_frame, exact, budget)) for member, part in read]

@@ -31,45 +31,47 @@ DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run")
 
-#: the charts in the window not yet drawn (nor failed), and the page's charts and those drawn
-STATE = """var h = window.innerHeight, pending = 0, drawn = 0, all = document.querySelectorAll('div.chart');
-Array.prototype.forEach.call(all, function (c) {
-  var done = c.dataset.rendered === 'true' || c.dataset.error !== undefined;
-  if (done) drawn += 1;
-  var r = c.getBoundingClientRect();
-  if (!done && r.bottom > 0 && r.top < h && r.height > 0) pending += 1;
-});
-return {pending: pending, charts: all.length, drawn: drawn, now: performance.now(),
-        ready: document.readyState !== 'loading',
-        bottom: window.scrollY + h >= document.documentElement.scrollHeight - 2};"""
+#: the whole walk through a page, run in the page (one asynchronous script: WebDriver's round trips, 10-50 ms
+#: each on a loaded machine, are not the page's time): wait until no chart in the window waits to be drawn
+#: (polled every 5 ms), note the time, scroll down a window's height, again until the page's end
+WALK = """var done = arguments[arguments.length - 1], start = performance.now(), deadline = start + %d;
+function state() {
+  var h = window.innerHeight, pending = 0, drawn = 0, all = document.querySelectorAll('div.chart');
+  Array.prototype.forEach.call(all, function (c) {
+    var ok = c.dataset.rendered === 'true' || c.dataset.error !== undefined;
+    if (ok) drawn += 1;
+    var r = c.getBoundingClientRect();
+    if (!ok && r.bottom > 0 && r.top < h && r.height > 0) pending += 1;
+  });
+  return {pending: pending, charts: all.length, drawn: drawn, now: performance.now(),
+          ready: document.readyState !== 'loading',
+          bottom: window.scrollY + h >= document.documentElement.scrollHeight - 2};
+}
+function idle(then) {
+  var s = state();
+  if (s.ready && s.pending === 0 || s.now > deadline) then(s); else window.setTimeout(function () { idle(then); }, 5);
+}
+var out = {screens: 1, slowest: 0};
+idle(function (s) {
+  out.first = s.now; out.charts = s.charts;
+  (function next(s) {
+    if (s.bottom || s.now > deadline) { out.end = s.now; out.drawn = s.drawn; done(out); return; }
+    window.scrollBy(0, window.innerHeight);
+    var t = performance.now();
+    idle(function (s2) { out.slowest = Math.max(out.slowest, s2.now - t); out.screens += 1; next(s2); });
+  })(s);
+});"""
 
 TIMEOUT = 120.0
 
 
-def _wait(d) -> dict:
-    """Poll until no chart in the window is waiting to be drawn; the last state."""
-    end = time.monotonic() + TIMEOUT
-    while True:
-        s = d.execute_script(STATE)
-        if s["ready"] and s["pending"] == 0 or time.monotonic() > end:
-            return s
-        time.sleep(0.01)
-
-
 def page_times(d, page: Path, draw_all: bool) -> dict:
     """The times (ms) of one page: first screen, slowest screen, end of the page, and all charts."""
+    d.set_script_timeout(TIMEOUT + 10)
     d.get(page.resolve().as_uri())
-    s = _wait(d)
-    out = dict(charts=s["charts"], first=s["now"], slowest=0.0, screens=1)
-    while not s["bottom"]:
-        t = d.execute_script("window.scrollBy(0, window.innerHeight); return performance.now();")
-        s = _wait(d)
-        out["slowest"] = max(out["slowest"], s["now"] - t)
-        out["screens"] += 1
-    out["end"] = s["now"]
-    out["drawn"] = s["drawn"]
-    if s["drawn"] < s["charts"]:
-        print(f"  {page.name}: {s['charts'] - s['drawn']} chart(s) not drawn at the end of the page")
+    out = d.execute_async_script(WALK % (TIMEOUT * 1000))
+    if out["drawn"] < out["charts"]:
+        print(f"  {page.name}: {out['charts'] - out['drawn']} chart(s) not drawn at the end of the page")
     if draw_all:
         d.get(page.resolve().as_uri())
         end = time.monotonic() + TIMEOUT

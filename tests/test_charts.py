@@ -93,8 +93,10 @@ def rendered(c, tmp_path, name: str) -> dict:
 
 
 def panel_rows(spec: dict) -> list[dict]:
-    """The rows of a chart of panels (each panel holds its own table)."""
-    return [r for p in spec["concat"] for r in spec["datasets"][p["data"]["name"]]]
+    """The rows a chart of panels draws (a facet's table without the rows giving each panel's y range)."""
+    from pipeline.charts.panels import RANGE
+
+    return [r for r in spec["datasets"][spec["data"]["name"]] if r.get(RANGE) is None]
 
 
 def subtitle(spec: dict) -> str:
@@ -262,7 +264,7 @@ def test_ecdf_chart_function_refuses_two_dimensions(three):
 def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     a = Analysis(store, algorithm="DIRECT", function=[1, 7, 15])
     spec = rendered(chart("scaling", a), tmp_path, "scaling1")
-    assert [p["title"]["text"] for p in spec["concat"]] == ["f1", "f7", "f15"]  # a panel per function
+    assert spec["facet"]["sort"] == ["f1", "f7", "f15"]  # a panel per function
     rows = panel_rows(spec)
     art = a.art("scaling").collect()
     want = {(r["function"], r["dimension"], r["target"]): r["art"] / r["dimension"]
@@ -281,7 +283,7 @@ def test_scaling_one_algorithm_shows_art_per_dimension(store, tmp_path):
     unsucc = {(r["function"], r["dimension"]): r["unsuccessful"] for r in rows if r["hardest"] and r["unsuccessful"]}
     for f, d, m in none.select("function", "dimension", "median_unsuccessful_evaluations").iter_rows():
         assert unsucc[(f, d)] == pytest.approx(m / d, rel=1e-4)
-    panel = spec["concat"][0]
+    panel = spec["spec"]
     assert {mark_type(n) for n in panel["layer"]} == {"line", "point", "text"}
     assert panel["encoding"]["x"]["scale"]["type"] == "log" and panel["encoding"]["y"]["scale"]["type"] == "log"
     assert "targets 10, 0.1, 1e-3, 1e-5, 1e-8" in subtitle(spec)
@@ -293,7 +295,7 @@ def test_scaling_many_algorithms_with_reference(three, tmp_path):
     rows = panel_rows(spec)
     assert {r["algorithm"] for r in rows} == {"DIRECT", "NM", "RS", REF}
     assert {r["target"] for r in rows} == {1e-8}
-    thick = [n for n in spec["concat"][0]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
+    thick = [n for n in spec["spec"]["layer"] if isinstance(n["mark"], dict) and n["mark"].get("strokeWidth")]
     assert thick and thick[0]["transform"][0]["filter"].find(REF) >= 0
 
 
@@ -502,6 +504,6 @@ def test_scaling_success_labels_stay_off_the_markers():
     rows = {(a, d): r for a, d, r in t.select("algorithm", "dimension", "label_row").rows()}
     assert rows == {("A", 2): 0, ("A", 3): 1, ("A", 5): 0, ("B", 2): 2, ("B", 3): None}
     spec = scaling_chart(art, series="algorithm").to_dict()
-    text = [lay for p in spec["concat"] for lay in p["layer"] if lay["mark"]["type"] == "text"]
+    text = [lay for lay in spec["spec"]["layer"] if lay["mark"]["type"] == "text"]
     assert text and all(lay["encoding"]["y"] == {"value": 1} and lay["encoding"]["yOffset"]["field"] == "label_row"
                         for lay in text)

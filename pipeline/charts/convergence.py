@@ -68,9 +68,11 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
     drawn = t.select("function", y=pl.concat_list([c for c in ("median", lo_q, hi_q) if c in t.columns])).explode("y")
     ranges = {f: panels.y_range(g["y"].to_list()) for (f,), g in drawn.group_by("function")}
 
-    def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
-        y_scale, y_axis = panels.log_y(ranges[f], "best precision Δf" if left else None, padding=4)
-        x = alt.X("budget:Q", scale=x_scale, axis=theme.log_axis("evaluations / dimension" if bottom else None,
+    y_scale = panels.log_y(padding=4)
+
+    def panel(y_outer: dict) -> alt.LayerChart:
+        y_axis = panels.y_axis("best precision Δf", y_outer)
+        x = alt.X("budget:Q", scale=x_scale, axis=theme.log_axis("evaluations / dimension",
                                                                  values=theme.pow10_ticks(lo, hi, most=4)))
         y = alt.Y("median:Q", scale=y_scale, axis=y_axis)
         layers = []
@@ -92,6 +94,6 @@ def convergence_chart(summary: pl.DataFrame, *, runs: pl.DataFrame | None = None
     funcs = t.select("function", "function_label").unique().sort("function").rows()
     cols = [c for c in ("kind", "algorithm", "function", "budget", "run_id", "median", lo_q, hi_q, "runs_with_data",
                         "function_label") if c in t.columns]
-    chart = panels.grid("function", funcs, panel, columns=columns, data=t.select(cols), digits=4, width=width,
-                        height=height)
+    chart = panels.grid("function", "function_label", funcs, panel, columns=columns, data=t.select(cols),
+                        ranges=ranges, x=("budget", lo), digits=4, width=width, height=height)
     return theme.finish(chart, title, settings, configured)

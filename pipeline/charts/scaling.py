@@ -48,6 +48,16 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
     return t.with_columns(label_row=(pl.col("_key").rank("dense").over("function") - 1).cast(pl.Int32)).drop("_key")
 
 
+def _above_labels(lo: float, hi: float, rows: int, height: int) -> float:
+    """The top of a panel's y range raised so that its `rows` rows of k/n labels (the first in the scale's
+    padding) lie above what it draws, in a panel `height` px tall."""
+    room = LABEL_ROW * max(rows - 1, 0)
+    if not room:
+        return hi
+    plot = max(height - 2 * panels.PADDING - room, height / 4)  # px left to the range [lo, hi]
+    return hi * (hi / lo) ** (room / plot)
+
+
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, title: str = "Scaling with dimension",
                   settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 140,
@@ -101,12 +111,13 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     rows = {f: int(n) + 1 for f, n in t.filter(pl.col("label_row").is_not_null())
             .group_by("function").agg(pl.col("label_row").max()).rows()}  # rows of k/n labels per panel
 
-    def panel(f: int, bottom: bool, left: bool) -> alt.LayerChart:
-        y_scale, y_axis = panels.log_y(ranges[f], "aRT / dimension" if left else None,
-                                       panels.PADDING + LABEL_ROW * max(rows.get(f, 1) - 1, 0))
-        shared = dict(x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension" if bottom else None,
-                                                                         values=dims, format="d")),
-                      y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_axis), color=col, opacity=faded,
+    ranges = {f: (lo, _above_labels(lo, hi, rows.get(f, 1), height)) for f, (lo, hi) in ranges.items()}
+    y_scale = panels.log_y()
+
+    def panel(y_outer: dict) -> alt.LayerChart:
+        y_ax = panels.y_axis("aRT / dimension", y_outer)
+        shared = dict(x=alt.X("dimension:Q", scale=x_scale, axis=alt.Axis(title="dimension", values=dims, format="d")),
+                      y=alt.Y("art_per_dimension:Q", scale=y_scale, axis=y_ax), color=col, opacity=faded,
                       tooltip=tip)  # inherited by the panel's layers
         layers = []
         if back:
@@ -123,7 +134,7 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
                 size=40, filled=True).encode(shape=shp).add_params(pick),
             theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.unsuccessful)").mark_point(
                 shape="cross", angle=45, size=90, filled=True).encode(
-                y=alt.Y("unsuccessful:Q", scale=y_scale, axis=y_axis), tooltip=cross_tip),
+                y=alt.Y("unsuccessful:Q", scale=y_scale, axis=y_ax), tooltip=cross_tip),
             # k/n along the panel's top edge above their dimension, a row per series: never over a marker
             theme.Chart().transform_filter(f"{fore} && datum.hardest && isValid(datum.label)").mark_text(
                 align="center", baseline="top", fontSize=9).encode(
@@ -133,5 +144,6 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
         return theme.layer(*layers, encoding=alt.SharedEncoding(**shared))
 
     funcs = t.select("function", "function_label").unique().sort("function").rows()
-    chart = panels.grid("function", funcs, panel, columns=columns, data=t, width=width, height=height)
+    chart = panels.grid("function", "function_label", funcs, panel, columns=columns, data=t, ranges=ranges,
+                        x=("dimension", dims[0]), width=width, height=height)
     return theme.finish(chart, title, settings, configured)

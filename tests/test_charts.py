@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import SHARED, shared_or_skip
 from pipeline.api import Analysis
@@ -507,3 +508,47 @@ def test_scaling_success_labels_stay_off_the_markers():
     text = [lay for lay in spec["spec"]["layer"] if lay["mark"]["type"] == "text"]
     assert text and all(lay["encoding"]["y"] == {"value": 1} and lay["encoding"]["yOffset"]["field"] == "label_row"
                         for lay in text)
+
+
+# -- the runtime ECDFs of a page prepared at once -----------------------------------------------------
+@st.composite
+def ecdf_tables_drawn(draw):
+    """Steps and summary of a few (dimension, group, algorithm): nondecreasing fractions at increasing x,
+    each line's budget and median maximal evaluations anywhere around them; some lines without steps."""
+    steps, summ = [], []
+    for d in (2, 5):
+        for g in ("all", "f1"):
+            for a in draw(st.lists(st.sampled_from(["A", "B", "C"]), min_size=1, max_size=3, unique=True)):
+                n = draw(st.integers(0, 12))
+                xs = sorted(draw(st.lists(st.floats(-1, 6), min_size=n, max_size=n, unique=True)))
+                fs = sorted(draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), min_size=n, max_size=n)))
+                steps += [(d, g, a, 10.0 ** x, f) for x, f in zip(xs, fs)]
+                top = 10.0 ** draw(st.floats(-1, 7))
+                med = draw(st.one_of(st.none(), st.floats(0.05, 1e7)))
+                summ.append((d, g, a, draw(st.sampled_from([0.0, 0.3, 1.0])), top, med))
+    schema = {"dimension": pl.Int64, "group": pl.String, "algorithm": pl.String}
+    return (pl.DataFrame(steps, schema={**schema, "x": pl.Float64, "fraction": pl.Float64}, orient="row"),
+            pl.DataFrame(summ, schema={**schema, "final_fraction": pl.Float64, "max_x": pl.Float64,
+                                       "median_max_evaluations": pl.Float64}, orient="row"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ecdf_tables_drawn(), st.sampled_from([None, (0.01, 1e8)]))
+def test_the_ecdfs_of_a_page_prepared_at_once_are_each_as_prepared_alone(tables, x_range):
+    """`prepare_all` (the report's ECDF charts of a suite in one query) gives every chart exactly what
+    `prepare` gives for its rows alone: the same line points, end marks (ranks, dodged label heights)
+    and x domain, column order and types included (the report's bytes depend on them)."""
+    from polars.testing import assert_frame_equal
+
+    from pipeline.charts.ecdf import prepare, prepare_all
+
+    steps, summ = tables
+    together = prepare_all(steps, summ, gap=0.07, x_range=x_range)
+    keys = summ.select("dimension", "group").unique().rows()
+    assert sorted(together) == sorted(keys)
+    for d, g in keys:
+        one = (pl.col("dimension") == d) & (pl.col("group") == g)
+        lines, ends, domain = prepare(steps.filter(one), summ.filter(one), gap=0.07, x_range=x_range)
+        assert_frame_equal(together[(d, g)][0], lines)
+        assert_frame_equal(together[(d, g)][1], ends)
+        assert together[(d, g)][2] == domain

@@ -78,8 +78,17 @@ def dodge(values: Sequence[float], gap: float, lo: float = -0.02, hi: float = 1.
     return ys
 
 
+def label_gap(height: int) -> float:
+    """The least distance of the names beside an ECDF chart's dots, as a fraction of its y axis (13 px)."""
+    return 13 / height
+
+
+#: what `prepare` gives a chart: its line points, its end marks and its x domain
+Prepared = tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]
+
+
 def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION, gap: float = 0.05,
-            x_range: tuple[float, float] | None = None) -> tuple[pl.DataFrame, pl.DataFrame, tuple[float, float]]:
+            x_range: tuple[float, float] | None = None) -> Prepared:
     """Line points and end marks of one (dimension, group): lines (algorithm, x, fraction) from a
     zero at the left edge to each algorithm's max_x; ends (algorithm, final_fraction, max_x,
     dot_x, cross_x, cross_fraction, label_y, rank, ...); and the x domain: whole powers of ten
@@ -91,28 +100,58 @@ def prepare(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESO
     summ = summary.join(keys, on=["dimension", "group"], how="semi") if keys.height else summary
     if summ.height == 0:
         raise ValueError("ECDF chart: no ECDF summary for the steps given")
-    cut = (steps.lazy().join(summ.lazy().select("algorithm", "max_x"), on="algorithm", how="inner")
+    one = pl.lit(0).alias(_CHART)  # every row of the summary is the one chart's
+    (lines, ends, domain), = prepare_all(steps.with_columns(one), summ.with_columns(one), resolution, gap, x_range,
+                                         key=(_CHART,)).values()
+    return lines, ends.drop(_CHART), domain
+
+
+#: the key `prepare` gives the rows of its one chart
+_CHART = "_chart"
+
+
+def prepare_all(steps: pl.DataFrame, summary: pl.DataFrame, resolution: float = RESOLUTION, gap: float = 0.05,
+                x_range: tuple[float, float] | None = None, key: Sequence[str] = ("dimension", "group")
+                ) -> dict[tuple, Prepared]:
+    """`prepare` of every chart of the tables at once (the charts of a page in one query): {its `key`
+    values: (lines, ends, x domain)} of every chart of `summary`, each what `prepare` gives for that
+    chart's rows (`prepare` is this function for one chart)."""
+    key = list(key)
+    by = [*key, "algorithm"]
+    summ = summary.lazy()
+    cut = (steps.lazy().join(summ.select(*by, "max_x"), on=by, how="inner")
            .filter(pl.col("x") <= pl.col("max_x")).drop("max_x"))
-    thinned, lo_x = pl.collect_all([thin(cut, resolution), cut.select(pl.col("x").min())])
-    lo_x = min([v for v in [lo_x.item(), 1.0] if v is not None])
-    x_lo, _ = theme.pow10_domain(lo_x, lo_x)
-    x_end = float(summ["max_x"].max())
-    _, x_hi = theme.pow10_domain(x_end, x_end * 2)
-    if x_range is not None:
-        x_lo, x_hi = min(x_lo, x_range[0]), max(x_hi, x_range[1])
-    s = summ.lazy()  # the rest as one query
-    start = s.select("algorithm", x=pl.lit(x_lo), fraction=pl.lit(0.0))
-    at = value_at(thinned.lazy(), pl.concat([s.select("algorithm", x=pl.col("max_x")),
-                                             s.select("algorithm", x=pl.col("median_max_evaluations"))],
-                                            how="vertical_relaxed"))
-    last, cross = at.head(summ.height), at.tail(summ.height)
-    lines = pl.concat([start, thinned.lazy(), last.select("algorithm", "x", "fraction")], how="vertical_relaxed")
-    lines = lines.unique(["algorithm", "x"], keep="last", maintain_order=True).sort("algorithm", "x")
-    ends = s.join(cross.rename({"x": "cross_x", "fraction": "cross_fraction"}), on="algorithm", how="left")
-    ends = ends.sort("final_fraction", "algorithm", descending=[True, False]).with_row_index("rank", offset=1)
+    thinned, spans = pl.collect_all([
+        thin(cut, resolution, by=by),
+        summ.group_by(key).agg(x_end=pl.col("max_x").max()).join(cut.group_by(key).agg(lo=pl.col("x").min()),
+                                                                on=key, how="left")])
+    domains = {}
+    for *k, x_end, lo in spans.select(*key, "x_end", "lo").rows():  # decades around each chart's data
+        lo_x = min([v for v in [lo, 1.0] if v is not None])
+        x_lo, _ = theme.pow10_domain(lo_x, lo_x)
+        _, x_hi = theme.pow10_domain(float(x_end), float(x_end) * 2)
+        if x_range is not None:
+            x_lo, x_hi = min(x_lo, x_range[0]), max(x_hi, x_range[1])
+        domains[tuple(k)] = (x_lo, x_hi)
+    dom = pl.DataFrame([(*k, lo, hi) for k, (lo, hi) in domains.items()], orient="row",
+                       schema={**{c: summary.schema[c] for c in key}, "x_lo": pl.Float64, "x_hi": pl.Float64}).lazy()
+    start = summ.join(dom, on=key).select(*by, x=pl.col("x_lo"), fraction=pl.lit(0.0))
+    at = value_at(thinned.lazy(), pl.concat([summ.select(*by, x=pl.col("max_x")),
+                                             summ.select(*by, x=pl.col("median_max_evaluations"))],
+                                            how="vertical_relaxed"), by=by)
+    last, cross = at.head(summary.height), at.tail(summary.height)
+    lines = pl.concat([start, thinned.lazy().select(*by, "x", "fraction"), last.select(*by, "x", "fraction")],
+                      how="vertical_relaxed")
+    lines = lines.unique([*by, "x"], keep="last", maintain_order=True).sort(*by, "x")
+    ends = (summ.join(cross.rename({"x": "cross_x", "fraction": "cross_fraction"}), on=by, how="left")
+            .sort(*key, "final_fraction", "algorithm", descending=[*[False] * len(key), True, False])
+            .with_columns(rank=pl.int_range(1, pl.len() + 1, dtype=pl.get_index_type()).over(key)))
+    ends = ends.join(dom, on=key, maintain_order="left").with_columns(dot_x=pl.col("x_hi")).drop("x_lo", "x_hi")
     lines, ends = pl.collect_all([lines, ends])
-    ends = ends.with_columns(dot_x=pl.lit(x_hi), label_y=pl.Series(dodge(ends["final_fraction"].to_list(), gap)))
-    return lines, ends, (x_lo, x_hi)
+    lines = lines.partition_by(key, as_dict=True, include_key=False, maintain_order=True)
+    ends = ends.select("rank", pl.exclude("rank", "dot_x"), "dot_x").partition_by(key, as_dict=True, maintain_order=True)
+    return {k: (lines[k], e.with_columns(label_y=pl.Series(dodge(e["final_fraction"].to_list(), gap), dtype=pl.Float64)),
+                domains[k]) for k, e in ends.items()}
 
 
 def ecdf_range(steps: pl.DataFrame, summary: pl.DataFrame) -> tuple[float, float]:
@@ -305,7 +344,8 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
                width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
                zoom: bool = True, background: Sequence[str] | None = None, band: pl.DataFrame | None = None,
                instances: pl.DataFrame | None = None, band_settings: str | None = None,
-               x_range: tuple[float, float] | None = None, configured: bool = True) -> alt.LayerChart:
+               x_range: tuple[float, float] | None = None, prepared: Prepared | None = None,
+               configured: bool = True) -> alt.LayerChart:
     """Runtime ECDFs of the algorithms of one dimension and function group in one chart.
 
     `palette` maps algorithms to (colour, shape) (theme.palette; missing ones are added);
@@ -320,16 +360,22 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     subtitle; `instances`: the rows of `Analysis.ecdf_per_instance` (plus `instance`), thin faint
     lines per (algorithm, instance). Both follow the highlight of the algorithms. `x_range`: an x
     range to draw at least (`ecdf_range`: one for the ECDFs of a suite, as cocopp draws every
-    ECDF from 1 to its x limit), widened to the data."""
+    ECDF from 1 to its x limit), widened to the data. `prepared`: what `prepare` gives for the steps and
+    summary of the algorithms other than the background ones with `gap=label_gap(height)` (from
+    `prepare_all`, the charts of a page at once); then `steps` need only hold the background's."""
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     steps, summary, back_lines = _split_background(steps, summary, back, x_range)
-    lines, ends, domain = prepare(steps, summary, gap=13 / height, x_range=x_range)
+    if prepared is None:
+        prepared = prepare(steps, summary, gap=label_gap(height), x_range=x_range)
+        keys = steps.select("dimension", "group").unique()
+    else:
+        keys = summary.select("dimension", "group").unique()
+    lines, ends, domain = prepared
     ends, domain = _widened(ends, domain, back_lines)
     algs = ends["algorithm"].to_list()
     pal = theme.extend(palette, algs, refs)
     pal = {a: pal[a] for a in algs}  # the legend in order of final fraction
-    keys = steps.select("dimension", "group").unique()
     look = _look(pal, legend, domain, y_title, keys)
     layers = [] if back_lines is None else [_background_layer(back_lines, look)]
     # band and instance lines drawn first share the colour legend: its symbols stay the lines' strokes

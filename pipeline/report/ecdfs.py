@@ -11,7 +11,7 @@ import json
 import polars as pl
 
 from ..charts import theme
-from ..charts.ecdf import ecdf_chart, ecdf_explorer, ecdf_range
+from ..charts.ecdf import ecdf_chart, ecdf_explorer, ecdf_range, label_gap, prepare_all
 from .context import Context
 from .figures import Figure
 from .measures import Measures
@@ -37,6 +37,18 @@ def suite_ecdf_range(ctx: Context, m: Measures, suite: str) -> tuple[float, floa
     return cache[suite]
 
 
+def _prepared(ctx: Context, m: Measures, suite: str, gap: float) -> dict:
+    """What `prepare` gives each runtime ECDF of a suite (its dimensions shown, groups and functions; the
+    algorithms but the background ones), computed for all at once (`prepare_all`) in this process."""
+    cache = m.__dict__.setdefault("_ecdf_prepared", {})
+    if (suite, gap) not in cache:
+        keep = ((pl.col("suite") == suite) & pl.col("dimension").is_in(ctx.dimensions(suite))
+                & ~pl.col("algorithm").is_in(ctx.background))
+        cache[(suite, gap)] = prepare_all(m.ecdf.filter(keep), m.ecdf_summary.filter(keep), gap=gap,
+                                          x_range=suite_ecdf_range(ctx, m, suite))
+    return cache[(suite, gap)]
+
+
 def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
                 id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
     """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
@@ -46,9 +58,12 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
         return None
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
+    prepared = None if algorithms is not None else _prepared(ctx, m, suite, label_gap(more["height"])).get((dim, group))
+    if prepared is not None:  # the chart needs only the background's steps
+        steps = steps.filter(pl.col("algorithm").is_in(ctx.background))
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
                              title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
-                             x_range=suite_ecdf_range(ctx, m, suite), **more)
+                             x_range=suite_ecdf_range(ctx, m, suite), prepared=prepared, **more)
     n = summ["functions"].max()
     caption = f"{plural(n, 'function')} of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
     return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")

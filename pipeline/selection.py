@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -124,6 +124,10 @@ def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: 
 
 INDICATORS = ("logged", "recomputed")
 
+#: `Selection.keys` of the latest selections of this process, by store state and filters (at most `_KEYS_KEPT`)
+_KEYS: dict[tuple, pl.DataFrame] = {}
+_KEYS_KEPT = 256
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -168,7 +172,6 @@ class Selection:
     indicator: str = "logged"
     cache: bool = True
     quantity: str = "precision"
-    _known: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for key in KEYS:
@@ -341,15 +344,21 @@ class Selection:
     # -- what the selection holds --------------------------------------------------------------
     def keys(self) -> pl.DataFrame:
         """suite, algorithm, commit_id of the selection's trials (a budget cut keeps every trial): read
-        once per state of the store (its manifest's modification time)."""
+        once per state of the store (its versions, `Store.stamp`) and set of filters in this process (a
+        chart's recipe narrows its selection several times, each narrowed copy asking again)."""
         stamp = self.store.stamp() if hasattr(self.store, "stamp") else None  # else: read every time
-        known = self._known.get("keys")
-        if known is None or stamp is None or known[0] != stamp:
+        key = (stamp, self.suite, self.algorithm, self.function, self.dimension, self.all_instances, self.quantity,
+               self.indicator)
+        known = _KEYS.get(key) if stamp is not None else None
+        if known is None:
             runs = self._trials()
             cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
-            known = (stamp, runs.select(cols).unique().collect())
-            self._known["keys"] = known
-        return known[1]
+            known = runs.select(cols).unique().collect()
+            if stamp is not None:
+                if len(_KEYS) >= _KEYS_KEPT:
+                    _KEYS.pop(next(iter(_KEYS)))
+                _KEYS[key] = known
+        return known
 
     def suites(self) -> list[str]:
         """Suites present in the selection.

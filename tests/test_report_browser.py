@@ -175,6 +175,8 @@ def test_charts_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, dri
     their boxes as well."""
     driver.set_window_size(1920, 1000)
     driver.get((sample_report / "index.html").resolve().as_uri())
+    driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
+    driver.refresh()
     _wait_for_charts(driver)
     charts = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart')).map(function (c) {
         var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
@@ -189,6 +191,8 @@ def test_grids_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driv
     in the spec) and fill their boxes too."""
     driver.set_window_size(1920, 1000)
     driver.get((sample_report / "pairwise.html").resolve().as_uri())
+    driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
+    driver.refresh()
     driver.execute_script("window.cocopipeDrawAll();")
     _wait_for_charts(driver)
     charts = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart[data-spec^="spec-art-ratio"]'))
@@ -197,6 +201,25 @@ def test_grids_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driv
           return {fill: (svg + 40) / box, scale: c.dataset.scale, presized: c.dataset.presized === 'true'}; });""")
     assert len(charts) == 3 and not charts[0]["presized"] and all(c["presized"] for c in charts[1:]), charts
     assert len({c["scale"] for c in charts}) == 1 and all(0.97 < c["fill"] <= 1.0 for c in charts), charts
+
+
+def test_a_chart_fitted_on_one_page_is_drawn_at_once_at_its_scale_on_another(sample_report, driver):
+    """The scale found for a chart is kept for the report's other pages (the browser's storage): the next
+    algorithm's page draws its scaling figure, of the same sizes, once at that scale, filling its box."""
+    driver.set_window_size(1920, 1000)
+    driver.get((sample_report / "alg-direct.html").resolve().as_uri())
+    driver.execute_script("window.localStorage.clear();")
+    driver.refresh()
+    _wait_first_screen(driver)
+    state = """var c = document.querySelector('div.chart[data-spec^="spec-scaling"]');
+        var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
+        return {presized: c.dataset.presized === 'true', scale: c.dataset.scale, fill: (svg + 40) / box};"""
+    first = driver.execute_script(state)
+    driver.get((sample_report / "alg-nm.html").resolve().as_uri())
+    _wait_first_screen(driver)
+    second = driver.execute_script(state)
+    assert not first["presized"] and second["presized"] and second["scale"] == first["scale"], (first, second)
+    assert 0.97 < second["fill"] <= 1.0, second
 
 
 def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):

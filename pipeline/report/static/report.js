@@ -121,8 +121,17 @@
   }
 
   // the scale found for a chart of the same base sizes in a box of the same width: charts of a section
-  // are mostly alike, so that the next one is tried at that scale first (one layout, not four or five)
-  var found = {};
+  // are mostly alike, so that the next one is tried at that scale first (one layout, not four or five).
+  // Kept for the other pages of the report too (the browser's storage of file:// pages or of the site,
+  // when it allows): the algorithm pages' charts, alike, are then drawn at once at their scale
+  var STORE = "cocopipe-chart-scales", found = {};
+  try { found = JSON.parse(window.localStorage.getItem(STORE) || "{}") || {}; } catch (e) { found = {}; }
+
+  function keep(key, f) {
+    if (!(key in found) && Object.keys(found).length >= 1000) found = {};  // kept small: start again
+    found[key] = f;
+    try { window.localStorage.setItem(STORE, JSON.stringify(found)); } catch (e) { /* storage refused: this page only */ }
+  }
 
   // the key of `found`: a chart's base sizes (in any order) and its box's width
   function sizeKey(base, width) {
@@ -258,8 +267,8 @@
         return step(1, w0, guess, wg, Math.max((wg - w0) / (guess - 1 || 1), 1));
       });
     }).then(function (f) {
-      found[key] = f;
-      if (div.__specKey) found[div.__specKey] = f;  // its like's spec is scaled before drawing (`presize`)
+      keep(key, f);
+      if (div.__specKey) keep(div.__specKey, f);  // its like's spec is scaled before drawing (`presize`)
       div.dataset.scale = f.toFixed(3);
       div.__fitted = box.clientWidth;
     });

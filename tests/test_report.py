@@ -116,14 +116,14 @@ def ends(spec: dict) -> dict[str, float]:
 # -- pages and charts ---------------------------------------------------------------------------
 def test_pages_and_their_charts(report):
     p = pages(report)
-    assert sorted(p) == ["alg-a.html", "alg-b.html", "ecdf.html", "explore.html", "index.html", "pairwise.html",
-                         "ranking.html", "scaling.html", "settings.html", "tables.html"]
-    # overview: one all-function ECDF per dimension; ECDF page: 2 groups (separ, multi) + 2 functions
-    # per dimension; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio, and a rank-sum heat
+    assert sorted(p) == ["alg-a.html", "alg-b.html", *[f"ecdf-{d}d.html" for d in DIMS], "explore.html", "index.html",
+                         "pairwise.html", "ranking.html", "scaling.html", "settings.html", "tables.html"]
+    # overview: one all-function ECDF per dimension; an ECDF page per dimension: 2 groups (separ, multi) + 2
+    # functions; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio, and a rank-sum heat
     # map per dimension; per algorithm:
     # scaling, runtime and precision ECDFs per group in 5-D (cocopp draws one algorithm's in 5-D and
     # 20-D), convergence in 5-D
-    expected = {"index.html": 2, "ecdf.html": 8, "scaling.html": 1, "pairwise.html": 3 + len(DIMS), "alg-a.html": 4,
+    expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS}, "scaling.html": 1, "pairwise.html": 3 + len(DIMS), "alg-a.html": 4,
                 "alg-b.html": 4, "tables.html": 0, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
     for name, text in p.items():
         n = expected[name]
@@ -155,7 +155,7 @@ def test_ecdf_charts_show_the_fractions_solved(report):
     for d in DIMS:
         got = ends(over[f"ecdf-bbob-{d}-all"])
         assert got == pytest.approx({"A": 62 / 102, "B": 52 / 102}, abs=1e-5)
-    per = specs(pages(report)["ecdf.html"], report)
+    per = {k: v for d in DIMS for k, v in specs(pages(report)[f"ecdf-{d}d.html"], report).items()}
     assert ends(per["ecdf-bbob-2-f1"]) == pytest.approx({"A": 1.0, "B": 26 / 51}, abs=1e-5)
     assert ends(per["ecdf-bbob-5-f15"]) == pytest.approx({"A": 11 / 51, "B": 26 / 51}, abs=1e-5)
     assert ends(per["ecdf-bbob-5-multi"]) == ends(per["ecdf-bbob-5-f15"])
@@ -318,20 +318,20 @@ def chart_tables(text: str) -> dict[str, list[str]]:
 
 
 def test_tables_shared_by_charts_are_written_once_per_page(report):
-    """On the ECDF page the multi-modal group is f15 alone: its chart and f15's draw the same lines,
+    """On an ECDF page the multi-modal group is f15 alone: its chart and f15's draw the same lines,
     held once in the page's data block and named by both charts."""
-    text = pages(report)["ecdf.html"]
-    used = chart_tables(text)
     for d in DIMS:
+        text = pages(report)[f"ecdf-{d}d.html"]
+        used = chart_tables(text)
         shared = set(used[f"ecdf-bbob-{d}-multi"]) & set(used[f"ecdf-bbob-{d}-f15"])
         assert shared, d
         for name in shared:
             assert text.count(f'id="dataset-{name}"') == 1
-    # every table a chart names is in the block or (used by other pages too) in data/, the block holds no other
-    elsewhere = set(re.findall(r'<script src="data/([^"]+)\.js"></script>', text))
-    assert set(page_data(text)) | elsewhere == {n for names in used.values() for n in names}
-    assert not set(page_data(text)) & elsewhere
-    assert sum(len(v) for v in used.values()) > len(page_data(text)) + len(elsewhere)
+        # every table a chart names is in the block or (used by other pages too) in data/, the block holds no other
+        elsewhere = set(re.findall(r'<script src="data/([^"]+)\.js"></script>', text))
+        assert set(page_data(text)) | elsewhere == {n for names in used.values() for n in names}
+        assert not set(page_data(text)) & elsewhere
+        assert sum(len(v) for v in used.values()) > len(page_data(text)) + len(elsewhere)
 
 
 def rows(spec: dict) -> set[tuple]:
@@ -385,7 +385,7 @@ def test_many_algorithms_are_summarised(store, tmp_path):
     assert by_dim[DIMS[0]] and not by_dim[DIMS[0]] & by_dim[DIMS[1]]
     assert by_dim[DIMS[0]] | by_dim[DIMS[1]] == rows(explorer)
     assert sum(len(v) for v in by_dim.values()) == len(rows(explorer))
-    for name in ("index.html", "ecdf.html"):
+    for name in ("index.html", "ecdf.html"):  # with many algorithms one ECDF page, a chart per dimension
         assert "more than max_detail = 1" in p[name]
     ranking = p["ranking.html"]
     ranks = ranking[ranking.index('id="ranks-auc"'):]

@@ -69,7 +69,7 @@ def test_background_grey_in_every_ecdf_and_scaling_chart(report):
     assert settings["record"]["background"] == ["BrentSTEPqi", "RS"]
     assert settings["record"]["algorithms"] == ["DIRECT", "NM"]
     checked = 0
-    for page in ("index.html", "ecdf.html", "explore.html", "scaling.html"):
+    for page in ("index.html", *[p.name for p in report.glob("ecdf-*.html")], "explore.html", "scaling.html"):
         for name, spec in page_specs(report / page).items():
             grey, colour = grey_and_coloured(spec)
             assert grey == {"BrentSTEPqi", "RS"}, (page, name)

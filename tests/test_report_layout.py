@@ -108,13 +108,13 @@ def test_an_algorithm_keeps_its_colour_in_another_report(three, tmp_path):
     store = Path(str(three).replace("/report", "/store"))
     alone = tmp_path / "alone"
     build(open_store(store), alone, Settings(algorithms=["Q"], reference="none", table_samples=20), jobs=1)
-    both = legend_colours(three / "ecdf.html")
+    both = legend_colours(three / "ecdf-2d.html")
     assert set(both) == {"P", "Q", "R"}
-    assert legend_colours(alone / "ecdf.html")["Q"] == both["Q"]
+    assert legend_colours(alone / "ecdf-2d.html")["Q"] == both["Q"]
     fixed = tmp_path / "fixed"
     build(open_store(store), fixed, Settings(algorithms=["Q"], reference="none", table_samples=20,
                                              colours={"Q": ["#123456", "square"]}), jobs=1)
-    assert legend_colours(fixed / "ecdf.html")["Q"] == "#123456"
+    assert legend_colours(fixed / "ecdf-2d.html")["Q"] == "#123456"
     assert '"#123456"' in (fixed / "index.html").read_text(encoding="utf-8")  # in the charts' colour scales
 
 
@@ -163,7 +163,7 @@ def test_the_ecdfs_of_a_suite_share_one_x_range(tmp_path):
     out = root / "report"
     build(open_store(root / "store"), out, Settings(reference="none", mode="exact", table_samples=20), jobs=1)
     ranges = set()
-    for page in ("index.html", "ecdf.html"):
+    for page in ("index.html", *[p.name for p in out.glob("ecdf-*.html")]):
         for name, spec in specs((out / page).read_text(encoding="utf-8"), out).items():
             assert len(x_domains(spec)) == 1, name
             ranges |= x_domains(spec)

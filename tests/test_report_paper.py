@@ -70,13 +70,15 @@ def _walk(node, key: str):
 
 
 def test_a_functions_chart_is_titled_with_its_name(report):
-    titles = [t for s in _specs(report / "ecdf.html").values() for t in _titles(s)]
+    titles = [t for page in sorted(report.glob("ecdf-*.html")) for s in _specs(page).values() for t in _titles(s)]
     assert "f1 Sphere, 2-D" in titles and "f15 Rastrigin, 5-D" in titles
     assert not [t for t in titles if re.fullmatch(r"f\d+, \d+-D", t)]
 
 
 def test_what_an_ecdf_shows_is_said_once_per_section_not_under_every_chart(report):
-    text = (report / "ecdf.html").read_text(encoding="utf-8")
+    found = sorted(report.glob("ecdf-*.html"))
+    assert [p.name for p in found] == ["ecdf-2d.html", "ecdf-5d.html"]  # a page per dimension
+    text = "".join(p.read_text(encoding="utf-8") for p in found)
     sentence = "the fraction of (function, target, instance) problems solved within x evaluations"
     assert text.count(sentence) == text.count('<section id="ecdf-') == 2  # 2-D and 5-D
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)
@@ -84,7 +86,7 @@ def test_what_an_ecdf_shows_is_said_once_per_section_not_under_every_chart(repor
 
 
 def test_the_y_axis_says_what_the_caption_says(report):
-    for page in ("ecdf.html", "index.html", "explore.html"):
+    for page in (*[p.name for p in report.glob("ecdf-*.html")], "index.html", "explore.html"):
         titles = [t for s in _specs(report / page).values() for a in _walk(s, "axis") if isinstance(a, dict)
                   for t in [a.get("title")] if t and "fraction" in str(t)]
         assert titles and all(t == ["fraction of problems", "(function, target, instance)"] for t in titles), page

@@ -294,7 +294,7 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     >>> build(open_store("cocopipe-store"), "report", settings)
     PosixPath('report/index.html')
     >>> sorted(p.name for p in Path("report").glob("*.html"))[:4]
-    ['alg-direct.html', 'alg-nm.html', 'ecdf.html', 'explore.html']
+    ['alg-direct.html', 'alg-nm.html', 'ecdf-2d.html', 'explore.html']
     """
     settings = (settings or Settings()).check()
     if settings.renderer == "svg":

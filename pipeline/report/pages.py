@@ -110,24 +110,32 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
     return [Page("index", "Overview", sections, nav="Overview")]
 
 
+def ecdf_page(ctx: Context, suite: str, dim: int) -> str:
+    """The slug of the page of a suite's runtime ECDFs in one dimension ("ecdf-5d"; with several suites
+    "ecdf-bbob-5d")."""
+    return f"ecdf-{suite}-{dim}d" if len(ctx.suites) > 1 else f"ecdf-{dim}d"
+
+
 def ecdfs(ctx: Context, m: Measures) -> list[Page]:
-    """ECDFs per function group and per function, per dimension; with many algorithms one chart per
-    dimension whose drop-down steps through the groups and functions (see `MANY_RULES`)."""
+    """ECDFs per function group and per function, a page per dimension (of 29 charts on bbob, not 29 per
+    dimension on one page: as cocopp draws its ECDFs per dimension); with many algorithms one page, a
+    chart per dimension whose drop-down steps through the groups and functions (see `MANY_RULES`)."""
     if ctx.many:
         return [_ecdfs_many(ctx, m)]
-    sections = []
+    pages = []
     for suite in ctx.suites:
         for d in ctx.dimensions(suite):
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
             funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", function_title(suite, f), compact=True)
                      for f in ctx.functions(suite)]
-            sections.append(Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
-                                    [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f],
-                                    columns=3,
-                                    intro="Function groups, then each function (colours as in the legend; click a "
-                                          "line to highlight an algorithm, double-click to clear). "
-                                          + ECDF_CAPTION))
-    return [Page("ecdf", "Runtime ECDFs per function group and function", sections, nav="ECDFs")]
+            section = Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
+                              [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f], columns=3,
+                              intro="Function groups, then each function (colours as in the legend; click a line to "
+                                    "highlight an algorithm, double-click to clear). " + ECDF_CAPTION)
+            where = f"{suite}, {d}-D" if len(ctx.suites) > 1 else f"{d}-D"
+            pages.append(Page(ecdf_page(ctx, suite, d), f"Runtime ECDFs per function group and function, {suite}, "
+                              f"{d}-D", [section], nav=where, menu="ECDFs"))
+    return pages
 
 
 def _ecdfs_many(ctx: Context, m: Measures) -> Page:

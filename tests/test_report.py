@@ -123,7 +123,8 @@ def test_pages_and_their_charts(report):
     # map per dimension; per algorithm:
     # scaling, runtime and precision ECDFs per group in 5-D (cocopp draws one algorithm's in 5-D and
     # 20-D), convergence in 5-D
-    expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS}, "scaling.html": 1, "pairwise.html": 3 + len(DIMS), "alg-a.html": 4,
+    expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS},
+                "scaling.html": 1, "pairwise.html": 3 + len(DIMS), "alg-a.html": 4,
                 "alg-b.html": 4, "tables.html": 0, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
     for name, text in p.items():
         n = expected[name]

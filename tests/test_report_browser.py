@@ -33,7 +33,8 @@ WIDTHS = (1280, 1920)
 #: 24 function ECDFs; the scaling figure; 3 pairs x (scatter, ratio ECDF, aRT ratio) and a rank-sum heat map per
 #: dimension; per algorithm:
 #: scaling, runtime and precision ECDFs per group in 5-D, aRT loss against best2009, convergence in 5-D
-EXPECTED = {"index.html": 3, **{f"ecdf-{d}d.html": 5 + 24 for d in (2, 3, 5)}, "scaling.html": 1, "tables.html": 0, "pairwise.html": 9 + 3,
+EXPECTED = {"index.html": 3, **{f"ecdf-{d}d.html": 5 + 24 for d in (2, 3, 5)},
+            "scaling.html": 1, "tables.html": 0, "pairwise.html": 9 + 3,
             "alg-direct.html": 5, "alg-nm.html": 5, "alg-rs.html": 5, "settings.html": 0, "explore.html": 1,
             "ranking.html": 1}
 

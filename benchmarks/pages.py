@@ -101,6 +101,7 @@ def main() -> None:
     for f in (*FLAGS, f"--user-data-dir={profile}"):
         o.add_argument(f)
     d = webdriver.Chrome(options=o, service=Service(DRIVER))
+    d.get("about:blank")  # the browser started (not the report's time: its pages' scripts are still cold)
     worst = {}
     try:
         for report in opts.reports:

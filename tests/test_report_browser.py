@@ -34,7 +34,8 @@ WIDTHS = (1280, 1920)
 #: dimension; per algorithm:
 #: scaling, runtime and precision ECDFs per group in 5-D, aRT loss against best2009, convergence in 5-D
 EXPECTED = {"index.html": 3, **{f"ecdf-{d}d.html": 5 + 24 for d in (2, 3, 5)},
-            "scaling.html": 1, "tables.html": 0, "pairwise.html": 9 + 3,
+            "scaling.html": 1, "tables.html": 0, "pairwise.html": 3,
+            **{f"pair-{p}.html": 3 for p in ("direct-nm", "direct-rs", "nm-rs")},
             "alg-direct.html": 5, "alg-nm.html": 5, "alg-rs.html": 5, "settings.html": 0, "explore.html": 1,
             "ranking.html": 1}
 
@@ -146,7 +147,7 @@ def test_every_chart_is_drawn_offline_and_fits_the_page(sample_report, driver, t
         assert layout["charts"] == [], (name, "charts wider than their box")
         outside = [g for g in layout["legends"] if g["left"] < 0 or g["right"] > width]
         assert outside == [], (name, "legends beyond the window")
-        if name in ("scaling.html", "pairwise.html", "alg-nm.html"):
+        if name in ("scaling.html", "pair-direct-nm.html", "alg-nm.html"):
             assert layout["legends"], name  # the check above has legends to look at
         _screenshot(driver, shots / f"{name.replace('.html', '')}-{width}.png")
     # the navigation bar reaches every page, the drop-down lists each algorithm
@@ -187,19 +188,22 @@ def test_charts_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, dri
 
 
 def test_grids_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driver):
-    """The pairwise page's grids of panels (aRT ratios of each pair, a facet of 24 functions): the first is
+    """The pair pages' grids of panels (aRT ratios of each pair, a facet of 24 functions): the first is
     fitted to its box, the others, of the same panel sizes, are drawn at its scale (every panel's size scaled
     in the spec) and fill their boxes too."""
     driver.set_window_size(1920, 1000)
-    driver.get((sample_report / "pairwise.html").resolve().as_uri())
-    driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
-    driver.refresh()
-    driver.execute_script("window.cocopipeDrawAll();")
-    _wait_for_charts(driver)
-    charts = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart[data-spec^="spec-art-ratio"]'))
-        .map(function (c) {
-          var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
-          return {fill: (svg + 40) / box, scale: c.dataset.scale, presized: c.dataset.presized === 'true'}; });""")
+    charts = []
+    for i, pair in enumerate(("direct-nm", "direct-rs", "nm-rs")):
+        driver.get((sample_report / f"pair-{pair}.html").resolve().as_uri())
+        if i == 0:
+            driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
+            driver.refresh()
+        driver.execute_script("window.cocopipeDrawAll();")
+        _wait_for_charts(driver)
+        charts += driver.execute_script("""return Array.from(document.querySelectorAll('div.chart[data-spec^="spec-art-ratio"]'))
+            .map(function (c) {
+              var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
+              return {fill: (svg + 40) / box, scale: c.dataset.scale, presized: c.dataset.presized === 'true'}; });""")
     assert len(charts) == 3 and not charts[0]["presized"] and all(c["presized"] for c in charts[1:]), charts
     assert len({c["scale"] for c in charts}) == 1 and all(0.97 < c["fill"] <= 1.0 for c in charts), charts
 

@@ -159,7 +159,7 @@ def test_every_stage_of_a_report_counts_what_is_done(store, tmp_path):
 
 def test_with_more_pairs_than_the_page_shows_the_heat_maps_hold_the_pages_pairs(store, tmp_path):
     """Issue 32, item 1: with 20 algorithms the heat maps held all 190 pairs (6.5 MB a dimension, the Pairwise
-    page 32 MB); they now hold the pairs the page compares, the Tables page every pair's tests."""
+    page 32 MB); they now hold the pairs the pair pages compare, the Tables page every pair's tests."""
     out = build(open_store(store), tmp_path / "r", Settings(algorithms=["A", "B", "R"], reference="none", max_pairs=1,
                                                              table_samples=20), jobs=1).parent
     text = (out / "pairwise.html").read_text(encoding="utf-8")
@@ -168,7 +168,7 @@ def test_with_more_pairs_than_the_page_shows_the_heat_maps_hold_the_pages_pairs(
                                          text) for n in names.split()}
     pairs = {r["pair"] for name, values in tables if name in heat for r in json.loads(values)}
     assert pairs == {"A vs B"}
-    assert "The pairs of this page" in text
+    assert "The pairs compared on their pages" in text
     every = (out / "tables.html").read_text(encoding="utf-8")
     assert "<td>A</td><td>R</td>" in every and "<td>B</td><td>R</td>" in every
 

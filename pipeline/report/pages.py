@@ -217,11 +217,17 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
     return [Page("tables", "aRT tables and tests", sections, nav="Tables")]
 
 
+def pair_page(a_id: str, b_id: str) -> str:
+    """The slug of the page comparing two algorithms (of `unique_slugs`), e.g. "pair-direct-nm"."""
+    return f"pair-{a_id}-{b_id}"
+
+
 def pairwise(ctx: Context, m: Measures) -> list[Page]:
-    """Two algorithms compared: aRT scatter, runtime-ratio ECDF and aRT ratio per pair."""
+    """Two algorithms compared, under one menu: the rank-sum tests of every pair (a heat map per dimension),
+    and a page per pair (as cocopp's output for two algorithms): aRT scatter, runtime-ratio ECDF and aRT ratio."""
     if len(ctx.algorithms) < 2 or not ctx.has_pairs:  # nothing to compare: said in the overview's notes
         return []
-    sections = []
+    pages = []
     ids = unique_slugs(ctx.algorithms)
     for a, b in ctx.pairs():
         figs = []
@@ -247,10 +253,12 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
-        sections.append(Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1))
+        pages.append(Page(pair_page(ids[a], ids[b]), f"{a} and {b} compared",
+                          [Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1)], nav=f"{a} and {b}",
+                          menu="Pairwise"))
     tests = m.pairwise
     every_pair = tests is None or tests.select("algorithm_a", "algorithm_b").n_unique() <= len(ctx.pairs())
-    if tests is not None and not every_pair:  # many pairs: the heat maps of the pairs of this page
+    if tests is not None and not every_pair:  # many pairs: the heat maps of the pairs of the pair pages
         both = [*ctx.pairs(), *[(b, a) for a, b in ctx.pairs()]]
         keep = pl.DataFrame(both, schema={"algorithm_a": tests.schema["algorithm_a"],
                                           "algorithm_b": tests.schema["algorithm_b"]}, orient="row")
@@ -265,10 +273,13 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                                           f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
                 "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
                 "algorithm of the pair has the better ranks, red where the second has; outlined: significant."
-                + ("" if every_pair else " The pairs of this page (the Tables page holds the tests of every pair)."),
+                + ("" if every_pair else " The pairs compared on their pages (the Tables page holds the tests of every "
+                                         "pair)."),
                 kind="ranksum-heatmap"))
-        sections.insert(0, Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1))
-    return [Page("pairwise", "Two algorithms compared", sections, nav="Pairwise")]
+        pages.insert(0, Page("pairwise", "Rank-sum tests of every pair",
+                             [Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1)],
+                             nav="Rank-sum tests", menu="Pairwise"))
+    return pages
 
 
 def algorithms(ctx: Context, m: Measures) -> list[Page]:

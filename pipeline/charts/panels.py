@@ -41,7 +41,7 @@ def log_y(padding: int = PADDING) -> alt.Scale:
 def y_axis(title: str, y_outer: dict) -> alt.Axis:
     """The panels' log y axis: labelled and grid-lined at powers of ten, about five of them (every other
     decade or more in a panel of many), `title` on the outer panels (`outer`)."""
-    return theme.log_axis(title, tickCount=5, **y_outer)
+    return theme.log_axis(title, tickCount=3, **y_outer)
 
 
 def edges(i: int, n: int, columns: int) -> tuple[bool, bool]:

@@ -254,7 +254,8 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
             ]
         pages.append(Page(pair_page(ids[a], ids[b]), f"{a} and {b} compared",
-                          [Section(f"pair-{pair_id}", f"{a} and {b}", figs, columns=1)], nav=f"{a} and {b}",
+                          [Section(f"pair-{pair_id}", "aRT scatter, runtime ratios, aRT ratios", figs, columns=1)],
+                          nav=f"{a} and {b}",
                           menu="Pairwise"))
     tests = m.pairwise
     every_pair = tests is None or tests.select("algorithm_a", "algorithm_b").n_unique() <= len(ctx.pairs())
@@ -277,7 +278,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                                          "pair)."),
                 kind="ranksum-heatmap"))
         pages.insert(0, Page("pairwise", "Rank-sum tests of every pair",
-                             [Section("ranksum-heat", "Rank-sum tests of every pair", heat, columns=1)],
+                             [Section("ranksum-heat", "A heat map per dimension", heat, columns=1)],
                              nav="Rank-sum tests", menu="Pairwise"))
     return pages
 

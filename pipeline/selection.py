@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -127,6 +128,7 @@ INDICATORS = ("logged", "recomputed")
 #: `Selection.keys` of the latest selections of this process, by store state and filters (at most `_KEYS_KEPT`)
 _KEYS: dict[tuple, pl.DataFrame] = {}
 _KEYS_KEPT = 256
+_KEYS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -355,9 +357,10 @@ class Selection:
             cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
             known = runs.select(cols).unique().collect()
             if stamp is not None:
-                if len(_KEYS) >= _KEYS_KEPT:
-                    _KEYS.pop(next(iter(_KEYS)))
-                _KEYS[key] = known
+                with _KEYS_LOCK:  # measures run on threads too
+                    if len(_KEYS) >= _KEYS_KEPT:
+                        _KEYS.pop(next(iter(_KEYS)))
+                    _KEYS[key] = known
         return known
 
     def suites(self) -> list[str]:

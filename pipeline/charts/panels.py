@@ -39,7 +39,7 @@ def log_y(padding: int = PADDING) -> alt.Scale:
 
 
 def y_axis(title: str, y_outer: dict) -> alt.Axis:
-    """The panels' log y axis: labelled and grid-lined at powers of ten, about five of them (every other
+    """The panels' log y axis: labelled and grid-lined at powers of ten, three to five of them (every other
     decade or more in a panel of many), `title` on the outer panels (`outer`)."""
     return theme.log_axis(title, tickCount=3, **y_outer)
 
@@ -70,11 +70,9 @@ def grid(field: str, label: str, panels: Sequence[tuple[object, str]],
     labels = [lab for _, lab in panels]
     sides = [edges(i, len(panels), columns) for i in range(len(panels))]
     left = [lab for lab, (_, is_left) in zip(labels, sides) if is_left]
-    kind = data.schema[field]
     ends = pl.DataFrame({field: [v for v, _ in panels for _ in (0, 1)], label: [lab for lab in labels for _ in (0, 1)],
-                         x[0]: [float(x[1])] * (2 * len(panels)),
-                         RANGE: [float(e) for v, _ in panels for e in ranges[v]]},
-                        schema_overrides={field: kind})
+                         x[0]: [x[1]] * (2 * len(panels)), RANGE: [float(e) for v, _ in panels for e in ranges[v]]},
+                        schema_overrides={field: data.schema[field], x[0]: data.schema[x[0]]})
     rows = pl.concat([data, ends], how="diagonal_relaxed")
     layers = panel(outer(left, label))
     marks = theme.Chart().transform_filter(f"isValid(datum.{RANGE})").mark_point(size=1, filled=True).encode(

@@ -552,3 +552,18 @@ def test_the_ecdfs_of_a_page_prepared_at_once_are_each_as_prepared_alone(tables,
         assert_frame_equal(together[(d, g)][0], lines)
         assert_frame_equal(together[(d, g)][1], ends)
         assert together[(d, g)][2] == domain
+
+
+def test_scaling_success_labels_of_many_algorithms_stay_in_a_few_rows():
+    """Twenty algorithms with partial successes made twenty rows of k/n labels, spilling out of the panels;
+    at most LABEL_ROWS rows are written, the others' successes and runs stay in the tooltips."""
+    from pipeline.charts.scaling import LABEL_ROWS, scaling_table
+
+    algs = [f"A{i:02d}" for i in range(20)]
+    art = pl.DataFrame({"suite": "bbob", "algorithm": algs, "function": 1, "dimension": 5, "target": 1e-8,
+                        "art": 100.0, "successes": 2, "runs": 5, "success_rate": 0.4,
+                        "median_unsuccessful_evaluations": 1.0})
+    t = scaling_table(art, "algorithm")
+    assert t["label_row"].drop_nulls().to_list() == list(range(LABEL_ROWS))
+    assert t["label"].drop_nulls().to_list() == ["2/5"] * LABEL_ROWS
+    assert t["successes"].to_list() == [2] * 20  # the tooltip's counts of every algorithm

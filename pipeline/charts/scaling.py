@@ -2,7 +2,8 @@
 (several algorithms, one target): aRT / dimension versus dimension, log-log, one panel per
 function (seed 000, "Averaging Runtime"). Where only some trials succeeded the success count
 k/n of the hardest target shown is written at the panel's top above its dimension (rows by series,
-neighbouring dimensions a row apart, in the series' colour: never over a marker); where no trial succeeded a cross
+neighbouring dimensions a row apart, in the series' colour: never over a marker; at most `LABEL_ROWS` rows,
+the k/n of further series, with many algorithms, in the tooltips only); where no trial succeeded a cross
 marks the median evaluations of the (unsuccessful) trials / dimension.
 """
 from __future__ import annotations
@@ -17,6 +18,8 @@ from . import panels, theme
 
 #: pixels between rows of k/n labels at a panel's top
 LABEL_ROW = 10
+#: at most this many rows of k/n labels a panel (with many algorithms the others are in the tooltips only)
+LABEL_ROWS = 4
 
 
 def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
@@ -45,7 +48,10 @@ def scaling_table(art: pl.DataFrame, series: str = "target") -> pl.DataFrame:
     parity = (pl.col("dimension").rank("dense") - 1) % 2
     key = (series_rank * 2 + parity).cast(pl.Int64)
     t = t.with_columns(_key=pl.when(labelled).then(key))
-    return t.with_columns(label_row=(pl.col("_key").rank("dense").over("function") - 1).cast(pl.Int32)).drop("_key")
+    t = t.with_columns(label_row=(pl.col("_key").rank("dense").over("function") - 1).cast(pl.Int32)).drop("_key")
+    # rows beyond LABEL_ROWS: no label in the panel (its k/n stays in the tooltip's successes and runs)
+    shown = pl.col("label_row") < LABEL_ROWS
+    return t.with_columns(label=pl.when(shown).then("label"), label_row=pl.when(shown).then("label_row"))
 
 
 def _above_labels(lo: float, hi: float, rows: int, height: int) -> float:

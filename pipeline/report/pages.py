@@ -23,6 +23,7 @@ import dataclasses
 import polars as pl
 
 from ..charts import pairs, theme
+from ..charts.scaling import LABEL_ROWS
 from ..conventions import function_title
 from ..recipes.inputs import settings_lines
 from ..recipes.kinds import KINDS
@@ -178,7 +179,8 @@ def scaling(ctx: Context, m: Measures) -> list[Page]:
                           palette=ctx.palette, target=SCALING_TARGET, background=ctx.background or None,
                           caption=f"aRT / dimension to reach Δf = {theme.fmt_number(SCALING_TARGET)} versus "
                                   "dimension, per function, log-log; k/n at the top of a panel, above a dimension, in "
-                                  "the colour of its algorithm: k of n trials succeeded there; "
+                                  "the colour of its algorithm: k of n trials succeeded there (in at most "
+                                  f"{LABEL_ROWS} rows a panel; every algorithm's in the tooltips); "
                                   "a cross: no success, at the median evaluations / dimension of the trials.")
         sections.append(Section(f"scaling-{suite}", suite, [fig], columns=1))
     return [Page("scaling", "Scaling with dimension", sections, nav="Scaling")]

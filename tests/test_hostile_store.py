@@ -525,3 +525,21 @@ def test_a_damaged_entry_in_the_sources_table_is_one_line_naming_the_table_and_t
     st.rewrite_sources(lambda df: df.with_columns(entry=pl.lit(entry, pl.String)))
     for args in (("check",), ("info",), ("art",), ("ingest", tmp_path / "src" / "A", "--force")):
         one_line_error(cli(*args, "--store", st.path), f"{st.path}/sources", repr(key), "damaged")
+
+
+def test_a_store_whose_creation_was_killed_before_its_first_commit_is_made_again(tmp_path):
+    """A kill -9 while a new store's `sources` table was being made (its Delta log without a version, a
+    temporary file in it) left a folder the next ingest refused ("not empty and holds no store"); it is
+    made again there. Any other content still makes the folder refused."""
+    a = source(tmp_path / "src" / "A", "A", functions=range(1, 3))
+    cut = tmp_path / "cut"
+    (cut / "sources" / "_delta_log").mkdir(parents=True)
+    (cut / "sources" / "_delta_log" / "_commit_0f3c.json.tmp").write_text("{")
+    r = cli("ingest", a, "--store", cut)
+    assert r.returncode == 0, r.stderr
+    assert dict(Store(cut).runs().collect().group_by("algorithm").len().rows()) == {"A": 4}
+    other = tmp_path / "other"
+    (other / "sources" / "_delta_log").mkdir(parents=True)
+    (other / "notes.txt").write_text("mine")
+    r = cli("ingest", a, "--store", other)
+    assert r.returncode == 1 and "folder is not empty and holds no store" in r.stderr

@@ -355,6 +355,18 @@ class Snapshot:
         return out
 
 
+def _creation_cut_short(folder: Path) -> bool:
+    """Whether `folder` holds only what a store's creation leaves when it is killed before its first commit:
+    a `sources` folder whose Delta log has no version yet (at most a temporary file): made again there."""
+    entries = [p for p in folder.iterdir() if not p.name.startswith(".")]
+    if [p.name for p in entries] != [SOURCES] or not entries[0].is_dir():
+        return False
+    inner = list(entries[0].iterdir())
+    if any(p.name != "_delta_log" or not p.is_dir() for p in inner):
+        return False
+    return not any(re.fullmatch(r"\d{20}\.(json|checkpoint\.parquet)", p.name) for d in inner for p in d.iterdir())
+
+
 class Store:
     """A cocopipe store: Delta Lake tables in a local folder or at an object-storage URI (docs/store.md).
 
@@ -435,7 +447,8 @@ class Store:
                 return  # refresh() names the earlier layout
             if folder.exists() and not folder.is_dir():
                 raise StoreError(f"{folder}: not a folder")
-            if folder.is_dir() and any(p for p in folder.iterdir() if not p.name.startswith(".")):
+            if folder.is_dir() and any(p for p in folder.iterdir() if not p.name.startswith(".")) \
+                    and not _creation_cut_short(folder):
                 raise StoreError(f"{folder}: folder is not empty and holds no store")
             try:
                 folder.mkdir(parents=True, exist_ok=True)

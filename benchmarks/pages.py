@@ -4,17 +4,21 @@
 
 - first screen: every chart that is in the window when the page opens drawn (vega-embed put its SVG in);
 - screens: the page scrolled down a window's height at a time to its end, the charts of each screen
-  drawn before the next: the slowest screen (from the scroll to its last chart drawn) and the time to
-  the end of the page (the page "finished" for a reader who scrolls through it);
+  drawn before the next (two frames after each scroll, so that what came into view is laid out): the
+  slowest screen (from the scroll to its last chart drawn) and the time to the end of the page (the page
+  "finished" for a reader who scrolls through it);
 - all: with --all, every chart of the page drawn without scrolling (`window.cocopipeDrawAll()`, as
   printing does), for comparison with the eager drawing of earlier reports.
 
-A chart counts as drawn when its container has data-rendered="true" (or data-error: failed). Prints
-the machine's load average: other work disturbs the times; re-measure on a quiet machine.
+A chart counts as drawn when its container has data-rendered="true" (or data-error: failed). The walk
+runs in the page (one asynchronous script), so that WebDriver's round trips are not counted; the browser
+starts on a blank page first (its own start is not the report's time; the report's scripts are still cold
+on the first page). Prints the machine's load average: other work disturbs the times; re-measure on a
+quiet machine.
 
 usage: python benchmarks/pages.py REPORT_DIR [REPORT_DIR ...] [--widths 1280,1920] [--height 1000] [--all]
 e.g.   cocopipe report --out /tmp/sample && python benchmarks/pages.py /tmp/sample
-       python benchmarks/report.py --scale 20 --keep-report /tmp/rep20 && python benchmarks/pages.py /tmp/rep20
+       python benchmarks/report.py --scale 20 --out /tmp/rep20 && python benchmarks/pages.py /tmp/rep20
 """
 from __future__ import annotations
 

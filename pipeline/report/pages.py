@@ -129,10 +129,10 @@ def ecdfs(ctx: Context, m: Measures) -> list[Page]:
             groups = [ecdf_figure(ctx, m, suite, d, g, label) for g, label in ctx.groups(suite)]
             funcs = [ecdf_figure(ctx, m, suite, d, f"f{f}", function_title(suite, f), compact=True)
                      for f in ctx.functions(suite)]
-            section = Section(f"ecdf-{suite}-{d}", f"{suite}, {d}-D",
+            section = Section(f"ecdf-{suite}-{d}", "Function groups, then each function",
                               [f for f in groups if f] + [legend(ctx, suite)] + [f for f in funcs if f], columns=3,
-                              intro="Function groups, then each function (colours as in the legend; click a line to "
-                                    "highlight an algorithm, double-click to clear). " + ECDF_CAPTION)
+                              intro="Colours as in the legend; click a line to highlight an algorithm, double-click "
+                                    "to clear. " + ECDF_CAPTION)
             where = f"{suite}, {d}-D" if len(ctx.suites) > 1 else f"{d}-D"
             pages.append(Page(ecdf_page(ctx, suite, d), f"Runtime ECDFs per function group and function, {suite}, "
                               f"{d}-D", [section], nav=where, menu="ECDFs"))

@@ -164,7 +164,7 @@ MANY_RULES = (
     "(lines thinned to 10 points a decade and fractions in steps of 0.02); there is no page per algorithm; the aRT "
     "tables and the pairwise rank-sum tests hold the {k} algorithms of best mean rank of auc over all dimensions "
     "(the Ranking page ranks them all; click a table's title to open it), without Glicko-2 ratings (every pair "
-    "of algorithms would play); the Pairwise page and its rank-sum tests compare every pair of the three best "
+    "of algorithms would play); the Pairwise pages and their rank-sum tests compare every pair of the three best "
     "ranked algorithms (at most {pairs} pairs); "
     "the overview's ECDFs are those of the Explore page at each dimension. Algorithms to compare "
     "against an archive are best given with --background ARCHIVE: the archive is drawn in grey behind them.")
@@ -288,7 +288,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
 def algorithms(ctx: Context, m: Measures) -> list[Page]:
     """One page per algorithm (cocopp's output for one algorithm): scaling (ppfigdim), runtime and
     precision ECDFs (pprldistr), aRT loss against the reference (pplogloss), convergence, aRT table
-    (pptable). Its ECDFs per group with the reference are those of the ECDF page."""
+    (pptable). Its ECDFs per group with the reference are those of the ECDF pages."""
     pages = []
     ids = unique_slugs(ctx.algorithms)
     for alg in ctx.algorithms if len(ctx.algorithms) <= ctx.settings.max_detail else []:

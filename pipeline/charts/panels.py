@@ -44,11 +44,6 @@ def y_axis(title: str, y_outer: dict) -> alt.Axis:
     return theme.log_axis(title, tickCount=3, **y_outer)
 
 
-def edges(i: int, n: int, columns: int) -> tuple[bool, bool]:
-    """(bottom, left): whether panel i of n, `columns` a row, has no panel below it / is first in its row."""
-    return i + columns >= n, i % columns == 0
-
-
 def outer(labels: Sequence[str], label: str, size: float = TITLE_SIZE) -> dict:
     """Axis properties that write its title on the panels whose `label` is one of `labels` (the outer
     ones) and nowhere else (size 0, no padding): a facet's panels share one axis specification. (The x
@@ -68,8 +63,7 @@ def grid(field: str, label: str, panels: Sequence[tuple[object, str]],
     `ranges` give each panel's y range, drawn as two invisible points at x = `x[1]` of field `x[0]`. The
     panels share the colour and shape scales (one legend) and one highlight selection."""
     labels = [lab for _, lab in panels]
-    sides = [edges(i, len(panels), columns) for i in range(len(panels))]
-    left = [lab for lab, (_, is_left) in zip(labels, sides) if is_left]
+    left = labels[::columns]  # the first panel of each row
     ends = pl.DataFrame({field: [v for v, _ in panels for _ in (0, 1)], label: [lab for lab in labels for _ in (0, 1)],
                          x[0]: [x[1]] * (2 * len(panels)), RANGE: [float(e) for v, _ in panels for e in ranges[v]]},
                         schema_overrides={field: data.schema[field], x[0]: data.schema[x[0]]})

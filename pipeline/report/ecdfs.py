@@ -49,16 +49,16 @@ def _prepared(ctx: Context, m: Measures, suite: str, gap: float) -> dict:
     return cache[(suite, gap)]
 
 
-def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str, algorithms=None,
-                id_prefix: str = "ecdf", compact: bool = False) -> Figure | None:
+def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, label: str,
+                compact: bool = False) -> Figure | None:
     """The runtime ECDF of one (suite, dimension, group), or None without data; `compact`: without
     the names beside the dots and the zoom (small multiples under a `legend`)."""
-    steps, summ = m.ecdf_slice(suite, dim, group, algorithms)
+    steps, summ = m.ecdf_slice(suite, dim, group)
     if summ.height == 0:
         return None
     title = f"{label}, {dim}-D"
     more = dict(labels=False, zoom=False, width=280, height=180) if compact else dict(width=240, height=190)
-    prepared = None if algorithms is not None else _prepared(ctx, m, suite, label_gap(more["height"])).get((dim, group))
+    prepared = _prepared(ctx, m, suite, label_gap(more["height"])).get((dim, group))
     if prepared is not None:  # the chart needs only the background's steps
         steps = steps.filter(pl.col("algorithm").is_in(ctx.background))
     chart = ctx.runner.chart(ecdf_chart, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
@@ -66,7 +66,7 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
                              x_range=suite_ecdf_range(ctx, m, suite), prepared=prepared, **more)
     n = summ["functions"].max()
     caption = f"{plural(n, 'function')} of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
-    return Figure.later(f"{id_prefix}-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
+    return Figure.later(f"ecdf-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
 
 
 #: what every runtime ECDF chart shows, said once per section (not under each chart)

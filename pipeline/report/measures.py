@@ -146,13 +146,9 @@ class Measures:
         input, `Analysis.auc`)."""
         return self._tables["auc"].filter(pl.col("algorithm").is_in(self.ctx.algorithms))
 
-    def ecdf_slice(self, suite: str, dimension: int, group: str, algorithms=None) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """Steps and summary of one (suite, dimension, group), optionally of some algorithms."""
-        steps, summ = self._ecdf_parts.get((suite, dimension, group), (self.ecdf.clear(), self.ecdf_summary.clear()))
-        if algorithms is not None:
-            keep = pl.col("algorithm").is_in(list(algorithms))
-            steps, summ = steps.filter(keep), summ.filter(keep)
-        return steps, summ
+    def ecdf_slice(self, suite: str, dimension: int, group: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Steps and summary of one (suite, dimension, group)."""
+        return self._ecdf_parts.get((suite, dimension, group), (self.ecdf.clear(), self.ecdf_summary.clear()))
 
     @functools.cached_property
     def _ecdf_parts(self) -> dict:

@@ -25,7 +25,7 @@ def test_a_large_tables_missing_script_is_said_in_the_page(driver, tmp_path, mon
     assert r.exit_code == 0, r.output
     for js in (tmp_path / "small" / "data").glob("table-*.js"):
         js.unlink()
-    driver.get((tmp_path / "small" / "tables.html").resolve().as_uri())
+    driver.get((tmp_path / "small" / "tables-2d.html").resolve().as_uri())
     driver.get_log("browser")
     first = driver.execute_script("var d = document.querySelector('details.table-block[data-src]'); "
                                   "d.querySelector('summary').click(); return d.id;")

@@ -117,7 +117,8 @@ def ends(spec: dict) -> dict[str, float]:
 def test_pages_and_their_charts(report):
     p = pages(report)
     assert sorted(p) == ["alg-a.html", "alg-b.html", *[f"ecdf-{d}d.html" for d in DIMS], "explore.html", "index.html",
-                         "pair-a-b.html", "pairwise.html", "ranking.html", "scaling.html", "settings.html", "tables.html"]
+                         "pair-a-b.html", "pairwise.html", "ranking.html", "scaling.html", "settings.html",
+                         *[f"tables-{d}d.html" for d in DIMS]]
     # overview: one all-function ECDF per dimension; an ECDF page per dimension: 2 groups (separ, multi) + 2
     # functions; one scaling figure; the one pair: scatter, ratio ECDF, aRT ratio, and a rank-sum heat
     # map per dimension (the pair on a page of its own, the heat maps on the Pairwise page); per algorithm:
@@ -125,7 +126,7 @@ def test_pages_and_their_charts(report):
     # 20-D), convergence in 5-D
     expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS},
                 "scaling.html": 1, "pairwise.html": len(DIMS), "pair-a-b.html": 3, "alg-a.html": 4,
-                "alg-b.html": 4, "tables.html": 0, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
+                "alg-b.html": 4, **{f"tables-{d}d.html": 0 for d in DIMS}, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
     for name, text in p.items():
         n = expected[name]
         assert len(re.findall(r'<div class="chart" id="chart-', text)) == n, name
@@ -162,11 +163,20 @@ def test_ecdf_charts_show_the_fractions_solved(report):
     assert ends(per["ecdf-bbob-5-multi"]) == ends(per["ecdf-bbob-5-f15"])
 
 
+def tables_text(p: dict[str, str]) -> str:
+    """The text of the tables pages (a page per dimension), one after the other."""
+    return "".join(text for name, text in sorted(p.items()) if name.startswith("tables-"))
+
+
 def test_tables_page_holds_the_art_tables(report):
-    text = pages(report)["tables.html"]
-    # one aRT table and one pairwise table per dimension
-    assert len(re.findall(r'<table class="cocopipe-table art"', text)) == len(DIMS)
-    assert len(re.findall(r'<table class="cocopipe-table pairwise"', text)) == len(DIMS)
+    p = pages(report)
+    # a page per dimension, with its aRT table and its pairwise table
+    for d in DIMS:
+        one = p[f"tables-{d}d.html"]
+        assert len(re.findall(r'<table class="cocopipe-table art"', one)) == 1
+        assert len(re.findall(r'<table class="cocopipe-table pairwise"', one)) == 1
+        assert f'id="art-bbob-{d}"' in one and f"aRT table and tests, bbob, {d}-D" in one
+    text = tables_text(p)
     # A reaches 1e-7 on f1 after 10 evaluations in each trial: aRT 10
     assert "aRT table, bbob, 2-D" in text and "aRT table, bbob, 5-D" in text
 
@@ -204,7 +214,7 @@ def test_reference_from_the_store(store, tmp_path):
     spec = specs(p["index.html"], out)["ecdf-bbob-2-all"]
     text = json.dumps(spec)
     assert theme.REFERENCE_COLOUR in text and f'"strokeWidth": {theme.REFERENCE_WIDTH}' in text
-    assert "ref: B" in p["tables.html"]
+    assert "ref: B" in tables_text(p)
     assert json.loads((out / "settings.json").read_text())["record"]["reference"] == "B"
 
 
@@ -393,7 +403,7 @@ def test_many_algorithms_are_summarised(store, tmp_path):
     best = re.search(r"<tr><td>all</td><td>1</td><td>([AB])</td>", ranks[:ranks.index("</table>")]).group(1)
     other = ({"A", "B"} - {best}).pop()
     assert "Glicko-2 ratings are left out" in ranking and 'id="ranks-glicko2"' not in ranking
-    tables = p["tables.html"]
+    tables = tables_text(p)
     assert "hold the 1 algorithms of best mean rank" in tables
     art = tables[tables.index('<section id="art-bbob">'):]
     art = art[:art.index("</section>")]

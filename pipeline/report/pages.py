@@ -197,26 +197,36 @@ def _table(ctx: Context, id: str, title: str, html: str) -> Table:
     return Table(id, title + (" (large: click to open)" if big else ""), html, collapsed=ctx.many or big)
 
 
+def table_page(ctx: Context, suite: str, dim: int) -> str:
+    """The slug of the page of a suite's tables in one dimension ("tables-5d"; with several suites
+    "tables-bbob-5d")."""
+    return f"tables-{suite}-{dim}d" if len(ctx.suites) > 1 else f"tables-{dim}d"
+
+
 def tables(ctx: Context, m: Measures) -> list[Page]:
-    """The aRT table of all algorithms per dimension, and the pairwise tests."""
-    t = m.art_table
-    sections = []
-    if ctx.many:
-        sections.append(Section("tables-rule", "Many algorithms", [Note(
-            f"The tables hold the {len(m.table_algorithms)} algorithms of best mean rank of auc over all dimensions "
-            f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
-            columns=1))
+    """The aRT table of all algorithms and the pairwise tests, a page per dimension (as cocopp's pptables;
+    a page of every dimension was 100 screens long with 20 algorithms)."""
+    rule = [Section("tables-rule", "Many algorithms", [Note(
+        f"The tables hold the {len(m.table_algorithms)} algorithms of best mean rank of auc over all dimensions "
+        f"(of {len(ctx.algorithms)} compared; see the Ranking page): {', '.join(m.table_algorithms)}.")],
+        columns=1)] if ctx.many else []
+    pages = []
     for suite in ctx.suites:
-        blocks = [_table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(g))
-                  for d, g in _by_dimension(t, suite)]
-        sections.append(Section(f"art-{suite}", f"aRT tables, {suite}", blocks, columns=1))
-    if m.pairwise is not None:
-        for suite in ctx.suites:
-            blocks = [_table(ctx, f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(g))
-                      for d, g in _by_dimension(m.pairwise, suite)]
-            sections.append(Section(f"pairwise-tests-{suite}", f"Pairwise rank-sum tests, {suite}", blocks,
-                                    columns=1))
-    return [Page("tables", "aRT tables and tests", sections, nav="Tables")]
+        arts = dict(_by_dimension(m.art_table, suite))
+        tests = dict(_by_dimension(m.pairwise, suite)) if m.pairwise is not None else {}
+        for d in [d for d in ctx.dimensions(suite) if d in arts or d in tests]:  # not the reference's others
+            sections = list(rule)
+            if d in arts:
+                sections.append(Section(f"art-{suite}", "aRT table", [
+                    _table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(arts[d]))], columns=1))
+            if d in tests:
+                sections.append(Section(f"pairwise-tests-{suite}", "Pairwise rank-sum tests", [
+                    _table(ctx, f"pairwise-{suite}-{d}", f"Pairwise tests, {suite}, {d}-D", to_html(tests[d]))],
+                    columns=1))
+            where = f"{suite}, {d}-D" if len(ctx.suites) > 1 else f"{d}-D"
+            pages.append(Page(table_page(ctx, suite, d), f"aRT table and tests, {suite}, {d}-D", sections, nav=where,
+                              menu="Tables"))
+    return pages
 
 
 def pair_page(a_id: str, b_id: str) -> str:
@@ -276,7 +286,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                                           f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
                 "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
                 "algorithm of the pair has the better ranks, red where the second has; outlined: significant."
-                + ("" if every_pair else " The pairs compared on their pages (the Tables page holds the tests of every "
+                + ("" if every_pair else " The pairs compared on their pages (the Tables pages hold the tests of every "
                                          "pair)."),
                 kind="ranksum-heatmap"))
         pages.insert(0, Page("pairwise", "Rank-sum tests of every pair",

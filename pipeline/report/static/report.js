@@ -209,68 +209,64 @@
   }
 
   function fit(div, view) {
-    if (div.__pre !== undefined) {
-      var f = div.__pre, box = div.parentElement, w = svgWidth(div);
+    var box = div.parentElement, w = svgWidth(div), now = div.__scale || 1, pre = div.__pre !== undefined, room;
+    if (pre) {  // drawn at the scale of its like
+      now = div.__pre;
       div.__pre = undefined;
-      var room = box.clientWidth - (div.getBoundingClientRect().width - w) - 2;
-      if (!div.__base) div.__base = unscaled(view, f);
-      if (close(w, room, f)) {
-        div.dataset.presized = "true";  // drawn once, at the scale of its like (tests)
-        div.dataset.scale = f.toFixed(3);
-        div.__fitted = box.clientWidth;
-        return Promise.resolve();
-      }
-    }
-    var first = !div.__base;
-    if (first) {
+      if (!div.__base) div.__base = unscaled(view, now);
+    } else if (!div.__base) {  // drawn at its spec's sizes (scale 1)
       var sizes = {};
       sizeSignals(view).forEach(function (name) { sizes[name] = view.signal(name); });
       div.__base = sizes;
     }
-    var base = div.__base, box = div.parentElement;
+    var base = div.__base;
     if (!Object.keys(base).length || !box) return Promise.resolve();
-    var room, tries = 0, key = sizeKey(base, box.clientWidth);
+    room = box.clientWidth - (div.getBoundingClientRect().width - w) - 2;
+    var tries = 0, key = sizeKey(base, box.clientWidth);
+    function done(f) {
+      div.__scale = f;
+      div.dataset.scale = f.toFixed(3);
+      div.__fitted = box.clientWidth;
+    }
+    if (close(w, room, now)) {
+      if (pre) div.dataset.presized = "true";  // drawn once, at the scale of its like (tests)
+      keep(key, now);
+      if (div.__specKey) keep(div.__specKey, now);
+      done(now);
+      return Promise.resolve();
+    }
     function at(f) {  // the chart's width with its plots scaled by f
       return resize(view, base, f, Math.min(Math.max(f, 1), MAX_GROW)).then(function () { return svgWidth(div); });
     }
-    function good(f, w) { return close(w, room, f); }
-    // secant steps from two widths, aiming a little inside the room: the width is about linear in f
-    // (axis labels wider than narrow plots make it less so); the result is never wider than the room,
-    // unless the chart is wider even at MIN_SCALE
+    // secant steps from two widths, aiming at the middle of the widths `close` accepts: the width is about
+    // linear in f (axis labels wider than narrow plots make it less so); the result is never wider than
+    // the room, unless the chart is wider even at MIN_SCALE
     function step(f0, w0, f1, w1, slope) {
       var s = (w1 - w0) / (f1 - f0);
       if (s > 0 && isFinite(s)) slope = s;
-      var f = Math.min(Math.max(f1 + (room - 3 - w1) / slope, MIN_SCALE), MAX_SCALE);
+      var aim = room - Math.max(4, 0.01 * room);
+      var f = Math.min(Math.max(f1 + (aim - w1) / slope, MIN_SCALE), MAX_SCALE);
       return at(f).then(function (w) {
         tries += 1;
         var fits = w <= room;
-        if (good(f, w) || (!fits && f <= MIN_SCALE) || tries >= 6) {
+        if (close(w, room, f) || (!fits && f <= MIN_SCALE) || tries >= 6) {
           return fits || f <= MIN_SCALE ? f : at(MIN_SCALE).then(function () { return MIN_SCALE; });
         }
         return step(f1, w1, f, w, slope);
       });
     }
-    // a new chart is drawn at its spec's sizes (scale 1): its width is known without a layout
-    var start = first ? Promise.resolve(svgWidth(div)) : at(1);
-    return start.then(function (w0) {
-      room = box.clientWidth - (div.getBoundingClientRect().width - w0) - 2;
-      var guess = found[key];
-      if (guess === undefined) {
-        // the width grows by about the plots' width in a row per unit of f: one step from there (the
-        // secant goes on from the width it gives when that was not close enough)
-        var slope = rowWidth(base, div.__columns);
-        if (slope > 0) return step(0, w0 - slope, 1, w0, slope);
-        return at(2).then(function (w1) { return step(1, w0, 2, w1, Math.max(w1 - w0, 1)); });
-      }
-      return at(guess).then(function (wg) {
-        if (good(guess, wg)) return guess;
-        return step(1, w0, guess, wg, Math.max((wg - w0) / (guess - 1 || 1), 1));
-      });
-    }).then(function (f) {
+    // from the width at the scale it is drawn at: the scale a chart of the same sizes took in a box as wide,
+    // else one step along the plots' width in a row per unit of f (the secant goes on from there)
+    var guess = found[key], slope = rowWidth(base, div.__columns);
+    var next = guess !== undefined && guess !== now ? at(guess).then(function (wg) {
+      if (close(wg, room, guess)) return guess;
+      return step(now, w, guess, wg, Math.max((wg - w) / (guess - now), 1));
+    }) : slope > 0 ? step(now - 1, w - slope, now, w, slope)
+      : at(now * 2).then(function (w1) { return step(now, w, now * 2, w1, Math.max((w1 - w) / now, 1)); });
+    return next.then(function (f) {
       keep(key, f);
       if (div.__specKey) keep(div.__specKey, f);  // its like's spec is scaled before drawing (`presize`)
-      div.dataset.scale = f.toFixed(3);
-      div.__fitted = box.clientWidth;
+      done(f);
     });
   }
 
@@ -394,9 +390,18 @@
     }).then(update);
   }
 
+  // whether a chart is in the window or MARGIN px from it now (the chart drawn before it may have pushed it
+  // out: the observer says so only at the next frame)
+  function nearNow(div) {
+    var r = div.getBoundingClientRect();
+    return r.bottom > -MARGIN && r.top < window.innerHeight + MARGIN;
+  }
+
   function pump() {
     if (busy) return;
-    var i = queued.findIndex(function (d) { return !finished(d) && (d.__all || near.indexOf(d) >= 0); });
+    var i = queued.findIndex(function (d) {
+      return !finished(d) && (d.__all || near.indexOf(d) >= 0 && nearNow(d));
+    });
     if (i < 0) {
       queued = queued.filter(function (d) { return !finished(d); });
       if (firstScreen === null) {

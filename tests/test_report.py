@@ -126,7 +126,8 @@ def test_pages_and_their_charts(report):
     # 20-D), convergence in 5-D
     expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS},
                 "scaling.html": 1, "pairwise.html": len(DIMS), "pair-a-b.html": 3, "alg-a.html": 4,
-                "alg-b.html": 4, **{f"tables-{d}d.html": 0 for d in DIMS}, "settings.html": 0, "explore.html": 1, "ranking.html": 1}
+                "alg-b.html": 4, **{f"tables-{d}d.html": 0 for d in DIMS}, "settings.html": 0, "explore.html": 1,
+                "ranking.html": 1}
     for name, text in p.items():
         n = expected[name]
         assert len(re.findall(r'<div class="chart" id="chart-', text)) == n, name

@@ -129,6 +129,11 @@ INDICATORS = ("logged", "recomputed")
 _KEYS: dict[tuple, pl.DataFrame] = {}
 _KEYS_KEPT = 256
 _KEYS_LOCK = threading.Lock()
+#: per state of a store (`Store.stamp`), the distinct values of its trials' columns that a selection of
+#: precisions filters on, with `final_delta` as 1.0 where known: `Selection.keys` of any filters from it,
+#: in memory (a recipe narrows its selection several times: a scan of the store's runs each time cost 5-25 ms)
+_INDEX: dict[tuple, pl.DataFrame] = {}
+_INDEX_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -234,10 +239,13 @@ class Selection:
         return self
 
     # -- trials and records ------------------------------------------------------------------
-    def _matching(self) -> pl.LazyFrame:
-        """The trials the filters select, with the commit each came with where the store says (the key of the
-        hits cache)."""
-        runs = self.store.scan("runs", commits=True) if hasattr(self.store, "scan") else self.store.runs()
+    def _runs_read(self) -> pl.LazyFrame:
+        """The store's trials, with the commit each came with where the store says (the key of the hits cache)."""
+        return self.store.scan("runs", commits=True) if hasattr(self.store, "scan") else self.store.runs()
+
+    def _matching(self, runs: pl.LazyFrame | None = None) -> pl.LazyFrame:
+        """The trials the filters select (of `runs`, default the store's: `_runs_read`)."""
+        runs = self._runs_read() if runs is None else runs
         return interesting_instances(filter_frame(runs, **self.filters), self.all_instances)
 
     def _trials(self) -> pl.LazyFrame:
@@ -353,7 +361,7 @@ class Selection:
                self.indicator)
         known = _KEYS.get(key) if stamp is not None else None
         if known is None:
-            runs = self._trials()
+            runs = self._trials() if stamp is None or self.quantity != "precision" else self._indexed(stamp)
             cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
             known = runs.select(cols).unique().collect()
             if stamp is not None:
@@ -362,6 +370,24 @@ class Selection:
                         _KEYS.pop(next(iter(_KEYS)))
                     _KEYS[key] = known
         return known
+
+    def _indexed(self, stamp: tuple) -> pl.LazyFrame:
+        """`_trials()` of a selection of precisions, from the store's index of its state `stamp` (`_INDEX`):
+        the same rows of the columns `keys` reads."""
+        index = _INDEX.get(stamp)
+        if index is None:
+            runs = self._runs_read()
+            names = runs.collect_schema().names()
+            cols = [c for c in (*KEYS, "instance", "commit_id") if c in names]
+            known = [pl.when(pl.col("final_delta").is_not_null()).then(1.0).alias("final_delta")] \
+                if "final_delta" in names else []
+            index = runs.select(*cols, *known).unique().collect()
+            with _KEYS_LOCK:
+                if len(_INDEX) >= _INDEX_KEPT:
+                    _INDEX.pop(next(iter(_INDEX)))
+                _INDEX[stamp] = index
+        runs = self._matching(index.lazy())
+        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in index.columns else runs
 
     def suites(self) -> list[str]:
         """Suites present in the selection.

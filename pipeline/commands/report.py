@@ -88,6 +88,7 @@ def register(app: typer.Typer) -> None:
         from ..api import Analysis
         from ..report import Settings, SettingsError, build
         from ..report.output import check_place, check_replaceable
+        from ..report.runner import Runner, default_jobs
 
         store = sel.store  # with SOURCES, they are ingested into it (default: a temporary store)
 
@@ -115,7 +116,9 @@ def register(app: typer.Typer) -> None:
         else:
             srcs = None if store else (settings.sources or [SAMPLE])
         settings = dataclasses.replace(settings, sources=srcs)
-        with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp:
+        # the workers start first: they import the report's modules while the data are read
+        with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp, \
+                Runner(default_jobs() if jobs is None else jobs).warm() as runner:
             store_path = store or str(Path(tmp) / "store")
             from ..report.context import is_store
 
@@ -125,7 +128,7 @@ def register(app: typer.Typer) -> None:
             st = open_store(store_path)
             try:
                 with stages("report") as update:
-                    index = build(Analysis(st), out, settings, progress=update, jobs=jobs, force=force)
+                    index = build(Analysis(st), out, settings, progress=update, force=force, runner=runner)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
             except OSError as exc:  # a full disk, a folder made read-only meanwhile

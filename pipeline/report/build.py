@@ -9,6 +9,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 import jinja2
@@ -210,12 +211,12 @@ def _replace_dir(tmp: Path, out: Path, force: bool = False) -> None:
         os.replace(tmp, out)
 
 
-def _make_report(analysis: Analysis, settings: Settings, jobs: int | None, tick: Progress, skipped: list[str]
-                 ) -> tuple[list[Page], Context, dict]:
-    """The pages with their charts made (by `jobs` workers), their context and its record; the parts that
-    failed are left out and named in `skipped`."""
+def _make_report(analysis: Analysis, settings: Settings, jobs: int | None, tick: Progress, skipped: list[str],
+                 runner: Runner | None = None) -> tuple[list[Page], Context, dict]:
+    """The pages with their charts made (by `jobs` workers, or by `runner`'s), their context and its record;
+    the parts that failed are left out and named in `skipped`."""
     tick("selection", 0, 1, "the selection, the references, the plan")
-    with Runner(default_jobs() if jobs is None else jobs) as runner:
+    with Runner(default_jobs() if jobs is None else jobs) if runner is None else nullcontext(runner) as runner:
         ctx = Context(analysis, settings, runner)
         if len(ctx.algorithms) > 1 and runner.jobs > 1:
             import_soon("scipy.stats")  # the ranking's tests, here: its 0.7 s while the workers start
@@ -255,7 +256,8 @@ def _write_report(out: Path, files: dict[str, str], final: Settings, tick: Progr
 
 
 def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | None = None, *,
-          progress: Progress | None = None, jobs: int | None = 1, force: bool = False) -> Path:
+          progress: Progress | None = None, jobs: int | None = 1, force: bool = False,
+          runner: Runner | None = None) -> Path:
     """Write the HTML report of an analysis into a folder (docs/report.md).
 
     `settings.json` beside index.html records the settings, the resolved selection, the instances,
@@ -280,6 +282,9 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
         process); the report is the same for any number.
     force : bool
         Replace `out_dir` whatever it holds.
+    runner : Runner, optional
+        Workers started by the caller (`Runner.warm`: ahead of reading the data), used instead of `jobs`
+        new ones; the caller closes it.
 
     Returns
     -------
@@ -303,7 +308,7 @@ def build(analysis: Analysis, out_dir: str | os.PathLike, settings: Settings | N
     out = Path(out_dir)
     output.check_replaceable(out, force)  # before the work, and again before replacing
     skipped: list[str] = []
-    pages, ctx, record = _make_report(analysis, settings, jobs, tick, skipped)
+    pages, ctx, record = _make_report(analysis, settings, jobs, tick, skipped, runner)
     pages = _state_skipped(pages, skipped)
     record["pairs"] = [list(p) for p in ctx.pairs()]  # with many algorithms, known once they are ranked
     record["skipped"] = skipped

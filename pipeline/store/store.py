@@ -23,8 +23,10 @@ import os
 import random
 import re
 import stat
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,6 +313,8 @@ class Snapshot:
     pins: dict[str, int | None] | None = None  # table -> version to open it at (None: the latest, checked)
     opened: dict = field(default_factory=dict)
     properties: dict[str, str] = field(default_factory=dict)  # the `sources` table's (`Store.properties`)
+    #: names this snapshot where a Store sends it (a worker's Stores of the same token share one: `_shared`)
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def committed(self) -> list[str]:
@@ -353,6 +357,29 @@ class Snapshot:
             if isinstance(n, int) and n > 0:
                 out.add(r[COMMIT])
         return out
+
+
+#: the pinned snapshots of this process by the token of the snapshot they were sent from: a report's tasks
+#: each get their Store pinned at the same versions, and opening the Delta tables again cost 10-20 ms a task
+_SHARED: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+#: pinned snapshots kept per process (the most recently used)
+SHARED_SNAPSHOTS = 8
+
+
+def _shared(key: tuple[str, str], make: Callable[[], Snapshot]) -> Snapshot:
+    """The snapshot kept under `key` (where, token), else `make()` kept there."""
+    with _SHARED_LOCK:
+        snap = _SHARED.get(key)
+        if snap is not None:
+            _SHARED.move_to_end(key)
+            return snap
+    snap = make()
+    with _SHARED_LOCK:
+        snap = _SHARED.setdefault(key, snap)
+        while len(_SHARED) > SHARED_SNAPSHOTS:
+            _SHARED.popitem(last=False)
+    return snap
 
 
 def _creation_cut_short(folder: Path) -> bool:
@@ -420,7 +447,7 @@ class Store:
         if snap is not None:
             state["_snap"] = None
             state["_pins"] = (snap.version, snap.derived_version, {t: (dt.version() if dt is not None else None)
-                                                                    for t, dt in self._tables().items()})
+                                                                    for t, dt in self._tables().items()}, snap.token)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -560,7 +587,14 @@ class Store:
         if self._snap is None:
             pins = self.__dict__.pop("_pins", None)
             if pins is not None:
-                self._snap = self._pinned(*pins)
+                *versions, token = pins
+
+                def make() -> Snapshot:
+                    snap = self._pinned(*versions)
+                    snap.token = token
+                    return snap
+
+                self._snap = _shared((str(self.path), token), make)
             else:
                 self.refresh()
         return self._snap

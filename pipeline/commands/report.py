@@ -116,14 +116,14 @@ def register(app: typer.Typer) -> None:
         else:
             srcs = None if store else (settings.sources or [SAMPLE])
         settings = dataclasses.replace(settings, sources=srcs)
-        # the workers start first: they import the report's modules while the data are read
         with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp, \
-                Runner(default_jobs() if jobs is None else jobs).warm() as runner:
+                Runner(default_jobs() if jobs is None else jobs) as runner:
             store_path = store or str(Path(tmp) / "store")
             from ..report.context import is_store
 
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             if srcs or back_srcs:
+                runner.warm()  # the workers import the report's modules while the data are read
                 _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline, allow_partial)
             st = open_store(store_path)
             try:

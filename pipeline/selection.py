@@ -129,11 +129,14 @@ INDICATORS = ("logged", "recomputed")
 _KEYS: dict[tuple, pl.DataFrame] = {}
 _KEYS_KEPT = 256
 _KEYS_LOCK = threading.Lock()
-#: per state of a store (`Store.stamp`), the distinct values of its trials' columns that a selection of
-#: precisions filters on, with `final_delta` as 1.0 where known: `Selection.keys` of any filters from it,
-#: in memory (a recipe narrows its selection several times: a scan of the store's runs each time cost 5-25 ms)
-_INDEX: dict[tuple, pl.DataFrame] = {}
-_INDEX_KEPT = 8
+#: per state of a store (`Store.stamp`), its trials (the `runs` table with the commits, one row a trial) read
+#: once in this process: a chart's recipe asks several questions of them (its dimensions, groups, budgets),
+#: each a scan of the table's files (20-40 ms) otherwise; stores of more trials than `RUNS_KEPT_ROWS` are
+#: scanned each time
+_RUNS: dict[tuple, pl.DataFrame | None] = {}
+_RUNS_KEPT = 4
+RUNS_KEPT_ROWS = 500_000
+_UNREAD = object()
 
 
 @dataclass(frozen=True)
@@ -240,13 +243,27 @@ class Selection:
 
     # -- trials and records ------------------------------------------------------------------
     def _runs_read(self) -> pl.LazyFrame:
-        """The store's trials, with the commit each came with where the store says (the key of the hits cache)."""
-        return self.store.scan("runs", commits=True) if hasattr(self.store, "scan") else self.store.runs()
+        """The store's trials, with the commit each came with where the store says (the key of the hits cache);
+        kept in this process per state of the store (`_RUNS`)."""
+        if not hasattr(self.store, "scan"):
+            return self.store.runs()
+        stamp = self.store.stamp() if hasattr(self.store, "stamp") else None
+        kept = _RUNS.get(stamp, _UNREAD) if stamp is not None else None
+        if kept is not _UNREAD and kept is not None:
+            return kept.lazy()
+        runs = self.store.scan("runs", commits=True)
+        if kept is None:  # no state to keep them by, or too many to keep
+            return runs
+        got = runs.collect()
+        with _KEYS_LOCK:
+            if len(_RUNS) >= _RUNS_KEPT:
+                _RUNS.pop(next(iter(_RUNS)))
+            _RUNS[stamp] = got if got.height <= RUNS_KEPT_ROWS else None
+        return got.lazy()
 
-    def _matching(self, runs: pl.LazyFrame | None = None) -> pl.LazyFrame:
-        """The trials the filters select (of `runs`, default the store's: `_runs_read`)."""
-        runs = self._runs_read() if runs is None else runs
-        return interesting_instances(filter_frame(runs, **self.filters), self.all_instances)
+    def _matching(self) -> pl.LazyFrame:
+        """The trials the filters select."""
+        return interesting_instances(filter_frame(self._runs_read(), **self.filters), self.all_instances)
 
     def _trials(self) -> pl.LazyFrame:
         """The selection's trials of its quantity, not cut: those whose precision is known, or with
@@ -361,7 +378,7 @@ class Selection:
                self.indicator)
         known = _KEYS.get(key) if stamp is not None else None
         if known is None:
-            runs = self._trials() if stamp is None or self.quantity != "precision" else self._indexed(stamp)
+            runs = self._trials()
             cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
             known = runs.select(cols).unique().collect()
             if stamp is not None:
@@ -370,24 +387,6 @@ class Selection:
                         _KEYS.pop(next(iter(_KEYS)))
                     _KEYS[key] = known
         return known
-
-    def _indexed(self, stamp: tuple) -> pl.LazyFrame:
-        """`_trials()` of a selection of precisions, from the store's index of its state `stamp` (`_INDEX`):
-        the same rows of the columns `keys` reads."""
-        index = _INDEX.get(stamp)
-        if index is None:
-            runs = self._runs_read()
-            names = runs.collect_schema().names()
-            cols = [c for c in (*KEYS, "instance", "commit_id") if c in names]
-            known = [pl.when(pl.col("final_delta").is_not_null()).then(1.0).alias("final_delta")] \
-                if "final_delta" in names else []
-            index = runs.select(*cols, *known).unique().collect()
-            with _KEYS_LOCK:
-                if len(_INDEX) >= _INDEX_KEPT:
-                    _INDEX.pop(next(iter(_INDEX)))
-                _INDEX[stamp] = index
-        runs = self._matching(index.lazy())
-        return runs.filter(pl.col("final_delta").is_not_null()) if "final_delta" in index.columns else runs
 
     def suites(self) -> list[str]:
         """Suites present in the selection.

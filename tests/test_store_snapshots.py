@@ -1,6 +1,6 @@
 """What a worker process reads: a Store sent to it is pinned at the versions its sender read; the tasks of
-one worker share that snapshot (opened once), and a Store sent after a commit is read anew. A selection's
-keys come from an index of the store's trials per state of the store, and equal those read from its runs."""
+one worker share that snapshot (opened once), and a Store sent after a commit is read anew. A selection reads
+the store's trials once per state of the store (kept in the process), and answers as from the store's files."""
 from __future__ import annotations
 
 import pickle
@@ -13,7 +13,9 @@ from logs import write_new2
 
 import pipeline.store.store as store_mod
 from pipeline.ingest import ingest
-from pipeline.selection import Selection
+import pipeline.selection as selection_mod
+from pipeline.conventions import interesting_instances
+from pipeline.selection import Selection, filter_frame
 from pipeline.store import Store
 
 
@@ -78,27 +80,42 @@ def test_a_store_made_again_at_the_same_place_is_never_read_from_an_earlier_snap
     assert pickle.loads(pickle.dumps(again)).runs().collect()["algorithm"].unique().to_list() == ["B"]
 
 
-@pytest.mark.parametrize("filters", [
+FILTERS = [
     {}, {"algorithm": ("A",)}, {"function": (2,)}, {"dimension": (3,)}, {"algorithm": ("B",), "dimension": (2,)},
     {"suite": ("bbob",), "function": (1, 2)}, {"all_instances": True}, {"all_instances": True, "algorithm": ("B",)},
-])
-def test_a_selections_keys_from_the_index_equal_those_read_from_its_runs(tmp_path, filters):
+]
+
+
+@pytest.fixture
+def two(tmp_path) -> Store:
+    """Two algorithms on two functions and dimensions, on instances of interest and others."""
     st = Store(tmp_path / "store", create=True)
     ingest([_source(tmp_path, "A", 1, 2), _source(tmp_path, "A", 2, 3, instances=(1, 7, 71)),
             _source(tmp_path, "B", 1, 3, instances=(3, 4)), _source(tmp_path, "B", 2, 2, instances=(9, 10))], st)
-    sel = Selection(st, **filters)
-    direct = sel._trials().select("suite", "algorithm", "commit_id").unique().collect()
+    return st
+
+
+@pytest.mark.parametrize("many", [False, True])
+@pytest.mark.parametrize("filters", FILTERS)
+def test_a_selection_answers_from_the_trials_it_keeps_as_from_the_stores_files(two, filters, many, monkeypatch):
+    if many:  # a store of more trials than are kept: scanned each time
+        monkeypatch.setattr(selection_mod, "RUNS_KEPT_ROWS", 1)
+    sel = Selection(two, **{k: v for k, v in filters.items() if k != "all_instances"},
+                    all_instances=filters.get("all_instances", False))
+    read = interesting_instances(filter_frame(two.scan("runs", commits=True), **sel.filters), sel.all_instances)
+    read = read.filter(pl.col("final_delta").is_not_null())
     order = ["suite", "algorithm", "commit_id"]
-    assert sel.keys().sort(order).equals(direct.sort(order))
-    assert sel.keys().height == direct.height > 0 or direct.height == 0
+    assert sel.keys().sort(order).equals(read.select(order).unique().collect().sort(order))
+    runs = sel.runs().collect().sort("run_id")
+    assert runs.equals(read.drop("commit_id").collect().sort("run_id"))
+    assert (selection_mod._RUNS.get(two.stamp()) is None) == many
 
 
-def test_the_index_follows_the_store_after_a_commit(tmp_path):
+def test_the_trials_kept_follow_the_store_after_a_commit(tmp_path):
     st = Store(tmp_path / "store", create=True)
     ingest([_source(tmp_path, "A")], st)
-    assert Selection(st).algorithms() == ["A"]
+    assert Selection(st).algorithms() == ["A"] and Selection(st).runs().collect().height == 2
     ingest([_source(tmp_path, "B")], st)
     st.refresh()
-    assert Selection(st).algorithms() == ["A", "B"]
+    assert Selection(st).algorithms() == ["A", "B"] and Selection(st).runs().collect().height == 4
     assert Selection(st, algorithm=("B",)).keys()["algorithm"].to_list() == ["B"]
-    assert isinstance(Selection(st).keys(), pl.DataFrame)

@@ -16,10 +16,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from . import biobj
 from .conventions import interesting_instances
@@ -129,14 +130,15 @@ INDICATORS = ("logged", "recomputed")
 _KEYS: dict[tuple, pl.DataFrame] = {}
 _KEYS_KEPT = 256
 _KEYS_LOCK = threading.Lock()
-#: per state of a store (`Store.stamp`), its trials (the `runs` table with the commits, one row a trial) read
-#: once in this process: a chart's recipe asks several questions of them (its dimensions, groups, budgets),
-#: each a scan of the table's files (20-40 ms) otherwise; stores of more trials than `RUNS_KEPT_ROWS` are
-#: scanned each time
+#: per state of a store (`Store.stamp`) and (suite, algorithm) filters, the selection's trials (rows of the
+#: `runs` table with their commits) as first read in this process: a chart's recipe asks several questions of
+#: them (its dimensions, groups, budgets, keys), each a scan of the table's files (20-40 ms) otherwise. None:
+#: more trials than `RUNS_KEPT_ROWS`, scanned each time
 _RUNS: dict[tuple, pl.DataFrame | None] = {}
-_RUNS_KEPT = 4
+#: the plans that read them, by the same keys (made once: a plan of the store's tables takes a few ms to make)
+_RUNS_READ: dict[tuple, pl.LazyFrame] = {}
+_RUNS_KEPT = 64
 RUNS_KEPT_ROWS = 500_000
-_UNREAD = object()
 
 
 @dataclass(frozen=True)
@@ -243,23 +245,44 @@ class Selection:
 
     # -- trials and records ------------------------------------------------------------------
     def _runs_read(self) -> pl.LazyFrame:
-        """The store's trials, with the commit each came with where the store says (the key of the hits cache);
-        kept in this process per state of the store (`_RUNS`)."""
+        """The trials of the selection's suites and algorithms, with the commit each came with where the store
+        says (the key of the hits cache): read when first collected, then kept in this process for the state of
+        the store (`_RUNS`); only the partitions of those suites and algorithms are read."""
         if not hasattr(self.store, "scan"):
             return self.store.runs()
         stamp = self.store.stamp() if hasattr(self.store, "stamp") else None
-        kept = _RUNS.get(stamp, _UNREAD) if stamp is not None else None
-        if kept is not _UNREAD and kept is not None:
-            return kept.lazy()
-        runs = self.store.scan("runs", commits=True)
-        if kept is None:  # no state to keep them by, or too many to keep
-            return runs
-        got = runs.collect()
+        key = (stamp, self.suite, self.algorithm)
+        known = _RUNS_READ.get(key) if stamp is not None else None
+        if known is not None:
+            return known
+        scan = filter_frame(self.store.scan("runs", commits=True), suite=self.suite, algorithm=self.algorithm)
+        if stamp is None:
+            return scan
+
+        def source(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
+                   batch_size: int | None) -> Iterator[pl.DataFrame]:
+            kept = _RUNS.get(key, scan)
+            if kept is scan:  # not read yet in this process
+                got = scan.collect()
+                with _KEYS_LOCK:
+                    if len(_RUNS) >= _RUNS_KEPT:
+                        _RUNS.pop(next(iter(_RUNS)))
+                    _RUNS[key] = got if got.height <= RUNS_KEPT_ROWS else None
+                kept = got
+            lf = scan if kept is None else kept.lazy()
+            if predicate is not None:
+                lf = lf.filter(predicate)
+            if with_columns is not None:
+                lf = lf.select(with_columns)
+            yield (lf if n_rows is None else lf.head(n_rows)).collect()
+
+        read = register_io_source(source, schema=scan.collect_schema(), is_pure=True, explain_name="cocopipe trials",
+                                  explain_detail="read once per state of the store")
         with _KEYS_LOCK:
-            if len(_RUNS) >= _RUNS_KEPT:
-                _RUNS.pop(next(iter(_RUNS)))
-            _RUNS[stamp] = got if got.height <= RUNS_KEPT_ROWS else None
-        return got.lazy()
+            if len(_RUNS_READ) >= _RUNS_KEPT:
+                _RUNS_READ.pop(next(iter(_RUNS_READ)))
+            _RUNS_READ[key] = read
+        return read
 
     def _matching(self) -> pl.LazyFrame:
         """The trials the filters select."""

@@ -132,8 +132,8 @@ _KEYS_KEPT = 256
 _KEYS_LOCK = threading.Lock()
 #: per state of a store (`Store.stamp`) and (suite, algorithm) filters, the selection's trials (rows of the
 #: `runs` table with their commits) as first read in this process: a chart's recipe asks several questions of
-#: them (its dimensions, groups, budgets, keys), each a scan of the table's files (20-40 ms) otherwise. None:
-#: more trials than `RUNS_KEPT_ROWS`, scanned each time
+#: them (its dimensions, groups, budgets, keys), each a scan of the table's files (20-40 ms) otherwise; at most
+#: `RUNS_KEPT_ROWS` trials in all (None: a selection of more, scanned each time)
 _RUNS: dict[tuple, pl.DataFrame | None] = {}
 #: the plans that read them, by the same keys (made once: a plan of the store's tables takes a few ms to make)
 _RUNS_READ: dict[tuple, pl.LazyFrame] = {}
@@ -264,8 +264,9 @@ class Selection:
             kept = _RUNS.get(key, scan)
             if kept is scan:  # not read yet in this process
                 got = scan.collect()
-                with _KEYS_LOCK:
-                    if len(_RUNS) >= _RUNS_KEPT:
+                with _KEYS_LOCK:  # at most RUNS_KEPT_ROWS trials kept in all, the latest read
+                    while _RUNS and (len(_RUNS) >= _RUNS_KEPT or got.height + sum(
+                            f.height for f in _RUNS.values() if f is not None) > RUNS_KEPT_ROWS):
                         _RUNS.pop(next(iter(_RUNS)))
                     _RUNS[key] = got if got.height <= RUNS_KEPT_ROWS else None
                 kept = got

@@ -120,3 +120,16 @@ def test_the_trials_kept_follow_the_store_after_a_commit(tmp_path):
     st.refresh()
     assert Selection(st).algorithms() == ["A", "B"] and Selection(st).runs().collect().height == 4
     assert Selection(st, algorithm=("B",)).keys()["algorithm"].to_list() == ["B"]
+
+
+def test_the_trials_kept_in_a_process_are_bounded_in_all(tmp_path, monkeypatch):
+    st = Store(tmp_path / "store", create=True)
+    ingest([_source(tmp_path, "A"), _source(tmp_path, "B")], st)
+    monkeypatch.setattr(selection_mod, "RUNS_KEPT_ROWS", 3)  # room for one algorithm's two trials, not two
+    monkeypatch.setattr(selection_mod, "_RUNS", {})
+    monkeypatch.setattr(selection_mod, "_RUNS_READ", {})
+    for alg in ("A", "B"):
+        assert Selection(st, algorithm=(alg,)).runs().collect()["algorithm"].to_list() == [alg, alg]
+    kept = {k[2]: v.height for k, v in selection_mod._RUNS.items() if v is not None}
+    assert kept == {("B",): 2}  # the latest read; A's gone, and read again when asked
+    assert Selection(st, algorithm=("A",)).runs().collect().height == 2

@@ -129,7 +129,8 @@ INDICATORS = ("logged", "recomputed")
 #: `Selection.keys` of the latest selections of this process, by store state and filters (at most `_KEYS_KEPT`)
 _KEYS: dict[tuple, pl.DataFrame] = {}
 _KEYS_KEPT = 256
-_KEYS_LOCK = threading.Lock()
+#: the process-wide caches of this module are written under it (measures run on threads too)
+_LOCK = threading.Lock()
 #: per state of a store (`Store.stamp`) and (suite, algorithm) filters, the selection's trials (rows of the
 #: `runs` table with their commits) as first read in this process: a chart's recipe asks several questions of
 #: them (its dimensions, groups, budgets, keys), each a scan of the table's files (20-40 ms) otherwise; at most
@@ -139,6 +140,14 @@ _RUNS: dict[tuple, pl.DataFrame | None] = {}
 _RUNS_READ: dict[tuple, pl.LazyFrame] = {}
 _RUNS_KEPT = 64
 RUNS_KEPT_ROWS = 500_000
+
+
+def _keep(cache: dict, key: tuple, value, kept: int) -> None:
+    """`cache[key] = value`, the oldest entries dropped so that at most `kept` remain."""
+    with _LOCK:
+        while cache and len(cache) >= kept:
+            cache.pop(next(iter(cache)))
+        cache[key] = value
 
 
 @dataclass(frozen=True)
@@ -264,7 +273,7 @@ class Selection:
             kept = _RUNS.get(key, scan)
             if kept is scan:  # not read yet in this process
                 got = scan.collect()
-                with _KEYS_LOCK:  # at most RUNS_KEPT_ROWS trials kept in all, the latest read
+                with _LOCK:  # at most RUNS_KEPT_ROWS trials kept in all, the latest read
                     while _RUNS and (len(_RUNS) >= _RUNS_KEPT or got.height + sum(
                             f.height for f in _RUNS.values() if f is not None) > RUNS_KEPT_ROWS):
                         _RUNS.pop(next(iter(_RUNS)))
@@ -279,10 +288,7 @@ class Selection:
 
         read = register_io_source(source, schema=scan.collect_schema(), is_pure=True, explain_name="cocopipe trials",
                                   explain_detail="read once per state of the store")
-        with _KEYS_LOCK:
-            if len(_RUNS_READ) >= _RUNS_KEPT:
-                _RUNS_READ.pop(next(iter(_RUNS_READ)))
-            _RUNS_READ[key] = read
+        _keep(_RUNS_READ, key, read, _RUNS_KEPT)
         return read
 
     def _matching(self) -> pl.LazyFrame:
@@ -406,10 +412,7 @@ class Selection:
             cols = [c for c in ("suite", "algorithm", "commit_id") if c in runs.collect_schema().names()]
             known = runs.select(cols).unique().collect()
             if stamp is not None:
-                with _KEYS_LOCK:  # measures run on threads too
-                    if len(_KEYS) >= _KEYS_KEPT:
-                        _KEYS.pop(next(iter(_KEYS)))
-                    _KEYS[key] = known
+                _keep(_KEYS, key, known, _KEYS_KEPT)
         return known
 
     def suites(self) -> list[str]:

@@ -223,15 +223,15 @@
     if (!Object.keys(base).length || !box) return Promise.resolve();
     room = box.clientWidth - (div.getBoundingClientRect().width - w) - 2;
     var tries = 0, key = sizeKey(base, box.clientWidth);
-    function done(f) {
+    function done(f) {  // fitted at scale f: kept for its likes (`presize` scales their specs before drawing)
+      keep(key, f);
+      if (div.__specKey) keep(div.__specKey, f);
       div.__scale = f;
       div.dataset.scale = f.toFixed(3);
       div.__fitted = box.clientWidth;
     }
     if (close(w, room, now)) {
       if (pre) div.dataset.presized = "true";  // drawn once, at the scale of its like (tests)
-      keep(key, now);
-      if (div.__specKey) keep(div.__specKey, now);
       done(now);
       return Promise.resolve();
     }
@@ -264,8 +264,6 @@
     }) : slope > 0 ? step(now - 1, w - slope, now, w, slope)
       : at(now * 2).then(function (w1) { return step(now, w, now * 2, w1, Math.max((w1 - w) / now, 1)); });
     return next.then(function (f) {
-      keep(key, f);
-      if (div.__specKey) keep(div.__specKey, f);  // its like's spec is scaled before drawing (`presize`)
       done(f);
     });
   }

@@ -56,13 +56,42 @@ SOURCES = ("real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "gen
 REFERENCE = "refalgs/best2009-bbob.tar.gz"
 
 
+def adopt_descendants() -> None:
+    """Make this process the one that the command's processes left behind when it ends are handed to (Linux's
+    child subreaper), so that `reap` can wait for them and their CPU time is counted: the workers' fork
+    server ends just after the command, and with it the CPU time of the workers it waited for."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit(f"prctl(PR_SET_CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}: the CPU times would leave "
+                 "out the processes that outlive the command")
+
+
+def reap(within: float = 30.0) -> None:
+    """Wait for the processes the last command left behind (`adopt_descendants`); fail if one still runs after
+    `within` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:  # none left
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                sys.exit("a process of the command still runs 30 s after it ended")
+            time.sleep(0.02)
+
+
 def run(args: list[str]) -> dict:
-    """Run a cocopipe command; wall and CPU time (children included), peak RSS of the largest process."""
+    """Run a cocopipe command; wall time, CPU time (every process it started, those that outlive it by a moment
+    included: `reap`), peak RSS of the largest process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True,
                           cwd=tempfile.gettempdir())  # a checkout in the working folder would shadow PYTHONPATH's
     wall = time.perf_counter() - t
+    reap()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
         sys.exit(f"cocopipe {' '.join(args)} failed:\n{proc.stderr}")
@@ -78,6 +107,7 @@ def run_cocopp(python: str, srcs: list[Path], where: Path) -> dict:
     proc = subprocess.run([python, "-m", "cocopp", "-o", str(where / "ppdata"), *map(str, srcs)], cwd=where,
                           capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
     wall = time.perf_counter() - t
+    reap()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
         sys.exit(f"cocopp failed:\n{proc.stderr[-2000:]}")
@@ -168,6 +198,7 @@ def main() -> None:
     ap.add_argument("--cocopp", default=None, metavar="PY",
                     help="also run `PY -m cocopp` on the same algorithms (its own best2009), side by side")
     opts = ap.parse_args()
+    adopt_descendants()
     for name in ("out", "archive", "store"):  # the commands run in the temporary folder: paths made absolute
         if getattr(opts, name) is not None:
             setattr(opts, name, Path(getattr(opts, name)).resolve())

@@ -169,18 +169,32 @@ def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
 
 
 
+def _descendants(pid: int) -> list[str]:
+    """The processes below `pid` (children, their children, ...), as /proc lists them."""
+    found, todo = [], [str(pid)]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:  # ended meanwhile
+            continue
+        found += kids
+        todo += kids
+    return found
+
+
 def test_a_report_killed_leaves_no_worker_running(tiny_store, tmp_path):
-    # kill -9 of the command while its workers run: they end too (each watches for its parent), instead of
-    # running on their own, holding the terminal
+    # kill -9 of the command while its workers run: they end too (each watches for the process that forked
+    # it, the fork server, which ends with the command), instead of running on their own, holding the terminal
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "report", "--store", str(tiny_store), "--out",
                              str(tmp_path / "r"), "--jobs", "2", "--samples", "10"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(children.read_text().split()) < 2:  # the tracker and a worker
+    # the resource tracker, the fork server and a worker at least (the workers are the fork server's children)
+    while time.monotonic() < deadline and len(_descendants(proc.pid)) < 3:
         time.sleep(0.05)
-    workers = children.read_text().split()
-    assert len(workers) >= 2, "no worker started"
+    workers = _descendants(proc.pid)
+    assert len(workers) >= 3, f"no worker started: {workers}"
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 10

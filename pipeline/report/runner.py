@@ -4,6 +4,7 @@ Results are the same either way; only the wall time differs.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -15,9 +16,9 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import forkserver
 
 import altair as alt
 import polars as pl
@@ -180,21 +181,20 @@ def import_soon(name: str) -> None:
         threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
-#: what a worker imports when it is started ahead of its work (`Runner.warm`): the report's modules, all its tasks'
-WARM_MODULE = "pipeline.report.build"
+#: what the workers' server imports once, before it forks each worker (`Runner`): the report's modules, all
+#: its tasks', and the statistics of its tests (scipy.stats, 0.7 s, which every worker would import again)
+PRELOAD = ("pipeline.report.build",)
 
 
-def _ready() -> None:
-    """A worker's first task when started ahead: import what the report's tasks need."""
-    importlib.import_module(WARM_MODULE)
+def _end_with_parent() -> None:
+    """A worker's start: a thread that ends the worker once the process that asked for it is gone (a Ctrl-C
+    or a kill -9 there, at any moment, leaves no worker running on its own, holding the terminal). It
+    waits on multiprocessing's sentinel of that process (a pipe it holds open), not on the worker's own
+    parent: that is the fork server, which in turn ends only when no worker is left."""
+    parent = multiprocessing.parent_process()
 
-
-def _end_with_parent(parent: int) -> None:
-    """A worker's start: a thread that ends the worker once the process that started it is gone (a
-    Ctrl-C or a kill -9 there, at any moment, leaves no worker running on its own, holding the terminal)."""
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
+        parent.join()
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True).start()
@@ -217,41 +217,63 @@ def _start_tracker_quietly() -> None:
 
 
 class Runner:
-    """Runs tasks in `jobs` worker processes (spawned: Polars' threads and fork do not mix), or
-    in this process on demand when jobs is 1. The workers are spawned with Ctrl-C (SIGINT) blocked:
-    this process takes it and stops them (`close`), so that they print no traceback."""
+    """Runs tasks in `jobs` worker processes, or in this process on demand when jobs is 1.
+
+    The workers are forked by multiprocessing's fork server, a process of their own started afresh (not
+    forked from this one: Polars' threads and fork do not mix), which imports the report's modules
+    (`PRELOAD`) once and does nothing else: a worker starts at once, with them imported, and ends with no
+    interpreter shutdown. They have Ctrl-C (SIGINT) blocked: this process takes it and stops them (`close`),
+    so that they print no traceback."""
 
     def __init__(self, jobs: int = 1):
         self.jobs = max(1, int(jobs))
         self._pool = None
         if self.jobs > 1:
             _start_tracker_quietly()
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_end_with_parent, initargs=(os.getpid(),))
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(list(PRELOAD))
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_end_with_parent)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _as_workers_start():
+        """What the fork server, and so every worker, inherits when it is started here: the blocked SIGINT
+        (there it waits, and is not lost) and one Polars thread (the workers are the parallelism: their
+        thread pools competed for the cores; Polars reads the setting when it is imported). A Ctrl-C
+        meanwhile takes effect at the end: a worker half started (forked, not yet known to the pool) would
+        be left out of `close`, outlive this process and print a traceback."""
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        unset = "POLARS_MAX_THREADS" not in os.environ
+        if unset:
+            os.environ["POLARS_MAX_THREADS"] = "1"
+        held, handler = [], None
+        here = threading.current_thread() is threading.main_thread()  # the thread Python runs signal handlers in
+        if here:
+            handler = signal.signal(signal.SIGINT, lambda *_: held.append(True))
+        try:
+            yield
+        finally:
+            if unset:
+                del os.environ["POLARS_MAX_THREADS"]
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            if here:
+                signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+                if held:
+                    signal.raise_signal(signal.SIGINT)  # now, to the handler in place before
 
     def submit(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
         """Start `fn(*args, **kwargs)` (a module-level function, picklable arguments)."""
         if self._pool is None:
             return Deferred(fn, args, kwargs)
-        # a worker is spawned by a submit: it inherits the blocked SIGINT (here it waits, and is not lost),
-        # and one Polars thread (the workers are the parallelism: their thread pools competed for the cores)
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        unset = "POLARS_MAX_THREADS" not in os.environ
-        if unset:
-            os.environ["POLARS_MAX_THREADS"] = "1"
-        try:
+        with self._as_workers_start():  # the fork server is started by the first submit unless `warm` did
             return self._pool.submit(fn, *args, **kwargs)
-        finally:
-            if unset:
-                del os.environ["POLARS_MAX_THREADS"]
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def warm(self) -> Runner:
-        """Start the workers now, each importing the report's modules (about a second of CPU each), so that
-        they are ready when the work comes: while this process reads the data, on cores it leaves idle."""
+        """Start the workers' fork server now, without waiting for it: it imports the report's modules (about
+        a second of CPU) while this process reads the data, on a core the reading leaves idle."""
         if self._pool is not None:
-            for _ in range(self.jobs):
-                self.submit(_ready)
+            with self._as_workers_start():
+                forkserver.ensure_running()
         return self
 
     def chart(self, fn: Callable, *args, **kwargs) -> Future | Deferred:
@@ -259,7 +281,8 @@ class Runner:
         return self.submit(chart_spec, fn, args, kwargs)
 
     def close(self, stop: bool = False) -> None:
-        """Stop the workers (pending work is cancelled; with `stop`, running work too, e.g. after Ctrl-C)."""
+        """Stop the workers (pending work is cancelled; with `stop`, running work too, e.g. after Ctrl-C). Their
+        fork server stays, idle, for the next Runner of this process, and ends with it."""
         if self._pool is not None:
             if stop:
                 for p in list((getattr(self._pool, "_processes", None) or {}).values()):

@@ -122,8 +122,8 @@ def register(app: typer.Typer) -> None:
             from ..report.context import is_store
 
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
+            runner.warm()  # the workers' server imports the report's modules while the data are read, or looked up
             if srcs or back_srcs:
-                runner.warm()  # the workers import the report's modules while the data are read
                 _ingest([*(srcs or []), *back_srcs], store_path, archive_url, offline, allow_partial)
             st = open_store(store_path)
             try:

@@ -216,7 +216,7 @@ def _make_report(analysis: Analysis, settings: Settings, jobs: int | None, tick:
     """The pages with their charts made (by `jobs` workers, or by `runner`'s), their context and its record;
     the parts that failed are left out and named in `skipped`."""
     tick("selection", 0, 1, "the selection, the references, the plan")
-    with Runner(default_jobs() if jobs is None else jobs) if runner is None else nullcontext(runner) as runner:
+    with Runner(default_jobs() if jobs is None else jobs).warm() if runner is None else nullcontext(runner) as runner:
         ctx = Context(analysis, settings, runner)
         if len(ctx.algorithms) > 1 and runner.jobs > 1:
             import_soon("scipy.stats")  # the ranking's tests, here: its 0.7 s while the workers start

@@ -190,55 +190,71 @@ def _dense_scores(success: np.ndarray, value: np.ndarray) -> np.ndarray:
     return out
 
 
-def _part_scores(part: np.ndarray, alg: np.ndarray, hit: np.ndarray, fe: float, prec_of, k: int):
-    """The trials of the algorithms in `part` scored at FE_umin `fe` (1/hit when the target was hit
-    by fe, else minus the precision reached at fe): (members, local index of every algorithm, label
-    of each trial, members with a NaN sample (no test, as scipy), trials kept, dense scores)."""
-    mask = part[alg]
-    h = hit[mask]
-    success = ~np.isnan(h) & (h <= fe)
-    value = np.empty(len(h))
-    value[success] = 1.0 / h[success]
-    if (~success).any():
-        value[~success] = -prec_of(fe, np.flatnonzero(mask)[~success])
-    members = np.flatnonzero(part)
-    local = np.full(k, -1, np.int64)
-    local[members] = np.arange(len(members))
-    lab = local[alg[mask]]
-    bad = np.zeros(len(members), bool)
-    nan = np.isnan(value)
-    if nan.any():  # scipy gives NaN for samples with NaN: no test
-        bad[np.unique(lab[nan])] = True
-    ok = ~bad[lab]
-    return members, local, lab, bad, ok, _dense_scores(success[ok], value[ok])
+def _scores_at(cell: np.ndarray, fe: np.ndarray, start: np.ndarray, n: np.ndarray, hit: np.ndarray, prec_of
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The trials of the cells `cell[t]` (trials `start[c]` to `start[c] + n[c]` of the trial arrays) scored at
+    FE_umin `fe[t]`, one row per test padded to the most trials: (reached the target by fe, the score
+    within its kind: 1/hit, or minus the precision at fe from `prec_of(trial indices, fe)`, and which
+    entries are trials). Reached trials rank above all others, each kind by its score: the order of
+    cocopp's test data (`_dense_scores`)."""
+    counts = n[cell]
+    j = np.arange(int(counts.max(initial=0)))
+    real = j[None, :] < counts[:, None]
+    idx = start[cell][:, None] + np.where(real, j[None, :], 0)
+    h = hit[idx]
+    fe2 = np.broadcast_to(fe[:, None], idx.shape)
+    with np.errstate(invalid="ignore"):
+        success = real & (h <= fe2)
+    score = np.zeros(idx.shape)
+    np.divide(1.0, h, out=score, where=success)
+    late = real & ~success
+    if late.any():
+        score[late] = -prec_of(idx[late], fe2[late])
+    return success, score, real
 
 
-def _pivot_tests(alg: np.ndarray, hit: np.ndarray, umin: np.ndarray, n: np.ndarray, prec_of, pivot: int,
-                 cache: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Rank-sum tests of every algorithm of one (problem, target) against the algorithm `pivot`.
+def _pair_terms(sx, vx, mx, sy, vy, my) -> tuple[np.ndarray, np.ndarray]:
+    """U of x against y (pairs of trials where x's ranks higher, ties 1/2) and scipy's tie term of the two
+    samples pooled (sum of t^3 - t over its groups of equal scores), per row of padded scores (`_scores_at`):
+    each row's pooled trials sorted once (reached ones above the others, each kind by score; the padding
+    last), U from the average ranks of x's trials, R_x - n_x (n_x + 1) / 2."""
+    s, v, m = (np.concatenate(a, axis=1) for a in ((sx, sy), (vx, vy), (mx, my)))
+    rows, width = s.shape
+    kind = np.where(m, s.astype(np.int8), 2)
+    o = np.argsort(np.where(m, v, 0.0), axis=1, kind="stable")
+    o = np.take_along_axis(o, np.argsort(np.take_along_axis(kind, o, 1), axis=1, kind="stable"), 1)
+    ks, vs = np.take_along_axis(kind, o, 1), np.take_along_axis(v, o, 1)
+    new = np.ones((rows, width), bool)
+    new[:, 1:] = (ks[:, 1:] != ks[:, :-1]) | (vs[:, 1:] != vs[:, :-1])
+    starts = np.flatnonzero(new)  # blocks of equal scores, numbered across the rows
+    block = np.cumsum(new.reshape(-1)) - 1
+    size = np.diff(np.r_[starts, new.size])
+    rank = (starts % width + (size + 1) / 2)[block].reshape(rows, width)  # 1-based average ranks
+    in_x = np.take_along_axis(np.concatenate((mx, np.zeros_like(my)), axis=1), o, 1)
+    nx = mx.sum(axis=1)
+    u = np.where(in_x, rank, 0.0).sum(axis=1) - nx * (nx + 1) / 2
+    real = ks.reshape(-1)[starts] < 2
+    ties = np.bincount(starts // width, weights=np.where(real, size ** 3 - size, 0).astype(float), minlength=rows)
+    return u, ties
 
-    Arguments as `_group_tests`. The test of x against the pivot uses FE_umin = min(umin[x],
-    umin[pivot]): the algorithms of umin >= umin[pivot] are scored together at umin[pivot], the
-    others with the pivot at their own umin. Returns U of x against the pivot and the two-sided
-    p-value per algorithm x (NaN U and p = 1 where a sample holds NaN, as `significance.ranksum`; the
-    pivot's own entries are meaningless)."""
-    k = len(umin)
-    u_out, p_out = np.full(k, np.nan), np.ones(k)
-    up = umin[pivot]
-    for fe in np.unique(umin[umin <= up]):
-        part = umin >= fe if fe == up else umin == fe
-        part[pivot] = True
-        if part.sum() < 2:
-            continue
-        members, local, lab, bad, ok, scores = _part_scores(part, alg, hit, fe, prec_of, k)
-        u, ties = pair_counts(scores, lab[ok], len(members), [local[pivot]])
-        others = members[members != pivot]
-        nx, npv = n[others].astype(float), np.full(len(others), float(n[pivot]))
-        u_x = nx * npv - u[0, local[others]]  # U of x against the pivot
-        t = ties[0, local[others]]
-        p = _pair_p(u_x, nx, npv, t, bad[local[others]] | bad[local[pivot]], cache)
-        u_out[others], p_out[others] = u_x, p
-    return u_out, p_out
+
+def _pivot_batch(tx: np.ndarray, tp: np.ndarray, fe: np.ndarray, start: np.ndarray, n: np.ndarray, hit: np.ndarray,
+                 prec_of, cache: dict, cells_per_step: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """U of x against y and the two-sided p-value of every test t of the cells x = `tx[t]` and y = `tp[t]` on
+    FE_umin `fe[t]` (U NaN and p 1 where a sample holds NaN, as `significance.ranksum`), in steps of tests
+    whose pooled trials stay under `cells_per_step`."""
+    u_all, p_all = np.empty(len(tx)), np.empty(len(tx))
+    step = max(1, cells_per_step // (int(n.max(initial=1)) * 2))
+    for a in range(0, len(tx), step):
+        sl = slice(a, a + step)
+        sx, vx, mx = _scores_at(tx[sl], fe[sl], start, n, hit, prec_of)
+        sy, vy, my = _scores_at(tp[sl], fe[sl], start, n, hit, prec_of)
+        bad = (np.isnan(vx) & mx).any(axis=1) | (np.isnan(vy) & my).any(axis=1)  # scipy: NaN, no test
+        u, ties = _pair_terms(sx, vx, mx, sy, vy, my)
+        nx, ny = n[tx[sl]].astype(float), n[tp[sl]].astype(float)
+        p_all[sl] = _pair_p(u, nx, ny, ties, bad, cache)
+        u_all[sl] = u
+    return u_all, p_all
 
 
 def _levels(g: np.ndarray, umin: np.ndarray, ngroups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -396,7 +412,7 @@ def pivot_tests(trials: pl.DataFrame, cells: pl.DataFrame, pivots: dict[int, lis
                 events: pl.LazyFrame, order: list[str], chunk: int = 16):
     """The tests of `significance.best_and_reference`: for every group gi (a (problem, target)) of
     `pivots` and each of its pivots (algorithm indices in `order`), the tests of the group's other
-    algorithms (not `exclude`) against the pivot, each on the pair's own FE_umin (`_pivot_tests`).
+    algorithms (not `exclude`) against the pivot, each on the pair's own FE_umin (`_pivot_batch`).
 
     `trials`: g, o (algorithm index), algorithm, run_id, hitf (NaN where not reached), sorted by (g, o);
     `cells`: one row per (g, o) in that order with trials, umin (FE_umin), art_u and avg (cocopp's
@@ -416,30 +432,34 @@ def pivot_tests(trials: pl.DataFrame, cells: pl.DataFrame, pivots: dict[int, lis
     pvals = prec["prec"].to_numpy()
 
     ngroups = int(cells["g"].max()) + 1 if cells.height else 0
-    bounds = np.searchsorted(trials["g"].to_numpy(), np.arange(ngroups + 1))
     pbounds = np.searchsorted(cells["g"].to_numpy(), np.arange(ngroups + 1))
-    h_o, h_hit, h_run = trials["o"].to_numpy(), trials["hitf"].to_numpy(), trials["run_id"].to_numpy()
+    h_hit, h_run = trials["hitf"].to_numpy(), trials["run_id"].to_numpy()
     p_o, p_umin, p_n = cells["o"].to_numpy(), cells["umin"].to_numpy(), cells["trials"].to_numpy()
     art_u, avg = cells["art_u"].to_numpy(), cells["avg"].to_numpy()
-    cache: dict = {}
-    for gi in range(ngroups):
-        s, e, ps_, pe_ = bounds[gi], bounds[gi + 1], pbounds[gi], pbounds[gi + 1]
-        runs = h_run[s:e]
+    start = np.r_[0, np.cumsum(p_n)[:-1]]  # each cell's first trial (both sorted by (g, o))
 
-        def prec_of(fe, idx):
-            return pvals[np.searchsorted(pkeys, np.searchsorted(urun, runs[idx]) * nfe + np.searchsorted(ufe, fe))]
+    def prec_of(idx: np.ndarray, fe: np.ndarray) -> np.ndarray:
+        return pvals[np.searchsorted(pkeys, np.searchsorted(urun, h_run[idx]) * nfe + np.searchsorted(ufe, fe))]
 
+    # every test at once: (group, pivot) in order, the group's other algorithms (not `exclude`) ascending
+    heads, tx, tp = [], [], []
+    for gi in sorted(pivots):
+        ps_, pe_ = pbounds[gi], pbounds[gi + 1]
         algs = p_o[ps_:pe_]
-        n = p_n[ps_:pe_].astype(float)
-        for pivot in pivots.get(gi, ()):
-            piv = int(np.searchsorted(algs, pivot))
-            u, p = _pivot_tests(np.searchsorted(algs, h_o[s:e]), h_hit[s:e], p_umin[ps_:pe_], p_n[ps_:pe_], prec_of,
-                                piv, cache)
-            others = np.flatnonzero((algs != pivot) & (algs != exclude))
-            d = np.where(np.isnan(u[others]), 0, np.sign(u[others] - n[others] * n[piv] / 2)).astype(np.int64)
-            xb, xw = np.where(d > 0, others, piv) + ps_, np.where(d > 0, piv, others) + ps_
-            cons = (d == 0) | ((art_u[xb] <= art_u[xw]) & (np.isinf(art_u[xb]) | (avg[xb] < avg[xw])))
-            yield gi, pivot, algs[others], p[others], d, cons
+        for pivot in pivots[gi]:
+            others = np.flatnonzero((algs != pivot) & (algs != exclude)) + ps_
+            heads.append((gi, pivot, len(tx)))
+            tx.extend(others.tolist())
+            tp.extend([ps_ + int(np.searchsorted(algs, pivot))] * len(others))
+    tx, tp = np.asarray(tx, np.int64), np.asarray(tp, np.int64)
+    fe = np.minimum(p_umin[tx], p_umin[tp])  # each test on the pair's own FE_umin
+    u, p = _pivot_batch(tx, tp, fe, start, p_n, h_hit, prec_of, {})
+    d = np.where(np.isnan(u), 0, np.sign(u - p_n[tx] * p_n[tp] / 2)).astype(np.int64)
+    xb, xw = np.where(d > 0, tx, tp), np.where(d > 0, tp, tx)
+    cons = (d == 0) | ((art_u[xb] <= art_u[xw]) & (np.isinf(art_u[xb]) | (avg[xb] < avg[xw])))
+    for i, (gi, pivot, a) in enumerate(heads):
+        sl = slice(a, heads[i + 1][2] if i + 1 < len(heads) else len(tx))
+        yield gi, pivot, p_o[tx[sl]], p[sl], d[sl], cons[sl]
 
 
 # -- the tests of every pair of algorithms of every (problem, target) ---------------------------------------

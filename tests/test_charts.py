@@ -3,6 +3,7 @@
 hand-made data."""
 from __future__ import annotations
 
+import io
 import json
 import math
 import random
@@ -42,16 +43,23 @@ def three(store):
 
 
 # -- spec helpers ---------------------------------------------------------------------------------
+def table(spec: dict, ref: dict) -> list[dict]:
+    """The rows of the spec's table `ref` names: JSON rows, or CSV text (`theme.data`'s large tables) read back."""
+    values = spec["datasets"][ref["name"]]
+    if isinstance(values, str):
+        assert ref["format"]["type"] == "csv"
+        return pl.read_csv(io.StringIO(values), infer_schema_length=None).to_dicts()
+    return values
+
+
 def marks(spec: dict) -> list[tuple[dict, list[dict]]]:
     """Every (unit spec with a mark, its data rows), data and encodings inherited from the parents
     (a unit with inherited encodings is a copy with them merged in)."""
-    datasets = spec.get("datasets", {})
-
     def rows(d, inherited):
         if not d:
             return inherited
         if "name" in d:
-            return datasets[d["name"]]
+            return table(spec, d)
         return d.get("values", inherited)
 
     out = []
@@ -97,7 +105,7 @@ def panel_rows(spec: dict) -> list[dict]:
     """The rows a chart of panels draws (a facet's table without the rows giving each panel's y range)."""
     from pipeline.charts.panels import RANGE
 
-    return [r for r in spec["datasets"][spec["data"]["name"]] if r.get(RANGE) is None]
+    return [r for r in table(spec, spec["data"]) if r.get(RANGE) is None]
 
 
 def subtitle(spec: dict) -> str:
@@ -365,7 +373,7 @@ def test_art_ratio_versus_target(three, tmp_path):
 def test_runtime_ecdf_per_target(three, tmp_path):
     a = three.select(dimension=3, algorithm=["DIRECT", "RS"])
     spec = rendered(chart("rt-ecdf", a, group="separ"), tmp_path, "rtecdf")
-    rows = spec["datasets"][spec["data"]["name"]]
+    rows = table(spec, spec["data"])
     h = a.hits([1e1, 1e-1, 1e-4, 1e-8]).collect().filter(pl.col("function") <= 5)
     want = h.group_by("algorithm", "target").agg(
         f=(pl.col("success") * pl.col("weight")).sum() / pl.col("weight").sum(),

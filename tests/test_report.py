@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import altair as alt
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -98,7 +99,6 @@ def table_rows(values) -> list[dict]:
         return values
     import io
 
-    import polars as pl
 
     return pl.read_csv(io.StringIO(values)).to_dicts()
 
@@ -360,21 +360,24 @@ def rows(spec: dict) -> set[tuple]:
 
 def test_large_tables_are_written_as_csv():
     """A table of many rows becomes CSV text with a format that parses its numbers and booleans back; a
-    small one, or one CSV cannot carry exactly (text with nulls), stays as it is."""
-    from pipeline.report.figures import compact_tables
+    small one, or one CSV cannot carry exactly (text with nulls, empty text), stays rows."""
+    from pipeline.charts import theme
 
-    big = [{"algorithm": f"A{i}", "x": i / 4, "n": i, "ok": i % 2 == 0, "gap": None} for i in range(2000)]
-    spec = {"datasets": {"t": big, "small": [{"a": 1}], "nulls": [{"s": None}, {"s": "x"}] * 2000},
-            "layer": [{"data": {"name": "t"}, "mark": "line"}, {"data": {"name": "small"}},
-                      {"data": {"name": "nulls"}}]}
-    out = compact_tables(spec)
-    ref = out["layer"][0]["data"]
-    assert ref["format"] == {"type": "csv", "parse": {"x": "number", "n": "number", "ok": "boolean", "gap": "number"}}
-    text = out["datasets"][ref["name"]]
+    big = pl.DataFrame({"algorithm": [f"A{i}" for i in range(2000)], "x": [i / 4 for i in range(2000)],
+                        "n": list(range(2000)), "ok": [i % 2 == 0 for i in range(2000)], "gap": [None] * 2000})
+    chart = alt.layer(theme.Chart(theme.data(big)).mark_line(), theme.Chart(theme.data(pl.DataFrame({"a": [1]}))).mark_point(),
+                      theme.Chart(theme.data(pl.DataFrame({"s": [None, "x"] * 2000}))).mark_point(),
+                      theme.Chart(theme.data(pl.DataFrame({"s": ["", "x"] * 2000}))).mark_point())
+    spec = chart.to_dict(validate=False)
+    refs = [layer["data"] for layer in spec["layer"]]
+    assert refs[0]["format"] == {"type": "csv", "parse": {"x": "number", "n": "number", "ok": "boolean", "gap": "number"}}
+    text = spec["datasets"][refs[0]["name"]]
     assert text.splitlines()[:2] == ["algorithm,x,n,ok,gap", "A0,0.0,0,true,"]
-    assert len(text) < len(json.dumps(big)) / 2
-    assert out["layer"][1]["data"] == {"name": "small"} and out["layer"][2]["data"] == {"name": "nulls"}
-    assert set(out["datasets"]) == {ref["name"], "small", "nulls"} and out["layer"][0]["mark"] == "line"
+    assert len(text) < len(big.write_json()) / 2
+    assert all("format" not in r for r in refs[1:])
+    assert spec["datasets"][refs[1]["name"]] == [{"a": 1}]
+    assert spec["datasets"][refs[2]["name"]][:2] == [{"s": None}, {"s": "x"}]
+    assert spec["datasets"][refs[3]["name"]][:2] == [{"s": ""}, {"s": "x"}]
 
 
 def test_many_algorithms_are_summarised(store, tmp_path):

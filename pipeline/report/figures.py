@@ -15,7 +15,7 @@ import altair as alt
 import polars as pl
 
 from ..tables import fmt_num
-from .runner import canonical_names, compact_tables
+from .runner import canonical_names
 from .vendor import vegalite_version
 
 
@@ -81,18 +81,18 @@ class Figure:
     def of(cls, id: str, title: str, chart: alt.TopLevelMixin | dict, caption: str = "", kind: str = "figure"
            ) -> Figure:
         """A figure from an Altair chart or a spec."""
-        return cls(id=slug(id), title=title, pending=compact_tables(spec_of(chart)), caption=caption, kind=kind)
+        return cls(id=slug(id), title=title, pending=spec_of(chart), caption=caption, kind=kind)
 
     @classmethod
     def later(cls, id: str, title: str, future, caption: str = "", kind: str = "figure") -> Figure:
-        """A figure whose spec is being made (`Runner.chart(...)`: `chart_spec`, tables compacted)."""
+        """A figure whose spec is being made (`Runner.chart(...)`: `chart_spec`)."""
         return cls(id=slug(id), title=title, pending=future, caption=caption, kind=kind)
 
     @property
     def spec(self) -> dict:
         """The Vega-Lite spec (waits for it when it is being made)."""
         if not isinstance(self.pending, dict):
-            self.pending = self.pending.result()  # `chart_spec`'s, its large tables already compacted
+            self.pending = self.pending.result()  # `chart_spec`'s
         return self.pending
 
     def render_svg(self) -> str:

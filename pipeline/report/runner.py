@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib
 import inspect
 import json
@@ -21,7 +20,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import forkserver
 
 import altair as alt
-import polars as pl
 from altair.utils.schemapi import debug_mode
 
 from ..charts import theme
@@ -61,15 +59,14 @@ def chart_spec(fn: Callable, args: tuple, kwargs: dict) -> dict:
     """The Vega-Lite spec of `fn(*args, **kwargs)`, an Altair chart. Altair's validation while the
     chart is assembled is switched off (the spec is the same, the time a third), and the theme
     configuration is set once on the finished spec instead of on every intermediate chart object
-    (identical result: see tests/test_report.py). Its large tables become CSV here, in the worker
-    (`compact_tables`)."""
+    (identical result: see tests/test_report.py)."""
     with debug_mode(False):
         if _accepts_configured(fn) and "configured" not in kwargs:
             spec = fn(*args, configured=False, **kwargs).to_dict(validate=False)
             spec = {"config": theme_config(), **{k: v for k, v in spec.items() if k != "config"}}
         else:
             spec = fn(*args, **kwargs).to_dict(validate=False)
-    return compact_tables(canonical_names(spec))
+    return canonical_names(spec)
 
 
 def _param_names(node, found: list[str]) -> None:
@@ -105,64 +102,6 @@ def canonical_names(spec: dict) -> dict:
     new.update({n: f"view_{i}" for i, n in enumerate(views, 1) if n not in new})
     text = re.sub(r"\b(" + "|".join(map(re.escape, new)) + r")\b", lambda m: new[m.group(1)], text)
     return json.loads(text)
-
-
-#: tables of rows larger than this (characters of JSON) are written as CSV text (`compact_tables`)
-COMPACT_ABOVE = 20_000
-
-
-def _csv_table(values: list) -> tuple[str, dict] | None:
-    """(CSV text, Vega-Lite parse map) of a table of flat rows, or None when CSV cannot carry it exactly
-    (nested values, text columns with nulls, rows that are not objects)."""
-    if not values or not all(isinstance(r, dict) for r in values):
-        return None
-    try:
-        df = pl.DataFrame(values, infer_schema_length=None)
-    except Exception:  # noqa: BLE001 - mixed types in a column: leave the table as it is
-        return None
-    parse = {}
-    for name, dtype in df.schema.items():
-        if dtype.is_numeric() or dtype == pl.Null:
-            parse[name] = "number"
-        elif dtype == pl.Boolean:
-            parse[name] = "boolean"
-        elif dtype != pl.String or df[name].null_count() or (df[name] == "").any():
-            return None  # nested values, or text whose null and "" CSV cannot tell apart
-    if set(df.columns) != {k for r in values for k in r}:
-        return None
-    return df.write_csv(), parse
-
-
-def compact_tables(spec: dict, above: int = COMPACT_ABOVE) -> dict:
-    """The spec with its large tables of JSON rows as CSV text (about a third of the size: the column
-    names once, not in every row), each renamed by its content and referred to with a CSV format that
-    parses its numbers and booleans back; the chart drawn is the same."""
-    tables = spec.get("datasets")
-    if not isinstance(tables, dict):
-        return spec
-    new_tables, formats = {}, {}
-    for name, values in tables.items():
-        csv = _csv_table(values) if isinstance(values, list) and len(json.dumps(values)) > above else None
-        if csv is None:
-            new_tables[name] = values
-            continue
-        text, parse = csv
-        new = "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
-        new_tables[new], formats[name] = text, {"name": new, "format": {"type": "csv", "parse": parse}}
-    if not formats:
-        return spec
-
-    def walk(node):
-        if isinstance(node, dict):
-            data = node.get("data")
-            if isinstance(data, dict) and data.get("name") in formats and "format" not in data:
-                node = {**node, "data": formats[data["name"]]}
-            return {k: walk(v) if k != "datasets" else v for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    return {**walk({k: v for k, v in spec.items() if k != "datasets"}), "datasets": new_tables}
 
 
 def default_jobs() -> int:

@@ -407,7 +407,8 @@ def pairwise_tests(hits: pl.DataFrame, events: pl.LazyFrame, order: Sequence[str
     chunk : int
         Records are read for groups of this many algorithms at a time.
     threads : int, optional
-        Threads testing the (problem, target) groups (default: the number of CPUs).
+        Threads testing the (problem, target) groups (default: as many as Polars' thread pool: the CPUs,
+        unless POLARS_MAX_THREADS limits it, as in a report's workers).
 
     Returns
     -------

@@ -264,7 +264,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     alpha and consistent), marker. Algorithm a comes before b in the selection's order.
 
     The tests are `significance.pairwise_tests`': the (problem, target) groups on `threads` threads (default:
-    the number of CPUs), the records behind the precisions at FE_umin read per group of `chunk`
+    as many as Polars' thread pool), the records behind the precisions at FE_umin read per group of `chunk`
     algorithms. `hits`: the
     first hitting times of this selection already at hand (e.g. `analysis.hits().collect()`, every
     standard target, shared with other measures), from which the table targets are taken when it

@@ -5,7 +5,6 @@ each pair on its own (`significance.compare`; tests/test_kernels.py, tests/test_
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -552,7 +551,8 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     (balanced). Each group's levels are the distinct FE_umin of its algorithms, ascending (inf last);
     each trial is scored at every level up to its algorithm's own (one row per (trial, level)), and the
     pairs are counted together per level (`_group_counts`). The groups are tested on `threads` threads
-    (default: the number of CPUs), the records behind the precisions read per group of `chunk` algorithms."""
+    (default: as many as Polars' thread pool, the CPUs unless limited), the records behind the precisions read per
+    group of `chunk` algorithms."""
     ngroups = gkeys.height
     g_arr, a_arr = trials["g"].to_numpy(), trials["a"].to_numpy()
     hit_arr, run_arr = trials["hitf"].to_numpy(), trials["run_id"].to_numpy()
@@ -575,7 +575,7 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     # groups on threads (numpy releases the GIL in the large array operations); the matrix products
     # of the counts on one BLAS thread each (BLAS threads on matrices this small cost more than
     # they give, and would compete with the groups' threads)
-    workers = max(1, min(threads or os.cpu_count() or 1, ngroups))
+    workers = max(1, min(threads or pl.thread_pool_size(), ngroups))  # Polars' threads: 1 in a report's workers
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(tests, range(ngroups)):
             pass

@@ -17,7 +17,6 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import forkserver
 
 import altair as alt
 from altair.utils.schemapi import debug_mode
@@ -169,8 +168,11 @@ class Runner:
         self._pool = None
         if self.jobs > 1:
             _start_tracker_quietly()
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(list(PRELOAD))
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload(list(PRELOAD))
+            else:  # pragma: no cover - no fork server (Windows): each worker spawned, importing the modules itself
+                context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_end_with_parent)
 
     @staticmethod
@@ -210,7 +212,9 @@ class Runner:
     def warm(self) -> Runner:
         """Start the workers' fork server now, without waiting for it: it imports the report's modules (about
         a second of CPU) while this process reads the data, on a core the reading leaves idle."""
-        if self._pool is not None:
+        if self._pool is not None and "forkserver" in multiprocessing.get_all_start_methods():
+            from multiprocessing import forkserver
+
             with self._as_workers_start():
                 forkserver.ensure_running()
         return self

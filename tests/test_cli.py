@@ -385,3 +385,25 @@ def test_the_ecdf_summary_names_what_it_counts(tiny_store):
     df = pl.read_csv(io.StringIO(r.stdout))
     assert "problems" not in df.columns and df["instance_targets"].to_list() == [153] * 4
     assert df["functions"].to_list() == [1] * 4 and df["trials"].to_list() == [3] * 4
+
+
+def test_a_command_line_loads_its_command_module_alone_and_helps_alike():
+    # `cocopipe report ...` starts with the commands of commands/report.py only: the same command and help
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app, app_for
+
+    one = app_for(["report", "--out", "r"])
+    assert one is not app and [c.callback.__name__ for c in one.registered_commands] == ["report"]
+    for args in (["report", "--help"], ["archive", "list", "--help"]):
+        want = CliRunner().invoke(app, args, terminal_width=100, env={"COLUMNS": "100"})
+        got = CliRunner().invoke(app_for(args), args, terminal_width=100, env={"COLUMNS": "100"})
+        assert (got.exit_code, got.output) == (want.exit_code, want.output) and "Usage: " in got.output
+    # a word that is no command module's command (a typo, a command of another module, an option): every command
+    for args in (["reprot"], ["fixed-budget-ecdf"], ["--version"], [], ["_common"]):
+        assert app_for(args) is app
+    code = ("import sys; sys.argv = ['cocopipe', 'report', '--help']\nfrom pipeline import cli\ntry:\n    cli.main()\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('pipeline.commands.')"
+            " and not m.split('.')[-1].startswith('_')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "'pipeline.commands.report'" in out and "'pipeline.commands.analyses'" not in out, out

@@ -32,9 +32,11 @@ store, 18.3 s / 32.7 s from raw logs. At load 13-15 (06:50): 100.5 s wall / 35.3
 
 With --cocopp PY (e.g. /tmp/cocopp-venv/bin/python after `python -m venv /tmp/cocopp-venv &&
 /tmp/cocopp-venv/bin/pip install cocopp`): cocopp's `python -m cocopp` on the same four algorithms (its
-own best2009 as the reference), wall and CPU, and the ratio (issue 32: the goal is 20x).
+own best2009 as the reference), wall and CPU, and the ratio (issue 32: the goal is 20x). With --repeat N, our
+report from raw logs N times (each printed) and the ratio to their median: a run of seconds is disturbed by
+a moment's load that cocopp's minutes average over.
 
-usage: python benchmarks/report.py [--jobs N] [--out DIR] [--cocopp PY] [--ingest-reference]
+usage: python benchmarks/report.py [--jobs N] [--out DIR] [--cocopp PY [--repeat N]] [--ingest-reference]
                                   [--scale N [--archive DIR] [--store DIR]]
 """
 from __future__ import annotations
@@ -43,6 +45,7 @@ import argparse
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -195,6 +198,10 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="with --scale: the store of the archive (kept, reused)")
     ap.add_argument("--ingest-reference", action="store_true",
                     help="ingest best2009 as a source (the figures before 2026-12-01) instead of the packaged set")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="the report from raw logs N times, each into a new store: each run and the median, which the "
+                         "ratio to cocopp takes (a run of seconds is disturbed by a moment's load that cocopp's minutes "
+                         "average over)")
     ap.add_argument("--cocopp", default=None, metavar="PY",
                     help="also run `PY -m cocopp` on the same algorithms (its own best2009), side by side")
     opts = ap.parse_args()
@@ -215,9 +222,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store, out = Path(tmp) / "store", Path(tmp) / "report"
         common = ["--reference", "best2009", *jobs]
-        r = r0 = run(["report", *map(str, srcs), "--store", str(store), "--out", str(out), *common])
-        print(f"from raw logs (ingest + report): wall {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, "
-              f"peak RSS {r['rss']:.0f} MB")
+        raw = []
+        for i in range(opts.repeat):  # each from the raw logs into a new store
+            shutil.rmtree(store, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+            r = run(["report", *map(str, srcs), "--store", str(store), "--out", str(out), *common])
+            raw.append(r)
+            print(f"from raw logs (ingest + report){f', run {i + 1}' if opts.repeat > 1 else ''}: wall {r['wall']:.1f} s, "
+                  f"CPU {r['cpu']:.1f} s, peak RSS {r['rss']:.0f} MB", flush=True)
+        r0 = {k: statistics.median(x[k] for x in raw) for k in ("wall", "cpu", "rss")}
+        if opts.repeat > 1:
+            print(f"from raw logs, median of {opts.repeat}: wall {r0['wall']:.1f} s, CPU {r0['cpu']:.1f} s")
         print(f"report: {size(out)}")
         r = run(["report", "--store", str(store), "--out", str(out), *common])
         print(f"from the store (report only):    wall {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, "

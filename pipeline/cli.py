@@ -109,6 +109,7 @@ def build_app(only: str | None = None):
 
 
 def _command_name(info) -> str:
+    """The name a registered typer command goes by (its own, or its function's with dashes)."""
     return info.name or info.callback.__name__.rstrip("_").replace("_", "-")
 
 

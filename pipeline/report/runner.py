@@ -120,7 +120,7 @@ def import_soon(name: str) -> None:
 
 
 #: what the workers' server imports once, before it forks each worker (`Runner`): the report's modules, all
-#: its tasks', and the statistics of its tests (scipy.stats, 0.7 s, which every worker would import again)
+#: its tasks' (the rank-sum tests need no scipy.stats: `measures/_kernels/ranksum.py`)
 PRELOAD = ("pipeline.report.build",)
 
 

@@ -142,12 +142,15 @@ _RUNS_KEPT = 64
 RUNS_KEPT_ROWS = 500_000
 
 
-def _keep(cache: dict, key: tuple, value, kept: int) -> None:
-    """`cache[key] = value`, the oldest entries dropped so that at most `kept` remain."""
+def _keep(cache: dict, key: tuple, value, kept: int, rows: int | None = None) -> None:
+    """`cache[key] = value`, the oldest entries dropped so that at most `kept` remain; with `rows`, also so that
+    the frames kept hold at most that many rows in all (a larger `value` is kept as None)."""
+    size = 0 if rows is None or value is None else value.height
     with _LOCK:
-        while cache and len(cache) >= kept:
+        while cache and (len(cache) >= kept or (rows is not None and size + sum(
+                f.height for f in cache.values() if f is not None) > rows)):
             cache.pop(next(iter(cache)))
-        cache[key] = value
+        cache[key] = value if rows is None or size <= rows else None
 
 
 @dataclass(frozen=True)
@@ -272,13 +275,8 @@ class Selection:
                    batch_size: int | None) -> Iterator[pl.DataFrame]:
             kept = _RUNS.get(key, scan)
             if kept is scan:  # not read yet in this process
-                got = scan.collect()
-                with _LOCK:  # at most RUNS_KEPT_ROWS trials kept in all, the latest read
-                    while _RUNS and (len(_RUNS) >= _RUNS_KEPT or got.height + sum(
-                            f.height for f in _RUNS.values() if f is not None) > RUNS_KEPT_ROWS):
-                        _RUNS.pop(next(iter(_RUNS)))
-                    _RUNS[key] = got if got.height <= RUNS_KEPT_ROWS else None
-                kept = got
+                kept = scan.collect()
+                _keep(_RUNS, key, kept, _RUNS_KEPT, rows=RUNS_KEPT_ROWS)  # the latest read kept
             lf = scan if kept is None else kept.lazy()
             if predicate is not None:
                 lf = lf.filter(predicate)

@@ -436,6 +436,8 @@ class Store:
         self._inflight: set[str] = set()
         #: whether this Store made the store (its `sources` table), not found it
         self.created = False
+        #: whether this Store's commits looked for the rows of writes that never committed yet
+        self._collected = False
         if create:
             self._create()
         self.refresh()
@@ -940,9 +942,9 @@ class Store:
         """Replace the whole small table `table` by itself less the rows keyed `gone`, plus `rows` (or what
         `rows(table as it is)` makes): one Delta commit, made again where another writer's came first. Then the
         rows of the commits it drops are deleted from the data tables, with those of writes that never
-        committed (older than GRACE; looked for when a commit drops one, and at every GARBAGE_EVERY-th
-        version of `sources`: reading every table's commits at each commit cost an ingest of N sources
-        O(N^2)). Returns the commits the new rows name."""
+        committed (older than GRACE; looked for at a Store's first commit, when a commit drops one, and at
+        every GARBAGE_EVERY-th version of `sources`: reading every table's commits at each commit cost an
+        ingest of N sources O(N^2)). Returns the commits the new rows name."""
         for attempt in range(RETRIES):
             try:
                 dt = open_table(self.uri(table))
@@ -980,7 +982,8 @@ class Store:
             self._snap = self._pinned(None, None, None, dt)
         else:
             self.refresh()
-        if dropped or self.snapshot.version % GARBAGE_EVERY == 0:
+        if dropped or not self._collected or self.snapshot.version % GARBAGE_EVERY == 0:
+            self._collected = True
             self.collect_garbage(dropped)
         return [r[COMMIT] for r in made]
 

@@ -120,8 +120,8 @@ def import_soon(name: str) -> None:
 
 
 #: what the workers' server imports once, before it forks each worker (`Runner`): the report's modules, all
-#: its tasks' (the rank-sum tests need no scipy.stats: `measures/_kernels/ranksum.py`)
-PRELOAD = ("pipeline.report.build",)
+#: its tasks' (the rank-sum tests need no scipy.stats: `measures/_kernels/ranksum.py`), then `preloaded`
+PRELOAD = ("pipeline.report.build", "pipeline.report.preloaded")
 
 
 def _end_with_parent() -> None:

@@ -3,6 +3,7 @@ public modules beside them, on random small tables of hitting times: trials with
 instance weights, repeated trial numbers, several problems and algorithms, rows in any order."""
 from __future__ import annotations
 
+import warnings
 from unittest import mock
 
 import numpy as np
@@ -341,3 +342,36 @@ def test_glicko2_ratings_are_the_definition(hits, rounds, seed, by_dimension):
     assert got.select(keys).equals(want.select(keys))
     for c in ("score", "deviation", "volatility"):
         assert np.allclose(got[c].to_numpy(), want[c].to_numpy(), rtol=1e-8, atol=1e-9), c
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 25), st.integers(3, 9), st.booleans(), st.data())
+def test_friedman_test_is_scipys_to_the_bit(blocks, treatments, tied, data):
+    """The ranking's Friedman test without scipy.stats: scipy's statistic and p-value, ties (and blocks
+    all tied: NaN) included."""
+    from scipy import stats
+
+    from pipeline.measures._kernels.friedman import friedman
+
+    values = st.integers(0, 2).map(float) if tied else st.floats(0, 1)
+    x = np.array(data.draw(st.lists(st.lists(values, min_size=treatments, max_size=treatments),
+                                    min_size=blocks, max_size=blocks)))
+    with warnings.catch_warnings():  # scipy warns of blocks all tied (a division by zero)
+        warnings.simplefilter("ignore")
+        want = stats.friedmanchisquare(*x.T)
+    got = friedman(x)
+    np.testing.assert_equal(got, (float(want.statistic), float(want.pvalue)))
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7, 10, 20, 50, 100, 200])
+def test_studentized_range_quantile_is_scipys(k, alpha):
+    """The Nemenyi critical difference's quantile without scipy.stats: scipy's studentized range quantile
+    with infinite degrees of freedom (k = 2: sqrt(2) times the normal quantile of (1 + p) / 2)."""
+    from scipy import stats
+
+    from pipeline.measures._kernels.friedman import range_ppf
+
+    assert range_ppf(1 - alpha, k) == pytest.approx(stats.studentized_range.ppf(1 - alpha, k, np.inf), rel=1e-12)
+    if k == 2:
+        assert range_ppf(1 - alpha, 2) == pytest.approx(2 ** 0.5 * stats.norm.ppf(1 - alpha / 2), rel=1e-12)

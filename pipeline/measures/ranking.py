@@ -65,7 +65,7 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.
     >>> rank_by_auc(aucs).select("algorithm", "rank", "score").rows()
     [('A', 1, 1.0), ('B', 2, 2.5), ('C', 3, 2.5)]
     """
-    from scipy.stats import friedmanchisquare  # scipy.stats takes about 0.7 s to load: not with the measures
+    from ._kernels.friedman import friedman  # scipy.special, not scipy.stats (0.7 s to load)
 
     df = aucs.collect().with_columns(pl.col("auc").round_sig_figs(AUC_DIGITS))
     nalg = df["algorithm"].n_unique()
@@ -80,9 +80,7 @@ def rank_by_auc(aucs: pl.LazyFrame, by_dimension: bool = True, alpha: float = 0.
         stat = p = None
         if nalg >= 3 and mean["problems"][0] >= 2:
             wide = full.pivot(on="algorithm", index=["suite", "function", "dimension"], values="auc")
-            cols = [wide[a].to_numpy() for a in mean["algorithm"]]
-            res = friedmanchisquare(*cols)
-            stat, p = float(res.statistic), float(res.pvalue)
+            stat, p = friedman(np.column_stack([wide[a].to_numpy() for a in mean["algorithm"]]))
         cd = nemenyi_cd(nalg, int(mean["problems"][0]), alpha) if nalg >= 2 else None
         mean = mean.with_columns(rank=pl.int_range(1, pl.len() + 1), friedman_statistic=pl.lit(stat, pl.Float64),
                                  friedman_p=pl.lit(p, pl.Float64), critical_difference=pl.lit(cd, pl.Float64))
@@ -106,9 +104,9 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     >>> round(nemenyi_cd(3, 2), 4)
     2.3437
     """
-    from scipy.stats import studentized_range  # scipy.stats takes about 0.7 s to load: not with the measures
+    from ._kernels.friedman import range_ppf  # scipy.special, not scipy.stats (0.7 s to load)
 
-    q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    q = range_ppf(1 - alpha, k) / np.sqrt(2)
     return float(q * np.sqrt(k * (k + 1) / (6 * n)))
 
 

@@ -23,7 +23,7 @@ from . import output
 from .figures import DATA_DIR, Figure, Note, Page, Section, external_tables, shared_tables, table_script
 from .measures import Measures
 from .pages import instances_text, reference_text
-from .runner import Runner, default_jobs, import_soon
+from .runner import Runner, default_jobs
 from .settings import Settings
 from .vendor import BUNDLE, STATIC, versions as js_versions
 from .views import VIEWS
@@ -218,8 +218,6 @@ def _make_report(analysis: Analysis, settings: Settings, jobs: int | None, tick:
     tick("selection", 0, 1, "the selection, the references, the plan")
     with Runner(default_jobs() if jobs is None else jobs).warm() if runner is None else nullcontext(runner) as runner:
         ctx = Context(analysis, settings, runner)
-        if len(ctx.algorithms) > 1 and runner.jobs > 1:
-            import_soon("scipy.stats")  # the ranking's tests, here: its 0.7 s while the workers start
         ctx.progress = tick
         m = Measures(ctx)
         tick("selection", 1, 1, "")

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import inspect
 import json
 import re
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -110,13 +108,6 @@ def default_jobs() -> int:
     except AttributeError:  # pragma: no cover - not on Linux
         n = os.cpu_count() or 1
     return max(1, min(n, 4))
-
-
-def import_soon(name: str) -> None:
-    """Start importing module `name` on a thread of its own, for work of this process to come (the
-    main thread meanwhile waits for the workers)."""
-    if name not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
 #: what the workers' server imports once, before it forks each worker (`Runner`): the report's modules, all

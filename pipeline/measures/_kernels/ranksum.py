@@ -477,7 +477,7 @@ class _PairTests:
         self.in_name_order = order == names  # the selection's order is the names' (no --algorithm): pairs in order
         self.kmax = int(np.diff(self.pbounds).max(initial=0))
         self.upper = np.triu_indices(self.kmax, 1)  # pairs (x, y), x before y in the selection's order
-        self.art_u, self.avg = cells["art_u"].to_numpy(), cells["avg"].to_numpy()
+        self.art_u, self.avg, self.umin = cells["art_u"].to_numpy(), cells["avg"].to_numpy(), cells["umin"].to_numpy()
         sizes = np.diff(self.pbounds)
         self.sizes = np.where(sizes >= 2, sizes * (sizes - 1) // 2, 0)  # pairs per group
         self.offsets = np.r_[0, np.cumsum(self.sizes)]
@@ -541,6 +541,52 @@ class _PairTests:
             tested[c][sl] = v[gi]
 
 
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of `cells` of a and b of every test, group after group, each group's pairs in the order
+        `__call__` writes them."""
+        xs, ys = [], []
+        for gi in np.flatnonzero(self.sizes):
+            ps_, pe_ = self.pbounds[gi], self.pbounds[gi + 1]
+            k, algs = pe_ - ps_, self.pa[ps_:pe_]
+            x, y = np.triu_indices(k, 1)
+            if not self.in_name_order:
+                key = self.rank_name[algs[x]] * self.norder + self.rank_name[algs[y]]
+                o = np.argsort(key, kind="stable")
+                x, y = x[o], y[o]
+            xs.append(x + ps_)
+            ys.append(y + ps_)
+        return np.concatenate(xs), np.concatenate(ys)
+
+    def all_at_once(self, start: np.ndarray, hit: np.ndarray, prec_of) -> None:
+        """The tests of every group at once (`_pivot_batch`: each pair's pooled trials sorted once), written as
+        `__call__` writes each group's: for groups of few algorithms, where a call per group cost more in
+        numpy's overhead than in the tests."""
+        ra, rb = self.pairs()
+        pa, pn, tested = self.pa, self.pn, self.tested
+        u, p = _pivot_batch(ra, rb, np.minimum(self.umin[ra], self.umin[rb]), start, pn, hit, prec_of, self.cache)
+        ta, tb = pn[ra], pn[rb]
+        d = np.where(np.isnan(u), 0, np.sign(u - ta.astype(float) * tb.astype(float) / 2))
+        best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
+        art_u, avg = self.art_u, self.avg
+        tested["u"][:], tested["p"][:] = u, p
+        tested["better"][:] = np.where(d == 0, -1, pa[best])
+        tested["consistent"][:] = (d == 0) | ((art_u[best] <= art_u[worst])
+                                              & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
+        tested["alg_a"][:], tested["alg_b"][:] = self.pa32[ra], self.pa32[rb]
+        tested["trials_a"][:], tested["trials_b"][:] = ta, tb
+        if self.art is not None:
+            tested["art_a"][:], tested["art_b"][:] = self.art[ra], self.art[rb]
+        else:
+            tested["ra"][:], tested["rb"][:] = ra, rb
+        groups = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        for c, v in self.gvals.items():
+            tested[c][:] = v[groups]
+
+
+#: groups of at most this many algorithms are tested all at once (`_PairTests.all_at_once`), larger ones one by one
+BATCH_ALGORITHMS = 16
+
+
 def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, events: pl.LazyFrame,
                    order: list[str], chunk: int = 16, threads: int | None = None) -> pl.DataFrame:
     """The tests of `significance.pairwise_tests`: every pair of algorithms of every (problem, target) group g of
@@ -552,12 +598,20 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     each trial is scored at every level up to its algorithm's own (one row per (trial, level)), and the
     pairs are counted together per level (`_group_counts`). The groups are tested on `threads` threads
     (default: as many as Polars' thread pool, the CPUs unless limited), the records behind the precisions read per
-    group of `chunk` algorithms."""
+    group of `chunk` algorithms. Where no group has more than `BATCH_ALGORITHMS` algorithms, every pair of every
+    group is tested at once instead (`_PairTests.all_at_once`), with the same results."""
     ngroups = gkeys.height
     g_arr, a_arr = trials["g"].to_numpy(), trials["a"].to_numpy()
     hit_arr, run_arr = trials["hitf"].to_numpy(), trials["run_id"].to_numpy()
     bounds = np.searchsorted(g_arr, np.arange(ngroups + 1))
     pg, pumin, pn = cells["g"].to_numpy(), cells["umin"].to_numpy(), cells["trials"].to_numpy()
+    if np.diff(np.searchsorted(pg, np.arange(ngroups + 1))).max(initial=0) <= BATCH_ALGORITHMS:
+        tests = _PairTests(cells, gkeys, order, None, bounds, None, None, None)
+        if int(tests.offsets[-1]) == 0:
+            raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
+        tests.all_at_once(np.r_[0, np.cumsum(pn)[:-1]], hit_arr,
+                          lambda idx, fe: precision_of(events, a_arr[idx], run_arr[idx], fe, order, chunk))
+        return _tested_frame(tests, gkeys, order, cells)
     levels, lstart, plev = _levels(pg, pumin, ngroups)
     tlev = np.repeat(plev, pn)  # levels of each trial (trials and cells are both in (g, a) order)
     rstart = np.r_[0, np.cumsum(tlev)]  # each trial's first row in the (trial, level) arrays
@@ -579,8 +633,13 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         for _ in pool.map(tests, range(ngroups)):
             pass
+    return _tested_frame(tests, gkeys, order, cells)
+
+
+def _tested_frame(tests: _PairTests, gkeys: pl.DataFrame, order: list[str], cells: pl.DataFrame) -> pl.DataFrame:
+    """The output of `group_pairs` from the columns its tests wrote."""
     tested, gcols, gvals = tests.tested, tests.gcols, tests.gvals
-    G = np.repeat(np.arange(ngroups, dtype=np.uint32), tests.sizes)
+    G = np.repeat(np.arange(gkeys.height, dtype=np.uint32), tests.sizes)
     names = pl.Series(order, dtype=pl.String)
     ra, rb = tested.get("ra"), tested.get("rb")
     better = pl.Series(tested["better"].astype(np.uint32)).set(pl.Series(tested["better"] < 0), None)  # null on a tie

@@ -94,6 +94,35 @@ def test_values_rounded_and_non_finite_as_null():
     assert pickle.loads(pickle.dumps(d)).to_dict() == d.to_dict() == {"name": d.name}
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_rounding_column_by_column_is_the_query_of_its_definition(seed):
+    """`theme._rounded` works on the Series (a query's planning cost more on a chart's small tables): the same
+    frame as its definition as one query, for floats of any magnitude with inf, NaN and nulls, float32,
+    integers, text and temporals."""
+    import datetime
+
+    import numpy as np
+
+    def definition(df: pl.DataFrame, digits: int) -> pl.DataFrame:
+        c = pl.col
+        return df.with_columns(
+            *[pl.when(c(n).is_finite()).then(c(n)).otherwise(None).round_sig_figs(digits) for n, t in df.schema.items()
+              if t.is_float()],
+            *[c(n).cast(pl.String) for n, t in df.schema.items() if t.is_temporal()])
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 30))
+    x = rng.lognormal(0, 5, n) * rng.choice([-1, 1], n)
+    for v in (np.inf, -np.inf, np.nan):
+        x[rng.random(n) < 0.1] = v
+    xs = pl.Series("x", x).set(pl.Series(rng.random(n) < 0.2), None) if seed % 2 and n else pl.Series("x", x)
+    df = pl.DataFrame({"a": [str(i) for i in range(n)], "x": xs, "f32": x.astype(np.float32), "i": list(range(n)),
+                       "d": [datetime.date(2020, 1, 1)] * n, "t": [datetime.datetime(2020, 1, 1, 3)] * n})
+    for digits in (3, 5):
+        got, want = theme._rounded(df, digits), definition(df, digits)
+        assert got.schema == want.schema and got.equals(want, null_equal=True)
+
+
 def test_charts_sharing_parts_stay_independent():
     base = theme.Chart(theme.data(frame())).mark_line().encode(x=alt.X(**theme.typed("x:Q")))
     first = theme.layer(base.encode(y=alt.Y(**theme.typed("y:Q"))), base.mark_point())

@@ -382,7 +382,7 @@ def ecdf_chart(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Pal
     first = len(layers)  # the first layer with the colour legend
     quiet = (theme.colour(pal, legend=alt.Legend(title=None, symbolStrokeWidth=2, symbolType="stroke",
                                                   symbolOpacity=1)) if legend else look.col)
-    on_chart = summary.filter(~pl.col("algorithm").is_in(back))
+    on_chart = summary.filter(~pl.col("algorithm").is_in(back)) if band is not None or instances is not None else None
     if band is not None and band.height:
         layers.append(_band_layer(band.join(keys, on=["dimension", "group"], how="semi"), on_chart, look, quiet))
     if instances is not None and instances.height:

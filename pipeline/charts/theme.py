@@ -283,13 +283,18 @@ def _csv_parse(df: pl.DataFrame) -> dict[str, str] | None:
     return parse
 
 
-def data(df: pl.DataFrame, digits: int = 5) -> Dataset:
+#: significant digits of the numbers of a chart's tables (`data`)
+DIGITS = 5
+
+
+def data(df: pl.DataFrame, digits: int | None = DIGITS) -> Dataset:
     """The table for a spec (in the top-level `datasets`, referenced by a name that is a function of its
     content): floats rounded to `digits` significant digits, inf/NaN as null, so that the spec stays
     small and valid JSON. A table of more than `COMPACT_ABOVE` characters of JSON rows goes as CSV text
     (about a third of the size: the column names once, not in every row) with a format that parses its
-    numbers and booleans back, when CSV carries it exactly; the chart drawn is the same."""
-    df = _rounded(df, digits)
+    numbers and booleans back, when CSV carries it exactly; the chart drawn is the same. `digits` None: `df`
+    is rounded already (`_rounded`: the parts of a table rounded once)."""
+    df = _rounded(df, digits) if digits is not None else df
     text = df.write_json()
     if len(text) > COMPACT_ABOVE and (parse := _csv_parse(df)) is not None:
         csv = df.write_csv()

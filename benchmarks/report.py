@@ -50,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SHARED = Path(os.environ.get("COCOPIPE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
@@ -71,19 +72,41 @@ def adopt_descendants() -> None:
                  "out the processes that outlive the command")
 
 
-def reap(within: float = 30.0) -> None:
+def reap(within: float = 30.0) -> float:
     """Wait for the processes the last command left behind (`adopt_descendants`); fail if one still runs after
-    `within` seconds."""
-    deadline = time.monotonic() + within
+    `within` seconds. Returns the largest peak RSS among them (MB)."""
+    deadline, rss = time.monotonic() + within, 0.0
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, _, usage = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:  # none left
-            return
+            return rss
         if pid == 0:
             if time.monotonic() > deadline:
                 sys.exit("a process of the command still runs 30 s after it ended")
             time.sleep(0.02)
+        else:
+            rss = max(rss, usage.ru_maxrss / 1024)
+
+
+def measured(cmd: list[str], **popen) -> dict:
+    """Run `cmd` to its end and the end of its output (processes that outlive it holding its pipes included):
+    wall time, CPU time (of every process it started: `reap`), the largest peak RSS among them (MB; the
+    command's own, not the largest of every command run so far, which the children's usage of this process
+    holds), its exit code and stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    with ThreadPoolExecutor(2) as pool:  # both pipes read to their end
+        out, err = pool.submit(proc.stdout.read), pool.submit(proc.stderr.read)
+        stderr = err.result()
+        out.result()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    rss = max(usage.ru_maxrss / 1024, reap())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return dict(wall=wall, cpu=(after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), rss=rss,
+                code=os.waitstatus_to_exitcode(status), stderr=stderr)
 
 
 def compile_package() -> str:
@@ -100,35 +123,21 @@ def compile_package() -> str:
 
 
 def run(args: list[str]) -> dict:
-    """Run a cocopipe command; wall time, CPU time (every process it started, those that outlive it by a moment
-    included: `reap`), peak RSS of the largest process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True,
-                          cwd=tempfile.gettempdir())  # a checkout in the working folder would shadow PYTHONPATH's
-    wall = time.perf_counter() - t
-    reap()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode:
-        sys.exit(f"cocopipe {' '.join(args)} failed:\n{proc.stderr}")
-    return dict(wall=wall, cpu=(after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-                rss=after.ru_maxrss / 1024)
+    """Run a cocopipe command (`measured`)."""
+    r = measured([sys.executable, "-m", "pipeline.cli", *args],
+                 cwd=tempfile.gettempdir())  # a checkout in the working folder would shadow PYTHONPATH's
+    if r["code"]:
+        sys.exit(f"cocopipe {' '.join(args)} failed:\n{r['stderr']}")
+    return r
 
 
 def run_cocopp(python: str, srcs: list[Path], where: Path) -> dict:
-    """`PY -m cocopp` on the algorithms' sources (its own best2009 reference) in `where`: wall and CPU time
-    (children included), peak RSS."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    proc = subprocess.run([python, "-m", "cocopp", "-o", str(where / "ppdata"), *map(str, srcs)], cwd=where,
-                          capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
-    wall = time.perf_counter() - t
-    reap()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode:
-        sys.exit(f"cocopp failed:\n{proc.stderr[-2000:]}")
-    return dict(wall=wall, cpu=(after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-                rss=after.ru_maxrss / 1024)
+    """`PY -m cocopp` on the algorithms' sources (its own best2009 reference) in `where` (`measured`)."""
+    r = measured([python, "-m", "cocopp", "-o", str(where / "ppdata"), *map(str, srcs)], cwd=where,
+                 env={**os.environ, "MPLBACKEND": "Agg"})
+    if r["code"]:
+        sys.exit(f"cocopp failed:\n{r['stderr'][-2000:]}")
+    return r
 
 
 def size(out: Path) -> str:

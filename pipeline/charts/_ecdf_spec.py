@@ -11,13 +11,13 @@ caller to go through Altair; tests/test_charts_ecdf_fast.py holds the two equal,
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import inspect
 
 import altair as alt
 import polars as pl
 
 from . import theme
-from .ecdf import Y_TITLE, Prepared
+from .ecdf import ecdf_chart
 
 #: the marks of the layers, as `ecdf_chart` sets them (`_line_layers`, `_end_layers`)
 _REF_LINE = {"type": "line", "interpolate": "step-after", "strokeCap": "butt", "strokeWidth": theme.REFERENCE_WIDTH}
@@ -80,20 +80,23 @@ def _zoom() -> dict:
         validate=False)
 
 
-def spec(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette | None = None,
-         reference: str | Sequence[str] | None = None, title: str = "ECDF of runtimes",
-         settings: Sequence[str] | str | None = None, y_title: str | list[str] = Y_TITLE,
-         width: int = theme.WIDTH, height: int = theme.HEIGHT, labels: bool = True, legend: bool = False,
-         zoom: bool = True, background: Sequence[str] | None = None, band: pl.DataFrame | None = None,
-         instances: pl.DataFrame | None = None, band_settings: str | None = None,
-         x_range: tuple[float, float] | None = None, prepared: Prepared | None = None,
-         configured: bool = True) -> dict | None:
-    """The spec of `ecdf_chart(steps, summary, ...)` without its configuration (`config`), names canonical and
-    the tables last (`datasets`), as `runner.chart_spec` gives it; None for what it does not take (see the
+#: `ecdf_chart`'s parameters and their defaults (`spec` takes the same)
+_PARAMETERS = inspect.signature(ecdf_chart)
+
+
+def spec(steps: pl.DataFrame, summary: pl.DataFrame, **options) -> dict | None:
+    """The spec of `ecdf_chart(steps, summary, **options)` without its configuration (`config`), names canonical
+    and the tables last (`datasets`), as `runner.chart_spec` gives it; None for what it does not take (see the
     module), which the caller makes with Altair."""
+    o = _PARAMETERS.bind(steps, summary, **options)
+    o.apply_defaults()
+    o = o.arguments
+    reference, background, prepared = o["reference"], o["background"], o["prepared"]
+    if o["band"] is not None or o["instances"] is not None or o["legend"] or o["configured"]:
+        return None
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
-    if back or band is not None or instances is not None or legend or prepared is None or configured:
+    if back or prepared is None:
         return None
     keys = set(zip(summary["dimension"].to_list(), summary["group"].to_list()))
     if len(keys) != 1:
@@ -102,9 +105,9 @@ def spec(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette |
     where = {"dimension": str(dimension), "group": repr(str(group))}
     lines, ends, domain = prepared
     algs = ends["algorithm"].to_list()
-    pal = theme.extend(palette, algs, refs)
+    pal = theme.extend(o["palette"], algs, refs)
     pal = {a: pal[a] for a in algs}  # the legend in order of final fraction
-    y_key = tuple(y_title) if isinstance(y_title, list) else y_title
+    y_key = tuple(o["y_title"]) if isinstance(o["y_title"], list) else o["y_title"]
     p = _shared(tuple(domain), y_key, tuple((a, tuple(v)) for a, v in pal.items()), tuple(where),
                 tuple(c for c in _END_COUNTS if c in ends.columns))
     datasets: dict = {}
@@ -136,19 +139,20 @@ def spec(steps: pl.DataFrame, summary: pl.DataFrame, *, palette: theme.Palette |
     layers.append({"data": data(ends.filter(~pl.col("algorithm").is_in(refs))), "mark": dict(_CROSSES),
                    "encoding": _fresh({**base, "tooltip": p["cross_tip"], "x": p["cross_x"], "y": p["cross_fraction"]}),
                    "transform": [{"filter": "isValid(datum.cross_x)"}]})
-    if labels:
+    if o["labels"]:
         layers.append({"data": dict(ends_data), "mark": dict(_RULE), "encoding": _fresh({
             **base, "x": p["dot_x"], "x2": p["x2"], "y": p["final_fraction"], "y2": p["y2"]})})
         layers.append({"data": dict(ends_data), "mark": dict(_TEXT), "encoding": _fresh({
             **base, "text": p["text"], "tooltip": p["end_tip"], "x": p["dot_x"], "y": p["label_y"]})})
     params = []
-    hosts = ([main] if zoom else []) + [len(layers) - 1]  # the zoom on the lines, the highlight on the last layer
-    for i, (host, param) in enumerate(zip(hosts, [_zoom()] * zoom + [p["pick"]]), 1):
+    hosts = ([main] if o["zoom"] else []) + [len(layers) - 1]  # the zoom on the lines, the highlight on the last layer
+    for i, (host, param) in enumerate(zip(hosts, [_zoom()] * o["zoom"] + [p["pick"]]), 1):
         layer = layers[host]
         layers[host] = {**{k: layer[k] for k in ("data", "mark", "encoding")}, "name": f"view_{i}",
                         **{k: v for k, v in layer.items() if k not in ("data", "mark", "encoding")}}
         params.append({**_fresh(param), "views": [f"view_{i}"]})
-    return {"layer": layers, "height": height, "params": params, "resolve": _fresh(p["resolve"]),
-            "title": theme.title(title, settings).to_dict(validate=False), "width": width, "$schema": alt.SCHEMA_URL,
+    return {"layer": layers, "height": o["height"], "params": params, "resolve": _fresh(p["resolve"]),
+            "title": theme.title(o["title"], o["settings"]).to_dict(validate=False), "width": o["width"],
+            "$schema": alt.SCHEMA_URL,
             "datasets": datasets}
 

@@ -88,11 +88,11 @@ def register(app: typer.Typer) -> None:
         tables with tests, pairwise comparisons, a page per algorithm; opens offline from disk."""
         from ..api import Analysis
         from ..report import Settings, SettingsError, build
+        from ..report.context import is_store
         from ..report.output import check_place, check_replaceable
         from ..report.runner import Runner, default_jobs
 
         gc.freeze()  # the libraries' objects, made by these imports, out of the command's later collections (0.2 s)
-
         store = sel.store  # with SOURCES, they are ingested into it (default: a temporary store)
 
         try:
@@ -122,8 +122,6 @@ def register(app: typer.Typer) -> None:
         with tempfile.TemporaryDirectory(prefix="cocopipe-report-store-") as tmp, \
                 Runner(default_jobs() if jobs is None else jobs) as runner:
             store_path = store or str(Path(tmp) / "store")
-            from ..report.context import is_store
-
             back_srcs = [b for b in settings.background or [] if Path(b).exists() and not is_store(b)]
             runner.warm()  # the workers' server imports the report's modules while the data are read, or looked up
             if srcs or back_srcs:

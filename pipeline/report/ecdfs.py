@@ -54,8 +54,8 @@ def _prepared(ctx: Context, m: Measures, suite: str, gap: float) -> dict:
 
 def ecdf_spec(steps: pl.DataFrame, summary: pl.DataFrame, **options) -> dict:
     """The spec of `ecdf_chart(steps, summary, **options)` as `runner.chart_spec` makes it: assembled by its fast
-    path where that takes the chart (`charts._ecdf_spec`, the report's ECDFs: a third of the Altair's time),
-    else by Altair."""
+    path where that takes the chart (`charts._ecdf_spec`: the report's ECDFs, in a third of Altair's time), else
+    by Altair."""
     with debug_mode(False):  # as chart_spec builds: no validation of each part (the spec is validated whole)
         fast = _ecdf_spec.spec(steps, summary, configured=False, **options)
     if fast is None:

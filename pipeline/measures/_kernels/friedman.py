@@ -2,7 +2,7 @@
 studentized range quantile of the Nemenyi critical difference. Loading scipy.stats cost the report's main
 process, which ranks, 0.7 s of its wall time (benchmarks/RESULTS.md); scipy.special, which these need, is
 loaded already. tests/test_kernels.py holds them equal to `scipy.stats.friedmanchisquare` (to the bit) and
-to `scipy.stats.studentized_range.ppf` with infinite degrees of freedom (to 1e-9).
+to `scipy.stats.studentized_range.ppf` with infinite degrees of freedom (to 1e-12, relative).
 """
 from __future__ import annotations
 

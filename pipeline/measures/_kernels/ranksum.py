@@ -504,30 +504,38 @@ class _PairTests:
         if pe_ - ps_ < 2:
             return
         s, e = self.bounds[gi], self.bounds[gi + 1]
-        pa, pn, rstart = self.pa, self.pn, self.rstart
-        algs = pa[ps_:pe_]  # order index of the group's algorithms, ascending
-        k = len(algs)
-        x, y = self.upper
-        if k < self.kmax:
-            keep = y < k
-            x, y = x[keep], y[keep]
-        if not self.in_name_order:  # the pairs put in (a, b) name order
-            key = self.rank_name[algs[x]] * self.norder + self.rank_name[algs[y]]
-            if len(key) > 1 and not (key[1:] > key[:-1]).all():
-                o = np.argsort(key)
-                x, y = x[o], y[o]
+        pn, rstart, k = self.pn, self.rstart, pe_ - ps_
+        x, y = self._pairs_of(ps_, k)
         u, t, nan = _group_counts(np.repeat(np.arange(k), pn[ps_:pe_]), self.plev[ps_:pe_],
                                   rstart[s:e + 1] - rstart[s], self.score[rstart[s]:rstart[e]],
                                   self.success[rstart[s]:rstart[e]], x, y, pn[ps_:pe_])
         ra, rb = ps_ + x, ps_ + y
         u[nan] = 0.0
+        p = _pair_p(u, pn[ra].astype(float), pn[rb].astype(float), t, nan, self.cache)
+        self._write(slice(self.offsets[gi], self.offsets[gi + 1]), gi, ra, rb, u, p)
+
+    def _pairs_of(self, first: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs (x, y) of the k algorithms of a group (cells from row `first`), x before y in the selection's
+        order, in (a, b) name order."""
+        x, y = self.upper
+        if k < self.kmax:
+            keep = y < k
+            x, y = x[keep], y[keep]
+        if not self.in_name_order:  # the pairs put in (a, b) name order
+            algs = self.pa[first:first + k]
+            key = self.rank_name[algs[x]] * self.norder + self.rank_name[algs[y]]
+            if len(key) > 1 and not (key[1:] > key[:-1]).all():
+                o = np.argsort(key)
+                x, y = x[o], y[o]
+        return x, y
+
+    def _write(self, sl: slice, g, ra: np.ndarray, rb: np.ndarray, u: np.ndarray, p: np.ndarray) -> None:
+        """The tests of cells `ra` against `rb` (U of a, p) into the output's rows `sl`, of group(s) `g`: the
+        better-ranked algorithm (order index, -1 on a tie), cocopp's consistency rule, the pair's columns."""
+        pa, pn, art_u, avg, tested = self.pa, self.pn, self.art_u, self.avg, self.tested
         ta, tb = pn[ra], pn[rb]
-        na, nb = ta.astype(float), tb.astype(float)
-        p = _pair_p(u, na, nb, t, nan, self.cache)
-        d = np.where(np.isnan(u), 0, np.sign(u - na * nb / 2))
+        d = np.where(np.isnan(u), 0, np.sign(u - ta.astype(float) * tb.astype(float) / 2))
         best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
-        art_u, avg, tested = self.art_u, self.avg, self.tested
-        sl = slice(self.offsets[gi], self.offsets[gi + 1])
         tested["u"][sl], tested["p"][sl] = u, p
         tested["better"][sl] = np.where(d == 0, -1, pa[best])
         tested["consistent"][sl] = (d == 0) | ((art_u[best] <= art_u[worst]) & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
@@ -538,49 +546,18 @@ class _PairTests:
         else:
             tested["ra"][sl], tested["rb"][sl] = ra, rb
         for c, v in self.gvals.items():
-            tested[c][sl] = v[gi]
-
-
-    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows of `cells` of a and b of every test, group after group, each group's pairs in the order
-        `__call__` writes them."""
-        xs, ys = [], []
-        for gi in np.flatnonzero(self.sizes):
-            ps_, pe_ = self.pbounds[gi], self.pbounds[gi + 1]
-            k, algs = pe_ - ps_, self.pa[ps_:pe_]
-            x, y = np.triu_indices(k, 1)
-            if not self.in_name_order:
-                key = self.rank_name[algs[x]] * self.norder + self.rank_name[algs[y]]
-                o = np.argsort(key, kind="stable")
-                x, y = x[o], y[o]
-            xs.append(x + ps_)
-            ys.append(y + ps_)
-        return np.concatenate(xs), np.concatenate(ys)
+            tested[c][sl] = v[g]
 
     def all_at_once(self, start: np.ndarray, hit: np.ndarray, prec_of) -> None:
         """The tests of every group at once (`_pivot_batch`: each pair's pooled trials sorted once), written as
         `__call__` writes each group's: for groups of few algorithms, where a call per group cost more in
         numpy's overhead than in the tests."""
-        ra, rb = self.pairs()
-        pa, pn, tested = self.pa, self.pn, self.tested
-        u, p = _pivot_batch(ra, rb, np.minimum(self.umin[ra], self.umin[rb]), start, pn, hit, prec_of, self.cache)
-        ta, tb = pn[ra], pn[rb]
-        d = np.where(np.isnan(u), 0, np.sign(u - ta.astype(float) * tb.astype(float) / 2))
-        best, worst = np.where(d > 0, ra, rb), np.where(d > 0, rb, ra)
-        art_u, avg = self.art_u, self.avg
-        tested["u"][:], tested["p"][:] = u, p
-        tested["better"][:] = np.where(d == 0, -1, pa[best])
-        tested["consistent"][:] = (d == 0) | ((art_u[best] <= art_u[worst])
-                                              & (np.isinf(art_u[best]) | (avg[best] < avg[worst])))
-        tested["alg_a"][:], tested["alg_b"][:] = self.pa32[ra], self.pa32[rb]
-        tested["trials_a"][:], tested["trials_b"][:] = ta, tb
-        if self.art is not None:
-            tested["art_a"][:], tested["art_b"][:] = self.art[ra], self.art[rb]
-        else:
-            tested["ra"][:], tested["rb"][:] = ra, rb
-        groups = np.repeat(np.arange(len(self.sizes)), self.sizes)
-        for c, v in self.gvals.items():
-            tested[c][:] = v[groups]
+        groups = np.flatnonzero(self.sizes)
+        pairs = [self._pairs_of(self.pbounds[gi], self.pbounds[gi + 1] - self.pbounds[gi]) for gi in groups]
+        ra = np.concatenate([x + self.pbounds[gi] for gi, (x, _) in zip(groups, pairs)])
+        rb = np.concatenate([y + self.pbounds[gi] for gi, (_, y) in zip(groups, pairs)])
+        u, p = _pivot_batch(ra, rb, np.minimum(self.umin[ra], self.umin[rb]), start, self.pn, hit, prec_of, self.cache)
+        self._write(slice(None), np.repeat(np.arange(len(self.sizes)), self.sizes), ra, rb, u, p)
 
 
 #: groups of at most this many algorithms are tested all at once (`_PairTests.all_at_once`), larger ones one by one

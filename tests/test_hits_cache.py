@@ -13,6 +13,7 @@ from pipeline.api import Analysis, open_store
 from pipeline.ingest import ingest
 from pipeline.hits import cache, targets as tg
 from pipeline.store import Store
+from pipeline.store import store as store_module
 
 KEY = ["run_id", "target"]
 
@@ -64,7 +65,8 @@ def _tiny(root, best_last: float):
 
 
 def test_hand_made_hits_and_replacement(tmp_path, monkeypatch):
-    """Hits by hand; a source replaced by changed logs leaves no stale cache behind."""
+    """Hits by hand; a source replaced by changed logs: a plan made before still reads its cached hits, which
+    go GRACE seconds after (no stale cache left behind)."""
     monkeypatch.setenv("COCOPIPE_HITS_CACHE", "1")
     store = Store(tmp_path / "store", create=True)
     src = _tiny(tmp_path / "exp", 1e-3)
@@ -79,9 +81,15 @@ def test_hand_made_hits_and_replacement(tmp_path, monkeypatch):
     # the same source with other logs: its old cached hits go, the new ones are computed on demand
     import shutil
 
+    planned = a.hits([10.0, 1.0, 1e-2])  # a reader's plan, made before the replacement, collected after
     shutil.rmtree(src)
     _tiny(src, 2.0)
     ingest([src], store)
+    assert (cache.folder(store, False) / f"{old_id}.parquet").exists()
+    h = planned.collect().sort("instance", pl.col("target"), descending=[False, True])
+    assert h["hit"].to_list() == [10, 40, 40, 30, 30, None]
+    monkeypatch.setattr(store_module, "GRACE", 0.0)
+    Store(store.path).collect_garbage()
     assert not (cache.folder(store, False) / f"{old_id}.parquet").exists()
     # an analysis reads the snapshot it opened (the replaced commit's files stay until a vacuum); one opened
     # now reads the new logs

@@ -85,6 +85,18 @@ def driver():
     shutil.rmtree(profile, ignore_errors=True)
 
 
+def _open(d, page: Path, timeout: float = 60.0) -> None:
+    """Load a page and wait until it is the document, loaded whole (`get` may come back while the previous
+    page is still the document)."""
+    uri = page.resolve().as_uri()
+    d.get(uri)
+    end = time.monotonic() + timeout
+    while d.execute_script("return document.readyState === 'complete' ? location.href : ''") != uri:
+        if time.monotonic() > end:
+            pytest.fail(f"{uri}: not loaded within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
 def _wait_for_charts(d, timeout: float = 180.0) -> None:
     """Every chart of the page drawn (charts are drawn as they come into view: all of them asked for)."""
     end = time.monotonic() + timeout
@@ -130,7 +142,7 @@ def test_every_chart_is_drawn_offline_and_fits_the_page(sample_report, driver, t
     driver.set_window_size(width, 1000)
     driver.get_log("browser")  # what earlier pages left
     for name, n in EXPECTED.items():
-        driver.get((sample_report / name).resolve().as_uri())
+        _open(driver, sample_report / name)
         _wait_for_charts(driver)
         counts = driver.execute_script("""return {
             containers: document.querySelectorAll('div.chart').length,
@@ -151,7 +163,7 @@ def test_every_chart_is_drawn_offline_and_fits_the_page(sample_report, driver, t
             assert layout["legends"], name  # the check above has legends to look at
         _screenshot(driver, shots / f"{name.replace('.html', '')}-{width}.png")
     # the navigation bar reaches every page, the drop-down lists each algorithm
-    driver.get((sample_report / "index.html").resolve().as_uri())
+    _open(driver, sample_report / "index.html")
     links = driver.execute_script("return Array.from(document.querySelectorAll('nav.topnav a'))"
                                   ".map(a => a.getAttribute('href'))")
     assert sorted(links) == sorted(EXPECTED)
@@ -162,7 +174,7 @@ def test_charts_fill_their_boxes(sample_report, driver):
     the width its spec was made with; at 1280 px the six-column scaling figure shrinks to fit."""
     for width, page, widest in ((1920, "index.html", 1.3), (1280, "scaling.html", 1.0)):
         driver.set_window_size(width, 1000)
-        driver.get((sample_report / page).resolve().as_uri())
+        _open(driver, sample_report / page)
         _wait_for_charts(driver)
         fill = driver.execute_script("""return Array.from(document.querySelectorAll('div.chart')).map(function (c) {
             var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
@@ -176,7 +188,7 @@ def test_charts_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, dri
     others are drawn at once at its scale (their spec's sizes scaled before drawing, one layout) and fill
     their boxes as well."""
     driver.set_window_size(1920, 1000)
-    driver.get((sample_report / "index.html").resolve().as_uri())
+    _open(driver, sample_report / "index.html")
     driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
     driver.refresh()
     _wait_for_charts(driver)
@@ -194,7 +206,7 @@ def test_grids_like_a_fitted_one_are_drawn_once_at_its_scale(sample_report, driv
     driver.set_window_size(1920, 1000)
     charts = []
     for i, pair in enumerate(("direct-nm", "direct-rs", "nm-rs")):
-        driver.get((sample_report / f"pair-{pair}.html").resolve().as_uri())
+        _open(driver, sample_report / f"pair-{pair}.html")
         if i == 0:
             driver.execute_script("window.localStorage.clear();")  # no scale kept from the pages seen before
             driver.refresh()
@@ -212,7 +224,7 @@ def test_a_chart_fitted_on_one_page_is_drawn_at_once_at_its_scale_on_another(sam
     """The scale found for a chart is kept for the report's other pages (the browser's storage): the next
     algorithm's page draws its scaling figure, of the same sizes, once at that scale, filling its box."""
     driver.set_window_size(1920, 1000)
-    driver.get((sample_report / "alg-direct.html").resolve().as_uri())
+    _open(driver, sample_report / "alg-direct.html")
     driver.execute_script("window.localStorage.clear();")
     driver.refresh()
     _wait_first_screen(driver)
@@ -220,7 +232,7 @@ def test_a_chart_fitted_on_one_page_is_drawn_at_once_at_its_scale_on_another(sam
         var box = c.closest('.chart-box').clientWidth, svg = c.querySelector('svg').getBoundingClientRect().width;
         return {presized: c.dataset.presized === 'true', scale: c.dataset.scale, fill: (svg + 40) / box};"""
     first = driver.execute_script(state)
-    driver.get((sample_report / "alg-nm.html").resolve().as_uri())
+    _open(driver, sample_report / "alg-nm.html")
     _wait_first_screen(driver)
     second = driver.execute_script(state)
     assert not first["presized"] and second["presized"] and second["scale"] == first["scale"], (first, second)
@@ -236,7 +248,7 @@ def test_a_missing_chart_fails_the_check(sample_report, driver, tmp_path):
     start = text.index('<script type="application/json" id="spec-')
     start = text.index(">", start) + 1
     page.write_text(text[:start] + '{"mark": 17}' + text[text.index("</script>", start):], encoding="utf-8")
-    driver.get(page.resolve().as_uri())
+    _open(driver, page)
     _wait_for_charts(driver)
     drawn = driver.execute_script("return document.querySelectorAll('div.chart[data-rendered=\"true\"]').length")
     failed = driver.execute_script("return Number(document.body.dataset.chartsFailed)")
@@ -261,7 +273,7 @@ def test_charts_are_drawn_when_they_come_into_view(sample_report, driver):
     """An ECDF page (29 charts) draws the charts of its first screen, not the others; a link to a chart
     further down draws the charts there (issue 32: a section showed captions without charts)."""
     driver.set_window_size(1920, 1000)
-    driver.get((sample_report / "ecdf-5d.html").resolve().as_uri())
+    _open(driver, sample_report / "ecdf-5d.html")
     _wait_first_screen(driver)
     time.sleep(0.5)  # nothing more comes without scrolling
     first = _drawn(driver)
@@ -290,7 +302,7 @@ def test_a_chart_pushed_out_of_the_window_by_the_one_drawn_before_waits(sample_r
     first screen (20 algorithms: the first screen took 1.3 s drawing all three), and are drawn when scrolled to."""
     driver.set_window_size(1920, 1000)
     driver.get("about:blank")
-    driver.get((sample_report / "pair-direct-nm.html").resolve().as_uri())
+    _open(driver, sample_report / "pair-direct-nm.html")
     driver.execute_script("window.localStorage.clear()")  # no heights or scales kept from other pages
     driver.refresh()
     _wait_first_screen(driver)
@@ -327,7 +339,7 @@ def test_charts_refer_to_the_pages_tables(sample_report):
 def test_the_explorer_forgets_its_zoom_when_the_dimension_changes(sample_report, driver):
     """Issue 32: the explorer kept its zoom when another dimension was chosen."""
     driver.set_window_size(1280, 1000)
-    driver.get((sample_report / "explore.html").resolve().as_uri())
+    _open(driver, sample_report / "explore.html")
     _wait_for_charts(driver)
     domain = "return window.__views[0].scale('x').domain();"
     full = driver.execute_script(domain)
@@ -362,7 +374,7 @@ def test_the_settings_pages_archive_table_fits_the_window(sample_report, driver,
     page.write_text(text, encoding="utf-8")
     for width in WIDTHS:
         driver.set_window_size(width, 1000)
-        driver.get(page.resolve().as_uri())
+        _open(driver, page)
         right = driver.execute_script("return Math.max(...Array.from(document.querySelectorAll('#data-sets-full td, "
                                       "#data-sets-full th')).map(c => c.getBoundingClientRect().right));")
         assert right <= driver.execute_script("return document.documentElement.clientWidth"), (width, right)
@@ -384,7 +396,7 @@ def test_a_large_table_is_loaded_when_opened(driver, tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     page = tmp_path / "small" / "tables-2d.html"
     assert "<table" not in page.read_text(encoding="utf-8")
-    driver.get(page.resolve().as_uri())
+    _open(driver, page)
     first = driver.execute_script("var d = document.querySelector('details.table-block[data-src]'); "
                                   "d.querySelector('summary').click(); return d.id;")
     end = time.monotonic() + 20

@@ -152,18 +152,33 @@ def test_files_of_an_older_minor_schema_version_are_consistent(tmp_path):
     assert check(st.path) == []
 
 
-def test_a_cache_folder_keeps_its_per_commit_files_as_long_as_their_commit(tmp_path):
+def _age(folder: Path, seconds: float) -> None:
+    """Make the files of a folder `seconds` older."""
+    for f in folder.iterdir():
+        t = f.stat().st_mtime - seconds
+        os.utime(f, (t, t))
+
+
+def test_a_cache_folder_keeps_its_per_commit_files_until_grace_after_their_commit_went(tmp_path):
     """The store knows no cache's layout: a folder `cache_dir(name)` whose files are named by commit id
-    loses a file when its commit goes (the source replaced or removed), whatever the cache's name."""
+    loses a file GRACE seconds after its commit went (the source replaced or removed), whatever the cache's
+    name: a reader that opened its snapshot before still reads it meanwhile."""
+    from pipeline.store.store import GRACE
+
     st = two_sources(tmp_path)
     commits = {e["name"]: e["commit_id"] for e in st.sources().values()}
     folder = st.cache_dir("any-cache")
     folder.mkdir(parents=True)
     for cid in commits.values():
         (folder / f"{cid}.parquet").write_bytes(b"computed from the commit")
+    (folder / ".left-by-a-killed-writer.tmp").write_bytes(b"")
+    _age(folder, 2 * GRACE)  # files written long ago: the drop, not the writing, starts the grace
     assert st.cache_dirs() == [folder] and check(st.path) == []
     st.remove_source(next(k for k, e in st.sources().items() if e["name"] == "A"))
-    assert sorted(p.stem for p in folder.glob("*.parquet")) == [commits["B"]]
+    assert sorted(p.stem for p in folder.glob("*.parquet")) == sorted(commits.values())  # A's in its grace
+    _age(folder, GRACE + 1)
     source(tmp_path / "B", "B", functions=(3,))
-    ingest([tmp_path / "B"], st)  # B replaced: its commit goes, with its cache file
-    assert not list(folder.glob("*.parquet")) and check(st.path) == []
+    ingest([tmp_path / "B"], st)  # B replaced: its commit goes; A's file and the leftover are past their grace
+    assert sorted(p.name for p in folder.iterdir()) == [f"{commits['B']}.parquet"] and check(st.path) == []
+    _age(folder, GRACE + 1)
+    assert repair(st.path) is not None and not list(folder.iterdir())

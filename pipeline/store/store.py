@@ -989,8 +989,8 @@ class Store:
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
         """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
-        older than GRACE (writes killed before their commit); the number of commits deleted. Best effort:
-        what cannot be deleted now stays invisible, for a later write."""
+        older than GRACE (writes killed before their commit), and the cache files of commits gone GRACE ago; the
+        number of commits deleted. Best effort: what cannot be deleted now stays invisible, for a later write."""
         tables = self._tables()
         named = set(self.snapshot.committed) | self._inflight
         todo: dict[str, list[str]] = {}
@@ -1002,11 +1002,25 @@ class Store:
             if old:
                 todo[name] = sorted(old)
         self._delete_commits(todo)
-        for d in self.cache_dirs():  # caches of commits no longer named
-            for f in d.iterdir():
-                if f.name.split(".")[0] in dropped:
-                    f.unlink(missing_ok=True)
+        self._expire_caches(named, dropped)
         return len({c for cs in todo.values() for c in cs})
+
+    def _expire_caches(self, named: set[str], dropped: set[str] | frozenset) -> None:
+        """Delete the cache files of commits no longer named GRACE seconds after their commit went: a reader
+        that opened its snapshot before may still be reading them. A dropped commit's files are touched now
+        (their time is the drop's), and any file of a commit not named (or a writer's leftover) goes once it is
+        older than GRACE."""
+        now = time.time()
+        for d in self.cache_dirs():
+            for f in d.iterdir():
+                commit = f.name.split(".")[0]
+                try:
+                    if commit in dropped:
+                        os.utime(f, (now, now))
+                    elif commit not in named and now - f.stat().st_mtime > GRACE:
+                        f.unlink()
+                except OSError:  # gone already (another writer's collection), or not ours to delete: left
+                    pass
 
     def _delete_commits(self, todo: dict[str, list[str]]) -> None:
         for name, commits in todo.items():

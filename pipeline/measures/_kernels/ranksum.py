@@ -482,6 +482,8 @@ class _PairTests:
         self.sizes = np.where(sizes >= 2, sizes * (sizes - 1) // 2, 0)  # pairs per group
         self.offsets = np.r_[0, np.cumsum(self.sizes)]
         total = int(self.offsets[-1])
+        if total == 0:
+            raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
         # the output's columns of numbers, filled group by group (numpy's large arrays: few page faults)
         self.gcols = {c: gkeys[c].cast(pl.Float64 if c == "target" else gkeys[c].dtype)
                       for c in ("dimension", "function", "target")}
@@ -584,8 +586,6 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     pg, pumin, pn = cells["g"].to_numpy(), cells["umin"].to_numpy(), cells["trials"].to_numpy()
     if np.diff(np.searchsorted(pg, np.arange(ngroups + 1))).max(initial=0) <= BATCH_ALGORITHMS:
         tests = _PairTests(cells, gkeys, order, None, bounds, None, None, None)
-        if int(tests.offsets[-1]) == 0:
-            raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
         tests.all_at_once(np.r_[0, np.cumsum(pn)[:-1]], hit_arr,
                           lambda idx, fe: precision_of(events, a_arr[idx], run_arr[idx], fe, order, chunk))
         return _tested_frame(tests, gkeys, order, cells)
@@ -601,8 +601,6 @@ def group_pairs(trials: pl.DataFrame, cells: pl.DataFrame, gkeys: pl.DataFrame, 
     del fe, trial, late
 
     tests = _PairTests(cells, gkeys, order, plev, bounds, rstart, score, success)
-    if int(tests.offsets[-1]) == 0:
-        raise ValueError("pairwise tests need two algorithms with trials on the same problem in the selection")
     # groups on threads (numpy releases the GIL in the large array operations); the matrix products
     # of the counts on one BLAS thread each (BLAS threads on matrices this small cost more than
     # they give, and would compete with the groups' threads)

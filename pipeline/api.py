@@ -303,9 +303,8 @@ class Analysis:
             return self.runlength_targets(reference, budgets).drop("budget_per_dimension").unique(maintain_order=True)
         try:
             values = tg.parse(targets)
-        except ValueError:
-            raise ValueError(f"targets {targets!r}: expected one of {', '.join(tg.NAMED)}, runlength, or numbers "
-                             "separated by commas") from None
+        except ValueError as exc:
+            raise registry.InvalidSetting(str(exc).replace(", or one of ", ", or one of runlength, "), setting="targets") from None
         return tg.frame(values, self.suites())
 
     def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:
@@ -713,14 +712,12 @@ class Analysis:
 
     def _numbers(self, targets: Targets) -> list[float]:
         """Value targets as numbers (a list, "v1,v2" or a frame's `target` column)."""
-        if isinstance(targets, str):
-            try:
-                return [float(t) for t in targets.split(",") if t.strip()]
-            except ValueError:
-                raise ValueError(f"targets {targets!r}: logged values need numbers (e.g. 10,1,0.1)") from None
         if isinstance(targets, (pl.DataFrame, pl.LazyFrame)):
-            return targets.lazy().select("target").collect()["target"].to_list()
-        return [float(t) for t in targets]
+            targets = targets.lazy().select("target").collect()["target"].to_list()
+        try:
+            return list(tg.numbers(targets))
+        except ValueError as exc:
+            raise registry.InvalidSetting(f"{exc}; logged values need numbers (e.g. 10,1,0.1)", setting="targets") from None
 
     def fixed_budget_ecdf(self, budgets: Sequence[float], *, per_dimension: bool = False, lower: float = 1e-8,
                           upper: float = 1e8, log: bool = True) -> pl.LazyFrame:

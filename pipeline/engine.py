@@ -25,7 +25,7 @@ import polars as pl
 
 from . import distributed
 from .execution import Plan, _absolute, _collect, _collect_there, _sorted, concat_sorted, per_group, split
-from .measures.registry import Inputs, Measure, Settings, get
+from .measures.registry import Extent, Inputs, Measure, Settings, get
 from .selection import Selection
 
 #: the targets of a selection, resolved by the caller (the facade: names, numbers, runlength, values)
@@ -69,10 +69,27 @@ def _inputs(job: Job, selection: Selection) -> Inputs:
         grouped = m.groupable and not m.whole_locally and plan.group_size and plan.executor == "local"
         if "hits" in m.inputs and grouped:
             selection.fill_cache(targets)
+    if job.settings.costly():  # a count above its default: refused before any work if memory cannot hold it
+        job.settings.check_memory(extent(selection, targets))
     inputs = Inputs(selection, targets, None, job.plan, job.kept)
     if job.measure.prepare is not None:
         inputs = Inputs(selection, targets, job.measure.prepare(inputs, job.settings), job.plan, job.kept)
     return inputs
+
+
+def extent(selection: Selection, targets: pl.DataFrame | None) -> Extent:
+    """The size of `selection` with these targets (one per trial without), as the memory estimates read it."""
+    problem = ["suite", "algorithm", "function", "dimension"]
+    runs = selection.runs().select(problem).collect()
+    on = [c for c in ("suite", "function", "dimension") if targets is not None and c in targets.columns]
+    if on:
+        runs = runs.join(targets.group_by(on).len("targets"), on=on, how="left").fill_null(0)
+    else:
+        runs = runs.with_columns(targets=pl.lit(1 if targets is None else targets.height, pl.UInt32))
+    cells = runs.group_by(problem).agg(pl.col("targets").first())
+    block = cells.group_by("suite", "algorithm", "dimension").agg(pl.col("targets").sum())["targets"].max()
+    return Extent(trials=runs.height, hits=int(runs["targets"].sum()), cells=int(cells["targets"].sum()),
+                  block_cells=int(block or 0))
 
 
 def _compute(job: Job, whole: Inputs) -> Callable[[Selection], pl.LazyFrame]:

@@ -60,6 +60,18 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def error_text(exc: BaseException, flags: dict[str, str] | None = None) -> str:
+    """A failure in one line: a setting refused (`InvalidSetting`, "samples 0: expected ...") named by its
+    option ("--samples 0: expected ...", or the option `flags` maps it to), else its message's first line."""
+    from ..measures.registry import InvalidSetting
+
+    text = str(exc).strip()
+    name = exc.setting if isinstance(exc, InvalidSetting) else None
+    if name and text.startswith(name):
+        text = (flags or {}).get(name, f"--{name.replace('_', '-')}") + text[len(name):]
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def is_terminal(stream) -> bool:
     """Whether `stream` is an interactive terminal: not a pipe or a file, and not in CI (environment CI set)."""
     try:

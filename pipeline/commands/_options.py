@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ._common import fail, note, open_store, plural
+from ._common import error_text, fail, note, open_store, plural
 
 if TYPE_CHECKING:
     from ..api import Analysis
@@ -210,11 +210,16 @@ def uses(group: type, *, only: tuple[str, ...] | None = None, without: tuple[str
 
         @functools.wraps(command)
         def run(**kwargs):
+            from ..measures.registry import InvalidSetting
+
             given = {}
             for f in offered:
                 value = kwargs.pop(f.name)
                 given[f.name] = f.metadata["parse"](value) if f.metadata["parse"] else value
-            return command(**kwargs, **{name: group(**given)})
+            try:
+                return command(**kwargs, **{name: group(**given)})
+            except InvalidSetting as exc:  # a setting refused where the command did not catch it: by its option
+                fail(error_text(exc))
 
         run.__signature__ = signature.replace(parameters=params)
         run.__annotations__ = {p.name: p.annotation for p in params}

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ._common import fail, write_table
+from ._common import error_text, fail, write_table
 from ._options import ExecutorOpt, OutOpt, SeedOpt, SelectionOptions, TargetsOpt, uses
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
         try:
             df = a.auc(targets).collect()
         except ValueError as exc:
-            fail(str(exc))
+            fail(error_text(exc))
         write_table(df, out)
         if group_means:
             g = a.auc_by_group(df).collect()
@@ -53,16 +53,19 @@ def register(app: typer.Typer) -> None:
         per dimension unless --overall."""
         import polars as pl
 
-        a = sel.analysis(executor)  # --max-budget B: glicko2 plays the trials cut at B; auc ends its areas at B
-        if by == "auc" and not 0 < alpha < 1:
-            fail(f"--alpha {alpha}: expected a level between 0 and 1")
+        from ..measures.registry import get
+
         if by not in ("auc", "glicko2"):
             fail(f"--by {by!r}: expected auc or glicko2")
+        name, settings = (("rank", dict(overall=overall, alpha=alpha)) if by == "auc"
+                          else ("glicko2", dict(overall=overall, rounds=rounds, seed=seed)))
+        try:  # the settings the measure declares, before the store is read
+            get(name).configure(**settings)
+        except ValueError as exc:
+            fail(error_text(exc))
+        a = sel.analysis(executor)  # --max-budget B: glicko2 plays the trials cut at B; auc ends its areas at B
         # each suite ranked apart (a part of the engine's each, a Ray task on Ray), the suite column first
-        if by == "auc":
-            df = a.rank(targets, overall=overall, alpha=alpha).collect()
-        else:
-            df = a.glicko2(targets, overall=overall, rounds=rounds, seed=seed).collect()
+        df = getattr(a, name)(targets, **settings).collect()
         if df.height == 0:
             fail("no function where every algorithm has data")
         if len(a.suites()) == 1:  # one suite: no suite column

@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, write_parts, write_table
+from ._common import error_text, fail, write_parts, write_table
 from ._options import (ExecutorOpt, GroupsOpt, OutOpt, RunlengthRefOpt, SamplesOpt, SeedOpt, SelectionOptions,
                        TargetsOpt, uses)
 
@@ -27,26 +27,12 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), instance_targets ((function, instance, target) triples), functions, trials.")] = False,
     ) -> None:
         """Runtime ECDF step table per (algorithm, dimension, group): x = evaluations / dimension, fraction solved."""
-        from ..measures.registry import InvalidSetting, get
-        from ..measures.uncertainty import check_level
+        from ..measures.registry import get
 
-        try:  # the constraints the measure declares (`pipeline.measures.catalog`)
-            get("ecdf.steps").configure(mode=mode, samples=samples)
-        except InvalidSetting as exc:
-            fail(f"--{exc}")  # "--mode 'x': ..." or "--samples 0: ..."
-        try:
-            if band is not None:
-                check_level(band)
-        except ValueError as exc:
-            fail(f"--band {band}: {str(exc).split(': ', 1)[1]}")  # the level of the band
-        if band is not None and replicates < 2:
-            fail(f"--replicates {replicates}: expected at least 2")
         if sum((summary, band is not None, per_instance)) > 1:
             fail("choose one of --summary, --band and --per-instance")
         if runlength_reference is not None and targets != "runlength":
             fail("--runlength-reference applies to --targets runlength only")
-        a = sel.analysis(executor)
-        reference = runlength_reference  # the measures' `reference`: of the runlength targets
         if summary:
             name, settings = "ecdf.summary", dict(group=group, mode=mode, max_x=max_x)
         elif band is not None:
@@ -56,6 +42,12 @@ def register(app: typer.Typer) -> None:
             name, settings = "ecdf.per_instance", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
         else:
             name, settings = "ecdf.steps", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
+        try:  # the constraints the measure declares (`pipeline.measures.catalog`), before the store is read
+            get(name).configure(**settings)
+        except ValueError as exc:
+            fail(error_text(exc, {"level": "--band"}))  # "--samples 0: ...", "--band 1.5: ..."
+        a = sel.analysis(executor)
+        reference = runlength_reference  # the measures' `reference`: of the runlength targets
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")
@@ -64,4 +56,4 @@ def register(app: typer.Typer) -> None:
             else:
                 write_table(a.measure(name, targets, reference=reference, **settings).collect(), out)
         except (ValueError, KeyError, FileNotFoundError) as exc:
-            fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+            fail(error_text(exc, {"level": "--band"}))

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, write_table
+from ._common import error_text, fail, write_table
 from ._options import READING, BudgetsOpt, OutOpt, SelectionOptions, TargetsOpt, parse_budgets, uses
 
 LowerOpt = Annotated[float, typer.Option("--lower", help="Precision (or minimised value) at and below which the normalised value is 1 (a maximised value: 0).")]
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         try:
             df = a.ert(targets, eval_max=eval_max).collect()
         except ValueError as exc:
-            fail(str(exc))
+            fail(error_text(exc))
         write_table(df, out)
 
     @app.command("fixed-budget-ecdf")

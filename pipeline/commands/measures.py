@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import fail, write_parts, write_table
+from ._common import error_text, fail, write_parts, write_table
 from ._options import (BudgetsOpt, ExecutorOpt, OutOpt, SamplesOpt, SeedOpt, SelectionOptions, TargetsOpt,
                        parse_budgets, uses)
 
@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
             else:
                 write_table(a.art(targets, **settings).collect(), out)
         except ValueError as exc:
-            fail(str(exc))
+            fail(error_text(exc))
 
     @app.command()
     @uses(SelectionOptions, without=("max_budget", "exact"))

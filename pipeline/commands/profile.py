@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import fail, write_table
+from ._common import error_text, fail, write_table
 from ._options import GroupsOpt, OutOpt, SelectionOptions, uses
 
 
@@ -33,5 +33,5 @@ def register(app: typer.Typer) -> None:
             df = make(group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf, eps=eps,
                       shared=not per_algorithm).collect()
         except ValueError as exc:
-            fail(str(exc))
+            fail(error_text(exc))
         write_table(df, out)

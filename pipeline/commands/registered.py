@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ._common import fail, write_parts, write_table
+from ._common import error_text, fail, write_parts, write_table
 from ._options import ExecutorOpt, OutOpt, RunlengthRefOpt, SelectionOptions, TargetsOpt, uses
 
 P = inspect.Parameter
@@ -60,8 +60,6 @@ def command(measure) -> Callable:
     names = [p.name for p in measure.settings.params]
 
     def run(**kwargs: Any) -> None:
-        from ..measures.registry import InvalidSetting
-
         sel, out, executor = kwargs.pop("sel"), kwargs.pop("out"), kwargs.pop("executor")
         targets, reference = kwargs.pop("targets", None), kwargs.pop("runlength_reference", None)
         if reference is not None and targets != "runlength":
@@ -77,11 +75,8 @@ def command(measure) -> Callable:
                 write_parts(a.stream(measure.name, *args, **given), out)
             else:
                 write_table(a.measure(measure.name, *args, **given).collect(), out)
-        except InvalidSetting as exc:  # "--samples 0: expected an integer >= 1"
-            name = exc.setting or ""
-            fail(f"--{name.replace('_', '-')}{str(exc)[len(name):]}" if name else str(exc))
-        except ValueError as exc:
-            fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        except ValueError as exc:  # a setting refused: "--samples 0: expected an integer >= 1"
+            fail(error_text(exc))
 
     run.__name__ = measure.command.replace("-", "_")
     run.__doc__ = f"{measure.summary} ({measure.seed}; `Analysis.{measure.name}`)."

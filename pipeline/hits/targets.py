@@ -1,6 +1,7 @@
 """Target sets as data: the precisions added to each problem's reference value (seed 000, 002)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -30,14 +31,27 @@ def parse(spec: str | Sequence[float] | None, suite: str | None = None) -> tuple
     """Targets from a name (bbob, biobj, table, scaling) or a comma-separated list; None: per-suite default."""
     if spec is None or spec == "default":
         return None if suite is None else default(suite)
-    if not isinstance(spec, str):
-        return tuple(float(t) for t in spec)
-    if spec in NAMED:
+    if isinstance(spec, str) and spec in NAMED:
         return NAMED[spec]
     try:
-        return tuple(float(t) for t in spec.split(",") if t.strip())
+        return numbers(spec)
     except ValueError as exc:
-        raise ValueError(f"targets {spec!r}: expected one of {', '.join(NAMED)} or numbers separated by commas") from exc
+        raise ValueError(f"{exc}, or one of {', '.join(NAMED)}") from None
+
+
+def numbers(spec: str | Sequence[float]) -> tuple[float, ...]:
+    """Target numbers from a list or "v1,v2,...": at least one, each a finite number (a ValueError naming
+    the value otherwise: NaN would be reached by no trial and count as reached by every one)."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    try:
+        values = tuple(float(t) for t in items if not isinstance(t, str) or t.strip())
+    except (TypeError, ValueError):
+        raise ValueError(f"targets {spec!r}: expected finite numbers separated by commas") from None
+    if not values:
+        raise ValueError(f"targets {spec!r}: no target given; expected finite numbers separated by commas")
+    if bad := [v for v in values if not math.isfinite(v)]:
+        raise ValueError(f"targets {spec!r}: {bad[0]} is no target; expected finite numbers separated by commas")
+    return values
 
 
 def frame(targets: Sequence[float] | None = None, suites: Sequence[str] = ()) -> pl.LazyFrame:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .registry import (BOOL, FRAME, NAMES, NONE, NUMBERS, TEXT, Inputs, Interval, Measure, NumberText, Options, Param,
-                       register, settings_class)
+from .registry import (BOOL, FRAME, NAMES, NONE, TEXT, Check, Inputs, Interval, Items, Measure, Memory, NumberText,
+                       Options, Param, register, settings_class)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -36,14 +36,14 @@ def _module(name: str):
     return importlib.import_module(f"{__package__}.{name}")
 
 
-SEED = Param("seed", 1, (Interval(int),), "Seed of the random draws.")
+SEED = Param("seed", 1, (Interval(int, 0, None),), "Seed of the random draws.")
 LEVEL = (Interval(float, 0, 1, "neither"),)
 GROUP_PARAM = Param("group", None, (NONE, TEXT, NAMES), "Only these groups: fN (one function), a cocopp group, all.")
 MODE = Param("mode", "simulated", (Options(MODES),),
              "simulated restarts (seeded), their expectation in closed form, or the trials' own hitting times.")
 MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
               "The plotted range in evaluations / dimension (default: the budget cut, else 1e7).")
-SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.")
+SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "cells"))
 ECDF_KEY = ("suite", "algorithm", "dimension")
 STEPS = (*ECDF_KEY, "group", "x", "fraction")
 ART_KEYS = (*PROBLEM, "target")
@@ -75,8 +75,9 @@ register(Measure(
     seed="seed 000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
     settings=settings_class("art", [
         Param("dispersion", False, (BOOL,), "Add the percentiles of simulated restart runtimes."),
-        Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem."), SEED,
-        Param("percentiles", (10, 50, 90), (NUMBERS,), "Percentiles of the dispersion.", option=False),
+        Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells")), SEED,
+        Param("percentiles", (10, 50, 90), (Items(Interval(float, 0, 100)),), "Percentiles of the dispersion.",
+              option=False),
         Param("confidence", None, (NONE, *LEVEL), "Add a bootstrap interval of aRT at this level.")]),
     spec=_art, kernel="restarts:art_dispersion",
     columns=lambda s: (*ART_COLUMNS, *([f"p{p:g}" for p in s.percentiles] if s.dispersion else []),
@@ -87,7 +88,8 @@ register(Measure(
     name="simulated_runtimes", summary="Runtimes of simulated restarts per problem, target and sample.",
     seed="seed 000, Simulated Restarts and Runtimes", inputs=("hits",), keys=(), groupable=False,
     settings=settings_class("simulated_runtimes", [
-        Param("samples", 1000, (POSITIVE,), "Simulated runs per problem and target."), SEED,
+        Param("samples", 1000, (POSITIVE,), "Simulated runs per problem and target.", memory=Memory(48, "cells")),
+        SEED,
         Param("first_deterministic", True, (BOOL,), "The first sample starts from the first trial (as cocopp).")]),
     spec=lambda i, s: _module("restarts").simulated_runtimes(i.hits(), s.samples, s.seed, s.first_deterministic),
     columns=(*ART_KEYS, "sample", "runtime"), charts=("rt-ecdf",)))
@@ -182,7 +184,8 @@ register(Measure(
     settings=settings_class("ecdf.band", [
         GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help),
         Param("level", 0.95, LEVEL, "Confidence level of the band."),
-        Param("replicates", 100, (POSITIVE,), "Bootstrap replicates."), SEED, SAMPLES_ECDF, MAX_X]),
+        Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits")), SEED,
+        SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
                                                          replicates=s.replicates, seed=s.seed, samples=s.samples,
                                                          max_budget=i.selection.max_budget, max_x=s.max_x),
@@ -279,7 +282,8 @@ register(Measure(
     summary="Glicko-2 ratings of the algorithms, from games of drawn trials.",
     seed="seed 003, Statistical Analysis (Glicko-2)", inputs=("hits",), keys=(), groupable=False, split=("suite",),
     settings=settings_class("glicko2", [
-        OVERALL, Param("rounds", 25, (POSITIVE,), "Trials drawn per algorithm and problem."), SEED]),
+        OVERALL, Param("rounds", 25, (Interval(int, 1, 10_000),), "Trials drawn per algorithm and problem.",
+                       memory=Memory(16, "trials")), SEED]),
     spec=_glicko, kernel="ranking:glicko2_spec", columns=_glicko_columns))
 
 
@@ -375,11 +379,15 @@ register(Measure(
 
 
 # -- fixed budgets (IOHprofiler's measures) ---------------------------------------------------------------------
-BUDGETS = Param("budgets", (), (NUMBERS,), "Budgets in evaluations, or multiples of the dimension.", option=False)
+BUDGETS = Param("budgets", (), (Items(Interval(float, 0, None, "neither")),),
+                "Budgets in evaluations, or multiples of the dimension.", option=False, required=True)
 PER_DIMENSION = Param("per_dimension", False, (BOOL,), "The budgets are multiples of the dimension.")
 LOWER = Param("lower", 1e-8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")
 UPPER = Param("upper", 1e8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")
 LOG = Param("log", True, (BOOL,), "Normalise on a log scale.")
+#: IOHinspector's normalisation reads (log10 x - log10 lower) / (log10 upper - log10 lower)
+BOUNDS = (Check("lower", lambda s: not s.log or s.lower > 0, lambda s: "a number > 0 on a log scale (log=True)"),
+          Check("upper", lambda s: s.upper > s.lower, lambda s: f"a number > lower {s.lower!r}"))
 
 
 def _fixed_budget(inputs: Inputs, s) -> pl.LazyFrame:
@@ -425,7 +433,7 @@ register(Measure(
     summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
-    settings=settings_class("fixed_budget_ecdf", [BUDGETS, PER_DIMENSION, LOWER, UPPER, LOG]),
+    settings=settings_class("fixed_budget_ecdf", [BUDGETS, PER_DIMENSION, LOWER, UPPER, LOG], BOUNDS),
     spec=_fixed_budget_ecdf, columns=(*IOH, "budget", "fraction", "runs")))
 
 
@@ -445,5 +453,5 @@ register(Measure(
     name="aocc", handwritten="cocopipe aocc",
     summary="IOHprofiler's area over the convergence curve per problem.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
-    targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG]),
+    targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG], BOUNDS),
     spec=_aocc, columns=(*IOH, "budget", "aocc", "runs")))

@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import math
+import os
 import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,8 +59,10 @@ class Interval:
     closed: str = "both"
 
     def ok(self, value: Any) -> bool:
-        """Whether `value` is such a number."""
+        """Whether `value` is such a number (finite: NaN and infinities are no setting's value)."""
         if isinstance(value, bool) or not isinstance(value, Integral if self.kind is int else Real):
+            return False
+        if not isinstance(value, Integral) and not math.isfinite(value):
             return False
         left = self.low is None or (value >= self.low if self.closed in ("both", "left") else value > self.low)
         right = self.high is None or (value <= self.high if self.closed in ("both", "right") else value < self.high)
@@ -69,7 +73,7 @@ class Interval:
         """What it takes, in words."""
         what = "an integer" if self.kind is int else "a number"
         if self.low is None and self.high is None:
-            return what
+            return what if self.kind is int else "a finite number"
         if self.high is None:
             return f"{what} {'>=' if self.closed in ('both', 'left') else '>'} {self.low:g}"
         if self.low is None:
@@ -111,6 +115,22 @@ class Kind:
 
 
 @dataclass(frozen=True)
+class Items:
+    """A non-empty list (or tuple) of numbers, each one `item` (an `Interval`)."""
+
+    item: Interval
+
+    def ok(self, value: Any) -> bool:
+        """Whether `value` is such a list."""
+        return isinstance(value, (list, tuple)) and len(value) > 0 and all(self.item.ok(v) for v in value)
+
+    @property
+    def text(self) -> str:
+        """What it takes, in words."""
+        return f"a list of {self.item.text.replace('an integer', 'integers').replace('a number', 'numbers')}"
+
+
+@dataclass(frozen=True)
 class Frame:
     """A Polars frame, eager or lazy (polars is imported only to check one)."""
 
@@ -133,7 +153,7 @@ class NumberText:
     def ok(self, value: Any) -> bool:
         """Whether `value` is a text that reads as a number above `low`."""
         try:
-            return isinstance(value, str) and float(value) > self.low
+            return isinstance(value, str) and math.isfinite(float(value)) and float(value) > self.low
         except ValueError:
             return False
 
@@ -152,9 +172,72 @@ FRAME = Frame()
 
 
 # -- settings ------------------------------------------------------------------------------------------------
+#: the environment variable that sets the memory a measure's settings may imply (`memory_limit`)
+MEMORY_LIMIT = "COCOPIPE_MEMORY_LIMIT"
+_UNITS = {"": 1, "k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40}
+
+
+def memory_limit() -> int:
+    """The bytes a measure's count settings may imply (`Memory`): `COCOPIPE_MEMORY_LIMIT` (bytes, or with
+    K, M, G, T: 8G, 512MiB), else half of this machine's memory."""
+    text = os.environ.get(MEMORY_LIMIT, "").strip()
+    if text:
+        number, unit = text.lower().rstrip("b").removesuffix("i"), ""
+        if number[-1:] in _UNITS:
+            number, unit = number[:-1], number[-1]
+        try:
+            limit = float(number) * _UNITS[unit]
+        except ValueError:
+            limit = math.nan
+        if not math.isfinite(limit) or limit <= 0:
+            raise InvalidSetting(f"environment {MEMORY_LIMIT} {text!r}: expected a size such as 8G, 512M or "
+                                 "8589934592")
+        return int(limit)
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):  # no sysconf: 4 GiB
+        return 4 * 2 ** 30
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The size of a selection as the memory estimates (`Memory`) read it: its `trials`, its first hitting
+    times (`hits`: trials x targets), its (problem, target) `cells`, and the cells of its largest (suite,
+    algorithm, dimension) (`block_cells`: the measures drawn one such block at a time)."""
+
+    trials: int
+    hits: int
+    cells: int
+    block_cells: int
+
+
+#: how each field of `Extent` is said in a message
+EXTENT_WORDS = {"trials": "trials", "hits": "(trial, target) pairs", "cells": "(problem, target) pairs",
+                "block_cells": "(function, target) pairs of one algorithm and dimension"}
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What a count setting costs: about `bytes` per unit of the setting and per `per` (a field of `Extent`),
+    e.g. samples x (problem, target) pairs x 8 bytes."""
+
+    bytes: float
+    per: str
+
+
+def _size(n: float) -> str:
+    """Bytes in words: 298 GiB, 3.9 GiB, 12 MiB."""
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n / 2 ** 10:.3g} KiB"
+
+
 @dataclass(frozen=True)
 class Param:
-    """A setting: its name, default, constraints (any one satisfied is enough) and one line of help."""
+    """A setting: its name, default, constraints (any one satisfied is enough) and one line of help;
+    `memory`: what each unit of it costs (a count: checked against `memory_limit` on the selection);
+    `required`: the measure takes no default (the default stands for the declared columns only)."""
 
     name: str
     default: Any
@@ -162,6 +245,8 @@ class Param:
     help: str
     #: offered as an option of the measure's generated command
     option: bool = True
+    memory: Memory | None = None
+    required: bool = False
 
     @property
     def accepts(self) -> str:
@@ -174,28 +259,69 @@ class Param:
             raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}", setting=self.name)
         return tuple(value) if isinstance(value, list) else value
 
+    def check_memory(self, value: Any, extent: Extent, limit: int) -> None:
+        """`InvalidSetting` when `value` implies more than `limit` bytes on a selection of this `extent`."""
+        if self.memory is None or not isinstance(value, Real):
+            return
+        count = getattr(extent, self.memory.per)
+        need = float(value) * count * self.memory.bytes
+        if need > limit:
+            raise InvalidSetting(
+                f"{self.name} {value!r}: needs about {_size(need)} of memory ({value:g} x {count} "
+                f"{EXTENT_WORDS[self.memory.per]} x {self.memory.bytes:g} bytes), above the limit of {_size(limit)} "
+                f"(environment {MEMORY_LIMIT}; default half of this machine's memory)", setting=self.name)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A constraint across settings: `ok(settings)` must hold, else the setting `name` is refused with
+    `text` (what it takes, in words, given the others)."""
+
+    name: str
+    ok: Callable[[Any], bool]
+    text: Callable[[Any], str]
+
 
 class Settings:
     """The base of every measure's settings: a frozen dataclass whose fields `__post_init__` checks."""
 
     measure: str = ""
     params: tuple[Param, ...] = ()
+    checks: tuple[Check, ...] = ()
 
     def __post_init__(self) -> None:
         for p in self.params:
-            object.__setattr__(self, p.name, p.check(getattr(self, p.name)))
+            value = getattr(self, p.name)
+            if not (p.required and value is p.default):
+                object.__setattr__(self, p.name, p.check(value))
+        for c in self.checks:
+            if not c.ok(self):
+                raise InvalidSetting(f"{c.name} {getattr(self, c.name)!r}: expected {c.text(self)}", setting=c.name)
 
     def asdict(self) -> dict[str, Any]:
         """The settings by name."""
         return {p.name: getattr(self, p.name) for p in self.params}
 
+    def costly(self) -> bool:
+        """Whether a count setting is above its default (only then is its memory estimated: a default is
+        what the measure costs anyway)."""
+        return any(p.memory is not None and isinstance(v := getattr(self, p.name), Real)
+                   and (p.default is None or v > p.default) for p in self.params)
 
-def settings_class(measure: str, params: Sequence[Param]) -> type[Settings]:
-    """The frozen, keyword-only settings dataclass of `measure`, its fields `params`."""
+    def check_memory(self, extent: Extent) -> None:
+        """`InvalidSetting` naming the first count setting whose memory on `extent` is above `memory_limit`."""
+        limit = memory_limit()
+        for p in self.params:
+            p.check_memory(getattr(self, p.name), extent, limit)
+
+
+def settings_class(measure: str, params: Sequence[Param], checks: Sequence[Check] = ()) -> type[Settings]:
+    """The frozen, keyword-only settings dataclass of `measure`, its fields `params`, `checks` across them."""
     fields = [(p.name, Any, field(default=p.default)) for p in params]
     name = "".join(w.capitalize() for w in measure.replace(".", "_").replace("-", "_").split("_")) + "Settings"
     cls = dataclasses.make_dataclass(name, fields, bases=(Settings,), frozen=True, kw_only=True,
-                                     namespace={"measure": measure, "params": tuple(params)})
+                                     namespace={"measure": measure, "params": tuple(params),
+                                                "checks": tuple(checks)})
     cls.__module__ = __name__
     return cls
 
@@ -282,6 +408,11 @@ class Measure:
         known = [p.name for p in self.settings.params]
         if unknown := [k for k in settings if k not in known]:
             raise InvalidSetting(f"{self.name}: unknown setting {unknown[0]!r} (settings: {', '.join(known) or 'none'})")
+        for p in self.settings.params:
+            if p.required and p.name not in settings:
+                raise InvalidSetting(f"{self.name}: setting {p.name!r} is required ({p.accepts})", setting=p.name)
+            if p.required:  # checked here: the default stands for none given
+                p.check(settings[p.name])
         return self.settings(**settings)
 
     def columns_of(self, settings: Settings | None = None) -> tuple[str, ...]:

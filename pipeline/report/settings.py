@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..hits import targets as tg
 from ..measures.ecdf import check_mode
 from ..measures.significance import check_correction
 from .vendor import versions as js_versions
@@ -79,6 +80,12 @@ class Settings:
                 check(*((value, MODES) if check is check_mode else (value,)))
             except ValueError as exc:
                 raise SettingsError(str(exc)) from None
+        for name in ("targets", "table_targets"):
+            if getattr(self, name) is not None:
+                try:
+                    tg.parse(getattr(self, name))
+                except ValueError as exc:  # "targets 'nan': nan is no target (expected finite numbers)"
+                    raise SettingsError(f"{name}{str(exc).removeprefix('targets')}") from None
         if self.renderer not in RENDERERS:
             raise SettingsError(f"renderer {self.renderer!r}: expected one of {', '.join(RENDERERS)}")
         for name in ("ecdf_samples", "table_samples"):

@@ -304,7 +304,8 @@ class Analysis:
         try:
             values = tg.parse(targets)
         except ValueError as exc:
-            raise registry.InvalidSetting(str(exc).replace(", or one of ", ", or one of runlength, "), setting="targets") from None
+            text = str(exc).replace(", or one of ", ", or one of runlength, ")
+            raise registry.InvalidSetting(text, setting="targets") from None
         return tg.frame(values, self.suites())
 
     def runlength_targets(self, reference=None, budgets: int | Sequence[float] = 31, **options) -> pl.LazyFrame:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.measures import ecdf, significance, uncertainty
+from pipeline.measures.registry import get
 from pipeline.report.settings import MODES as REPORT_MODES, Settings, SettingsError
 
 PIPELINE = Path(__file__).resolve().parent.parent / "pipeline"
@@ -38,8 +39,14 @@ def test_the_commands_say_what_the_checks_say(tmp_path):
     assert r.exit_code != 0 and "--correction 'sidak': expected one of bonferroni, holm" in r.output
     r = CliRunner().invoke(app, ["ecdf", "--store", str(tmp_path / "none"), "--mode", "bootstrap"])
     assert r.exit_code != 0 and "--" + _message(ecdf.check_mode, "bootstrap") in r.output
+    # a level is the declared setting's (issue 45): the same words from Python, `ecdf --band` and `chart --level`
+    python = _message(lambda: get("ecdf.band").configure(level=95.0))
+    assert python == "level 95.0: expected a number in (0, 1)"
     r = CliRunner().invoke(app, ["ecdf", "--store", str(tmp_path / "none"), "--band", "95"])
-    assert r.exit_code != 0 and "--band 95.0: expected a confidence level between 0 and 1, e.g. 0.95" in r.output
+    assert r.exit_code != 0 and "--band" + python.removeprefix("level") in r.output
+    r = CliRunner().invoke(app, ["chart", "ecdf", "--store", str(tmp_path / "none"), "--band", "--level", "95",
+                                 "--out", str(tmp_path / "e.svg")])
+    assert r.exit_code != 0 and "--" + python in r.output
     assert _message(uncertainty.check_level, 0.0) == "level 0.0: expected a confidence level between 0 and 1, e.g. 0.95"
 
 

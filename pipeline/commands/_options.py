@@ -93,6 +93,8 @@ def parse_budget(text: str | None) -> Budget | None:
     """--max-budget as a `Budget` (None: no cut), or a one-line error."""
     from ..hits.budget import Budget
 
+    if text is not None and not text.strip():  # given, but empty: not "no cut"
+        fail(f"--max-budget {text!r}: expected evaluations (1000) or a multiple of the dimension (100x)")
     try:
         return Budget.parse(text)
     except ValueError as exc:
@@ -102,11 +104,12 @@ def parse_budget(text: str | None) -> Budget | None:
 def parse_budgets(text: str, option: str = "--budgets") -> list[Budget]:
     """A list of budgets alike (`Budget.parse_list`), or a one-line error naming the option."""
     from ..hits.budget import Budget
+    from ..measures.catalog import BUDGETS
 
     try:
         return Budget.parse_list(text)
-    except ValueError as exc:
-        fail(f"{option}: {exc}")
+    except ValueError as exc:  # the declaration's words (as Python's), then what is wrong
+        fail(f"{option} {text!r}: expected {BUDGETS.accepts}, or multiples of the dimension alike (10x,100x): {exc}")
 
 
 def one_suite(suite: list[str] | None) -> str | None:

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..recipes import KIND_NAMES
-from ._common import fail, outside_store, say
+from ._common import error_text, fail, outside_store, say
 from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
 
 
@@ -85,12 +85,12 @@ def register(app: typer.Typer) -> None:
         if level is not None and not band:
             fail("--level applies to the band: add --band")
         if level is not None:
-            from ..measures.uncertainty import check_level
+            from ..measures.registry import get
 
-            try:
-                check_level(level)
+            try:  # the band's declared level (`ecdf.band`), as Python and `ecdf --band` check it
+                get("ecdf.band").configure(level=level)
             except ValueError as exc:
-                fail(f"--{exc}")  # "--level 95: expected a confidence level between 0 and 1, e.g. 0.95"
+                fail(error_text(exc))  # "--level 95.0: expected a number in (0, 1)"
         for name, value in (("targets", targets), ("group", group), ("reference", reference),
                             ("band", band or None), ("level", level), ("per_instance", per_instance or None)):
             if value is None:

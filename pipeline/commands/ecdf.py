@@ -42,10 +42,11 @@ def register(app: typer.Typer) -> None:
             name, settings = "ecdf.per_instance", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
         else:
             name, settings = "ecdf.steps", dict(group=group, mode=mode, samples=samples, seed=seed, max_x=max_x)
+        flags = {p.name: p.flag for p in get(name).settings.params if p.flag}  # --band: the band's level
         try:  # the constraints the measure declares (`pipeline.measures.catalog`), before the store is read
             get(name).configure(**settings)
         except ValueError as exc:
-            fail(error_text(exc, {"level": "--band"}))  # "--samples 0: ...", "--band 1.5: ..."
+            fail(error_text(exc, flags))  # "--samples 0: ...", "--band 1.5: ..."
         a = sel.analysis(executor)
         reference = runlength_reference  # the measures' `reference`: of the runlength targets
         try:
@@ -56,4 +57,4 @@ def register(app: typer.Typer) -> None:
             else:
                 write_table(a.measure(name, targets, reference=reference, **settings).collect(), out)
         except (ValueError, KeyError, FileNotFoundError) as exc:
-            fail(error_text(exc, {"level": "--band"}))
+            fail(error_text(exc, flags))

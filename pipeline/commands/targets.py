@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
         a = sel.analysis()
         try:
             dest = Store(into, create=True) if into else a.store
-            values = tg.parse(targets_) if targets_ else None
+            values = tg.parse(targets_) if targets_ is not None else None
             ch = build_reference(a, name, dest, values)
         except (ValueError, StoreError) as exc:
             fail(str(exc))

@@ -5,6 +5,7 @@ that text once, where it is given (the CLI, the facade); everything below takes 
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import polars as pl
@@ -73,6 +74,8 @@ class Budget(NamedTuple):
             value, per_dimension = float(spec), False
         if not value > 0:
             raise ValueError(f"budget {spec!r} must be positive")
+        if math.isinf(value):
+            raise ValueError(f"budget {spec!r} must be finite")
         return cls(value, per_dimension)
 
     @classmethod

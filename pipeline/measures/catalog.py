@@ -183,7 +183,7 @@ register(Measure(
     keys=(*ECDF_KEY, "group", "x"),
     settings=settings_class("ecdf.band", [
         GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help),
-        Param("level", 0.95, LEVEL, "Confidence level of the band."),
+        Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band"),
         Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits")), SEED,
         SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
@@ -429,7 +429,7 @@ def _fixed_budget_ecdf(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget_ecdf", handwritten="cocopipe fixed-budget-ecdf",
+    name="fixed_budget_ecdf", handwritten="cocopipe fixed-budget-ecdf --budgets 10x,100x",
     summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,

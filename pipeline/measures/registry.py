@@ -237,7 +237,7 @@ def _size(n: float) -> str:
 class Param:
     """A setting: its name, default, constraints (any one satisfied is enough) and one line of help;
     `memory`: what each unit of it costs (a count: checked against `memory_limit` on the selection);
-    `required`: the measure takes no default (the default stands for the declared columns only)."""
+    `required`: the measure takes no default (the default stands for the declared columns only); `flag`."""
 
     name: str
     default: Any
@@ -247,6 +247,8 @@ class Param:
     option: bool = True
     memory: Memory | None = None
     required: bool = False
+    #: the option of the measure's command that sets it, where not --name (`ecdf --band` sets ecdf.band's level)
+    flag: str | None = None
 
     @property
     def accepts(self) -> str:

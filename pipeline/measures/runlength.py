@@ -147,6 +147,8 @@ def runlength_targets(reference, budgets: int | Sequence[float] = 31, *, factor:
             raise ValueError(f"budgets {list(budgets)!r}: expected positive numbers")
         factor = DISTINCT_FACTOR if factor is None else factor
         unique = False if unique is None else unique
+    if not (math.isfinite(factor) and factor > 0):
+        raise ValueError(f"factor {factor!r}: expected a number > 0 (10^0.2 or, as cocopp reads it, 10^-0.2)")
     if factor < 1:
         factor = 1 / factor  # as cocopp: 10**-0.2 means 10**0.2
     algs = reference.runs().group_by("suite").agg(pl.col("algorithm").unique()).collect()

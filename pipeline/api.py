@@ -304,7 +304,7 @@ class Analysis:
         try:
             values = tg.parse(targets)
         except ValueError as exc:
-            text = str(exc).replace(", or one of ", ", or one of runlength, ")
+            text = str(exc).replace(", or finite", ", runlength, or finite")
             raise registry.InvalidSetting(text, setting="targets") from None
         return tg.frame(values, self.suites())
 

@@ -36,7 +36,7 @@ def parse(spec: str | Sequence[float] | None, suite: str | None = None) -> tuple
     try:
         return numbers(spec)
     except ValueError as exc:
-        raise ValueError(f"{exc}, or one of {', '.join(NAMED)}") from None
+        raise ValueError(str(exc).replace("expected finite", f"expected one of {', '.join(NAMED)}, or finite")) from None
 
 
 def numbers(spec: str | Sequence[float]) -> tuple[float, ...]:

@@ -410,12 +410,13 @@ class Measure:
         known = [p.name for p in self.settings.params]
         if unknown := [k for k in settings if k not in known]:
             raise InvalidSetting(f"{self.name}: unknown setting {unknown[0]!r} (settings: {', '.join(known) or 'none'})")
+        checked = self.settings(**settings)
         for p in self.settings.params:
             if p.required and p.name not in settings:
                 raise InvalidSetting(f"{self.name}: setting {p.name!r} is required ({p.accepts})", setting=p.name)
-            if p.required:  # checked here: the default stands for none given
+            if p.required:  # the default itself given: checked here (the settings take it for none given)
                 p.check(settings[p.name])
-        return self.settings(**settings)
+        return checked
 
     def columns_of(self, settings: Settings | None = None) -> tuple[str, ...]:
         """The declared columns of its result with these settings (default: the defaults)."""

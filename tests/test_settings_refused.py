@@ -167,3 +167,9 @@ def test_every_item_of_a_list_is_checked(store):
             a.fixed_budget(budgets).collect()
     with pytest.raises(InvalidSetting, match=r"^percentiles \(10, 150\): expected a list of numbers in \[0, 100\]$"):
         a.art(percentiles=(10, 150))
+
+
+def test_a_required_setting_is_named_when_missing(store):
+    # the budgets of the fixed-budget measures have no default: none given was 0 rows before
+    with pytest.raises(InvalidSetting, match=r"^fixed_budget: setting 'budgets' is required \(a list of numbers > 0\)$"):
+        Analysis(Store(store)).measure("fixed_budget")

@@ -84,7 +84,7 @@ class Settings:
             if getattr(self, name) is not None:
                 try:
                     tg.parse(getattr(self, name))
-                except ValueError as exc:  # "targets 'nan': nan is no target (expected finite numbers)"
+                except ValueError as exc:  # "targets 'nan': nan is no target; expected ..."
                     raise SettingsError(f"{name}{str(exc).removeprefix('targets')}") from None
         if self.renderer not in RENDERERS:
             raise SettingsError(f"renderer {self.renderer!r}: expected one of {', '.join(RENDERERS)}")

@@ -183,6 +183,7 @@ def test_the_catalogue_copies_its_modules_constants():
     assert catalog.PROBLEM == tuple(PROBLEM) and catalog.MODES == ecdf.MODES
     assert catalog.TRANSFORMS == tuple(profiles.TRANSFORMS) and catalog.PROFILE_STEP_KEYS == tuple(profiles.STEP_KEYS)
     assert catalog.TEST_KEY == tuple(TABLE_CELL) and catalog.ECDF_SUMMARY == tuple(ecdf.SUMMARY_SCHEMA)
+    assert catalog.PROFILE_RULES == profiles.RULES
 
 
 def test_declaring_the_measures_loads_no_library():

@@ -72,7 +72,9 @@ def invalid_values(param: Param) -> list[str]:
             if param.memory is not None:
                 out.append(str(HUGE))
         elif isinstance(c, NumberText):
-            out += ["nan", "inf", f"{c.low:g}", "-1"]
+            out += ["nan", "inf"]
+            if c.low is not None:
+                out += [f"{c.low - 1:g}"] + ([] if c.closed else [f"{c.low:g}"])
         elif isinstance(c, Items):
             out += list(BUDGETS)
     return [v for v in dict.fromkeys(out) if not any(_accepts(c, v, param) for c in param.constraints)]

@@ -323,13 +323,22 @@ register(Measure(
 
 
 # -- target-free profiles -------------------------------------------------------------------------------------
-RULE = (TEXT, Interval(float), FRAME)
+#: `profiles.RULES`: the rule names each parameter takes besides numbers (also as text) and frames
+PROFILE_RULES = {"f0": ("observed",), "delta": ("first-improvement",), "f_inf": ("target", "observed"),
+                 "eps": ("target", "improvement")}
+
+
+def _rule(name: str, low: float | None) -> tuple:
+    """What a profile parameter takes: its rule names, a finite number (at least `low`), as text too, or a frame."""
+    return (Options(PROFILE_RULES[name]), NumberText(low, closed=True), Interval(float, low, None), FRAME)
+
+
 PROFILE_PARAMS = [
     GROUP_PARAM, Param("transform", "log10", (Options(TRANSFORMS),), "Scale of the precisions."),
-    Param("f0", "observed", RULE, "Starting value: observed, a number or a frame."),
-    Param("delta", 0.0, RULE, "Shift: first-improvement, a number or a frame."),
-    Param("f_inf", "target", RULE, "Final value: target, observed, a number or a frame."),
-    Param("eps", "target", RULE, "Precision floor: target, a number or a frame."),
+    Param("f0", "observed", _rule("f0", None), "Starting value: observed, a number or a frame."),
+    Param("delta", 0.0, _rule("delta", 0), "Shift: first-improvement, a number or a frame."),
+    Param("f_inf", "target", _rule("f_inf", None), "Final value: target, observed, a number or a frame."),
+    Param("eps", "target", _rule("eps", 0), "Precision floor: target, improvement, a number or a frame."),
     Param("shared", True, (BOOL,), "Parameters shared by the algorithms selected together.")]
 
 

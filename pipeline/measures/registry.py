@@ -146,21 +146,26 @@ class Frame:
 
 @dataclass(frozen=True)
 class NumberText:
-    """A number written as text (as a command line gives it), above `low`."""
+    """A finite number written as text (as a command line gives it), above `low` (at or above it when
+    `closed`; None: any)."""
 
-    low: float = 0.0
+    low: float | None = 0.0
+    closed: bool = False
 
     def ok(self, value: Any) -> bool:
-        """Whether `value` is a text that reads as a number above `low`."""
+        """Whether `value` is a text that reads as such a number."""
         try:
-            return isinstance(value, str) and math.isfinite(float(value)) and float(value) > self.low
+            number = float(value) if isinstance(value, str) else math.nan
         except ValueError:
             return False
+        return math.isfinite(number) and (self.low is None or number > self.low or (self.closed and number == self.low))
 
     @property
     def text(self) -> str:
         """What it takes, in words."""
-        return f"a number > {self.low:g} as text"
+        if self.low is None:
+            return "a finite number as text"
+        return f"a number {'>=' if self.closed else '>'} {self.low:g} as text"
 
 
 NONE = Kind((type(None),), "None")

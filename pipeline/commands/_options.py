@@ -104,12 +104,11 @@ def parse_budget(text: str | None) -> Budget | None:
 def parse_budgets(text: str, option: str = "--budgets") -> list[Budget]:
     """A list of budgets alike (`Budget.parse_list`), or a one-line error naming the option."""
     from ..hits.budget import Budget
-    from ..measures.catalog import BUDGETS
 
     try:
         return Budget.parse_list(text)
-    except ValueError as exc:  # the declaration's words (as Python's), then what is wrong
-        fail(f"{option} {text!r}: expected {BUDGETS.accepts}, or multiples of the dimension alike (10x,100x): {exc}")
+    except ValueError as exc:
+        fail(f"{option}: {exc}")
 
 
 def one_suite(suite: list[str] | None) -> str | None:

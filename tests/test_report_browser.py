@@ -406,3 +406,32 @@ def test_a_large_table_is_loaded_when_opened(driver, tmp_path, monkeypatch):
     rows = driver.execute_script("return document.getElementById(arguments[0]).querySelectorAll('tbody tr').length",
                                  first)
     assert rows > 0
+
+
+#: the text of the cells of the rows of a table of the page (textContent: a table below the window is not laid out)
+TABLE_ROWS = """return Array.from(document.getElementById(arguments[0]).querySelectorAll('tbody tr')).map(
+    function (tr) { return Array.from(tr.cells).map(function (c) { return c.textContent.trim(); }); });"""
+
+
+def test_direct_against_rs_on_f1_5d_is_significant_in_both_tables(sample_report, driver):
+    """Issue 44: the pairwise tests corrected over all 1512 tests of the page (DIRECT's smallest p, 5 trials against
+    15, is 1.3e-4: 0.20 after correction), while the aRT table corrected over the 24 functions of a dimension and
+    starred DIRECT. Both correct cocopp's family now, named on the page: DIRECT, 5 of 5 solved on f1 in 5-D, RS 0
+    of 15, differ significantly at 1e+0 in both tables, and in the pairwise heat map."""
+    from pipeline.measures.significance import FAMILY_TEXT
+
+    _open(driver, sample_report / "tables-5d.html")
+    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
+    text = driver.execute_script("return document.body.innerText")
+    assert f"Bonferroni-corrected within one family: {FAMILY_TEXT}" in text
+    art = driver.execute_script(TABLE_ROWS, "tab:art-bbob-5D")
+    header = driver.execute_script("return Array.from(document.getElementById('tab:art-bbob-5D')"
+                                   ".querySelectorAll('thead th')).map(function (c) { return c.textContent; });")
+    f1 = art[:[i for i, r in enumerate(art) if r[0] == "f2"][0]]
+    direct = next(r for r in f1 if r[1] == "DIRECT")
+    assert "★" in direct[header.index("1e+0")], direct
+    pw = driver.execute_script(TABLE_ROWS, "tab:pairwise-bbob-5D")
+    row = next(r for r in pw if r[:4] == ["f1", "1e+0", "DIRECT", "RS"])
+    assert row[7] == "DIRECT" and row[9].startswith("*") and float(row[8]) < 0.05, row
+    _open(driver, sample_report / "pairwise.html")
+    assert FAMILY_TEXT in driver.execute_script("return document.body.innerText")

@@ -20,6 +20,7 @@ from ..execution import Plan
 from ..hits import targets as tg
 from ..ingest import source_names
 from ..measures.groups import groups_frame
+from ..measures.significance import FAMILY_TEXT, PAIR_FAMILY
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
 from ..selection import Selection, check, closest, open_reference
 from ..store import Store, StoreError
@@ -455,6 +456,8 @@ class Context:
             "instances": {f"{r['suite']}/{r['algorithm']}": r["instance"] for r in inst.iter_rows(named=True)},
             "ecdf_targets": {s: list(self.ecdf_targets(s)) for s in self.suites},
             "table_targets": {s: list(self.table_targets(s)) for s in self.suites},
+            "tests": {"family": list(PAIR_FAMILY), "family_text": FAMILY_TEXT, "correction": self.settings.correction,
+                      "alpha": self.settings.alpha},
             "pairs": None if self.ranking_pending else [list(p) for p in self.pairs()],  # build sets it after
             "data_sets": data_sets(runs, getattr(self.analysis, "store", None)),
             "versions": software_versions(),

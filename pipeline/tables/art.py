@@ -251,17 +251,30 @@ def _table_hits(hits: pl.DataFrame, tt: pl.DataFrame, cols: list[str]) -> pl.Dat
     return hits.filter(keep).select(cols)
 
 
+def family_name(family: Sequence[str]) -> str:
+    """The name of a family of pairwise tests (the `family` column): `significance.FAMILY_TEXT` for cocopp's,
+    "all" for every test made, else "per " and its columns."""
+    if tuple(family) == significance.PAIR_FAMILY:
+        return significance.FAMILY_TEXT
+    return f"per {', '.join(family)}" if family else "all"
+
+
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
-                   alpha: float = significance.ALPHA, family: Sequence[str] = (), chunk: int = 16,
+                   alpha: float = significance.ALPHA, family: Sequence[str] = significance.PAIR_FAMILY,
+                   chunk: int = 16,
                    threads: int | None = None, hits: pl.DataFrame | None = None) -> pl.DataFrame:
     """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
 
     Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
     p_value (two-sided, as scipy.stats.mannwhitneyu on cocopp's test data), better (the algorithm
     with the better ranks, null on a tie), consistent (the better-ranked one also has the smaller
-    aRT, cocopp's rule), p_corrected (Bonferroni or Holm over all `tests` made, or within groups
-    of equal `family` columns, e.g. ("suite", "dimension", "target")), significant (p_corrected <
-    alpha and consistent), marker. Algorithm a comes before b in the selection's order.
+    aRT, cocopp's rule), p_corrected (Bonferroni or Holm within each family of `tests` tests: the rows of equal
+    `family` columns, by default cocopp's `significance.PAIR_FAMILY`, the functions of a dimension per pair
+    and target, so that a test's corrected p-value does not depend on the other algorithms, dimensions and
+    targets selected; all tests made with `family=()`), family (its name), p_min and alpha_reachable (the
+    smallest p-value the trial counts allow, and whether the corrected p can fall below alpha at all:
+    `significance.with_reachable`), significant (p_corrected < alpha and consistent), marker. Algorithm a
+    comes before b in the selection's order.
 
     The tests are `significance.pairwise_tests`': the (problem, target) groups on `threads` threads (default:
     as many as Polars' thread pool), the records behind the precisions at FE_umin read per group of `chunk`
@@ -286,8 +299,10 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols)).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
     df = significance.pairwise_tests(hits, _events_of(analysis), order, chunk=chunk, threads=threads)
-    df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
-    df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
+    df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction)
+    df = significance.with_reachable(df, "trials_a", "trials_b", list(family), correction, alpha).rename(
+        {"family_size": "tests"})
+    df = df.with_columns(family=pl.lit(family_name(family)))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()
     df = df.with_columns(significant=sig, correction=pl.lit(correction), alpha=pl.lit(alpha))
     pc = df["p_corrected"].to_numpy()

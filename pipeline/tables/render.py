@@ -194,6 +194,21 @@ def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     return grid
 
 
+def unreachable_text(tests: pl.DataFrame) -> str:
+    """A sentence naming the pairs of `pairwise_table` rows whose trial counts put alpha out of reach (no
+    corrected p-value can fall below it, `alpha_reachable`), with the counts and the smallest p; "" if none."""
+    if "alpha_reachable" not in tests.columns or tests["alpha_reachable"].all():
+        return ""
+    out = (tests.filter(~pl.col("alpha_reachable"))
+           .group_by("algorithm_a", "algorithm_b", "trials_a", "trials_b", maintain_order=True)
+           .agg(pl.col("p_min").first(), pl.col("tests").max(), pl.len()))
+    what = "; ".join(f"{r['algorithm_a']} against {r['algorithm_b']} ({r['trials_a']} against {r['trials_b']} trials: "
+                     f"smallest p {fmt_num(r['p_min'])}, {r['tests']} tests in the family; {r['len']} tests)"
+                     for r in out.iter_rows(named=True))
+    alpha = tests["alpha"][0]
+    return f"No test can be significant at α = {alpha:g} with so few trials for the correction: {what}."
+
+
 def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     corr, alpha = g["correction"][0], g["alpha"][0]
     fam = g["family"][0] if "family" in g.columns else "all"
@@ -202,13 +217,13 @@ def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
                                                               "targets of the selection)")
     else:
         what = _correction_text(corr, _nset(g["tests"].to_list()).replace("N =", "m ="),
-                                f"tests made per {fam.replace(',', ', ')}")
+                                f"tests of a family, {fam.removeprefix('per ')}")
     caption = (f"Pairwise {TEST_NAME} for every pair of algorithms per function and target, on "
                f"{TEST_DATA}. p: the two-sided p-value; better: the algorithm with the better ranks; "
                + what
                + f". *: corrected p < {alpha:g} and the better-ranked algorithm has an aRT not larger than the other's "
                f"and, if finite, fewer evaluations on average (cocopp's rule); "
-               f"*k: corrected p ≤ 10^-k.")
+               f"*k: corrected p ≤ 10^-k." + (f" {u}" if (u := unreachable_text(g)) else ""))
     header = ["f", "Δf", "A", "B", "aRT A", "aRT B", "p", "better", "p corrected", "sig."]
     grid = Grid(title=f"pairwise tests, {suite}, {dim}-D", caption=caption, header=header,
                 label=f"tab:pairwise-{suite}-{dim}D", align="lrllrrrlrl")

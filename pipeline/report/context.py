@@ -22,8 +22,9 @@ from ..ingest import source_names
 from ..measures.groups import groups_frame
 from ..measures.significance import FAMILY_TEXT, PAIR_FAMILY
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
-from ..selection import Selection, check, closest, open_reference
+from ..selection import Selection, check, closest, open_reference, ranges
 from ..store import Store, StoreError
+from ..words import plural
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -185,6 +186,20 @@ def background_algorithms(entries, base: Analysis, present: list[str], stores: S
     return list(dict.fromkeys(out))
 
 
+def unknown_optimum_notes(unknown: pl.DataFrame) -> list[str]:
+    """A note per suite of the IOHprofiler runs without a known optimum (`Analysis.precision_unknown`), which every
+    measure of the report (of precisions) leaves out, naming their algorithms and what measures their values."""
+    out = []
+    for (suite,), g in unknown.group_by(["suite"], maintain_order=True):
+        algs = sorted(set(g["algorithm"]))
+        out.append(f"{plural(int(g['runs'].sum()), 'IOHprofiler run')} of suite {suite} ({', '.join(algs[:8])}"
+                   f"{', ...' if len(algs) > 8 else ''}; functions {ranges(g['function'].to_list())}) have no known "
+                   "optimum, so no precision: every measure of this report leaves them out. `cocopipe ert`, `aocc`, "
+                   "`budget` and `fixed-budget-ecdf` measure their logged values (`--values`: those alone), and "
+                   "`cocopipe ingest --optimum Y` gives them an optimum (docs/ioh.md).")
+    return out
+
+
 class Context:
     """The data and settings of one report."""
 
@@ -246,6 +261,7 @@ class Context:
         if len(self.algorithms) > 1 and not self.has_pairs:
             self.notes.append("No two compared algorithms have trials on a common problem (suite, function and "
                               "dimension): the pairwise tests, the Pairwise page and the Ranking page are left out.")
+        self.notes += unknown_optimum_notes(base.select(algorithm=s.algorithms).precision_unknown())
         for suite in self.suites:
             if not self.algorithms_of(suite):
                 self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
@@ -289,6 +305,20 @@ class Context:
                                     exact=self.settings.exact))
                 left = [a for a in left if a not in names]
         return out
+
+    def covered(self, algorithm: str) -> list[Analysis]:
+        """`parts([algorithm])`, a reference's cut to the problems it is compared on: a part per (suite, dimension)
+        with the functions the compared algorithms have there (cocopp draws the reference over the functions
+        shown, not over all of its own)."""
+        if algorithm not in self.reference_names:
+            return self.parts([algorithm])
+        mine = self.problems.filter(pl.col("algorithm") == algorithm).select("suite", "dimension", "function")
+        shared = (self.problems.filter(pl.col("algorithm").is_in(self.algorithms)).select("suite", "dimension", "function")
+                  .unique().join(mine, on=["suite", "dimension", "function"], how="semi")
+                  .filter(pl.col("suite").replace_strict(self.references, default=None) == algorithm)
+                  .group_by("suite", "dimension").agg(pl.col("function").sort()).sort("suite", "dimension"))
+        return [p.select(suite=su, dimension=[d], function=fs) for p in self.parts([algorithm])
+                for su, d, fs in shared.rows()]
 
     @property
     def all_shown(self) -> list[str]:
@@ -426,14 +456,33 @@ class Context:
         return [(a[0], y) for y in a[1:] if self.comparable(a[0], y)][: self.settings.max_pairs]
 
     def ecdf_targets(self, suite: str) -> tuple[float, ...]:
-        """The ECDF targets of a suite."""
+        """The ECDF targets of a suite: the setting's, else its standard set, or for a suite without one whose
+        precisions are whole numbers (PBO) the integers below the largest precision logged (`tg.whole`)."""
+        if self.settings.targets is None and suite in self._whole_worst:
+            return tg.whole(self._whole_worst[suite])
         return tg.parse(self.settings.targets, suite)
 
     def table_targets(self, suite: str) -> tuple[float, ...]:
-        """The table targets of a suite."""
+        """The table targets of a suite: the setting's, else cocopp's, or as many of the whole-number targets of
+        `ecdf_targets` (PBO), evenly spread."""
         if self.settings.table_targets is not None:
             return tg.parse(self.settings.table_targets, suite)
+        if suite in self._whole_worst:
+            return tg.whole(self._whole_worst[suite], most=len(tg.TABLE))
         return tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE
+
+    @functools.cached_property
+    def _whole_worst(self) -> dict[str, float]:
+        """The largest precision logged in each suite without a standard target set whose precisions are all
+        whole numbers (PBO's OneMax and LeadingOnes)."""
+        out = {}
+        for suite in [x for x in self.suites if not tg.standard(x)]:
+            d = pl.col("best_delta")
+            worst, whole = self.analysis.select(suite=suite).events().select(
+                worst=d.max(), whole=(d == d.round()).all()).collect().row(0)
+            if worst is not None and whole:
+                out[suite] = float(worst)
+        return out
 
     # -- the record written into settings.json --------------------------------------------------
     @functools.cached_property

@@ -59,6 +59,16 @@ def fmt_target(t: float) -> str:
     return fmt_sci(t)
 
 
+def target_labels(targets) -> dict[float, str]:
+    """The labels of a table's targets: `fmt_target`'s, or the integers themselves for a set of whole numbers that
+    are not all powers of ten (PBO's targets 15, 12, ..., 0: not 1.5e1, 1e+1, 0)."""
+    ts = [float(t) for t in targets]
+    whole = all(t.is_integer() and 0 <= t < 1e15 for t in ts)
+    if whole and any(fmt_target(t) == fmt_sci(t) for t in ts):
+        return {t: str(int(t)) for t in ts}
+    return {t: fmt_target(t) for t in ts}
+
+
 # -- a format-neutral table ---------------------------------------------------------------------
 @dataclass
 class Cell:
@@ -157,7 +167,8 @@ def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
 
 def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     tlist = sorted(g["target"].unique().to_list(), reverse=True)
-    header = ["Δf", "algorithm", *[fmt_target(t) for t in tlist], "#succ"]
+    labels = target_labels(tlist)
+    header = ["Δf", "algorithm", *[labels[float(t)] for t in tlist], "#succ"]
     grid = Grid(title=f"aRT table, {suite}, {dim}-D", caption=_art_caption(g, suite, dim), header=header,
                 label=f"tab:art-{suite}-{dim}D", align="ll" + "r" * len(tlist) + "r")
     has_ref = (g["role"] == "reference").any()
@@ -225,6 +236,7 @@ def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
                f"and, if finite, fewer evaluations on average (cocopp's rule); "
                f"*k: corrected p ≤ 10^-k." + (f" {u}" if (u := unreachable_text(g)) else ""))
     header = ["f", "Δf", "A", "B", "aRT A", "aRT B", "p", "better", "p corrected", "sig."]
+    labels = target_labels(g["target"].unique())
     grid = Grid(title=f"pairwise tests, {suite}, {dim}-D", caption=caption, header=header,
                 label=f"tab:pairwise-{suite}-{dim}D", align="lrllrrrlrl")
     prev = None
@@ -234,7 +246,7 @@ def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
             prev = r["function"]
         sig = bool(r["significant"])
         grid.rows.append([
-            Cell(f"f{r['function']}"), Cell(fmt_target(r["target"])), Cell(r["algorithm_a"]), Cell(r["algorithm_b"]),
+            Cell(f"f{r['function']}"), Cell(labels[float(r["target"])]), Cell(r["algorithm_a"]), Cell(r["algorithm_b"]),
             Cell(fmt_num(r["art_a"])), Cell(fmt_num(r["art_b"])), Cell(fmt_num(r["p_value"])),
             Cell(r["better"] or "", bold=sig), Cell(fmt_num(r["p_corrected"]), bold=sig), Cell(r["marker"] or ""),
         ])

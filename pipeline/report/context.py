@@ -266,6 +266,7 @@ class Context:
             if not self.algorithms_of(suite):
                 self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
                                   "sections show the reference alone.")
+        self.reference_cover  # its notes too, before any page
         self.palette = self._palette()
         #: the compared algorithms best first (mean rank of auc over all dimensions): `set_ranking`
         self.ranked: list[str] | None = None
@@ -308,17 +309,34 @@ class Context:
 
     def covered(self, algorithm: str) -> list[Analysis]:
         """`parts([algorithm])`, a reference's cut to the problems it is compared on: a part per (suite, dimension)
-        with the functions the compared algorithms have there (cocopp draws the reference over the functions
-        shown, not over all of its own)."""
+        it covers (`reference_cover`) with the functions the compared algorithms have there (cocopp draws the
+        reference over the functions shown, not over all of its own)."""
         if algorithm not in self.reference_names:
             return self.parts([algorithm])
-        mine = self.problems.filter(pl.col("algorithm") == algorithm).select("suite", "dimension", "function")
-        shared = (self.problems.filter(pl.col("algorithm").is_in(self.algorithms)).select("suite", "dimension", "function")
-                  .unique().join(mine, on=["suite", "dimension", "function"], how="semi")
-                  .filter(pl.col("suite").replace_strict(self.references, default=None) == algorithm)
-                  .group_by("suite", "dimension").agg(pl.col("function").sort()).sort("suite", "dimension"))
         return [p.select(suite=su, dimension=[d], function=fs) for p in self.parts([algorithm])
-                for su, d, fs in shared.rows()]
+                for (su, d), fs in self.reference_cover.items() if self.reference_of(su) == algorithm]
+
+    @functools.cached_property
+    def reference_cover(self) -> dict[tuple[str, int], list[int]]:
+        """{(suite, dimension): the compared functions} where the suite's reference has every one of them; where it
+        lacks some, the ECDFs leave it out (a line over fewer functions than the others would not compare)."""
+        compared = (self.problems.filter(pl.col("algorithm").is_in(self.algorithms))
+                    .group_by("suite", "dimension").agg(pl.col("function").unique().sort()).sort("suite", "dimension"))
+        out, lacking = {}, []
+        for su, d, fs in compared.rows():
+            ref = self.reference_of(su)
+            if ref is None:
+                continue
+            have = set(self.problems.filter((pl.col("suite") == su) & (pl.col("dimension") == d)
+                                            & (pl.col("algorithm") == ref))["function"])
+            if set(fs) <= have:
+                out[(su, d)] = list(fs)
+            else:
+                lacking.append(f"{su} {d}-D (f{ranges(sorted(set(fs) - have))})")
+        if lacking:
+            self.notes.append(f"The reference has no trials on some problems compared, so the ECDFs leave it out in: "
+                              f"{'; '.join(lacking)}.")
+        return out
 
     @property
     def all_shown(self) -> list[str]:

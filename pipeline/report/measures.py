@@ -115,9 +115,9 @@ class Measures:
         algs = sorted(c.all_shown)
         # an algorithm at a time (its measures do not depend on the others': each problem's simulated restarts
         # draw from a generator of its own): the workers share the work, and the progress counts algorithms
-        return [c.runner.submit(group_tables, c.covered(alg), targets=targets, mode=s.mode, samples=s.ecdf_samples,
+        return [c.runner.submit(group_tables, parts, targets=targets, mode=s.mode, samples=s.ecdf_samples,
                                 seed=s.seed, budgets=budgets)
-                for part in c.plan.groups(algs) for alg in part]
+                for part in c.plan.groups(algs) for alg in part if (parts := c.covered(alg))]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:

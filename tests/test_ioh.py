@@ -271,6 +271,10 @@ def test_ioh_report_names_the_runs_without_an_optimum_and_takes_pbo_targets_from
     assert record["ecdf_targets"]["bbob"] == [10 ** (k / 5) for k in range(10, -41, -1)]  # bbob's standard set
     assert record["table_targets"]["bbob"] == [10.0, 1.0, 0.1, 0.01, 0.001, 1e-05, 1e-07]
     assert record["tests"]["family"] == ["suite", "dimension", "target", "algorithm_a", "algorithm_b"]
+    # the charts of a few targets (cocopp's 1e1, 1e-1, 1e-4, 1e-8: three of them the optimum on PBO) take 4 of them
+    page = (ioh_report / "alg-oneplusoneea.html").read_text()
+    assert "pbo; targets 15, 10, 5, 0;" in page and "pbo; targets 15, 11, 8, 4, 0;" in page
+    assert "bbob; targets 10, 0.1, 1e-4, 1e-8;" in (ioh_report / "alg-oneplusonees.html").read_text()
 
 
 def html_text(page: Path) -> str:

@@ -489,6 +489,13 @@ class Context:
             return tg.whole(self._whole_worst[suite], most=len(tg.TABLE))
         return tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE
 
+    def few_targets(self, suite: str, n: int) -> dict:
+        """The `targets` option of a chart of a few targets (cocopp's pprldistr, ppfigdim) on a suite of whole-number
+        targets (`ecdf_targets`): n of them, evenly spread; {} elsewhere (the chart's own, cocopp's)."""
+        if self.settings.targets is None and suite in self._whole_worst:
+            return {"targets": list(tg.whole(self._whole_worst[suite], most=n))}
+        return {}
+
     @functools.cached_property
     def _whole_worst(self) -> dict[str, float]:
         """The largest precision logged in each suite without a standard target set whose precisions are all

@@ -269,6 +269,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and target; on "
                              "the upper or right edge: no success (cocopp's ppscatter).", kind="scatter"),
                 kind_figure(ctx, f"ratio-ecdf-{suite}-{pair_id}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
+                            **ctx.few_targets(suite, 4),
                             caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
                                     f"line per target, over all functions per dimension; left of 0: {b} faster "
                                     "(cocopp's pprldistr2)."),
@@ -325,7 +326,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 continue
             groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
-                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
+                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one, **ctx.few_targets(suite, 5),
                 caption="aRT / dimension versus dimension, a line per target; k/n at the top of a panel, above "
                         "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the "
                         "median evaluations / dimension (ppfigdim).")],
@@ -333,7 +334,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             names = [g for g, _ in groups]
             dist = [
                 kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
-                            dimension=dims,
+                            dimension=dims, **ctx.few_targets(suite, 4),
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
                                     "group and dimension (cocopp's pprldistr, left); k/n at a line's end: k of the n "
                                     "functions of the panel solved at that target by at least one trial."),

@@ -266,7 +266,8 @@ class Context:
             if not self.algorithms_of(suite):
                 self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
                                   "sections show the reference alone.")
-        self.reference_cover  # its notes too, before any page
+        #: {(suite, dimension): the compared functions} where the suite's reference has them all (`_cover`)
+        self.reference_cover: dict[tuple[str, int], list[int]] = self._cover()
         self.palette = self._palette()
         #: the compared algorithms best first (mean rank of auc over all dimensions): `set_ranking`
         self.ranked: list[str] | None = None
@@ -316,10 +317,10 @@ class Context:
         return [p.select(suite=su, dimension=[d], function=fs) for p in self.parts([algorithm])
                 for (su, d), fs in self.reference_cover.items() if self.reference_of(su) == algorithm]
 
-    @functools.cached_property
-    def reference_cover(self) -> dict[tuple[str, int], list[int]]:
+    def _cover(self) -> dict[tuple[str, int], list[int]]:
         """{(suite, dimension): the compared functions} where the suite's reference has every one of them; where it
-        lacks some, the ECDFs leave it out (a line over fewer functions than the others would not compare)."""
+        lacks some, the ECDFs leave it out (a line over fewer functions than the others would not compare), as a
+        note says."""
         compared = (self.problems.filter(pl.col("algorithm").is_in(self.algorithms))
                     .group_by("suite", "dimension").agg(pl.col("function").unique().sort()).sort("suite", "dimension"))
         out, lacking = {}, []

@@ -254,6 +254,13 @@ def test_unreachable_alpha_is_flagged(correction):
     assert "No test can be significant at α = 0.05" in caption
     assert "fast against few (15 against 2 trials" in caption and "few against slow (2 against 15 trials" in caption
     assert "fast against slow" not in caption.split("No test can be significant")[1]
+    # the aRT table's tests against a reference of the store: the same bound, the same sentence in its caption
+    table = art_table(Analysis(build(spec)), reference="fast", targets=[1.0], correction=correction)
+    few = table.filter(pl.col("algorithm") == "few")
+    assert few["ref_p_min"].to_list() == [pytest.approx(2 / 136)] * 5 and not few["ref_alpha_reachable"].any()
+    slow = table.filter(pl.col("algorithm") == "slow")
+    assert slow["ref_alpha_reachable"].all() and (slow["ref_trials"] == 15).all()
+    assert "few against fast (2 against 15 trials" in to_markdown(table)
     assert significance.smallest_p(5, 15) == pytest.approx(2 / math.comb(20, 5))
     assert significance.smallest_p(5, 15) * 24 < 0.05 <= significance.smallest_p(5, 15) * 1512
 

@@ -205,14 +205,14 @@ def table_page(ctx: Context, suite: str, dim: int) -> str:
     return f"tables-{suite}-{dim}d" if len(ctx.suites) > 1 else f"tables-{dim}d"
 
 
-def tests_note(ctx: Context, tests: pl.DataFrame | None) -> Note:
+def tests_note(ctx: Context, *tables: pl.DataFrame | None) -> Note:
     """The family of the page's rank-sum tests, its correction and alpha (the same for the aRT table's markers and
-    the pairwise tests), and the pairs of `tests` whose trial counts put alpha out of reach."""
+    the pairwise tests), and the pairs of `tables` (pairwise tests, aRT table) whose trial counts put alpha out
+    of reach."""
     s = ctx.settings
     text = (f"Two-sided rank-sum tests, {s.correction.capitalize()}-corrected within one family: {FAMILY_TEXT}; "
             f"α = {s.alpha:g}. The aRT table's markers and the pairwise tests correct the same family.")
-    unreachable = unreachable_text(tests) if tests is not None else ""
-    return Note(f"{text} {unreachable}" if unreachable else text)
+    return Note(" ".join([text, *[u for t in tables if t is not None and (u := unreachable_text(t))]]))
 
 
 def tables(ctx: Context, m: Measures) -> list[Page]:
@@ -227,7 +227,7 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
         arts = dict(_by_dimension(m.art_table, suite))
         tests = dict(_by_dimension(m.pairwise, suite)) if m.pairwise is not None else {}
         for d in [d for d in ctx.dimensions(suite) if d in arts or d in tests]:  # not the reference's others
-            sections = [*rule, Section(f"tests-{suite}", "Tests", [tests_note(ctx, tests.get(d))], columns=1)]
+            sections = [*rule, Section(f"tests-{suite}", "Tests", [tests_note(ctx, tests.get(d), arts.get(d))], columns=1)]
             if d in arts:
                 sections.append(Section(f"art-{suite}", "aRT table", [
                     _table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(arts[d]))], columns=1))

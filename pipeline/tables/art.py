@@ -89,7 +89,10 @@ def art_table(analysis, *, reference: str | pl.LazyFrame | pl.DataFrame | None =
     aRT of the column), p_best / p_best_corrected / best_marker (best against every other
     algorithm, the largest p-value, 1 when one ranks at least as well), p_ref / ref_direction (+1
     better, -1 worse than the reference) / ref_consistent / p_ref_corrected / ref_marker, tests /
-    ref_tests (number of tests in the correction family), and the settings.
+    ref_tests (number of tests in the correction family), ref_trials / ref_p_min / ref_alpha_reachable (the
+    reference's trials, the smallest p-value the two trial counts allow, and whether the corrected p-value of
+    the test against the reference can fall below alpha at all: `significance.with_reachable`), and the
+    settings.
     """
     significance.check_correction(correction)
     ref_alg, ref_frame, ref_label = _reference_of(analysis, reference, reference_name)
@@ -116,7 +119,7 @@ COLUMNS = ["suite", "dimension", "function", "algorithm", "role", "target", "art
            "value_kind", "p10", "p50", "p90", "disp_lo", "disp_hi", "successes", "runs", "trials", "success_rate",
            "median_final_delta", "median_evaluations", "succ_target", "succ", "succ_trials", "best", "p_best",
            "p_best_corrected", "best_marker", "tests", "p_ref", "ref_direction", "ref_consistent", "p_ref_corrected",
-           "ref_marker", "ref_tests", "correction", "alpha", "samples"]
+           "ref_marker", "ref_tests", "ref_trials", "ref_p_min", "ref_alpha_reachable", "correction", "alpha", "samples"]
 
 
 def _reference_of(analysis, reference, reference_name: str | None
@@ -233,8 +236,14 @@ def _with_tests(a: pl.DataFrame, ana, hits: pl.DataFrame, ref_alg: str | None, c
         lambda p: marker("★", p, alpha), return_dtype=pl.String))
     a = a.join(b, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     if ref is not None:
-        r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction).rename(
-            {"family_size": "ref_tests"})
+        r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction)
+        n = a.select(*TABLE_CELL, "target", "algorithm", "trials")
+        r = r.join(n, on=[*TABLE_CELL, "target", "algorithm"], how="left").join(
+            n.filter(pl.col("algorithm") == ref_alg).drop("algorithm").rename({"trials": "ref_trials"}),
+            on=[*TABLE_CELL, "target"], how="left")
+        r = significance.with_reachable(r.with_columns(pl.col("trials", "ref_trials").fill_null(0)), "trials",
+                                        "ref_trials", [*fam, "algorithm"], correction, alpha).drop("trials").rename(
+            {"family_size": "ref_tests", "p_min": "ref_p_min", "alpha_reachable": "ref_alpha_reachable"})
         r = r.with_columns(ref_marker=pl.struct("p_ref_corrected", "ref_direction", "ref_consistent").map_elements(
             lambda v: marker("↓" if v["ref_direction"] > 0 else "↑", v["p_ref_corrected"], alpha)
             if v["ref_consistent"] and v["ref_direction"] != 0 else "", return_dtype=pl.String))

@@ -160,6 +160,7 @@ def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
                          f"↓k / ↑k: p ≤ 10^-k.")
         parts.append("A marker also requires the better-ranked algorithm to have an aRT not larger than the other's "
                      "and, if finite, fewer evaluations on average (cocopp's rule).")
+        parts += [u] if (u := unreachable_text(g)) else []
     else:
         parts.append("No significance test: fewer than two algorithms.")
     return " ".join(parts)
@@ -206,18 +207,23 @@ def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
 
 
 def unreachable_text(tests: pl.DataFrame) -> str:
-    """A sentence naming the pairs of `pairwise_table` rows whose trial counts put alpha out of reach (no
-    corrected p-value can fall below it, `alpha_reachable`), with the counts and the smallest p; "" if none."""
-    if "alpha_reachable" not in tests.columns or tests["alpha_reachable"].all():
+    """A sentence naming the pairs whose trial counts put alpha out of reach (no corrected p-value can fall below
+    it), with the counts and the smallest p; "" if none. `tests`: rows of `pairwise_table` (alpha_reachable), or of
+    `art_table` (ref_alpha_reachable: each algorithm against the reference)."""
+    if "alpha_reachable" in tests.columns:
+        a, b, na, nb, p_min, ok = "algorithm_a", "algorithm_b", "trials_a", "trials_b", "p_min", "alpha_reachable"
+    elif "ref_alpha_reachable" in tests.columns:
+        a, b, na, nb, p_min, ok = "algorithm", "reference", "trials", "ref_trials", "ref_p_min", "ref_alpha_reachable"
+        tests = tests.drop("tests").rename({"ref_tests": "tests"}).filter(pl.col(ok).is_not_null())
+    else:
         return ""
-    out = (tests.filter(~pl.col("alpha_reachable"))
-           .group_by("algorithm_a", "algorithm_b", "trials_a", "trials_b", maintain_order=True)
-           .agg(pl.col("p_min").first(), pl.col("tests").max(), pl.len()))
-    what = "; ".join(f"{r['algorithm_a']} against {r['algorithm_b']} ({r['trials_a']} against {r['trials_b']} trials: "
-                     f"smallest p {fmt_num(r['p_min'])}, {r['tests']} tests in the family; {r['len']} tests)"
-                     for r in out.iter_rows(named=True))
-    alpha = tests["alpha"][0]
-    return f"No test can be significant at α = {alpha:g} with so few trials for the correction: {what}."
+    if tests.height == 0 or tests[ok].all():
+        return ""
+    out = (tests.filter(~pl.col(ok)).group_by(a, b, na, nb, maintain_order=True)
+           .agg(pl.col(p_min).first(), pl.col("tests").max(), pl.len()))
+    what = "; ".join(f"{r[a]} against {r[b]} ({r[na]} against {r[nb]} trials: smallest p {fmt_num(r[p_min])}, "
+                     f"{r['tests']} tests in the family; {r['len']} tests)" for r in out.iter_rows(named=True))
+    return f"No test can be significant at α = {tests['alpha'][0]:g} with so few trials for the correction: {what}."
 
 
 def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:

@@ -215,3 +215,71 @@ def test_report_on_a_store_mixing_coco_and_ioh(mixed, tmp_path):
     assert out.exit_code == 0, out.stderr
     page = (tmp_path / "r" / "parameters.html").read_text()
     assert "sigma, bbob" in page
+
+
+def test_art_on_runs_without_an_optimum_exits_non_zero(tmp_path):
+    """Issue 44: `cocopipe art` on runs without a known optimum wrote 0 rows with exit 0; it names why and what
+    measures their values, and `--values` measures them."""
+    write_log(tmp_path / "log", [["1 5.0", "2 3.0"]], suite="unknown_suite", name="Custom")
+    st, _ = _ingest(tmp_path, tmp_path / "log")
+    out = CliRunner().invoke(app, ["art", "--store", str(st.path), "-t", "4"])
+    assert out.exit_code == 1 and out.stdout == ""
+    assert "no trials with a precision in the selection" in out.stderr and "--values" in out.stderr
+    values = CliRunner().invoke(app, ["art", "--store", str(st.path), "-t", "4", "--values", "--out", "-"])
+    assert values.exit_code == 0, values.stderr
+    assert pl.read_csv(values.stdout.encode()).select("target", "art").rows() == [(4.0, 2.0)]
+
+
+@pytest.fixture(scope="module")
+def ioh_report(tmp_path_factory) -> Path:
+    """The report of IOHprofiler data alone: ioh's BBOB (f1-f3, 2-D and 5-D, best2009 as reference), PBO (OneMax and
+    LeadingOnes on 16 bits) and IOHinspector's example data (60 runs of unknown_suite, no known optimum)."""
+    from pipeline.report import Settings, build
+
+    root = tmp_path_factory.mktemp("ioh-report")
+    st = Store(root / "store", create=True)
+    s = ingest([IOH / "bbob.tgz", IOH / "pbo.tgz", ROOT / "tests/fixtures/ioh/real/iohinspector_SO_Data"], st)
+    assert not s.problems
+    return build(open_store(st.path), root / "r", Settings(table_samples=20, ecdf_samples=20), jobs=1).parent
+
+
+def test_ioh_report_captions_come_from_the_data(ioh_report):
+    """Issue 44: the ECDF captions said "24 functions of bbob in 2-D" (best2009's 24, over which the reference was
+    drawn) for algorithms with 3 functions, and the aRT tables held the reference's 21 other functions alone. The
+    reference is cut to the problems compared: 3 functions in every caption, f1-f3 in the tables."""
+    index = (ioh_report / "index.html").read_text()
+    assert "3 functions of bbob in 2-D." in index and "3 functions of bbob in 5-D." in index
+    assert "24 functions" not in index and "2 functions of pbo in 16-D." in index
+    groups = (ioh_report / "ecdf-bbob-2d.html").read_text()
+    assert "3 functions of bbob in 2-D." in groups and "5 functions" not in groups  # separable: f1-f3 of f1-f5
+    table = (ioh_report / "tables-bbob-2d.html").read_text()
+    assert {f"<td><b>f{f}</b>" for f in range(1, 25) if f"<td><b>f{f}</b>" in table} == {"<td><b>f1</b>",
+                                                                                            "<td><b>f2</b>",
+                                                                                            "<td><b>f3</b>"}
+
+
+def test_ioh_report_names_the_runs_without_an_optimum_and_takes_pbo_targets_from_the_data(ioh_report):
+    """Issue 44: the 60 runs of unknown_suite were left out of every page without a note; PBO got bbob's 51 targets
+    100 .. 1e-8 (on 16-bit OneMax every target above 16 hit at evaluation 1, every one below 1 the optimum). The note
+    names them; PBO's targets are the integers below the largest precision logged (16) down to 0, the optimum."""
+    record = json.loads((ioh_report / "settings.json").read_text())["record"]
+    note = next(n for n in record["notes"] if "unknown_suite" in n)
+    assert note.startswith("60 IOHprofiler runs of suite unknown_suite (HillClimber, RandomSearch; functions 1-2)")
+    assert "no known optimum" in note and note in html_text(ioh_report / "index.html")
+    assert record["ecdf_targets"]["pbo"] == [float(t) for t in range(15, -1, -1)]
+    assert record["table_targets"]["pbo"] == [15.0, 12.0, 10.0, 8.0, 5.0, 2.0, 0.0]
+    assert record["ecdf_targets"]["bbob"] == [10 ** (k / 5) for k in range(10, -41, -1)]  # bbob's standard set
+    assert record["table_targets"]["bbob"] == [10.0, 1.0, 0.1, 0.01, 0.001, 1e-05, 1e-07]
+    assert record["tests"]["family"] == ["suite", "dimension", "target", "algorithm_a", "algorithm_b"]
+    # the charts of a few targets (cocopp's 1e1, 1e-1, 1e-4, 1e-8: three of them the optimum on PBO) take 4 of them
+    page = (ioh_report / "alg-oneplusoneea.html").read_text()
+    assert "pbo; targets 15, 10, 5, 0;" in page and "pbo; targets 15, 11, 8, 4, 0;" in page
+    assert "bbob; targets 10, 0.1, 1e-4, 1e-8;" in (ioh_report / "alg-oneplusonees.html").read_text()
+
+
+def html_text(page: Path) -> str:
+    """The text of a page, tags removed and entities read."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))

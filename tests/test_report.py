@@ -219,6 +219,34 @@ def test_reference_from_the_store(store, tmp_path):
     assert json.loads((out / "settings.json").read_text())["record"]["reference"] == "B"
 
 
+def drawn(spec: dict) -> set[str]:
+    """The algorithms of an ECDF spec's tables."""
+    return {r["algorithm"] for rows in spec.get("datasets", {}).values() for r in table_rows(rows) if "algorithm" in r}
+
+
+def test_reference_only_where_it_covers_the_problems_and_captions_from_the_data(tmp_path):
+    """Issue 44: A has f1 and f15, D f1 alone, the reference C f1 alone. The all-function ECDF counts each
+    algorithm's functions (not the largest count as everyone's), and C, lacking f15, is not drawn against them (a
+    line over 1 function beside lines over 2 does not compare), which a note says; over f1 alone, C is drawn."""
+    root = tmp_path / "data"
+    for alg, funcs in {"A": (1, 15), "D": (1,), "C": (1,)}.items():
+        for f in funcs:
+            write_new2(root / alg, alg=alg, function=f, dim=2, runs=_trials(10 if alg == "A" else 50, 1e-9))
+    st = Store(tmp_path / "store", create=True)
+    ingest([root / a for a in "ADC"], st)
+    out = build(open_store(st.path), tmp_path / "r", Settings(reference="C", table_samples=20), jobs=1).parent
+    index = pages(out)["index.html"]
+    assert "Functions of bbob in 2-D, each line over its algorithm&#39;s own: A 2, D 1." in index
+    assert drawn(specs(index, out)["ecdf-bbob-2-all"]) == {"A", "D"}
+    notes = json.loads((out / "settings.json").read_text())["record"]["notes"]
+    assert "The reference has no trials on some problems compared, so the ECDFs leave it out in: bbob 2-D (f15)." in notes
+    one = build(open_store(st.path), tmp_path / "r1", Settings(reference="C", functions=[1], table_samples=20),
+                jobs=1).parent
+    index = pages(one)["index.html"]
+    assert "1 function of bbob in 2-D." in index
+    assert drawn(specs(index, one)["ecdf-bbob-2-all"]) == {"A", "C", "D"}
+
+
 def test_static_svg_renderer(store, tmp_path):
     out = build(open_store(store), tmp_path / "svg", Settings(reference="none", renderer="svg", table_samples=20,
                                                               dimensions=[2]), jobs=1).parent

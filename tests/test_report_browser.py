@@ -406,3 +406,69 @@ def test_a_large_table_is_loaded_when_opened(driver, tmp_path, monkeypatch):
     rows = driver.execute_script("return document.getElementById(arguments[0]).querySelectorAll('tbody tr').length",
                                  first)
     assert rows > 0
+
+
+#: the text of the cells of the rows of a table of the page (textContent: a table below the window is not laid out)
+TABLE_ROWS = """return Array.from(document.getElementById(arguments[0]).querySelectorAll('tbody tr')).map(
+    function (tr) { return Array.from(tr.cells).map(function (c) { return c.textContent.trim(); }); });"""
+
+
+def test_direct_against_rs_on_f1_5d_is_significant_in_both_tables(sample_report, driver):
+    """Issue 44: the pairwise tests corrected over all 1512 tests of the page (DIRECT's smallest p, 5 trials against
+    15, is 1.3e-4: 0.20 after correction), while the aRT table corrected over the 24 functions of a dimension and
+    starred DIRECT. Both correct cocopp's family now, named on the page: DIRECT, 5 of 5 solved on f1 in 5-D, RS 0
+    of 15, differ significantly at 1e+0 in both tables, and in the pairwise heat map."""
+    from pipeline.measures.significance import FAMILY_TEXT
+
+    _open(driver, sample_report / "tables-5d.html")
+    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
+    text = driver.execute_script("return document.body.innerText")
+    assert f"Bonferroni-corrected within one family: {FAMILY_TEXT}" in text
+    art = driver.execute_script(TABLE_ROWS, "tab:art-bbob-5D")
+    header = driver.execute_script("return Array.from(document.getElementById('tab:art-bbob-5D')"
+                                   ".querySelectorAll('thead th')).map(function (c) { return c.textContent; });")
+    f1 = art[:[i for i, r in enumerate(art) if r[0] == "f2"][0]]
+    direct = next(r for r in f1 if r[1] == "DIRECT")
+    assert "★" in direct[header.index("1e+0")], direct
+    pw = driver.execute_script(TABLE_ROWS, "tab:pairwise-bbob-5D")
+    row = next(r for r in pw if r[:4] == ["f1", "1e+0", "DIRECT", "RS"])
+    assert row[7] == "DIRECT" and row[9].startswith("*") and float(row[8]) < 0.05, row
+    _open(driver, sample_report / "pairwise.html")
+    assert FAMILY_TEXT in driver.execute_script("return document.body.innerText")
+
+
+@pytest.fixture(scope="module")
+def ioh_report(tmp_path_factory) -> Path:
+    """The report of IOHprofiler data alone (`cocopipe report SOURCES`): ioh's BBOB on f1-f3 (best2009 as
+    reference), PBO on 16 bits, and IOHinspector's example data (unknown_suite: no known optimum)."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("ioh-browser")
+    r = CliRunner().invoke(app, ["report", str(root / "data/ioh/bbob.tgz"), str(root / "data/ioh/pbo.tgz"),
+                                 str(root / "tests/fixtures/ioh/real/iohinspector_SO_Data"), "--store",
+                                 str(out / "store"), "--out", str(out / "r"), "--samples", "20"])
+    assert r.exit_code == 0, r.output
+    return out / "r"
+
+
+def test_the_ioh_report_says_what_its_charts_aggregate(ioh_report, driver, tmp_path):
+    """Issue 44, as a reader of the IOHprofiler report sees it: the overview names the 60 runs without a known
+    optimum it leaves out; each all-function ECDF counts the functions the algorithms have (3 of bbob, the
+    reference cut to them; not best2009's 24); PBO's table columns are its whole-number targets, not bbob's
+    1e+1 .. 1e-7 (which on 16-bit OneMax read 108 evaluations, the optimum, from 1e-1 on)."""
+    shots = Path(os.environ.get("COCOPIPE_SCREENSHOTS", tmp_path))
+    for width in WIDTHS:
+        driver.set_window_size(width, 1000)
+        _open(driver, ioh_report / "index.html")
+        _wait_for_charts(driver)
+        text = driver.execute_script("return document.body.innerText")
+        assert "60 IOHprofiler runs of suite unknown_suite (HillClimber, RandomSearch; functions 1-2) have no known " \
+               "optimum" in text
+        assert "3 functions of bbob in 2-D." in text and "3 functions of bbob in 5-D." in text
+        assert "24 functions" not in text and "2 functions of pbo in 16-D." in text
+        assert driver.execute_script(LAYOUT)["scroll"] <= 0
+        _screenshot(driver, shots / f"ioh-index-{width}.png")
+    _open(driver, ioh_report / "tables-pbo-16d.html")
+    header = driver.execute_script("return Array.from(document.querySelectorAll('table.art thead th'))"
+                                   ".map(function (c) { return c.textContent; });")
+    assert header[2:-1] == ["15", "12", "10", "8", "5", "2", "0"], header
+    _screenshot(driver, shots / "ioh-tables-pbo-1920.png")

@@ -15,7 +15,7 @@ from pipeline.measures import restarts
 from pipeline.measures.art import art_spec
 from pipeline.measures import significance
 from pipeline.measures._kernels import ranksum
-from pipeline.tables import art_table, markers, pairwise_table
+from pipeline.tables import art_table, markers, pairwise_table, to_markdown
 
 
 class FrameStore:
@@ -181,8 +181,8 @@ def test_identical_pair_is_not_marked(sep):
 
 
 def test_pairwise_p_values_equal_scipy(sep):
-    pw = pairwise_table(sep, targets=[1.0, 1e-3])
-    assert pw.height == 3 * 2 * 3 and (pw["tests"] == pw.height).all()
+    pw = pairwise_table(sep, targets=[1.0, 1e-3], family=())  # one family: every test made
+    assert pw.height == 3 * 2 * 3 and (pw["tests"] == pw.height).all() and (pw["family"] == "all").all()
     p = scipy_p(1 / np.array(FAST), 1 / np.array(SLOW))
     fs = pw.filter(pl.col("algorithm_a") == "fast", pl.col("algorithm_b") == "slow")
     assert fs["p_value"].to_list() == [pytest.approx(p, rel=1e-12)] * 6
@@ -190,8 +190,79 @@ def test_pairwise_p_values_equal_scipy(sep):
     assert fs["better"].to_list() == ["fast"] * 6 and fs["significant"].all()
     assert fs["p_corrected"].to_list() == [pytest.approx(min(1, 18 * p))] * 6
     assert fs["marker"].to_list() == [markers.marker("*", 18 * p)] * 6
-    holm = pairwise_table(sep, targets=[1.0, 1e-3], correction="holm")
+    holm = pairwise_table(sep, targets=[1.0, 1e-3], correction="holm", family=())
     assert holm["p_corrected"].to_list() == pytest.approx(significance.holm(holm["p_value"].to_numpy()).tolist())
+
+
+def two_dimensions(spec: dict) -> Analysis:
+    """The trials of `spec` in 2-D and again in 3-D, as one analysis."""
+    stores = [build(spec, dim=d) for d in (2, 3)]
+    runs, events = ([t.with_columns(run_id=pl.col("run_id") + 1000 * i).to_dicts() for i, t in enumerate(tables)]
+                    for tables in ([s._runs for s in stores], [s._events for s in stores]))
+    return Analysis(FrameStore(runs[0] + runs[1], events[0] + events[1]))
+
+
+@pytest.mark.parametrize("correction", ["bonferroni", "holm"])
+def test_pairwise_family_is_cocopps(sep, correction):
+    """By default a family is cocopp's: the functions of a dimension for one pair and target (3 here), the
+    family the aRT table's markers correct; the other pairs, targets and dimensions do not count."""
+    spec = {(alg, f): [success(h) for h in hits] for f in (1, 2, 3)
+            for alg, hits in (("fast", FAST), ("twin", FAST), ("slow", SLOW))}
+    every = two_dimensions(spec)
+    pw = pairwise_table(every, targets=[1.0, 1e-3], correction=correction)
+    assert pw.height == 2 * 3 * 2 * 3 and (pw["tests"] == 3).all()
+    assert (pw["family"] == significance.FAMILY_TEXT).all()
+    p = scipy_p(1 / np.array(FAST), 1 / np.array(SLOW))
+    fs = pw.filter(pl.col("algorithm_a") == "fast", pl.col("algorithm_b") == "slow")
+    assert fs["p_corrected"].to_list() == [pytest.approx(3 * p)] * 12 and fs["significant"].all()
+    table = art_table(every.select(algorithm=["fast", "slow"]), targets=[1.0], correction=correction)
+    fast = table.filter(pl.col("algorithm") == "fast")
+    assert fast["p_best_corrected"].to_list() == [pytest.approx(3 * p)] * 6  # the same family, the same value
+    # a test's corrected p does not change when fewer algorithms, dimensions or targets are selected
+    def pairs(df: pl.DataFrame) -> pl.DataFrame:  # the pair whatever the order of the selection
+        ab = pl.concat_list("algorithm_a", "algorithm_b").list.sort()
+        return df.select("dimension", "function", "target", "p_corrected", lo=ab.list.first(), hi=ab.list.last())
+
+    subsets = (every.select(algorithm=["fast", "slow"]), every.select(dimension=[3]),
+               every.select(algorithm=["slow", "fast", "twin"]))
+    for sub in subsets:
+        for targets in ([1.0, 1e-3], [1e-3]):
+            got = pairs(pairwise_table(sub, targets=targets, correction=correction))
+            j = got.join(pairs(pw), on=["dimension", "function", "target", "lo", "hi"], suffix="_all")
+            assert j.height == got.height > 0
+            assert j["p_corrected"].to_list() == pytest.approx(j["p_corrected_all"].to_list(), rel=1e-12)
+
+
+@pytest.mark.parametrize("correction", ["bonferroni", "holm"])
+def test_unreachable_alpha_is_flagged(correction):
+    """Two trials against fifteen: the smallest two-sided p is 2 / C(17, 2) = 0.0147, times the 5 functions of the
+    family 0.074 (Holm's smallest corrected p too): no test of that pair can be significant, which the table says;
+    15 against 15 reaches alpha."""
+    spec = {}
+    for f in (1, 2, 3, 4, 5):
+        spec[("fast", f)] = [success(h) for h in FAST]
+        spec[("slow", f)] = [success(h) for h in SLOW]
+        spec[("few", f)] = [success(5), success(6)]
+    pw = pairwise_table(Analysis(build(spec)), targets=[1.0], correction=correction)
+    few = pw.filter((pl.col("algorithm_a") == "few") | (pl.col("algorithm_b") == "few"))
+    assert few["p_min"].to_list() == [pytest.approx(2 / 136)] * 10 and not few["alpha_reachable"].any()
+    assert not few["significant"].any()
+    both = pw.filter(pl.col("algorithm_a") == "fast", pl.col("algorithm_b") == "slow")
+    assert both["alpha_reachable"].all() and both["significant"].all()
+    assert both["p_min"].to_list() == [pytest.approx(scipy_p(1 / np.array(FAST), 1 / np.array(SLOW)))] * 5
+    caption = to_markdown(pw)
+    assert "No test can be significant at α = 0.05" in caption
+    assert "fast against few (15 against 2 trials" in caption and "few against slow (2 against 15 trials" in caption
+    assert "fast against slow" not in caption.split("No test can be significant")[1]
+    # the aRT table's tests against a reference of the store: the same bound, the same sentence in its caption
+    table = art_table(Analysis(build(spec)), reference="fast", targets=[1.0], correction=correction)
+    few = table.filter(pl.col("algorithm") == "few")
+    assert few["ref_p_min"].to_list() == [pytest.approx(2 / 136)] * 5 and not few["ref_alpha_reachable"].any()
+    slow = table.filter(pl.col("algorithm") == "slow")
+    assert slow["ref_alpha_reachable"].all() and (slow["ref_trials"] == 15).all()
+    assert "few against fast (2 against 15 trials" in to_markdown(table)
+    assert significance.smallest_p(5, 15) == pytest.approx(2 / math.comb(20, 5))
+    assert significance.smallest_p(5, 15) * 24 < 0.05 <= significance.smallest_p(5, 15) * 1512
 
 
 def test_test_against_the_reference(sep):

@@ -143,7 +143,8 @@ def test_latex_keeps_unicode_names():
 def test_pairwise_renderings(tables):
     pw = tables["pairwise"]
     md = to_markdown(pw).replace("\\", "")
-    assert "Pairwise" in md and f"m = {pw.height}" in md and "Bonferroni" in md
+    assert "Pairwise" in md and f"m = {pw['tests'][0]}" in md and "Bonferroni" in md
+    assert "tests of a family, the functions of a dimension, per pair of algorithms and target" in md
     h = to_html(pw)
     c = _Checker()
     c.feed(h)

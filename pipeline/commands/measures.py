@@ -24,6 +24,10 @@ def register(app: typer.Typer) -> None:
         """aRT, successes and trials per (algorithm, function, dimension, target)."""
         a = sel.analysis(executor)
         settings = dict(dispersion=dispersion, samples=samples, seed=seed, confidence=confidence)
+        if a.runs().head(1).collect().height == 0:  # never 0 rows and exit 0
+            fail("no trials with a precision in the selection: its IOHprofiler runs have no known optimum (--values "
+                 "measures their logged values; docs/ioh.md)" if a.precision_unknown().height
+                 else "no trials in the selection")
         try:
             if executor == "ray":  # each group's rows written as its task ends, never all on this machine at once
                 write_parts(a.stream("art", targets, **settings), out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from ..conventions import is_biobjective
@@ -25,6 +26,26 @@ NAMED = {"bbob": BBOB, "biobj": BIOBJ, "table": TABLE, "table-biobj": TABLE_BIOB
 def default(suite: str) -> tuple[float, ...]:
     """The standard (ECDF) target set of a suite."""
     return BIOBJ if is_biobjective(suite) else BBOB
+
+
+def standard(suite: str) -> bool:
+    """Whether a suite has a standard target set (COCO's suites: bbob and bbob-*); other suites (PBO, ...) have none,
+    bbob's 51 targets fit them only by chance."""
+    return suite == "bbob" or suite.startswith("bbob-")
+
+
+def whole(worst: float, most: int = 51) -> tuple[float, ...]:
+    """Targets of whole-number precisions (PBO's OneMax, LeadingOnes: the optimum less the value), from the data:
+    every integer below `worst` (the largest precision logged, reached by every trial at its first evaluation)
+    down to 0, the optimum; `most` of them, evenly spread, when there are more.
+
+    >>> whole(16)[:3], whole(16)[-1], len(whole(16)), whole(0.0), len(whole(1000))
+    ((15.0, 14.0, 13.0), 0.0, 16, (0.0,), 51)
+    """
+    top = max(math.ceil(worst) - 1, 0)
+    if top + 1 <= most:
+        return tuple(float(t) for t in range(top, -1, -1))
+    return tuple(sorted({float(round(t)) for t in np.linspace(top, 0, most)}, reverse=True))
 
 
 def parse(spec: str | Sequence[float] | None, suite: str | None = None) -> tuple[float, ...] | None:

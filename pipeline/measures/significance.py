@@ -32,6 +32,7 @@ every score of y (U = 6 of 6 pairs), and scipy's exact p-value is 2 / C(5, 2) = 
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,7 +47,11 @@ from ..vocabulary import TABLE_CELL
 #: significance level of the markers
 ALPHA = 0.05
 CORRECTIONS = ("bonferroni", "holm")
-#: a problem of the tables: the tests are made per (problem, target)
+#: cocopp's family of tests, corrected together: the functions of a dimension, for one target (and one pair of
+#: algorithms in the pairwise tests); the aRT tables and the pairwise tests of a report correct the same family
+PAIR_FAMILY = ("suite", "dimension", "target", "algorithm_a", "algorithm_b")
+#: how the pages, captions and CSVs name `PAIR_FAMILY`
+FAMILY_TEXT = "the functions of a dimension, per pair of algorithms and target (cocopp's family)"
 
 
 # -- the test of one pair --------------------------------------------------------------------------------
@@ -258,6 +263,41 @@ def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method:
     vals[order] = np.minimum(1.0, adj["_adj"].to_numpy())
     sizes[order] = adj["_m"].to_numpy()
     return df.with_columns(pl.Series(out, vals), pl.Series("family_size", sizes))
+
+
+def smallest_p(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p-value `ranksum` gives with n_a against n_b trials (every trial of one side
+    ranked above every trial of the other); 1 without trials.
+
+    >>> round(smallest_p(5, 15), 7), smallest_p(2, 2)
+    (0.000129, 0.3333333333333333)
+    """
+    return _smallest_p(int(n_a), int(n_b))
+
+
+@functools.lru_cache(maxsize=4096)
+def _smallest_p(n_a: int, n_b: int) -> float:
+    if n_a < 1 or n_b < 1:
+        return 1.0
+    return ranksum(np.arange(n_a, dtype=float) + n_b, np.arange(n_b, dtype=float))[1]
+
+
+def with_reachable(df: pl.DataFrame, n_a: str, n_b: str, family: list[str], method: str, alpha: float
+                   ) -> pl.DataFrame:
+    """`df` (tests corrected by `correct_frame`: family_size) with p_min, the smallest p-value its trial counts
+    (columns `n_a`, `n_b`) allow, and alpha_reachable: whether the corrected p-value can fall below `alpha` at all.
+
+    Bonferroni multiplies p_min by the family's size; Holm's corrected p is at least the row's p_min and at least
+    the family's size times the family's smallest p_min."""
+    p_min = pl.Series("p_min", [smallest_p(a, b) for a, b in zip(df[n_a], df[n_b])], pl.Float64)
+    df = df.with_columns(p_min)
+    m = pl.col("family_size").cast(pl.Float64)
+    if method == "bonferroni":
+        bound = m * pl.col("p_min")
+    else:
+        least = pl.col("p_min").min().over(family) if family else pl.col("p_min").min()
+        bound = pl.max_horizontal(pl.col("p_min"), m * least)
+    return df.with_columns(alpha_reachable=bound < alpha)
 
 
 # -- the precision of a trial at FE_umin --------------------------------------------------------------------

@@ -18,6 +18,7 @@ from ..api import Analysis
 from ..charts import theme
 from ..extras import require
 from ..store.walk import remove_tree
+from ..measures.significance import FAMILY_TEXT
 from .context import Context
 from . import output
 from .figures import DATA_DIR, Figure, Note, Page, Section, external_tables, shared_tables, table_script
@@ -142,7 +143,7 @@ def banner(settings: Settings, record: dict) -> list[tuple[str, str]]:
         ("ECDF", mode),
         ("aRT dispersion", f"{s.table_samples} simulated restarts per problem"),
         ("seed", str(s.seed)),
-        ("tests", f"rank-sum, {s.correction}, α = {s.alpha:g}"),
+        ("tests", f"rank-sum, {s.correction} within {FAMILY_TEXT}, α = {s.alpha:g}"),
         ("hitting times", "every record (seed 000)" if s.exact else "as cocopp"),
         ("data formats", ", ".join(formats)),
         ("cocopipe", record["versions"].get("cocopipe", "?")),

@@ -20,9 +20,11 @@ from ..execution import Plan
 from ..hits import targets as tg
 from ..ingest import source_names
 from ..measures.groups import groups_frame
+from ..measures.significance import FAMILY_TEXT, PAIR_FAMILY
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
-from ..selection import Selection, check, closest, open_reference
+from ..selection import Selection, check, closest, open_reference, ranges
 from ..store import Store, StoreError
+from ..words import plural
 from .runner import Runner
 from .settings import Settings, SettingsError, data_sets, software_versions
 
@@ -184,6 +186,20 @@ def background_algorithms(entries, base: Analysis, present: list[str], stores: S
     return list(dict.fromkeys(out))
 
 
+def unknown_optimum_notes(unknown: pl.DataFrame) -> list[str]:
+    """A note per suite of the IOHprofiler runs without a known optimum (`Analysis.precision_unknown`), which every
+    measure of the report (of precisions) leaves out, naming their algorithms and what measures their values."""
+    out = []
+    for (suite,), g in unknown.group_by(["suite"], maintain_order=True):
+        algs = sorted(set(g["algorithm"]))
+        out.append(f"{plural(int(g['runs'].sum()), 'IOHprofiler run')} of suite {suite} ({', '.join(algs[:8])}"
+                   f"{', ...' if len(algs) > 8 else ''}; functions {ranges(g['function'].to_list())}) have no known "
+                   "optimum, so no precision: every measure of this report leaves them out. `cocopipe ert`, `aocc`, "
+                   "`budget` and `fixed-budget-ecdf` measure their logged values (`--values`: those alone), and "
+                   "`cocopipe ingest --optimum Y` gives them an optimum (docs/ioh.md).")
+    return out
+
+
 class Context:
     """The data and settings of one report."""
 
@@ -245,10 +261,13 @@ class Context:
         if len(self.algorithms) > 1 and not self.has_pairs:
             self.notes.append("No two compared algorithms have trials on a common problem (suite, function and "
                               "dimension): the pairwise tests, the Pairwise page and the Ranking page are left out.")
+        self.notes += unknown_optimum_notes(base.select(algorithm=s.algorithms).precision_unknown())
         for suite in self.suites:
             if not self.algorithms_of(suite):
                 self.notes.append(f"Suite {suite} holds data of the reference {self.reference_of(suite)} only: its "
                                   "sections show the reference alone.")
+        #: {(suite, dimension): the compared functions} where the suite's reference has them all (`_cover`)
+        self.reference_cover: dict[tuple[str, int], list[int]] = self._cover()
         self.palette = self._palette()
         #: the compared algorithms best first (mean rank of auc over all dimensions): `set_ranking`
         self.ranked: list[str] | None = None
@@ -287,6 +306,37 @@ class Context:
                                     max_budget=self.settings.max_budget, all_instances=self.settings.all_instances,
                                     exact=self.settings.exact))
                 left = [a for a in left if a not in names]
+        return out
+
+    def covered(self, algorithm: str) -> list[Analysis]:
+        """`parts([algorithm])`, a reference's cut to the problems it is compared on: a part per (suite, dimension)
+        it covers (`reference_cover`) with the functions the compared algorithms have there (cocopp draws the
+        reference over the functions shown, not over all of its own)."""
+        if algorithm not in self.reference_names:
+            return self.parts([algorithm])
+        return [p.select(suite=su, dimension=[d], function=fs) for p in self.parts([algorithm])
+                for (su, d), fs in self.reference_cover.items() if self.reference_of(su) == algorithm]
+
+    def _cover(self) -> dict[tuple[str, int], list[int]]:
+        """{(suite, dimension): the compared functions} where the suite's reference has every one of them; where it
+        lacks some, the ECDFs leave it out (a line over fewer functions than the others would not compare), as a
+        note says."""
+        compared = (self.problems.filter(pl.col("algorithm").is_in(self.algorithms))
+                    .group_by("suite", "dimension").agg(pl.col("function").unique().sort()).sort("suite", "dimension"))
+        out, lacking = {}, []
+        for su, d, fs in compared.rows():
+            ref = self.reference_of(su)
+            if ref is None:
+                continue
+            have = set(self.problems.filter((pl.col("suite") == su) & (pl.col("dimension") == d)
+                                            & (pl.col("algorithm") == ref))["function"])
+            if set(fs) <= have:
+                out[(su, d)] = list(fs)
+            else:
+                lacking.append(f"{su} {d}-D (f{ranges(sorted(set(fs) - have))})")
+        if lacking:
+            self.notes.append(f"The reference has no trials on some problems compared, so the ECDFs leave it out in: "
+                              f"{'; '.join(lacking)}.")
         return out
 
     @property
@@ -425,14 +475,40 @@ class Context:
         return [(a[0], y) for y in a[1:] if self.comparable(a[0], y)][: self.settings.max_pairs]
 
     def ecdf_targets(self, suite: str) -> tuple[float, ...]:
-        """The ECDF targets of a suite."""
+        """The ECDF targets of a suite: the setting's, else its standard set, or for a suite without one whose
+        precisions are whole numbers (PBO) the integers below the largest precision logged (`tg.whole`)."""
+        if self.settings.targets is None and suite in self._whole_worst:
+            return tg.whole(self._whole_worst[suite])
         return tg.parse(self.settings.targets, suite)
 
     def table_targets(self, suite: str) -> tuple[float, ...]:
-        """The table targets of a suite."""
+        """The table targets of a suite: the setting's, else cocopp's, or as many of the whole-number targets of
+        `ecdf_targets` (PBO), evenly spread."""
         if self.settings.table_targets is not None:
             return tg.parse(self.settings.table_targets, suite)
+        if suite in self._whole_worst:
+            return tg.whole(self._whole_worst[suite], most=len(tg.TABLE))
         return tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE
+
+    def few_targets(self, suite: str, n: int) -> dict:
+        """The `targets` option of a chart of a few targets (cocopp's pprldistr, ppfigdim) on a suite of whole-number
+        targets (`ecdf_targets`): n of them, evenly spread; {} elsewhere (the chart's own, cocopp's)."""
+        if self.settings.targets is None and suite in self._whole_worst:
+            return {"targets": list(tg.whole(self._whole_worst[suite], most=n))}
+        return {}
+
+    @functools.cached_property
+    def _whole_worst(self) -> dict[str, float]:
+        """The largest precision logged in each suite without a standard target set whose precisions are all
+        whole numbers (PBO's OneMax and LeadingOnes)."""
+        out = {}
+        for suite in [x for x in self.suites if not tg.standard(x)]:
+            d = pl.col("best_delta")
+            worst, whole = self.analysis.select(suite=suite).events().select(
+                worst=d.max(), whole=(d == d.round()).all()).collect().row(0)
+            if worst is not None and whole:
+                out[suite] = float(worst)
+        return out
 
     # -- the record written into settings.json --------------------------------------------------
     @functools.cached_property
@@ -455,6 +531,8 @@ class Context:
             "instances": {f"{r['suite']}/{r['algorithm']}": r["instance"] for r in inst.iter_rows(named=True)},
             "ecdf_targets": {s: list(self.ecdf_targets(s)) for s in self.suites},
             "table_targets": {s: list(self.table_targets(s)) for s in self.suites},
+            "tests": {"family": list(PAIR_FAMILY), "family_text": FAMILY_TEXT, "correction": self.settings.correction,
+                      "alpha": self.settings.alpha},
             "pairs": None if self.ranking_pending else [list(p) for p in self.pairs()],  # build sets it after
             "data_sets": data_sets(runs, getattr(self.analysis, "store", None)),
             "versions": software_versions(),

@@ -78,9 +78,19 @@ def ecdf_figure(ctx: Context, m: Measures, suite: str, dim: int, group: str, lab
     chart = ctx.runner.submit(ecdf_spec, steps, summ, palette=ctx.palette, reference=ctx.reference_of(suite),
                               title=title, settings=ecdf_subtitle(ctx, suite), background=ctx.background or None,
                               x_range=suite_ecdf_range(ctx, m, suite), prepared=prepared, **more)
-    n = summ["functions"].max()
-    caption = f"{plural(n, 'function')} of {suite} in {dim}-D." if group == "all" or not group.startswith("f") else ""
+    caption = functions_caption(ctx, summ, suite, dim) if group == "all" or not group.startswith("f") else ""
     return Figure.later(f"ecdf-{suite}-{dim}-{group}", title, chart, caption, kind="ecdf")
+
+
+def functions_caption(ctx: Context, summary: pl.DataFrame, suite: str, dim: int) -> str:
+    """How many functions an ECDF of `summary` (one group) aggregates, from the data: one number when every
+    algorithm drawn (the background aside) has as many, else each algorithm's."""
+    counts = dict(summary.filter(~pl.col("algorithm").is_in(ctx.background)).group_by("algorithm", maintain_order=True)
+                  .agg(pl.col("functions").max()).sort("algorithm").iter_rows())
+    if len(set(counts.values())) <= 1:
+        return f"{plural(max(counts.values(), default=0), 'function')} of {suite} in {dim}-D."
+    each = ", ".join(f"{a} {n}" for a, n in counts.items())
+    return f"Functions of {suite} in {dim}-D, each line over its algorithm's own: {each}."
 
 
 #: what every runtime ECDF chart shows, said once per section (not under each chart)

@@ -115,9 +115,9 @@ class Measures:
         algs = sorted(c.all_shown)
         # an algorithm at a time (its measures do not depend on the others': each problem's simulated restarts
         # draw from a generator of its own): the workers share the work, and the progress counts algorithms
-        return [c.runner.submit(group_tables, c.parts([alg]), targets=targets, mode=s.mode, samples=s.ecdf_samples,
+        return [c.runner.submit(group_tables, parts, targets=targets, mode=s.mode, samples=s.ecdf_samples,
                                 seed=s.seed, budgets=budgets)
-                for part in c.plan.groups(algs) for alg in part]
+                for part in c.plan.groups(algs) for alg in part if (parts := c.covered(alg))]
 
     @functools.cached_property
     def _tables(self) -> dict[str, pl.DataFrame]:
@@ -169,18 +169,21 @@ class Measures:
         pairs = algorithms if pairs is None else pairs
         c, s = self.ctx, self.ctx.settings
         self.table_algorithms = list(algorithms)
-        self._art = []
+        self._art, self._pairwise = [], []
         for suite in c.suites:  # a table per suite, with its reference (the tests correct within a suite)
             algs = [a for a in algorithms if a in set(c.algorithms_of(suite))]
+            targets = list(c.table_targets(suite))
             if algs:
                 ref = c.reference_of(suite)
-                shown = c.analysis.select(suite=suite, algorithm=[*algs, *([ref] if ref else [])])
-                self._art.append(c.runner.submit(art_table, shown, reference=ref, targets=s.table_targets,
+                shown = c.analysis.select(suite=suite, algorithm=[*algs, *([ref] if ref else [])],
+                                          function=c.functions(suite, algs))
+                self._art.append(c.runner.submit(art_table, shown, reference=ref, targets=targets,
                                                  correction=s.correction, samples=s.table_samples, seed=s.seed,
                                                  alpha=s.alpha))
-        comparable = any(c.comparable(x, y) for i, x in enumerate(pairs) for y in pairs[i + 1:])
-        self._pairwise = (c.runner.submit(pairwise_table, self.one_store(pairs), s.table_targets,
-                                          s.correction, alpha=s.alpha) if comparable else None)
+            mine = [a for a in pairs if a in set(c.algorithms_of(suite))]
+            if any(c.comparable(x, y) for i, x in enumerate(mine) for y in mine[i + 1:]):
+                self._pairwise.append(c.runner.submit(pairwise_table, self.one_store(mine).select(suite=suite),
+                                                      targets, s.correction, alpha=s.alpha))
 
     @functools.cached_property
     def ranks(self) -> pl.DataFrame:
@@ -225,7 +228,10 @@ class Measures:
         """The aRT table (pptables) of `table_algorithms`: ratios to the reference and tests against it
         when there is one, the best algorithm of each column tested against the others."""
         self._tables_started()
-        return pl.concat([f.result() for f in self._art], how="diagonal_relaxed")
+        table = pl.concat([f.result() for f in self._art], how="diagonal_relaxed")
+        compared = self.ctx.problems.filter(pl.col("algorithm").is_in(self.ctx.algorithms))
+        return table.join(compared.select("suite", "dimension", "function").unique(),  # not the reference's others
+                          on=["suite", "dimension", "function"], how="semi", maintain_order="left")
 
     def algorithm_table(self, algorithm: str) -> pl.DataFrame:
         """One algorithm's rows of the aRT table (pptable), with the reference's rows; the marks of
@@ -237,4 +243,5 @@ class Measures:
     def pairwise(self) -> pl.DataFrame | None:
         """Rank-sum tests of every pair of `pair_algorithms` (None with one algorithm)."""
         self._tables_started()
-        return None if self._pairwise is None else self._pairwise.result()
+        parts = [f.result() for f in self._pairwise]
+        return pl.concat(parts, how="diagonal_relaxed") if parts else None

@@ -28,7 +28,9 @@ from ..conventions import function_title
 from ..recipes.inputs import settings_lines
 from ..recipes.kinds import KINDS
 from ..selection import ranges
+from ..measures.significance import FAMILY_TEXT
 from ..tables import to_html
+from ..tables.render import unreachable_text
 from .context import Context
 from .ecdfs import ECDF_CAPTION, Fixed, ecdf_figure, explorer_spec
 from .figures import Figure, Legend, Note, Page, Section, Table, frame_table, unique_slugs
@@ -203,6 +205,16 @@ def table_page(ctx: Context, suite: str, dim: int) -> str:
     return f"tables-{suite}-{dim}d" if len(ctx.suites) > 1 else f"tables-{dim}d"
 
 
+def tests_note(ctx: Context, *tables: pl.DataFrame | None) -> Note:
+    """The family of the page's rank-sum tests, its correction and alpha (the same for the aRT table's markers and
+    the pairwise tests), and the pairs of `tables` (pairwise tests, aRT table) whose trial counts put alpha out
+    of reach."""
+    s = ctx.settings
+    text = (f"Two-sided rank-sum tests, {s.correction.capitalize()}-corrected within one family: {FAMILY_TEXT}; "
+            f"α = {s.alpha:g}. The aRT table's markers and the pairwise tests correct the same family.")
+    return Note(" ".join([text, *[u for t in tables if t is not None and (u := unreachable_text(t))]]))
+
+
 def tables(ctx: Context, m: Measures) -> list[Page]:
     """The aRT table of all algorithms and the pairwise tests, a page per dimension (as cocopp's pptables;
     a page of every dimension was 100 screens long with 20 algorithms)."""
@@ -215,7 +227,7 @@ def tables(ctx: Context, m: Measures) -> list[Page]:
         arts = dict(_by_dimension(m.art_table, suite))
         tests = dict(_by_dimension(m.pairwise, suite)) if m.pairwise is not None else {}
         for d in [d for d in ctx.dimensions(suite) if d in arts or d in tests]:  # not the reference's others
-            sections = list(rule)
+            sections = [*rule, Section(f"tests-{suite}", "Tests", [tests_note(ctx, tests.get(d), arts.get(d))], columns=1)]
             if d in arts:
                 sections.append(Section(f"art-{suite}", "aRT table", [
                     _table(ctx, f"art-{suite}-{d}", f"aRT, {suite}, {d}-D", to_html(arts[d]))], columns=1))
@@ -257,6 +269,7 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"aRT / dimension of {b} (y) against {a} (x), one point per dimension and target; on "
                              "the upper or right edge: no success (cocopp's ppscatter).", kind="scatter"),
                 kind_figure(ctx, f"ratio-ecdf-{suite}-{pair_id}", f"Runtime ratios, {b} / {a}", "ratio-ecdf", an, **pair,
+                            **ctx.few_targets(suite, 4),
                             caption=f"ECDF of the runtime ratios {b} / {a} over all pairs of trials per problem, a "
                                     f"line per target, over all functions per dimension; left of 0: {b} faster "
                                     "(cocopp's pprldistr2)."),
@@ -282,15 +295,16 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
             heat.append(Figure.later(
                 f"ranksum-heat-{suite}-{dim}", f"Rank-sum tests, {suite}, {dim}-D",
                 ctx.runner.chart(pairs.pairwise_heatmap, t, title=f"Pairwise rank-sum tests, {suite}, {dim}-D",
-                                 settings=f"two-sided rank-sum (Mann-Whitney U), {t['correction'][0]} correction over "
-                                          f"{t['tests'][0]} tests, α = {t['alpha'][0]:g}"),
+                                 settings=f"two-sided rank-sum (Mann-Whitney U), {t['correction'][0]} correction within "
+                                          f"{t['family'][0]}, α = {t['alpha'][0]:g}"),
                 "Per pair of algorithms, function and target: -log10 of the corrected p-value, blue where the first "
                 "algorithm of the pair has the better ranks, red where the second has; outlined: significant."
                 + ("" if every_pair else " The pairs compared on their pages (the Tables pages hold the tests of every "
                                          "pair)."),
                 kind="ranksum-heatmap"))
         pages.insert(0, Page("pairwise", "Rank-sum tests of every pair",
-                             [Section("ranksum-heat", "A heat map per dimension", heat, columns=1)],
+                             [Section("ranksum-tests", "Tests", [tests_note(ctx, tests)], columns=1),
+                              Section("ranksum-heat", "A heat map per dimension", heat, columns=1)],
                              nav="Rank-sum tests", menu="Pairwise"))
     return pages
 
@@ -312,7 +326,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                 continue
             groups = [*ctx.groups(suite, [alg]), ("all", "All functions")]  # those holding its functions
             sections.append(Section(f"scaling-{suite}", f"Scaling with dimension, {suite}", [kind_figure(
-                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one,
+                ctx, f"scaling-{suite}-{ids[alg]}", f"Scaling, {alg}", "scaling", one, **ctx.few_targets(suite, 5),
                 caption="aRT / dimension versus dimension, a line per target; k/n at the top of a panel, above "
                         "a dimension: k of n trials succeeded at the hardest target; a cross: no success, at the "
                         "median evaluations / dimension (ppfigdim).")],
@@ -320,7 +334,7 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
             names = [g for g, _ in groups]
             dist = [
                 kind_figure(ctx, f"rt-ecdf-{suite}-{ids[alg]}", f"Runtime ECDFs, {alg}", "rt-ecdf", one, group=names,
-                            dimension=dims,
+                            dimension=dims, **ctx.few_targets(suite, 4),
                             caption="ECDF of the trials' runtimes to reach each of a few targets, per function "
                                     "group and dimension (cocopp's pprldistr, left); k/n at a line's end: k of the n "
                                     "functions of the panel solved at that target by at least one trial."),

@@ -89,7 +89,10 @@ def art_table(analysis, *, reference: str | pl.LazyFrame | pl.DataFrame | None =
     aRT of the column), p_best / p_best_corrected / best_marker (best against every other
     algorithm, the largest p-value, 1 when one ranks at least as well), p_ref / ref_direction (+1
     better, -1 worse than the reference) / ref_consistent / p_ref_corrected / ref_marker, tests /
-    ref_tests (number of tests in the correction family), and the settings.
+    ref_tests (number of tests in the correction family), ref_trials / ref_p_min / ref_alpha_reachable (the
+    reference's trials, the smallest p-value the two trial counts allow, and whether the corrected p-value of
+    the test against the reference can fall below alpha at all: `significance.with_reachable`), and the
+    settings.
     """
     significance.check_correction(correction)
     ref_alg, ref_frame, ref_label = _reference_of(analysis, reference, reference_name)
@@ -116,7 +119,7 @@ COLUMNS = ["suite", "dimension", "function", "algorithm", "role", "target", "art
            "value_kind", "p10", "p50", "p90", "disp_lo", "disp_hi", "successes", "runs", "trials", "success_rate",
            "median_final_delta", "median_evaluations", "succ_target", "succ", "succ_trials", "best", "p_best",
            "p_best_corrected", "best_marker", "tests", "p_ref", "ref_direction", "ref_consistent", "p_ref_corrected",
-           "ref_marker", "ref_tests", "correction", "alpha", "samples"]
+           "ref_marker", "ref_tests", "ref_trials", "ref_p_min", "ref_alpha_reachable", "correction", "alpha", "samples"]
 
 
 def _reference_of(analysis, reference, reference_name: str | None
@@ -233,8 +236,14 @@ def _with_tests(a: pl.DataFrame, ana, hits: pl.DataFrame, ref_alg: str | None, c
         lambda p: marker("★", p, alpha), return_dtype=pl.String))
     a = a.join(b, on=[*TABLE_CELL, "target", "algorithm"], how="left")
     if ref is not None:
-        r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction).rename(
-            {"family_size": "ref_tests"})
+        r = significance.correct_frame(ref, "p_ref", "p_ref_corrected", [*fam, "algorithm"], correction)
+        n = a.select(*TABLE_CELL, "target", "algorithm", "trials")
+        r = r.join(n, on=[*TABLE_CELL, "target", "algorithm"], how="left").join(
+            n.filter(pl.col("algorithm") == ref_alg).drop("algorithm").rename({"trials": "ref_trials"}),
+            on=[*TABLE_CELL, "target"], how="left")
+        r = significance.with_reachable(r.with_columns(pl.col("trials", "ref_trials").fill_null(0)), "trials",
+                                        "ref_trials", [*fam, "algorithm"], correction, alpha).drop("trials").rename(
+            {"family_size": "ref_tests", "p_min": "ref_p_min", "alpha_reachable": "ref_alpha_reachable"})
         r = r.with_columns(ref_marker=pl.struct("p_ref_corrected", "ref_direction", "ref_consistent").map_elements(
             lambda v: marker("↓" if v["ref_direction"] > 0 else "↑", v["p_ref_corrected"], alpha)
             if v["ref_consistent"] and v["ref_direction"] != 0 else "", return_dtype=pl.String))
@@ -251,17 +260,30 @@ def _table_hits(hits: pl.DataFrame, tt: pl.DataFrame, cols: list[str]) -> pl.Dat
     return hits.filter(keep).select(cols)
 
 
+def family_name(family: Sequence[str]) -> str:
+    """The name of a family of pairwise tests (the `family` column): `significance.FAMILY_TEXT` for cocopp's,
+    "all" for every test made, else "per " and its columns."""
+    if tuple(family) == significance.PAIR_FAMILY:
+        return significance.FAMILY_TEXT
+    return f"per {', '.join(family)}" if family else "all"
+
+
 def pairwise_table(analysis, targets: str | Sequence[float] | None = None, correction: str = "bonferroni", *,
-                   alpha: float = significance.ALPHA, family: Sequence[str] = (), chunk: int = 16,
+                   alpha: float = significance.ALPHA, family: Sequence[str] = significance.PAIR_FAMILY,
+                   chunk: int = 16,
                    threads: int | None = None, hits: pl.DataFrame | None = None) -> pl.DataFrame:
     """Rank-sum tests for every pair of algorithms per (suite, dimension, function, target).
 
     Columns: algorithm_a, algorithm_b, trials_a/b, art_a/b (instance-balanced), statistic (U of a),
     p_value (two-sided, as scipy.stats.mannwhitneyu on cocopp's test data), better (the algorithm
     with the better ranks, null on a tie), consistent (the better-ranked one also has the smaller
-    aRT, cocopp's rule), p_corrected (Bonferroni or Holm over all `tests` made, or within groups
-    of equal `family` columns, e.g. ("suite", "dimension", "target")), significant (p_corrected <
-    alpha and consistent), marker. Algorithm a comes before b in the selection's order.
+    aRT, cocopp's rule), p_corrected (Bonferroni or Holm within each family of `tests` tests: the rows of equal
+    `family` columns, by default cocopp's `significance.PAIR_FAMILY`, the functions of a dimension per pair
+    and target, so that a test's corrected p-value does not depend on the other algorithms, dimensions and
+    targets selected; all tests made with `family=()`), family (its name), p_min and alpha_reachable (the
+    smallest p-value the trial counts allow, and whether the corrected p can fall below alpha at all:
+    `significance.with_reachable`), significant (p_corrected < alpha and consistent), marker. Algorithm a
+    comes before b in the selection's order.
 
     The tests are `significance.pairwise_tests`': the (problem, target) groups on `threads` threads (default:
     as many as Polars' thread pool), the records behind the precisions at FE_umin read per group of `chunk`
@@ -286,8 +308,10 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
         hits = analysis.per_algorithm(lambda part: part.hits(tt.lazy()).select(cols)).collect()
     order = algorithm_order(analysis, hits["algorithm"].unique().to_list())
     df = significance.pairwise_tests(hits, _events_of(analysis), order, chunk=chunk, threads=threads)
-    df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction).rename({"family_size": "tests"})
-    df = df.with_columns(family=pl.lit(",".join(family) if family else "all"))
+    df = significance.correct_frame(df, "p_value", "p_corrected", list(family), correction)
+    df = significance.with_reachable(df, "trials_a", "trials_b", list(family), correction, alpha).rename(
+        {"family_size": "tests"})
+    df = df.with_columns(family=pl.lit(family_name(family)))
     sig = (pl.col("p_corrected") < alpha) & pl.col("consistent") & pl.col("better").is_not_null()
     df = df.with_columns(significant=sig, correction=pl.lit(correction), alpha=pl.lit(alpha))
     pc = df["p_corrected"].to_numpy()

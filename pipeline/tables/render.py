@@ -59,6 +59,16 @@ def fmt_target(t: float) -> str:
     return fmt_sci(t)
 
 
+def target_labels(targets) -> dict[float, str]:
+    """The labels of a table's targets: `fmt_target`'s, or the integers themselves for a set of whole numbers that
+    are not all powers of ten (PBO's targets 15, 12, ..., 0: not 1.5e1, 1e+1, 0)."""
+    ts = [float(t) for t in targets]
+    whole = all(t.is_integer() and 0 <= t < 1e15 for t in ts)
+    if whole and any(fmt_target(t) == fmt_sci(t) for t in ts):
+        return {t: str(int(t)) for t in ts}
+    return {t: fmt_target(t) for t in ts}
+
+
 # -- a format-neutral table ---------------------------------------------------------------------
 @dataclass
 class Cell:
@@ -150,6 +160,7 @@ def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
                          f"↓k / ↑k: p ≤ 10^-k.")
         parts.append("A marker also requires the better-ranked algorithm to have an aRT not larger than the other's "
                      "and, if finite, fewer evaluations on average (cocopp's rule).")
+        parts += [u] if (u := unreachable_text(g)) else []
     else:
         parts.append("No significance test: fewer than two algorithms.")
     return " ".join(parts)
@@ -157,7 +168,8 @@ def _art_caption(g: pl.DataFrame, suite: str, dim: int) -> str:
 
 def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     tlist = sorted(g["target"].unique().to_list(), reverse=True)
-    header = ["Δf", "algorithm", *[fmt_target(t) for t in tlist], "#succ"]
+    labels = target_labels(tlist)
+    header = ["Δf", "algorithm", *[labels[float(t)] for t in tlist], "#succ"]
     grid = Grid(title=f"aRT table, {suite}, {dim}-D", caption=_art_caption(g, suite, dim), header=header,
                 label=f"tab:art-{suite}-{dim}D", align="ll" + "r" * len(tlist) + "r")
     has_ref = (g["role"] == "reference").any()
@@ -194,6 +206,26 @@ def _art_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     return grid
 
 
+def unreachable_text(tests: pl.DataFrame) -> str:
+    """A sentence naming the pairs whose trial counts put alpha out of reach (no corrected p-value can fall below
+    it), with the counts and the smallest p; "" if none. `tests`: rows of `pairwise_table` (alpha_reachable), or of
+    `art_table` (ref_alpha_reachable: each algorithm against the reference)."""
+    if "alpha_reachable" in tests.columns:
+        a, b, na, nb, p_min, ok = "algorithm_a", "algorithm_b", "trials_a", "trials_b", "p_min", "alpha_reachable"
+    elif "ref_alpha_reachable" in tests.columns:
+        a, b, na, nb, p_min, ok = "algorithm", "reference", "trials", "ref_trials", "ref_p_min", "ref_alpha_reachable"
+        tests = tests.drop("tests").rename({"ref_tests": "tests"}).filter(pl.col(ok).is_not_null())
+    else:
+        return ""
+    if tests.height == 0 or tests[ok].all():
+        return ""
+    out = (tests.filter(~pl.col(ok)).group_by(a, b, na, nb, maintain_order=True)
+           .agg(pl.col(p_min).first(), pl.col("tests").max(), pl.len()))
+    what = "; ".join(f"{r[a]} against {r[b]} ({r[na]} against {r[nb]} trials: smallest p {fmt_num(r[p_min])}, "
+                     f"{r['tests']} tests in the family; {r['len']} tests)" for r in out.iter_rows(named=True))
+    return f"No test can be significant at α = {tests['alpha'][0]:g} with so few trials for the correction: {what}."
+
+
 def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
     corr, alpha = g["correction"][0], g["alpha"][0]
     fam = g["family"][0] if "family" in g.columns else "all"
@@ -202,14 +234,15 @@ def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
                                                               "targets of the selection)")
     else:
         what = _correction_text(corr, _nset(g["tests"].to_list()).replace("N =", "m ="),
-                                f"tests made per {fam.replace(',', ', ')}")
+                                f"tests of a family, {fam.removeprefix('per ')}")
     caption = (f"Pairwise {TEST_NAME} for every pair of algorithms per function and target, on "
                f"{TEST_DATA}. p: the two-sided p-value; better: the algorithm with the better ranks; "
                + what
                + f". *: corrected p < {alpha:g} and the better-ranked algorithm has an aRT not larger than the other's "
                f"and, if finite, fewer evaluations on average (cocopp's rule); "
-               f"*k: corrected p ≤ 10^-k.")
+               f"*k: corrected p ≤ 10^-k." + (f" {u}" if (u := unreachable_text(g)) else ""))
     header = ["f", "Δf", "A", "B", "aRT A", "aRT B", "p", "better", "p corrected", "sig."]
+    labels = target_labels(g["target"].unique())
     grid = Grid(title=f"pairwise tests, {suite}, {dim}-D", caption=caption, header=header,
                 label=f"tab:pairwise-{suite}-{dim}D", align="lrllrrrlrl")
     prev = None
@@ -219,7 +252,7 @@ def _pairwise_grid(g: pl.DataFrame, suite: str, dim: int) -> Grid:
             prev = r["function"]
         sig = bool(r["significant"])
         grid.rows.append([
-            Cell(f"f{r['function']}"), Cell(fmt_target(r["target"])), Cell(r["algorithm_a"]), Cell(r["algorithm_b"]),
+            Cell(f"f{r['function']}"), Cell(labels[float(r["target"])]), Cell(r["algorithm_a"]), Cell(r["algorithm_b"]),
             Cell(fmt_num(r["art_a"])), Cell(fmt_num(r["art_b"])), Cell(fmt_num(r["p_value"])),
             Cell(r["better"] or "", bold=sig), Cell(fmt_num(r["p_corrected"]), bold=sig), Cell(r["marker"] or ""),
         ])

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
+from ..store.errors import StoreError
 from ..store.location import is_uri
+from ..store.remote import filesystem, timed_out
 from ..store.store import LEGACY_MANIFEST as STORE_MANIFEST
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
@@ -622,10 +624,11 @@ def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
 
 def _object_store(uri: str):
     """(file system, path) of an object-storage URI (pyarrow; credentials from the environment)."""
-    import pyarrow.fs as pafs
 
     try:
-        return pafs.FileSystem.from_uri(uri)
+        return filesystem(uri)
+    except StoreError as exc:  # no credentials
+        raise SourceError(uri, str(exc).removeprefix(f"{uri}: ")) from None
     except Exception as exc:  # noqa: BLE001 - an unknown scheme, a malformed URI
         raise SourceError(uri, f"cannot read from there ({' '.join(str(exc).split())[:200]})") from None
 
@@ -666,7 +669,7 @@ def _read_uri(uri: str, limits: Limits | None) -> Source:
             h.update(b"\0")
             h.update(hashlib.sha256(files[rel]).digest())
     except OSError as exc:
-        raise SourceError(uri, f"cannot read it ({' '.join(str(exc).split())[:200]})") from None
+        raise SourceError(uri, f"cannot read it ({timed_out(exc) or ' '.join(str(exc).split())[:200]})") from None
     return Source(name=name, path=uri.rstrip("/"), files=files, source_id=h.hexdigest()[:16])
 
 

@@ -9,9 +9,12 @@ without cocopipe, fails the call with `TaskFailed`, one line naming the node and
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import socket
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 EXECUTORS = ("local", "ray")
 #: times Ray runs a task again when its node or worker process is lost
@@ -34,18 +37,77 @@ INSTALL = ("install cocopipe on every node, or give it to the tasks in a runtime
            "submit --runtime-env-json '{\"py_modules\": [\"cocopipe-....whl\"]}' -- cocopipe ...; docs/scale.md)")
 
 
+class ClusterUnreachable(TaskFailed):
+    """The Ray cluster RAY_ADDRESS names cannot be reached or refuses this driver."""
+
+
+#: seconds to wait for the Ray cluster's address to accept a connection
+CONNECT_TIMEOUT = 5.0
+#: the driver's environment variables its Ray tasks get (a job's runtime_env, `ray job submit`, takes
+#: precedence): how to reach the object store, its credentials and time limits
+TASK_ENV = re.compile(r"^(AWS_|AZURE_|GOOGLE_|COCOPIPE_STORE_)")
+
+
 def ray(num_cpus: int | None = None):
     """The `ray` module connected: to the cluster already connected, else to the one `RAY_ADDRESS` names
     (its nodes have their own CPUs: `num_cpus` is not given), else to a new local instance of `num_cpus`."""
     from .extras import require
 
+    if os.environ.get("RAY_ADDRESS", "").strip():
+        _token_mode()  # before Ray reads its configuration
     _ray = require("ray", "ray", "the Ray executor")
     if not _ray.is_initialized():
         if os.environ.get("RAY_ADDRESS", "").strip():
-            _ray.init(log_to_driver=False)
+            _connect(_ray, os.environ["RAY_ADDRESS"].strip())
         else:  # "local": never a cluster that another `ray start` on this machine left behind
             _ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     return _ray
+
+
+def _connect(_ray, address: str) -> None:
+    """Connect to the cluster at `address`: `ClusterUnreachable` naming it within about CONNECT_TIMEOUT when
+    nothing answers there (Ray itself waits without end), or when Ray refuses the connection (within Ray's
+    own 20 s then). A cluster started with token authentication (Ray 2.5x: on when a token is in
+    ~/.ray/auth_token) is joined with the token found here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, that file):
+    Ray takes a token for an address given explicitly only with RAY_AUTH_MODE=token, which is then set."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if port.isdigit():  # not "auto"
+        try:
+            socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT).close()
+        except OSError as exc:
+            why = "no answer" if isinstance(exc, TimeoutError) else getattr(exc, "strerror", None) or str(exc)
+            raise ClusterUnreachable(f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached ({why}); start "
+                                     "it (`ray start --head`, docs/scale.md) or unset RAY_ADDRESS for a local "
+                                     "instance") from None
+    env = _task_env()
+    try:
+        _ray.init(log_to_driver=False, runtime_env={"env_vars": env} if env else None)
+    except Exception as exc:  # noqa: BLE001 - Ray says a refused connection in several ways
+        raise ClusterUnreachable(f"cannot connect to the Ray cluster at {address} (RAY_ADDRESS): "
+                                 f"{' '.join(str(exc).split())[:200]}; if it was started with token authentication, "
+                                 "give its token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token; "
+                                 "docs/scale.md)") from None
+
+
+def _token_mode() -> None:
+    """RAY_AUTH_MODE=token where it is not set and a token is found here (see `_connect`)."""
+    token = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token")
+    if "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or token.is_file()):
+        os.environ["RAY_AUTH_MODE"] = "token"
+        import sys
+
+        if "ray" in sys.modules:  # imported already: Ray reads its configuration again
+            from ray._raylet import Config
+
+            Config.initialize("")
+
+
+def _task_env() -> dict[str, str]:
+    """The variables of TASK_ENV this driver has, but for those the job's own runtime_env sets (Ray refuses
+    the same variable twice)."""
+    job = json.loads(os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") or "{}")
+    given = (job.get("runtime_env") or {}).get("env_vars") or {}
+    return {k: v for k, v in os.environ.items() if TASK_ENV.match(k) and k not in given}
 
 
 def run(function: Callable, calls: Sequence[tuple], in_flight: int | None = None) -> Iterator[tuple[int, object]]:

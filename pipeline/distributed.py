@@ -53,8 +53,6 @@ def ray(num_cpus: int | None = None):
     (its nodes have their own CPUs: `num_cpus` is not given), else to a new local instance of `num_cpus`."""
     from .extras import require
 
-    if os.environ.get("RAY_ADDRESS", "").strip():
-        _token_mode()  # before Ray reads its configuration
     _ray = require("ray", "ray", "the Ray executor")
     if not _ray.is_initialized():
         if os.environ.get("RAY_ADDRESS", "").strip():
@@ -79,6 +77,7 @@ def _connect(_ray, address: str) -> None:
             raise ClusterUnreachable(f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached ({why}); start "
                                      "it (`ray start --head`, docs/scale.md) or unset RAY_ADDRESS for a local "
                                      "instance") from None
+    _token_mode()
     env = _task_env()
     try:
         _ray.init(log_to_driver=False, runtime_env={"env_vars": env} if env else None)
@@ -94,12 +93,11 @@ def _token_mode() -> None:
     token = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token")
     if "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or token.is_file()):
         os.environ["RAY_AUTH_MODE"] = "token"
-        import sys
-
-        if "ray" in sys.modules:  # imported already: Ray reads its configuration again
+        try:  # Ray reads its configuration again, as its own _enable_token_auth does
             from ray._raylet import Config
-
-            Config.initialize("")
+        except ImportError:  # a Ray without token authentication
+            return
+        Config.initialize("")
 
 
 def _task_env() -> dict[str, str]:

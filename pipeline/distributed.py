@@ -64,19 +64,14 @@ def ray(num_cpus: int | None = None):
 
 def _connect(_ray, address: str) -> None:
     """Connect to the cluster at `address`: `ClusterUnreachable` naming it within about CONNECT_TIMEOUT when
-    nothing answers there (Ray itself waits without end), or when Ray refuses the connection (within Ray's
-    own 20 s then). A cluster started with token authentication (Ray 2.5x: on when a token is in
+    nothing answers there as a Ray cluster (Ray itself waits without end), or when Ray refuses the connection
+    (within Ray's own 20 s then). A cluster started with token authentication (Ray 2.5x: on when a token is in
     ~/.ray/auth_token) is joined with the token found here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, that file):
     Ray takes a token for an address given explicitly only with RAY_AUTH_MODE=token, which is then set."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if port.isdigit():  # not "auto"
-        try:
-            socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT).close()
-        except OSError as exc:
-            why = "no answer" if isinstance(exc, TimeoutError) else getattr(exc, "strerror", None) or str(exc)
-            raise ClusterUnreachable(f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached ({why}); start "
-                                     "it (`ray start --head`, docs/scale.md) or unset RAY_ADDRESS for a local "
-                                     "instance") from None
+    why = _probe(address)
+    if why:
+        raise ClusterUnreachable(f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached ({why}); start it "
+                                 "(`ray start --head`, docs/scale.md) or unset RAY_ADDRESS for a local instance")
     _token_mode()
     env = _task_env()
     try:
@@ -86,6 +81,29 @@ def _connect(_ray, address: str) -> None:
                                  f"{' '.join(str(exc).split())[:200]}; if it was started with token authentication, "
                                  "give its token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token; "
                                  "docs/scale.md)") from None
+
+
+#: the HTTP/2 client preface and an empty SETTINGS frame: what a gRPC client (Ray's) sends first
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def _probe(address: str) -> str | None:
+    """Why nothing at `address` (host:port) answers as a Ray cluster's gRPC server within CONNECT_TIMEOUT,
+    or None: it does (its first HTTP/2 frame, SETTINGS, came), or the address has no port ("auto")."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT) as sock:
+            sock.sendall(_PREFACE)
+            first = sock.recv(9)
+    except TimeoutError:
+        return f"no answer within {CONNECT_TIMEOUT:g} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if len(first) < 4 or first[3] != 4:  # an HTTP/2 frame's type, 4: SETTINGS
+        return "what answers there is no Ray cluster"
+    return None
 
 
 def _token_mode() -> None:

@@ -192,6 +192,18 @@ def test_an_unreachable_ray_cluster_is_named_within_seconds(tmp_path):
     line = _error(done)
     assert "the Ray cluster at 127.0.0.1:1 (RAY_ADDRESS) cannot be reached" in line and "cannot write" not in line
     assert took < 30 and not (tmp_path / "art.csv").exists(), took
+    # an address that accepts connections and never answers (Ray would wait there without end too)
+    from test_hostile_waits import Listener
+
+    frozen = Listener()
+    try:
+        address = f"127.0.0.1:{frozen.port}"
+        done, took = _cli(["art", "--store", st.path, "--executor", "ray", "-o", tmp_path / "art.csv"],
+                          {"RAY_ADDRESS": address}, tmp_path)
+    finally:
+        frozen.close()
+    assert f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached (no answer within 5 s)" in _error(done)
+    assert took < 30, took
 
 
 @pytest.fixture

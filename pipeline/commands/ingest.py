@@ -23,7 +23,7 @@ def _discard(st, path: Path | None, before: set[str] | None) -> None:
         fs, key = filesystem(st.uri(SOURCES))
         try:
             fs.delete_dir(key)
-        except OSError:  # left as an empty store, as before this change
+        except OSError:  # the empty store stays: what every later command reads as "no source yet"
             pass
         return
     if before is None:

@@ -623,8 +623,7 @@ def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
 
 
 def _object_store(uri: str):
-    """(file system, path) of an object-storage URI (pyarrow; credentials from the environment)."""
-
+    """(file system, path) of an object-storage URI (pyarrow, with the time limits of `store.remote`)."""
     try:
         return filesystem(uri)
     except StoreError as exc:  # no credentials

@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..words import plural
 from .errors import StoreError
 
 #: the environment variables of the time limits, and their defaults (seconds; a number of retries)
@@ -55,8 +56,8 @@ class Limits:
 
     def said(self) -> str:
         """The limits as the error of a request that ran out of them says them."""
-        return (f"no answer within {self.timeout:g} s, {self.retries} retries within {self.retry_timeout:g} s: "
-                "COCOPIPE_STORE_TIMEOUT, COCOPIPE_STORE_RETRIES")
+        return (f"no answer within {self.timeout:g} s, {plural(self.retries, 'retry', 'retries')} within "
+                f"{self.retry_timeout:g} s: COCOPIPE_STORE_TIMEOUT, COCOPIPE_STORE_RETRIES")
 
 
 def timed_out(exc: BaseException) -> str | None:

@@ -636,6 +636,8 @@ def _read_uri(uri: str, limits: Limits | None) -> Source:
     """A source on object storage: an archive object, or the log files under a prefix (a folder)."""
     import pyarrow.fs as pafs
 
+    if uri in _UNANSWERED:  # its server did not answer `expand` already: not asked again, however long it takes
+        raise SourceError(uri, f"cannot read it ({_UNANSWERED.pop(uri)})")
     fs, where = _object_store(uri)
     limits = limits or Limits()
     name = uri.rstrip("/").rsplit("/", 1)[-1]
@@ -702,12 +704,18 @@ def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source
                   problems=problems)
 
 
+#: the object-storage URIs whose server did not answer within the time limits while `expand` looked at them
+_UNANSWERED: dict[str, str] = {}
+
+
 def _expand_uri(uri: str) -> list[str]:
     """The sources under an object-storage URI: the archives under a prefix, each a source of its own, and
     the prefix itself where log files lie beside them; an archive object; the URI itself otherwise (read
     and reported then)."""
     import pyarrow.fs as pafs
 
+    if uri in _UNANSWERED:
+        return [uri]
     fs, where = _object_store(uri)
     try:
         if fs.get_file_info(where).type == pafs.FileType.File:
@@ -715,7 +723,9 @@ def _expand_uri(uri: str) -> list[str]:
         found = [f for f in fs.get_file_info(pafs.FileSelector(where, recursive=True, allow_not_found=True))
                  if f.type == pafs.FileType.File
                  and not any(_hidden(part) for part in f.path[len(where):].split("/") if part)]
-    except OSError:
+    except OSError as exc:  # read, and reported, as the source it names
+        if said := timed_out(exc):
+            _UNANSWERED[uri] = said
         return [uri]
     base = uri.rstrip("/")
     archives = sorted(f"{base}/{f.path[len(where):].lstrip('/')}" for f in found

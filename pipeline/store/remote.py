@@ -138,17 +138,19 @@ def polars_options(uri: str) -> dict | None:
 
 
 def filesystem(uri: str):
-    """(pyarrow file system, path) of an object-storage URI, with the time limits on an S3 one."""
+    """(pyarrow file system, path) of an object-storage URI, with the time limits on an S3 one. pyarrow's
+    retries have no window: as many are made as would start within it when every attempt takes `timeout`."""
     import pyarrow.fs as pafs
 
     credentials(uri)
     if _scheme(uri) not in _S3:
         return pafs.FileSystem.from_uri(uri)
     lim = limits()
+    retries = min(lim.retries, int(lim.retry_timeout // lim.timeout))
     bucket_and_key = uri.split("://", 1)[1]
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
     fs = pafs.S3FileSystem(endpoint_override=endpoint, connect_timeout=lim.connect_timeout,
                            request_timeout=lim.timeout, region=os.environ.get("AWS_REGION") or None,
-                           retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=lim.retries + 1),
+                           retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=1 + retries),
                            anonymous=os.environ.get("AWS_SKIP_SIGNATURE", "").strip().lower() in ("true", "1"))
     return fs, bucket_and_key.rstrip("/")

@@ -104,6 +104,11 @@ def test_the_default_limits_bound_a_request_to_a_minute_and_a_bad_knob_is_named(
     monkeypatch.setenv("COCOPIPE_STORE_RETRIES", "-1")
     with pytest.raises(ValueError, match=r"COCOPIPE_STORE_RETRIES='-1': expected a whole number"):
         remote.limits()
+    monkeypatch.delenv("COCOPIPE_STORE_RETRIES")
+    for bad in ("nan", "inf", "0"):
+        monkeypatch.setenv("COCOPIPE_STORE_RETRY_TIMEOUT", bad)
+        with pytest.raises(ValueError, match=f"COCOPIPE_STORE_RETRY_TIMEOUT='{bad}': expected a positive number"):
+            remote.limits()
     done, _ = cli("runs", "--store", "s3://bucket/store", env={**CREDENTIALS, "COCOPIPE_STORE_TIMEOUT": "soon"})
     one_line(done, "COCOPIPE_STORE_TIMEOUT='soon'", "positive number of seconds")
 

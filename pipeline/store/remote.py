@@ -79,7 +79,7 @@ def limits() -> Limits:
             value = type(default)(text) if text else default
         except ValueError:
             value = -1
-        if value < 0 or (value == 0 and name != "COCOPIPE_STORE_RETRIES"):
+        if not 0 <= value < float("inf") or (value == 0 and name != "COCOPIPE_STORE_RETRIES"):  # NaN too
             kind = "a whole number of retries" if isinstance(default, int) else "a positive number of seconds"
             raise ValueError(f"{name}={text!r}: expected {kind}")
         got[name.removeprefix("COCOPIPE_STORE_").lower()] = value

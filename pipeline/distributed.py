@@ -89,12 +89,16 @@ _PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\
 
 def _probe(address: str) -> str | None:
     """Why nothing at `address` (host:port) answers as a Ray cluster's gRPC server within CONNECT_TIMEOUT,
-    or None: it does (its first HTTP/2 frame, SETTINGS, came), or the address has no port ("auto")."""
+    or None: it does (its first HTTP/2 frame, SETTINGS, came; with RAY_USE_TLS, it accepts connections), or
+    the address has no port ("auto")."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not port.isdigit():
         return None
+    tls = os.environ.get("RAY_USE_TLS", "").strip().lower() in ("1", "true")  # a TLS server waits for a hello
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT) as sock:
+            if tls:
+                return None
             sock.sendall(_PREFACE)
             first = sock.recv(9)
     except TimeoutError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import SHARED, shared_or_skip
+from objectstore import s3_server  # noqa: F401 - fixture
 from pipeline.ingest import ingest
 from pipeline.store import Store
 
@@ -149,3 +150,114 @@ def test_a_task_whose_worker_dies_is_run_again(tmp_path):
     finally:
         if started:  # the Ray instance this test started ends with it
             ray.shutdown()
+
+
+# -- a cluster that cannot be reached, or that asks for a token (issue 43) --------------------------------
+
+def _cli(args: list, env: dict, cwd) -> tuple:
+    """`cocopipe ARGS` as a Ray driver with `env` (no RAY_* variable of this process's), and its time."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          env={**base, "COLUMNS": "250", **env}, cwd=cwd, timeout=120)
+    return done, time.monotonic() - start
+
+
+def _error(done) -> str:
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    lines = [x for x in done.stderr.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def _tiny_store(tmp_path) -> Store:
+    from logs import write_new2
+
+    st = Store(tmp_path / "s", create=True)
+    ingest([write_new2(tmp_path / a, alg=a, runs=[{"instance": 1, "dat": [(1, 5.0), (7, 1e-9)]}]) for a in "AB"], st)
+    return st
+
+
+def test_an_unreachable_ray_cluster_is_named_within_seconds(tmp_path):
+    # before: `art --executor ray` with RAY_ADDRESS=127.0.0.1:1 still waiting after 90 s
+    pytest.importorskip("ray")
+    st = _tiny_store(tmp_path)
+    done, took = _cli(["art", "--store", st.path, "--executor", "ray", "-o", tmp_path / "art.csv"],
+                      {"RAY_ADDRESS": "127.0.0.1:1"}, tmp_path)
+    line = _error(done)
+    assert "the Ray cluster at 127.0.0.1:1 (RAY_ADDRESS) cannot be reached" in line and "cannot write" not in line
+    assert took < 30 and not (tmp_path / "art.csv").exists(), took
+    # an address that accepts connections and never answers (Ray would wait there without end too)
+    from test_hostile_waits import Listener
+
+    frozen = Listener()
+    try:
+        address = f"127.0.0.1:{frozen.port}"
+        done, took = _cli(["art", "--store", st.path, "--executor", "ray", "-o", tmp_path / "art.csv"],
+                          {"RAY_ADDRESS": address}, tmp_path)
+    finally:
+        frozen.close()
+    assert f"the Ray cluster at {address} (RAY_ADDRESS) cannot be reached (no answer within 5 s)" in _error(done)
+    assert took < 30, took
+
+
+@pytest.fixture
+def token_cluster(tmp_path):
+    """A one-node Ray cluster as `ray start --head` starts it where ~/.ray/auth_token holds a token (any local
+    ray.init() of Ray >= 2.5x writes one): with token authentication; HOME the folder holding that token."""
+    import os
+    import subprocess
+    import tempfile
+    import uuid
+
+    from test_ray_cluster import RAY, _stop, free_port
+
+    home = tmp_path / "home"
+    (home / ".ray").mkdir(parents=True)
+    (home / ".ray" / "auth_token").write_text(uuid.uuid4().hex + uuid.uuid4().hex)
+    temp = tempfile.mkdtemp(prefix="ray-token-")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "AWS_"))}
+    started = subprocess.run([RAY, "start", "--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
+                              "--temp-dir", temp, "--num-cpus", "1", "--include-dashboard", "false",
+                              "--disable-usage-stats", "--dashboard-agent-listen-port", str(free_port())],
+                             env={**env, "HOME": str(home)}, capture_output=True, text=True, timeout=180)
+    try:
+        assert started.returncode == 0, started.stderr[-2000:]
+        assert "Token authentication is enabled" in started.stderr + started.stdout, started.stderr[-2000:]
+        yield {"RAY_ADDRESS": f"127.0.0.1:{port}", "HOME": str(home)}
+    finally:
+        _stop([temp])
+        import shutil
+
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_cluster_with_token_authentication_is_joined_with_the_token_found_here(token_cluster, tmp_path, s3_server):
+    # before: 20 s of connection warnings, then "cannot write ... (Failed to connect to Ray cluster)"
+    pytest.importorskip("ray")
+    st = _tiny_store(tmp_path)
+    local, _ = _cli(["art", "--store", st.path, "-o", tmp_path / "local.csv"], {}, tmp_path)
+    assert local.returncode == 0, local.stderr
+    done, _ = _cli(["art", "--store", st.path, "--executor", "ray", "-o", tmp_path / "ray.csv"], token_cluster, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "ray.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+    # a wrong token: one line naming the cluster and what to give, not the output file
+    done, took = _cli(["art", "--store", st.path, "--executor", "ray", "-o", tmp_path / "bad.csv"],
+                      {**token_cluster, "RAY_AUTH_TOKEN": "0" * 64}, tmp_path)
+    line = _error(done)
+    assert f"cannot connect to the Ray cluster at {token_cluster['RAY_ADDRESS']}" in line and "token" in line, line
+    assert "cannot write" not in line and took < 45, (line, took)
+    # the store on the object store, its credentials and endpoint in the driver's environment only (the
+    # cluster's node has none): the tasks get them (runtime_env), and the same aRT
+    uri = f"s3://{s3_server.bucket()}/store"
+    for args in (["ingest", *[tmp_path / a for a in "AB"], "--store", uri],
+                 ["art", "--store", uri, "--executor", "ray", "-o", tmp_path / "s3.csv"]):
+        done, _ = _cli(args, {**token_cluster, **s3_server.env}, tmp_path)
+        assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "s3.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()

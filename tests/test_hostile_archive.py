@@ -451,3 +451,59 @@ def test_a_redirect_loop_is_one_line(env):
 def test_a_url_that_httpx_refuses_is_one_line(env):
     res = cli("archive", "list", "--archive-url", "http://[::1/arch")
     assert "not a usable URL" in one_error(res, "http://[::1/arch")
+
+
+# -- issue 43: a data set over the definition file, a bad answer to a resume ---------------------------
+@pytest.mark.parametrize("name", [FILENAME, f"bbob/{FILENAME}", "COCO_Archive_Definition.TXT"])
+def test_a_data_set_named_as_the_definition_file_never_replaces_it(env, name):
+    # before: an entry made by hand downloaded the data set over the cached definition, and `archive list
+    # --offline` then failed; a definition file naming one in another case was read
+    with pytest.raises(ArchiveError, match="a definition file is no data set"):
+        parse(definition(("ok.tgz", SHA, 3), (name, SHA, 3)).decode(), "defs")
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3))}) as srv:
+        assert cli("archive", "list", "--archive-url", srv.url).exit_code == 0
+        kept = (cache_of(srv, env) / FILENAME).read_bytes()
+        archive = Archive(srv.url)
+        with pytest.raises(ArchiveError, match="a definition file is no data set"):
+            archive.fetch(Entry(name, SHA, 3))
+        assert not archive.cached(Entry(name, SHA, 3)) and srv.requests == [FILENAME]  # nothing asked
+        assert (cache_of(srv, env) / FILENAME).read_bytes() == kept
+        res = cli("archive", "list", "--offline", "--archive-url", srv.url)
+        assert res.exit_code == 0 and "a.tgz" in res.stdout, res.stderr
+
+
+def test_a_206_without_content_range_to_a_resume_starts_over_once(env, monkeypatch):
+    # before: "a range that was not asked for", and every later run resumed the same partial file and failed
+    monkeypatch.setenv("COCOPIPE_DOWNLOAD_STALL", "0.5")
+
+    def half_then_silence(h, stop):
+        h.send_response(200)
+        h.send_header("Content-Length", str(len(DATA)))
+        h.end_headers()
+        h.wfile.write(DATA[:1000])
+        h.wfile.flush()
+        stop.wait(20)
+
+    def no_content_range(h, stop):  # a range asked for: 206, but the whole body and no Content-Range
+        h.send_response(206 if h.headers.get("Range") else 200)
+        h.send_header("Content-Length", str(len(DATA)))
+        h.end_headers()
+        h.wfile.write(DATA)
+
+    with Hostile({FILENAME: definition(("a.tgz", SHA, 3)), "a.tgz": half_then_silence}) as srv:
+        assert "no data from" in one_error(cli("archive", "get", "a.tgz", "--archive-url", srv.url), "a.tgz")
+        assert any(p.endswith(".part") for p in cached_files(env))  # a prefix, kept to resume
+        srv.routes["a.tgz"] = no_content_range
+        srv.requests.clear()
+        res = cli("archive", "get", "a.tgz", "--archive-url", srv.url)
+        assert res.exit_code == 0, res.stderr
+        assert Path(res.stdout.strip()).read_bytes() == DATA and srv.requests == ["a.tgz", "a.tgz"]
+        assert not any(p.endswith(".part") for p in cached_files(env))
+        # a server that answers 206 without a range even to a plain request: one line, and no partial file left
+        srv.routes["a.tgz"] = lambda h, stop: (h.send_response(206), h.send_header("Content-Length", "3"),
+                                               h.end_headers(), h.wfile.write(b"abc"))
+        (cache_of(srv, env) / "a.tgz").unlink()
+        for _ in range(2):
+            line = one_error(cli("archive", "get", "a.tgz", "--archive-url", srv.url), "a.tgz")
+            assert "a range that was not asked for" in line
+            assert not any(p.endswith(".part") for p in cached_files(env))

@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote, urlsplit
 import platformdirs
 
 from . import ArchiveError
-from .definition import FILENAME, Definition, Entry, file_sha256, name_problem, parse, read_file
+from .definition import FILENAME, Definition, Entry, file_sha256, is_definition, name_problem, parse, read_file
 from .download import download, fetch_text
 from .resolve import NoMatch, resolve
 
@@ -155,6 +155,9 @@ class Archive:
         why = name_problem(entry.name)
         if why:
             raise ArchiveError(f"{entry.name!r}: not a relative path inside the archive ({why})")
+        if is_definition(entry.name):  # an entry made by hand: never written over a definition file
+            raise ArchiveError(f"{entry.name!r}: a definition file is no data set (refused: it would replace "
+                               "the archive's own)")
         path = self.folder.joinpath(*entry.name.split("/"))
         if not self.remote:
             return path

@@ -89,6 +89,12 @@ def name_problem(name: object) -> str | None:
     return None
 
 
+def is_definition(name: str) -> bool:
+    """Whether a data set of this name would lie where a definition file does (any case: a file system may
+    not tell them apart), its archive's or a sub-archive's sharing the cache."""
+    return name.rsplit("/", 1)[-1].casefold() == FILENAME.casefold()
+
+
 def _check_name(name: object, origin: str) -> str:
     """A data set name safe to join to a folder or URL; ArchiveError naming the entry otherwise."""
     why = name_problem(name)
@@ -161,7 +167,7 @@ def parse(text: str, origin: str) -> Definition:
             url = str(item[1])
             continue
         name = _check_name(item[0], origin)
-        if name.rsplit("/", 1)[-1] == FILENAME:
+        if is_definition(name):
             raise ArchiveError(f"{origin}: entry {name!r}: a definition file is no data set")
         sha = str(item[1]).lower()
         if not _HEX64.fullmatch(sha):

@@ -254,6 +254,9 @@ def _stream(url: str, part: Path, label: str, progress: Progress | None, cap: tu
             if r.status_code >= 400:
                 raise ArchiveError(f"{label}: {url}: HTTP {r.status_code} {_printable(r.reason_phrase)}")
             resumed = r.status_code == 206 and have > 0 and _range_start(r) == have
+            if r.status_code == 206 and not resumed and have:  # a range not asked for: once from scratch
+                part.unlink()
+                return _stream(url, part, label, progress, cap, deadline, limits)
             if r.status_code == 206 and not resumed:
                 raise ArchiveError(f"{label}: {url}: the server sent a range that was not asked for "
                                    f"({_printable(r.headers.get('content-range', ''))!r})")

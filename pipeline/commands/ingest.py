@@ -13,8 +13,19 @@ from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, Sto
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
 
-def _discard(path: Path, before: set[str] | None) -> None:
-    """Remove what creating a store at `path` added (the folder itself when it did not exist: `before` None)."""
+def _discard(st, path: Path | None, before: set[str] | None) -> None:
+    """Remove what creating the store `st` at `path` added (the folder itself when it did not exist: `before`
+    None); on object storage (`path` None), its `sources` table, all that creating it wrote."""
+    if path is None:
+        from ..store.remote import filesystem
+        from ..store.store import SOURCES
+
+        fs, key = filesystem(st.uri(SOURCES))
+        try:
+            fs.delete_dir(key)
+        except OSError:  # the empty store stays: what every later command reads as "no source yet"
+            pass
+        return
     if before is None:
         shutil.rmtree(path, ignore_errors=True)
         return
@@ -60,7 +71,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
         fail(str(exc))
     # made by this ingest (not found: another process may make it at the same moment), to be removed if it
     # reads nothing and the store is still untouched then
-    new = path is not None and (before is None or SOURCES not in before) and st.created
+    new = st.created and (path is None or before is None or SOURCES not in before)
     OPENED.append(st.path)
     if older := sorted(schema.older(st.schema_versions())):
         err.print(f"note: {store} was written with an older schema ({', '.join(older)}): its rows are read as "
@@ -73,7 +84,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
                                    one=options.get("name") is not None)
     except typer.Exit:  # a name that resolves to nothing: no new store left behind
         if new and st.untouched():
-            _discard(path, before)
+            _discard(st, path, before)
         raise
     todo = expand(fetched.paths)
     with progress(len(todo), "ingest") as advance:
@@ -85,13 +96,13 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
             summary = run_ingest(todo, st, on_source=done, meta=fetched.meta, **options)
         except (RuntimeError, ValueError) as exc:
             if new and st.untouched():
-                _discard(path, before)
+                _discard(st, path, before)
             fail(str(exc))
     for notice in st.notices:
         _say(notice)
     summary = add_outcomes(summary, fetched, on_source)
     if new and read_nothing(summary) and st.untouched():
-        _discard(path, before)
+        _discard(st, path, before)
         return None, summary
     return st, summary
 

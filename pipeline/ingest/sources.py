@@ -17,7 +17,9 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
+from ..store.errors import StoreError
 from ..store.location import is_uri
+from ..store.remote import filesystem, timed_out
 from ..store.store import LEGACY_MANIFEST as STORE_MANIFEST
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
@@ -621,11 +623,11 @@ def _read_folder(root: Path) -> tuple[ArchiveFiles, list[tuple]]:
 
 
 def _object_store(uri: str):
-    """(file system, path) of an object-storage URI (pyarrow; credentials from the environment)."""
-    import pyarrow.fs as pafs
-
+    """(file system, path) of an object-storage URI (pyarrow, with the time limits of `store.remote`)."""
     try:
-        return pafs.FileSystem.from_uri(uri)
+        return filesystem(uri)
+    except StoreError as exc:  # no credentials
+        raise SourceError(uri, str(exc).removeprefix(f"{uri}: ")) from None
     except Exception as exc:  # noqa: BLE001 - an unknown scheme, a malformed URI
         raise SourceError(uri, f"cannot read from there ({' '.join(str(exc).split())[:200]})") from None
 
@@ -634,6 +636,8 @@ def _read_uri(uri: str, limits: Limits | None) -> Source:
     """A source on object storage: an archive object, or the log files under a prefix (a folder)."""
     import pyarrow.fs as pafs
 
+    if uri in _UNANSWERED:  # its server did not answer `expand` already: not asked again, however long it takes
+        raise SourceError(uri, f"cannot read it ({_UNANSWERED.pop(uri)})")
     fs, where = _object_store(uri)
     limits = limits or Limits()
     name = uri.rstrip("/").rsplit("/", 1)[-1]
@@ -666,7 +670,7 @@ def _read_uri(uri: str, limits: Limits | None) -> Source:
             h.update(b"\0")
             h.update(hashlib.sha256(files[rel]).digest())
     except OSError as exc:
-        raise SourceError(uri, f"cannot read it ({' '.join(str(exc).split())[:200]})") from None
+        raise SourceError(uri, f"cannot read it ({timed_out(exc) or ' '.join(str(exc).split())[:200]})") from None
     return Source(name=name, path=uri.rstrip("/"), files=files, source_id=h.hexdigest()[:16])
 
 
@@ -700,12 +704,18 @@ def read_source(path: str | os.PathLike, limits: Limits | None = None) -> Source
                   problems=problems)
 
 
+#: the object-storage URIs whose server did not answer within the time limits while `expand` looked at them
+_UNANSWERED: dict[str, str] = {}
+
+
 def _expand_uri(uri: str) -> list[str]:
     """The sources under an object-storage URI: the archives under a prefix, each a source of its own, and
     the prefix itself where log files lie beside them; an archive object; the URI itself otherwise (read
     and reported then)."""
     import pyarrow.fs as pafs
 
+    if uri in _UNANSWERED:
+        return [uri]
     fs, where = _object_store(uri)
     try:
         if fs.get_file_info(where).type == pafs.FileType.File:
@@ -713,7 +723,9 @@ def _expand_uri(uri: str) -> list[str]:
         found = [f for f in fs.get_file_info(pafs.FileSelector(where, recursive=True, allow_not_found=True))
                  if f.type == pafs.FileType.File
                  and not any(_hidden(part) for part in f.path[len(where):].split("/") if part)]
-    except OSError:
+    except OSError as exc:  # read, and reported, as the source it names
+        if said := timed_out(exc):
+            _UNANSWERED[uri] = said
         return [uri]
     base = uri.rstrip("/")
     archives = sorted(f"{base}/{f.path[len(where):].lstrip('/')}" for f in found

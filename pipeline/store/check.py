@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
-from . import schema
+from . import remote, schema
 from .store import _adds, COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
@@ -44,7 +44,7 @@ def _files(store: Store, table: str) -> list[str]:
 @functools.lru_cache(maxsize=16)
 def _bucket(uri: str):
     """The pyarrow file system of an object-storage URI's bucket."""
-    return pa.fs.FileSystem.from_uri(uri)[0]
+    return remote.filesystem(uri)[0]
 
 
 def _remote(uri: str):

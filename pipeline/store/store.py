@@ -36,7 +36,7 @@ import deltalake as dl
 import polars as pl
 import pyarrow as pa
 
-from . import hive, schema
+from . import hive, remote, schema
 from .errors import StoreError, StoreWriteError
 from .location import Location, LocationError, locate
 
@@ -100,6 +100,8 @@ _CODES = {"NoSuchBucket": "no such bucket", "AccessDenied": "access denied", "In
 def _why(exc: BaseException) -> str:
     """An error of delta-rs, an object store or the file system as one short line."""
     text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    if said := remote.timed_out(exc):
+        return said
     for code, said in _CODES.items():
         if code in text:
             return said
@@ -115,7 +117,7 @@ def write_failed(where: object, exc: BaseException) -> StoreWriteError:
 def open_table(uri: str, version: int | None = None):
     """The Delta table at `uri` (at `version`), None where there is none."""
     try:
-        return dl.DeltaTable(uri, version=version)
+        return dl.DeltaTable(uri, version=version, storage_options=remote.delta_options(uri))
     except dl.exceptions.TableNotFoundError:
         return None
 
@@ -144,7 +146,8 @@ def append(uri: str, rows: pa.Table | Callable[[], pa.RecordBatchReader], partit
             dl.write_deltalake(uri, rows() if callable(rows) else rows, mode="append",
                                partition_by=list(partition_by) or None, schema_mode="merge",
                                writer_properties=_writer_properties(), commit_properties=props,
-                               configuration=TABLE_PROPERTIES)  # when it makes the table
+                               configuration=TABLE_PROPERTIES,  # when it makes the table
+                               storage_options=remote.delta_options(uri))
             return
         except dl.exceptions.CommitFailedError:
             if attempt == 4:
@@ -209,7 +212,7 @@ def scan_table(dt) -> pl.LazyFrame:
 def _scan_table(dt) -> pl.LazyFrame:
     root = _root(dt)
     if "://" in root or (unquote(root) == root and "=" not in root):
-        return pl.scan_delta(dt)
+        return pl.scan_delta(dt, storage_options=remote.polars_options(dt.table_uri))
     sch = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
     parts = list(dt.metadata().partition_columns)
     body = {c: t for c, t in sch.items() if c not in parts}
@@ -427,6 +430,10 @@ class Store:
             self.location = locate(path)
         except LocationError as exc:
             raise StoreError(str(exc)) from None
+        try:
+            remote.delta_options(self.location.uri)  # credentials and time limits checked up front, once
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
         #: the local folder, or the URI of a store on object storage (as messages name it)
         self.path: Path | str = self.location.local if self.location.local is not None else self.location.uri
         #: what opening or writing changed on its own
@@ -468,7 +475,11 @@ class Store:
         try:
             if open_table(self.uri(SOURCES)) is not None:
                 return
-        except Exception:  # noqa: BLE001 - a damaged log: refresh() names it
+        except Exception as exc:  # noqa: BLE001 - a damaged log: refresh() names it
+            if "NoSuchBucket" in str(exc):
+                bucket = self.location.uri.split("://", 1)[1].split("/", 1)[0]
+                raise StoreError(f"{self.path}: cannot create the store: the bucket {bucket!r} does not exist "
+                                 "(cocopipe makes no bucket: create it first)") from None
             return
         if self.location.local is not None:
             folder = self.location.local
@@ -494,7 +505,7 @@ class Store:
     def _make_sources(self) -> None:
         """The `sources` table made, the mark of a store (nothing where there is one)."""
         dl.DeltaTable.create(self.uri(SOURCES), _SOURCES_SCHEMA, mode="ignore", description=MARK,
-                             configuration=TABLE_PROPERTIES)
+                             configuration=TABLE_PROPERTIES, storage_options=remote.delta_options(self.uri(SOURCES)))
 
     def untouched(self) -> bool:
         """Whether the store is as it was made: no source ever committed, no row ever written (what an ingest
@@ -952,7 +963,8 @@ class Store:
                     self._make_sources()
                     dt = open_table(self.uri(table))
                 if dt is None and table == DERIVED:
-                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES)
+                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES,
+                                         storage_options=remote.delta_options(self.uri(table)))
                     dt = open_table(self.uri(table))
                 if expect is not None and table == SOURCES and dt.version() != expect:
                     raise Conflict(f"{self.path}: another writer committed meanwhile")
@@ -1049,7 +1061,8 @@ class Store:
                     append(self.uri(table), df.to_arrow(), (), "")
                 else:
                     dl.write_deltalake(self.uri(table), df.to_arrow(), mode="overwrite", predicate=f"{column} = {literal}",
-                                       writer_properties=_writer_properties())
+                                       writer_properties=_writer_properties(),
+                                       storage_options=remote.delta_options(self.uri(table)))
                 return
             except dl.exceptions.CommitFailedError:
                 time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))

@@ -31,7 +31,7 @@ LAYOUT_ONLY = {
     ("charts/scaling.py", "scaling_table"): "the row of each label in its panel",
     ("tables/art.py", "_table_hits"): "a filter built per suite (no aggregation of values)",
     ("tables/render.py", "_groups"): "the rows of the HTML table, a block per function and algorithm",
-    ("commands/analyses.py", "rank"): "Analysis.rank, the facade's measure (not polars' rank)",
+    ("tables/render.py", "unreachable_text"): "the rows shown, one sentence per pair they name (a count of them)",
     ("commands/_options.py", "analysis"): "the runs a note counts",
     ("commands/archive.py", "list_"): "the totals of the archive's listing",
     ("commands/export.py", "export"): "the algorithms a message counts",

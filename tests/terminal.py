@@ -23,10 +23,11 @@ def cli(*args, **kwargs) -> subprocess.CompletedProcess:
                           **kwargs)
 
 
-def on_terminal(*args, columns: int = 120, timeout: float = 300) -> tuple[str, int]:
-    """(everything written, exit code) of `cocopipe ARGS` with stdout and stderr on a terminal `columns` wide."""
+def on_terminal(*args, columns: int = 120, rows: int = 50, timeout: float = 300) -> tuple[str, int]:
+    """(everything written, exit code) of `cocopipe ARGS` with stdout and stderr on a terminal `columns` wide and
+    `rows` high."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)], stdin=slave, stdout=slave,
                             stderr=slave, env=TERMINAL_ENV, close_fds=True)
     os.close(slave)

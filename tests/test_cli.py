@@ -240,9 +240,10 @@ def table_rows(text: str) -> dict[int, str]:
 
 def test_a_table_on_a_terminal_shows_every_row_and_column(tiny_store):
     # 2 algorithms x 2 dimensions x 51 targets, 13 columns: on 100 columns, the columns that do not fit come
-    # in further blocks, each led by the row's number and the columns naming the row
+    # in further blocks, each led by the row's number and the columns naming the row (a terminal high enough
+    # for every row: a lower one shows a part, tests/test_terminal_and_files.py)
     columns = pl.read_csv(io.StringIO(cli("art", "--store", tiny_store).stdout)).columns
-    text, code = on_terminal("art", "--store", tiny_store, columns=100)
+    text, code = on_terminal("art", "--store", tiny_store, columns=100, rows=2000)
     assert code == 0, text
     text = plain(text)
     assert "shape:" not in text and "┌" not in text and "left out" not in text  # not a Polars preview, nothing cut
@@ -253,7 +254,7 @@ def test_a_table_on_a_terminal_shows_every_row_and_column(tiny_store):
     rows = table_rows(text)
     assert sorted(rows) == list(range(1, 205))
     last = " ".join(rows[204].split())
-    assert last.startswith("bbob B 1 3 1e-08 40 3 3") and last.count("bbob B 1 3") >= 2, last  # in every block
+    assert last.startswith("bbob B 1 3 1e-08 40.0 3 3") and last.count("bbob B 1 3") >= 2, last  # in every block
 
 
 def test_rank_on_80_columns_shows_the_friedman_test_and_the_critical_difference(tiny_store):
@@ -289,7 +290,7 @@ def test_archive_list_on_a_terminal_shows_every_data_set_whole(long_names):
     listed = pl.read_csv(io.StringIO(cli("archive", "list", "--archive-url", long_names, "--offline").stdout))
     assert listed.height == 45 and listed["name"].str.len_chars().min() == 65
     for width in (80, 200):
-        text, code = on_terminal("archive", "list", "--archive-url", long_names, "--offline", columns=width)
+        text, code = on_terminal("archive", "list", "--archive-url", long_names, "--offline", columns=width, rows=500)
         text = plain(text)
         table = [line for line in text.splitlines() if " data sets in " not in line]  # the summary names a path
         assert code == 0 and all(len(line) <= width for line in table), text
@@ -318,7 +319,7 @@ def test_a_value_wider_than_the_terminal_wraps_whole():
     lines = console.export_text().splitlines()
     assert all(len(line) <= 20 for line in lines) and sum(line.startswith("1 ") for line in lines) == 2, lines
     assert lines[0].split() == ["critical_differe"] and lines[1].split() == ["#", "nce"], lines
-    assert lines[3].split() == ["1", "1.23457"] and lines[-1].split() == ["1", "123457", "2.5"], lines
+    assert lines[3].split() == ["1", "1.23456789"] and lines[-1].split() == ["1", "123456.789", "2.5"], lines
 
 
 def test_lists_in_a_csv_cell_hold_no_comma(tiny_store):

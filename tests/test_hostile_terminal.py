@@ -60,7 +60,7 @@ def test_ingest_prints_names_and_paths_as_they_are(logs, tmp_path):
 
 def test_tables_show_the_names_literally(store):
     for command in ("info", "art", "runs"):
-        text, code = on_terminal(command, "--store", store, columns=200)
+        text, code = on_terminal(command, "--store", store, columns=200, rows=500)
         text = plain(text)
         assert code == 0 and "MarkupError" not in text, text
         assert all(name in text for name in MARKUP), (command, text)

@@ -121,11 +121,14 @@ NUMBERS_APART, NAMES_APART = " ", "; "
 
 
 def flat(df: pl.DataFrame) -> pl.DataFrame:
-    """The frame with nested columns (lists, structs) as text, as CSV can hold them (`NUMBERS_APART`,
-    `NAMES_APART`)."""
+    """The frame as text can hold it: each number written by `pipeline.decimals` (values shortest round-trip,
+    targets to 15 digits) and nested columns (lists, structs) as text (`NUMBERS_APART`, `NAMES_APART`)."""
     import polars as pl
 
+    from ..decimals import as_text
+
     nested = {c: t for c, t in df.schema.items() if t.is_nested()}
+    df = as_text(df)
     if not nested:
         return df
     return df.with_columns(
@@ -134,15 +137,8 @@ def flat(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def _cell(v) -> str:
-    """A value as a terminal table shows it, whole (floats to 6 significant digits, as CSV shows them)."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    if isinstance(v, (list, tuple)):
-        numbers = all(isinstance(x, (int, float)) for x in v)
-        return (NUMBERS_APART if numbers else NAMES_APART).join(map(_cell, v))
-    return str(v)
+    """A value of a column `flat` left as it was (text, integers, booleans, dates) as the terminal shows it."""
+    return "" if v is None else str(v)
 
 
 #: characters between two columns of a terminal table (padding and rule)
@@ -183,46 +179,83 @@ def key_columns(df: pl.DataFrame, widths: list[int], width: int) -> int:
 
 
 def print_table(df: pl.DataFrame, console: Console | None = None) -> None:
-    """A readable table on a terminal: every row and every column, each value whole. Columns that do not fit
-    the width come below in further blocks, each starting with the row's number (#) and the columns that
-    name the rows (suite, algorithm, ...); a value wider than the terminal wraps in its cell. With several
-    blocks, the rows come in pages of the terminal's height, each page showing all its blocks."""
+    """A readable table on a terminal, each value whole (as `flat` writes it), at most a screenful: the rows that
+    fit the terminal's height, then on stderr how many more there are and the option that writes them all
+    ("143877 more rows: --out FILE"). Columns that do not fit the width come below in further blocks, each
+    starting with the row's number (#) and the columns that name the rows (suite, algorithm, ...); a value
+    wider than the terminal wraps in its cell."""
     from rich import box
     from rich.table import Table
 
     console = console or out
-    width = max(console.width, 20)
-    cells, widths = _cells(df)
-    keys = key_columns(df, widths, width)
-    parts = blocks(widths, width, keys)
+    width, total = max(console.width, 20), df.height
+    df = df.head(max(console.height, 1))
+    parts = _layout(df, width)
+    fit = _rows_fit(console.height, len(parts))
+    if total > fit:
+        df = df.head(fit)
+        parts = _layout(df, width)
     if len(parts) > 1:  # the row's number leads every block
         df = df.with_row_index("#", offset=1)
-        cells, widths = _cells(df)
-        parts = blocks(widths, width, keys + 1)
-    page = df.height if len(parts) <= 1 else max(console.height - 4, 10)
-    for start in range(0, max(df.height, 1), max(page, 1)):
-        for n, block in enumerate(parts):
-            if n or start:
-                console.print()
-            table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-            for i in block:
-                c = df.columns[i]
-                numeric = df.schema[c].is_numeric()
-                table.add_column(Text(c), justify="right" if numeric else "left", overflow="fold")  # wrap, never cut
-            for row in range(start, min(start + page, df.height)):
-                table.add_row(*(Text(cells[i][row]) for i in block))
-            console.print(table, soft_wrap=False)
-    if df.height == 0:
+    cells, _ = _cells(df)
+    for n, block in enumerate(parts):
+        if n:
+            console.print()
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+        for i in block:
+            c = df.columns[i]
+            numeric = df.schema[c].is_numeric()
+            table.add_column(Text(c), justify="right" if numeric else "left", overflow="fold")  # wrap, never cut
+        for row in range(df.height):
+            table.add_row(*(Text(cells[i][row]) for i in block))
+        console.print(table, soft_wrap=False)
+    if total == 0:
         say("(no rows)", style="dim")
+    elif total > df.height:
+        say(f"{plural(total - df.height, 'more row')}: {out_option()} FILE", style="dim")
+
+
+def _layout(df: pl.DataFrame, width: int) -> list[list[int]]:
+    """The blocks of columns (`blocks`) of a table `width` wide, counting the row number (#) that leads each
+    block when there are several."""
+    widths = _cells(df)[1]
+    keys = key_columns(df, widths, width)
+    parts = blocks(widths, width, keys)
+    if len(parts) > 1:
+        parts = blocks(_cells(df.with_row_index("#", offset=1))[1], width, keys + 1)
+    return parts
+
+
+def _rows_fit(height: int, blocks: int) -> int:
+    """How many rows of a table in `blocks` blocks fit a terminal `height` lines high with the line saying how
+    many more there are and the prompt: each block a header, a rule and the rows, a blank line between two
+    blocks (at least one row).
+
+    >>> _rows_fit(50, 1), _rows_fit(50, 2), _rows_fit(10, 4)
+    (46, 21, 1)
+    """
+    return max((height - 2 - (blocks - 1)) // blocks - 2, 1)
 
 
 def _cells(df: pl.DataFrame) -> tuple[list[list[str]], list[int]]:
-    """Each column's values as the terminal shows them, and each column's width (its widest line)."""
+    """Each column's values as the terminal shows them (as `flat` writes them), and each column's width (its
+    widest line)."""
     from rich.cells import cell_len
 
-    cells = [[_cell(v) for v in df[c].to_list()] for c in df.columns]
+    cells = [[_cell(v) for v in col.to_list()] for col in flat(df).iter_columns()]
     widths = [max(cell_len(line) for text in [c, *col] for line in text.split("\n")) for c, col in zip(df.columns, cells)]
     return cells, widths
+
+
+def out_option() -> str:
+    """The option of the running command that names its output file (`--out`), as the user would type it."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx else ():
+        if param.name in ("out", "out_file") and getattr(param, "opts", None):
+            return max(param.opts, key=len)
+    return "--out"
 
 
 def write_table(df: pl.DataFrame, path: str | None) -> None:
@@ -302,11 +335,16 @@ def _write_format(df: pl.DataFrame, p: Path, ext: str) -> None:
     elif ext == ".parquet":
         df.write_parquet(p, compression="zstd")
     elif ext == ".json":
-        df.write_json(p)
+        import json
+
+        from ..decimals import json_value
+
+        rows = [json_value(row) for row in df.to_dicts()]  # floats by repr, as `float_text`; targets rounded
+        p.write_text(json.dumps(rows, separators=(",", ":"), allow_nan=False, default=str) + "\n", encoding="utf-8")
     elif ext == ".md":
         with pl.Config(tbl_formatting="MARKDOWN", tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True,
-                       tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000, fmt_str_lengths=200):
-            p.write_text(str(df) + "\n")
+                       tbl_rows=-1, tbl_cols=-1, tbl_width_chars=10_000, fmt_str_lengths=10_000):
+            p.write_text(str(flat(df)) + "\n")
 
 
 #: the stores this command opened (where a failed read is looked for an unreadable file)

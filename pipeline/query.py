@@ -33,7 +33,7 @@ from .hits import targets as tg
 from .hits.budget import Budget, cut
 from .measures.ecdf import ecdf
 from .selection import filter_frame
-from .sql_calls import MAX_BYTES, SQLRefused, sandboxed
+from .sql_calls import MAX_BYTES, SQLRefused, sandboxed, written_names
 from .store import Store, schema as store_schema
 
 PARTITION_KEYS = ("suite", "algorithm")
@@ -312,13 +312,12 @@ def run_sql(store: Store | str | Path, sql: str, *, max_budget: str | float | No
 def plan(tables: QueryTables, text: str, *, allow_files: bool = False) -> pl.LazyFrame:
     """The LazyFrame of a SQL text over `tables`, once the sandbox (`pipeline.sql_calls`) let it through."""
     try:
-        text = sandboxed(text, tables.available(), allow_files=allow_files)
+        run = sandboxed(text, tables.available(), allow_files=allow_files)
     except SQLRefused as exc:
         raise QueryError(str(exc)) from None
     frames = tables.frames()
     try:
-        lf = pl.SQLContext(frames, eager=False).execute(text, eager=False)
-        lf.collect_schema()  # resolves names and types: reports unknown columns before any data is read
+        lf = _named_as_written(pl.SQLContext(frames, eager=False).execute(run, eager=False), text)
         if not allow_files:  # defence in depth: the plan reads nothing but the store's tables and views
             extra = foreign_scans(lf, frames)
             if extra:
@@ -327,6 +326,18 @@ def plan(tables: QueryTables, text: str, *, allow_files: bool = False) -> pl.Laz
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise QueryError(_explain_missing(_one_line(exc), tables)) from None
     return lf
+
+
+def _named_as_written(lf: pl.LazyFrame, text: str) -> pl.LazyFrame:
+    """The result with each computed column named as the query writes it (`count(*)`, not Polars' `len`;
+    `sql_calls.written_names`), where that name is not taken; the schema resolved (unknown columns are
+    reported before any data is read)."""
+    names = lf.collect_schema().names()
+    written = written_names(text)
+    if not written or len(written) != len(names):
+        return lf
+    new = [w if w is not None and w not in names else n for n, w in zip(names, written)]
+    return lf.rename(dict(zip(names, new))) if len(set(new)) == len(new) and new != names else lf
 
 
 def collect(lf: pl.LazyFrame, tables: QueryTables | None = None) -> pl.DataFrame:

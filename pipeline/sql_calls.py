@@ -77,6 +77,60 @@ def functions(sql: str) -> list[str]:
     return list(dict.fromkeys(_name(f) for f in tree.find_all(exp.Func)))
 
 
+#: tokens that end a SELECT list at its own level
+_LIST_ENDS = {TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING, TokenType.ORDER_BY, TokenType.LIMIT,
+              TokenType.UNION, TokenType.EXCEPT, TokenType.INTERSECT, TokenType.QUALIFY, TokenType.WINDOW,
+              TokenType.OFFSET, TokenType.FETCH, TokenType.INTO}
+
+
+def written_names(sql: str) -> list[str | None] | None:
+    """The names a query's result columns have as written: per item of its outermost SELECT list, the item's
+    text for a computed value without an alias (`count(*)`, `AVG(x <= 1e-8)`), None for an item that names
+    itself (a column, an alias); None for the whole when the list holds a star or cannot be read item by item.
+
+    >>> written_names("SELECT algorithm, count(*), AVG(final_delta <= 1e-8) AS solved FROM runs GROUP BY 1")
+    [None, 'count(*)', None]
+    >>> written_names("SELECT * FROM runs") is None
+    True
+    """
+    tokens = _tokens(sql)
+    tree = _parse(_rebuild(sql, tokens))
+    while isinstance(tree, exp.SetOperation):  # a union's columns are named by its first query
+        tree = tree.this
+    if not isinstance(tree, exp.Select) or any(e.is_star for e in tree.expressions):
+        return None
+    items = _select_items(sql, tokens)
+    if items is None or len(items) != len(tree.expressions):
+        return None
+    return [None if isinstance(e, (exp.Alias, exp.Column)) else text for e, text in zip(tree.expressions, items)]
+
+
+def _select_items(sql: str, tokens: list[Token]) -> list[str] | None:
+    """The text of each item of the first SELECT list outside brackets (blanks as one), None without one."""
+    depth, items, start, end = 0, None, None, None
+    for tok in tokens:
+        top = depth == 0
+        depth += (tok.token_type in _OPEN) - (tok.token_type in _CLOSE)
+        if items is None:
+            if top and tok.token_type == TokenType.SELECT:
+                items = []
+            continue
+        if top and (tok.token_type in _LIST_ENDS or tok.token_type == TokenType.COMMA):
+            if start is not None:
+                items.append(" ".join(sql[start:end + 1].split()))
+            if tok.token_type != TokenType.COMMA:
+                return items
+            start = None
+            continue
+        if start is None and not items and tok.token_type in (TokenType.DISTINCT, TokenType.ALL):
+            return None  # DISTINCT ON (...) and the like: not read item by item
+        start = tok.start if start is None else start
+        end = tok.end
+    if items is not None and start is not None:
+        items.append(" ".join(sql[start:end + 1].split()))
+    return items
+
+
 # -- tokens ------------------------------------------------------------------------------------
 def _tokens(sql: str) -> list[Token]:
     size = len(sql.encode("utf-8", "surrogatepass"))

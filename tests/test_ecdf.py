@@ -288,7 +288,7 @@ def test_tables_do_not_depend_on_the_order_of_the_hits(stores, mode):
 @pytest.mark.parametrize("name", NAMES)
 def test_counted_samples_give_the_drawn_samples_steps(stores, name):
     # problems whose trials all succeed are counted, not drawn: the same steps, bit for bit, as every
-    # sample drawn and merged (equal masses added one by one), and the same draws for the others
+    # sample drawn and merged (whole counts, divided once), and the same draws for the others
     h = Analysis(stores[name]).hits().collect()
     data = K.prepare_trials(h)
     members, limits = E.members(data.problems, None), E.x_limits(K.longest(data), "simulated")
@@ -296,15 +296,6 @@ def test_counted_samples_give_the_drawn_samples_steps(stores, name):
         drawn = K.step_table(K.simulated_atoms(data, samples, seed), data, members, limits)
         counted = K.step_table(K.simulated_counts(data, samples, seed), data, members, limits)
         assert counted.equals(drawn)
-
-
-@pytest.mark.parametrize("count", [1, 2, 7, 8, 9, 16, 17, 129, 300, 1000])
-def test_equal_sums_are_the_merged_sums(count):
-    # the sum of `count` equal masses exactly as np.add.reduceat adds them in a longer array
-    for m in (1 / 90, 1 / 105, 0.1):
-        values = np.r_[np.full(5, 0.3), np.full(count, m), np.full(3, 0.7)]
-        want = np.add.reduceat(values, [0, 5, 5 + count])[1]
-        assert K.equal_sums(np.array([count]), np.array([m]))[0] == want
 
 
 def test_an_analysis_keeps_the_prepared_trials_for_its_next_table_until_the_store_changes(tmp_path):

@@ -1,9 +1,17 @@
 """Fast paths of the runtime ECDFs (`pipeline.measures.ecdf`): hitting times prepared once as arrays, the
 simulated restarts of every problem counted where they need no draw, and the step tables summed in one
 pass; equal to the Polars definitions there (tests/test_kernels.py).
+
+The fractions of the simulated and trials modes are ratios of whole numbers (samples reaching x out of a
+problem's samples, trial weights out of the problem's), and are computed so: each atom's mass as a count of
+a unit common to the group's problems (the least common multiple of their denominators), counts added as
+integers and divided once, so that a fraction is the float nearest to the exact ratio (1/10 is 0.1, not a
+sum's 0.09999999999999999) whatever the order of the sums. The exact mode's masses (probabilities of
+restart sums) are floats, added as such.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -66,8 +74,16 @@ def _trial_order(trials: pl.DataFrame) -> np.ndarray:
                                 rid, run=rid)
 
 
-def trial_atoms(trials: pl.DataFrame) -> pl.DataFrame:
-    """The trials' own hitting times, each weighing its share of the problem's (balanced) trials."""
+def trial_atoms(trials: pl.DataFrame) -> pl.DataFrame | tuple[np.ndarray, ...]:
+    """The trials' own hitting times, each weighing its share of the problem's (balanced) trials: arrays
+    (fid, value, num, den), the weight `num` of `den`, the problem's weights, where the weights are whole
+    numbers (as instance balancing makes them); else a frame (fid, value, mass)."""
+    w = trials["weight"].to_numpy()
+    if len(w) and np.all(w == np.rint(w)) and np.all(w >= 0) and w.sum() < 2 ** 53:
+        den = trials.select(pl.col("weight").sum().over("fid", "target"))["weight"].to_numpy()
+        ok = trials["success"].to_numpy()
+        return (trials["fid"].to_numpy()[ok], trials["cost"].to_numpy()[ok], np.rint(w[ok]).astype(np.int64),
+                np.rint(den[ok]).astype(np.int64))
     return (
         trials.with_columns(mass=pl.col("weight") / pl.col("weight").sum().over("fid", "target"))
         .filter(pl.col("success"))
@@ -127,7 +143,7 @@ def _blocks(data: Prepared, samples: int, seed: int) -> Iterator[_Block]:
 def simulated_atoms(data: Prepared, samples: int, seed: int) -> pl.DataFrame | tuple[np.ndarray, ...]:
     """Simulated restart runtimes, each sample weighing 1 / samples of its problem; one generator per
     (suite, algorithm, dimension), so a result does not depend on what else is selected. Arrays
-    (fid, value, mass) where there are any."""
+    (fid, value, num, den) where there are any: each sample 1 (`num`) of the problem's `den` samples."""
     empty = pl.DataFrame(schema={"fid": pl.UInt32, "value": pl.Float64, "mass": pl.Float64})
     if not data.trials.height:
         return empty
@@ -135,32 +151,33 @@ def simulated_atoms(data: Prepared, samples: int, seed: int) -> pl.DataFrame | t
     for b in _blocks(data, samples, seed):
         sg, rt = restarts.simulate(b.gid, b.cost, b.success, len(b.keys), b.size, b.rng, first_deterministic=True)
         per = np.bincount(sg, minlength=len(b.keys))  # samples drawn per problem (a multiple of its trials)
-        parts.append((b.keys[sg], rt, 1.0 / per[sg]))
+        parts.append((b.keys[sg], rt, np.ones(len(sg), np.int64), per[sg].astype(np.int64)))
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
 class Counted(NamedTuple):
     """Atoms of equal mass per function given as (fid, value, count): `count` atoms of mass
-    `mass[fid]` each, as many as `simulated_atoms` draws (a problem whose trials all succeed draws
-    its trials, each size / n times: counted, not drawn)."""
+    1 / `per[fid]` each (the function's samples per problem; 0 where none is drawn), as many as
+    `simulated_atoms` draws (a problem whose trials all succeed draws its trials, each size / n times:
+    counted, not drawn)."""
 
     fid: np.ndarray
     value: np.ndarray
     count: np.ndarray
-    mass: np.ndarray
+    per: np.ndarray
 
 
 def simulated_counts(data: Prepared, samples: int, seed: int) -> Counted:
     """`simulated_atoms` counted: the same generators draw the same restarts (only problems with an
     unsuccessful trial draw anything), the samples of problems whose trials all succeed are counted."""
     fids, values, counts = [np.zeros(0, np.int64)], [np.zeros(0)], [np.zeros(0, np.int64)]
-    mass = np.zeros(data.funcs.height)
+    per_fid = np.zeros(data.funcs.height, np.int64)
     if not data.trials.height:
-        return Counted(fids[0], values[0], counts[0], mass)
+        return Counted(fids[0], values[0], counts[0], per_fid)
     for keys, gid, cost, success, n, size, rng in _blocks(data, samples, seed):
         nsucc = np.bincount(gid, weights=success, minlength=len(keys))
         per = (np.ceil(size / np.maximum(n, 1)) * n).astype(np.int64)  # samples per problem, as `simulate`
-        mass[keys[nsucc > 0]] = 1.0 / per[nsucc > 0]
+        per_fid[keys[nsucc > 0]] = per[nsucc > 0]
         whole = (nsucc == n) & (n > 0)
         mixed = np.flatnonzero(~whole & (nsucc > 0))
         if len(mixed):
@@ -175,19 +192,7 @@ def simulated_counts(data: Prepared, samples: int, seed: int) -> Counted:
         fids.append(keys[gid[w]])
         values.append(cost[w].astype(float))
         counts.append(per[gid[w]] // n[gid[w]])
-    return Counted(np.concatenate(fids), np.concatenate(values), np.concatenate(counts), mass)
-
-
-def equal_sums(count: np.ndarray, mass: np.ndarray) -> np.ndarray:
-    """`np.add.reduceat` over `count` copies of `mass`, element by element: the sum `_steps` gives
-    `count` merged atoms of equal mass (the same additions, in the same order)."""
-    out = np.empty(len(count))
-    for m in np.unique(mass):
-        at = np.flatnonzero(mass == m)
-        ks, inv = np.unique(count[at], return_inverse=True)
-        sums = np.add.reduceat(np.full(int(ks.sum()), m), np.cumsum(ks) - ks)
-        out[at] = sums[inv.ravel()]
-    return out
+    return Counted(np.concatenate(fids), np.concatenate(values), np.concatenate(counts), per_fid)
 
 
 def _sorted_by(key: np.ndarray, x: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -212,10 +217,10 @@ def _sorted_by(key: np.ndarray, x: np.ndarray, mass: np.ndarray) -> tuple[np.nda
     return key[order], x[order], mass[order]
 
 
-def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, members: pl.DataFrame, limits: pl.DataFrame
-           ) -> pl.DataFrame:
-    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms (fid, value, mass; a
-    frame or arrays):
+def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...] | Counted, data: Prepared, members: pl.DataFrame,
+               limits: pl.DataFrame) -> pl.DataFrame:
+    """Cumulative fractions per (suite, algorithm, dimension, group) from atoms: `Counted`, arrays (fid, value,
+    num, den) of whole-number masses num / den, or (fid, value, mass) as a frame or arrays of float masses;
     each problem weighs 1 / (problems in the group); one row per distinct x <= max_x."""
     n = data.problems.group_by("fid").agg(n=pl.len())
     funcs = data.funcs.join(n, on="fid", how="left").join(limits, on=ALGORITHM_DIMENSION, how="left").sort("fid")
@@ -224,29 +229,16 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
              .with_row_index("cell"))
     link = link.join(cells.select(*ALGORITHM_DIMENSION, "group", "cell"), on=[*ALGORITHM_DIMENSION, "group"]).sort("cell", "fid")
     dim, lim = funcs["dimension"].to_numpy().astype(float), funcs["max_x"].to_numpy()
-    if isinstance(atoms, Counted):  # equal masses per function: one atom per (function, x), counted
-        fid = atoms.fid.astype(np.int64)
-        x = atoms.value / dim[fid]
-        keep = (x <= lim[fid]) & (atoms.mass[fid] > 0)
-        fid, x, count = fid[keep], x[keep], atoms.count[keep]
-        # by function (one stable integer sort), then each function's atoms by x alone (tied x of a function:
-        # their counts add up, in any order)
-        order = np.argsort(fid.astype(np.uint16) if funcs.height < 2 ** 16 else fid, kind="stable")
-        fid, x = fid[order], x[order]
-        bounds = np.r_[0, np.flatnonzero(fid[1:] != fid[:-1]) + 1, len(fid)].tolist()
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            by_x = np.argsort(x[lo:hi])
-            x[lo:hi], order[lo:hi] = x[lo:hi][by_x], order[lo:hi][by_x]
-        count = count[order]
-        if len(x):
-            first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
-            fid, x = fid[first], x[first]
-            mass = equal_sums(np.add.reduceat(count, first), atoms.mass[fid])
-        else:
-            mass = np.zeros(0)
+    lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy().astype(np.int64)
+    if isinstance(atoms, Counted):
+        atoms = (atoms.fid, atoms.value, atoms.count, atoms.per[atoms.fid.astype(np.int64)])
+    if isinstance(atoms, pl.DataFrame):
+        atoms = atoms["fid"].to_numpy(), atoms["value"].to_numpy(), atoms["mass"].to_numpy()
+    ns = cells["n"].to_numpy()
+    if len(atoms) == 4:  # whole-number masses: counted and divided once
+        fid, x, units, scale = _counted_per_function(atoms, dim, lim)
+        cell, x, fraction = _counted_steps(fid, x, units, scale, funcs.height, lf, lc, ns)
     else:
-        if isinstance(atoms, pl.DataFrame):
-            atoms = atoms["fid"].to_numpy(), atoms["value"].to_numpy(), atoms["mass"].to_numpy()
         fid, value, mass = atoms
         fid = fid.astype(np.int64)
         x = value / dim[fid]
@@ -255,27 +247,91 @@ def step_table(atoms: pl.DataFrame | tuple[np.ndarray, ...], data: Prepared, mem
         if len(x):  # one atom per (function, x)
             first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
             fid, x, mass = fid[first], x[first], np.add.reduceat(mass, first)
-    # every atom of a function once for each group the function is in: per group, the functions' atoms
-    # one after the other in function order, then sorted by x (ties in function order)
-    f_start = np.searchsorted(fid, np.arange(funcs.height))
-    f_len = np.searchsorted(fid, np.arange(funcs.height), side="right") - f_start
-    lf, lc = link["fid"].to_numpy().astype(np.int64), link["cell"].to_numpy().astype(np.int64)
+        cell, x, fraction = _summed_steps(fid, x, mass, funcs.height, lf, lc, ns)
+    return cells.select(*ALGORITHM_DIMENSION, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
+                                                                        fraction=pl.Series(fraction, dtype=pl.Float64))
+
+
+def _per_cell(fid: np.ndarray, nf: int, lf: np.ndarray, lc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the atoms of each function go: every atom of a function once for each group the function is in
+    (`lf`, `lc`: the functions and cells linked), per group the functions' atoms one after the other in function
+    order; the index of each copy into the atoms, and its cell."""
+    f_start = np.searchsorted(fid, np.arange(nf))
+    f_len = np.searchsorted(fid, np.arange(nf), side="right") - f_start
     take = (np.repeat(f_start[lf], f_len[lf])
             + (np.arange(f_len[lf].sum()) - np.repeat(np.cumsum(f_len[lf]) - f_len[lf], f_len[lf])))
-    cell, x, mass = _sorted_by(np.repeat(lc, f_len[lf]), x[take], mass[take])
-    # one row per (cell, x)
+    return take, np.repeat(lc, f_len[lf])
+
+
+def _starts(cell: np.ndarray) -> np.ndarray:
+    """The bounds of the runs of equal cells (sorted): each run's start, then the length."""
+    return np.r_[np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]), len(cell)] if len(cell) else np.zeros(1, np.int64)
+
+
+def _summed_steps(fid, x, mass, nf, lf, lc, ns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cell, x, fraction) of float masses per (function, x): summed per (cell, x), then cumulated per cell."""
+    take, cell = _per_cell(fid, nf, lf, lc)
+    cell, x, mass = _sorted_by(cell, x[take], mass[take])  # ties of x in function order
     change = np.r_[True, (cell[1:] != cell[:-1]) | (x[1:] != x[:-1])] if len(x) else np.zeros(0, bool)
     first = np.flatnonzero(change)
     mass = np.add.reduceat(mass, first) if len(first) else mass
     cell, x = cell[first], x[first]
     # cumulative per group on its own, so that a group's fractions do not depend on what else is selected
-    bounds = np.r_[np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]), len(cell)] if len(cell) else np.zeros(1, np.int64)
+    bounds = _starts(cell)
     cum = np.concatenate([np.cumsum(mass[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]) if len(cell) else mass
-    n = cells["n"].to_numpy().astype(float)
-    fraction = np.minimum(cum / n[cell], 1.0)
-    out = cells.select(*ALGORITHM_DIMENSION, "group")[cell].with_columns(x=pl.Series(x, dtype=pl.Float64),
-                                                         fraction=pl.Series(fraction, dtype=pl.Float64))
-    return out
+    return cell, x, np.minimum(cum / ns.astype(float)[cell], 1.0)
+
+
+def _counted_per_function(atoms: tuple[np.ndarray, ...], dim: np.ndarray, lim: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms (fid, value, num, den) of masses num / den as whole counts of a unit per function (`scale`, the
+    least common multiple of its denominators): (fid, x, units) one per (function, x), sorted, and `scale`."""
+    fid, value, num, den = atoms
+    fid, num, den = fid.astype(np.int64), np.asarray(num, np.int64), np.asarray(den, np.int64)
+    x = value / dim[fid]
+    keep = (x <= lim[fid]) & (num > 0) & (den > 0)
+    fid, x, num, den = fid[keep], x[keep], num[keep], den[keep]
+    scale = np.ones(len(dim), np.int64)
+    order = np.lexsort((x, fid))
+    fid, x, num, den = fid[order], x[order], num[order], den[order]
+    if not len(fid):
+        return fid, x, num, scale
+    starts = np.flatnonzero(np.r_[True, fid[1:] != fid[:-1]])
+    scale[fid[starts]] = np.lcm.reduceat(den, starts)
+    units = num * (scale[fid] // den)
+    first = np.flatnonzero(np.r_[True, (fid[1:] != fid[:-1]) | (x[1:] != x[:-1])])
+    return fid[first], x[first], np.add.reduceat(units, first), scale
+
+
+def _counted_steps(fid, x, units, scale, nf, lf, lc, ns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cell, x, fraction) of whole counts per (function, x): each cell's counts in a unit common to its
+    functions (the least common multiple of their scales), added per (cell, x), cumulated per cell, and divided
+    once by the cell's total (its problems times the unit): the float nearest the exact ratio. Where that total
+    passes 2^53, the counts are Python integers (exact, slower)."""
+    take, cell = _per_cell(fid, nf, lf, lc)
+    unit = [1] * len(ns)
+    for c, f in zip(lc.tolist(), lf.tolist()):
+        unit[c] = math.lcm(unit[c], int(scale[f]))
+    total = [u * int(k) for u, k in zip(unit, ns.tolist())]
+    wide = any(t >= 2 ** 53 for t in total)
+    units, fid = units[take], fid[take]
+    if wide:
+        units = units.astype(object) * (np.array(unit, dtype=object)[cell] // scale[fid].astype(object))
+    else:
+        units = units * (np.array(unit, np.int64)[cell] // scale[fid])
+    order = np.lexsort((x[take], cell))  # any order of ties: whole numbers add up exactly
+    cell, x, units = cell[order], x[take][order], units[order]
+    if not len(x):
+        return cell, x, np.zeros(0)
+    first = np.flatnonzero(np.r_[True, (cell[1:] != cell[:-1]) | (x[1:] != x[:-1])])
+    cell, x, units = cell[first], x[first], np.add.reduceat(units, first)
+    cum = np.cumsum(units)
+    bounds = _starts(cell)
+    before = np.repeat(np.r_[0, cum[bounds[1:-1] - 1]] if len(bounds) > 2 else np.zeros(1, cum.dtype), np.diff(bounds))
+    cum = cum - before  # per group on its own
+    tot = np.array(total, dtype=object if wide else np.int64)[cell]
+    fraction = np.array([a / b for a, b in zip(cum.tolist(), tot.tolist())]) if wide else cum / tot
+    return cell, x, np.minimum(fraction, 1.0)
 
 
 def summary_frame(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:

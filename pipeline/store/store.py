@@ -1022,8 +1022,12 @@ class Store:
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
                 made = rows(now) if callable(rows) else rows
                 new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
+                # no retry inside delta-rs: it would make the commit again on the newer version without this
+                # writer reading it (a second source of one content, a source another writer removed): here
+                # the table is read again, and `rows` made on it
                 dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
-                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
+                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
+                                                                         max_commit_retries=0))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
                 break
             except dl.exceptions.CommitFailedError:
@@ -1159,7 +1163,8 @@ class Store:
             try:
                 dt = open_table(self.uri(SOURCES))
                 new = change(whole(dt))
-                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite",
+                                   commit_properties=dl.CommitProperties(max_commit_retries=0))
                 break
             except dl.exceptions.CommitFailedError:
                 time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))

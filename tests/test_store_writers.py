@@ -21,6 +21,7 @@ from logs import write_new2
 from objectstore import s3, s3_server  # noqa: F401 - fixtures
 from pipeline.ingest import _parse_all, _source_data, ingest, read_source
 from pipeline.store import Store
+from pipeline.store import writes
 from pipeline.store.check import check
 from pipeline.store.store import Conflict, _commits_in, open_table
 
@@ -103,7 +104,9 @@ def test_rows_of_a_write_that_never_committed_are_invisible_then_deleted_past_th
 
     st = Store(tmp_path / "st", create=True)
     ingest([source(tmp_path / "A", "A")], st)
-    lost = staged(Store(st.path), source(tmp_path / "B", "B"))  # by another process, killed before its commit
+    other = Store(st.path)
+    lost = staged(other, source(tmp_path / "B", "B"))  # by another process, killed before its commit
+    writes.release(other.location.uri, other.writer)  # the killed writer's lease: no longer renewed
     assert Store(st.path).runs().collect().height == 2 and check(st.path) == []
     monkeypatch.setattr(mod, "GRACE", 0.0)
     monkeypatch.setattr("pipeline.store.check.GRACE", 0.0)
@@ -111,6 +114,7 @@ def test_rows_of_a_write_that_never_committed_are_invisible_then_deleted_past_th
     for i in range(mod.GARBAGE_EVERY):  # the later writes delete them (one in GARBAGE_EVERY looks for them)
         ingest([source(tmp_path / f"C{i}", f"C{i}")], st)
     assert lost.commit_id not in _commits_in(open_table(st.uri("runs")))
+    assert not list((st.path / "runs" / writes.WRITES).glob(f"*/{lost.commit_id}"))  # its staged files too
     assert check(st.path) == [] and Store(st.path).runs().collect().height == 2 + 2 * mod.GARBAGE_EVERY
 
 
@@ -122,6 +126,7 @@ def test_a_commands_first_commit_deletes_the_rows_of_a_write_killed_before_the_s
 
     st = Store(tmp_path / "st", create=True)
     lost = staged(st, source(tmp_path / "A", "A"))  # killed before its commit: `sources` at version 0
+    writes.release(st.location.uri, st.writer)
     monkeypatch.setattr(mod, "GRACE", 0.0)
     later = Store(st.path)
     ingest([source(tmp_path / "B", "B")], later)

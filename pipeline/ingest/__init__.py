@@ -416,7 +416,7 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
     fetch = None
     if staged is not None and not staged.data.tables:  # staged by a task elsewhere: its rows are in the store
         outcome.trials = _trials_back(staged, store)
-        fetch = lambda: {t: store.scan_commit(t, staged.commit_id).collect() for t in staged.tables}  # noqa: E731
+        fetch = lambda: {t: store.scan_staged(staged, t).collect() for t in staged.tables}  # noqa: E731
     if staged is not None:
         data = _left_out(outcome, store, staged.data, ident, fetch)
         if data is not staged.data:
@@ -431,9 +431,9 @@ def _commit(prepared: tuple[SourceOutcome, Staged | None], store: Store, ident: 
 def _trials_back(staged: Staged, store: Store) -> duplicates.Trials:
     """The trials of a source a task staged, read from the store for the duplicate check (its runs, and the
     records of the few that match a stored trial)."""
-    runs = store.scan_commit("runs", staged.commit_id).select("run_id", *duplicates.PROBLEM_INSTANCE, *duplicates.FACTS,
+    runs = store.scan_staged(staged, "runs").select("run_id", *duplicates.PROBLEM_INSTANCE, *duplicates.FACTS,
                                                               "info_file", "data_file").collect()
-    return duplicates.Trials(runs, store.scan_commit("events", staged.commit_id))
+    return duplicates.Trials(runs, store.scan_staged(staged, "events"))
 
 
 class _Package(types.ModuleType):

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
-from . import remote, schema
+from . import remote, schema, writes
 from .store import _adds, COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
@@ -142,13 +142,17 @@ def check(root: str | Path | Store) -> list[Finding]:
         if isinstance(e.get("runs"), int) and held != e["runs"]:
             out.append(Finding("count", SOURCES, f"source {key}: counts {plural(e['runs'], 'run')}, the runs table holds "
                                                  f"{held}", key))
-    named = set(store.snapshot.committed)
+    named, leases = set(store.snapshot.committed), {}
     for name, _ in _tables(store):
         dt = store.table(name)
-        old = sorted(c for c in (_commits_in(dt) if dt is not None else set()) - named if commit_age(c) > GRACE)
+        old = sorted(c for c in (_commits_in(dt) if dt is not None else set()) - named if commit_age(c) > GRACE
+                     and not writes.alive(store.location.uri, writes.writer_of(c), leases))
         if old:
             out.append(Finding("uncommitted", name, f"rows of {plural(len(old), 'write')} that never committed "
                                                     "(invisible to readers)"))
+    for name, folders in store.abandoned().items():
+        out.append(Finding("uncommitted", name, f"files of {plural(len(folders), 'write')} that never committed "
+                                                "(named by no table version)"))
     return out
 
 

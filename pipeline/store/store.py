@@ -36,7 +36,7 @@ import deltalake as dl
 import polars as pl
 import pyarrow as pa
 
-from . import hive, remote, schema
+from . import hive, remote, schema, writes
 from .errors import StoreError, StoreWriteError
 from .location import Location, LocationError, locate
 
@@ -75,19 +75,18 @@ class Conflict(StoreError):
     """Another writer committed to the store since the snapshot a commit was prepared on."""
 
 
-def new_commit_id() -> str:
-    """A commit's id: its UTC time (so that its age can be read off) and a random part."""
+def new_commit_id(writer: str | None = None) -> str:
+    """A commit's id: its UTC time (so that its age can be read off), a random part and the writer's id."""
     now = time.time()
-    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"{int(now % 1 * 1e6):06d}Z-{uuid.uuid4().hex[:12]}"
+    return (time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"{int(now % 1 * 1e6):06d}Z-{uuid.uuid4().hex[:12]}"
+            + (f"-{writer}" if writer else ""))
 
 
 def commit_age(commit_id: str) -> float:
-    """Seconds since a commit id was made (0 for one of another form: never taken as old)."""
-    try:
-        t = time.strptime(commit_id[:15], "%Y%m%dT%H%M%S")
-    except ValueError:
-        return 0.0
-    return time.time() - (time.mktime(t) - time.timezone)
+    """Seconds since a commit id was made, in UTC whatever the local time zone (0 for one of another form:
+    never taken as old)."""
+    made = writes.commit_time(commit_id)
+    return 0.0 if made is None else time.time() - made
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -282,6 +281,8 @@ class Staged:
     data: SourceData
     commit_id: str
     tables: list[str]
+    #: the staged files of each table (shared by the sources of one batch), committed by `Store.commit_all`
+    files: dict[str, writes.StagedFiles] = field(default_factory=dict)
 
 
 def _rows(entry: str) -> int:
@@ -441,6 +442,9 @@ class Store:
         self._snap: Snapshot | None = None
         #: commits this Store staged and has not committed or discarded yet: never collected as garbage
         self._inflight: set[str] = set()
+        #: this Store's id as a writer: its staged files are under `TABLE/_writes/<writer>/`, its lease in
+        #: `_writers/<writer>.json` (taken when it first stages)
+        self.writer = writes.new_writer()
         #: whether this Store made the store (its `sources` table), not found it
         self.created = False
         #: whether this Store's commits looked for the rows of writes that never committed yet
@@ -853,34 +857,76 @@ class Store:
         return self.stage_all([data], [commit_id or new_commit_id()])[0]
 
     def stage_all(self, sources: Sequence[SourceData], commit_ids: Sequence[str] | None = None) -> list[Staged]:
-        """Append the rows of several sources at once, one Delta commit a table, each source's under a commit
-        id of its own, not yet visible (`commit_all` makes them visible)."""
-        cids = list(commit_ids) if commit_ids is not None else [new_commit_id() for _ in sources]
+        """Write the rows of several sources at once as files no table names yet (`TABLE/_writes/<writer>/<batch>/`,
+        one batch a table), each source's under a commit id of its own (`commit_all` commits them), while this
+        Store's writer holds its lease."""
+        cids = list(commit_ids) if commit_ids is not None else [new_commit_id(self.writer) for _ in sources]
         self._inflight.update(cids)
         written: list[list[str]] = [[] for _ in sources]
+        files: dict[str, writes.StagedFiles] = {}
         try:
             for data in sources:
                 check_names(data)
+            writes.hold(self.location.uri, self.writer)
             for table in dict.fromkeys(t for data in sources for t in data.tables):
                 rows = [(i, data.tables[table]) for i, data in enumerate(sources)
                         if table in data.tables and data.tables[table].height]
                 if not rows:
                     continue
-                append(self.uri(table), _stream(table, [(df, cids[i]) for i, df in rows]), schema.partition_columns(table),
-                       ",".join(cids[i] for i, _ in rows), table)
+                folder = f"{writes.WRITES}/{self.writer}/{cids[rows[0][0]]}"
+                files[table] = writes.stage_files(self.uri(table), folder, _stream(table, [(df, cids[i]) for i, df in rows])(),
+                                                  list(schema.partition_columns(table)), _writer_properties())
                 for i, _ in rows:
                     written[i].append(table)
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001 - a full disk, a read-only store, a lost connection
+            for t, f in files.items():
+                writes.discard_files(self.uri(t), f)
             raise write_failed(self.path, exc) from None
-        return [Staged(data, cid, tables) for data, cid, tables in zip(sources, cids, written)]
+        return [Staged(data, cid, tables, {t: files[t] for t in tables}) for data, cid, tables in zip(sources, cids, written)]
 
     def discard(self, staged: Staged) -> None:
-        """Delete the rows of a staged source that will not be committed (best effort: unnamed rows are
-        invisible, and deleted by a later write)."""
+        """Delete the files and rows of a staged source that will not be committed (best effort: what is left
+        is named by no table, or by no source, and collected later)."""
         self._inflight.discard(staged.commit_id)
+        for t, f in staged.files.items():
+            writes.discard_files(self.uri(t), f)
         self._delete_commits({t: [staged.commit_id] for t in staged.tables})
+
+    def scan_staged(self, staged: Staged, table: str) -> pl.LazyFrame:
+        """The rows of a staged source in a table, read from its staged files (committed or not)."""
+        sch = schema.polars_schema(table)
+        f = staged.files.get(table)
+        if f is None:  # committed (or none staged)
+            return self.scan_commit(table, staged.commit_id) if table in staged.tables else pl.LazyFrame(schema=sch)
+        dt = open_table(f"{self.uri(table).rstrip('/')}/{f.folder}")
+        return scan_table(dt).filter(pl.col(COMMIT) == staged.commit_id).select(list(sch))
+
+    def _commit_files(self, staged: Sequence[Staged]) -> None:
+        """Commit the staged files of `staged` to their tables (one Delta commit a table); StoreError naming the
+        files where a collection removed some while this writer was paused."""
+        by_table: dict[str, dict[str, writes.StagedFiles]] = {}
+        for s in staged:
+            for t, f in s.files.items():
+                by_table.setdefault(t, {})[f.folder] = f
+        try:
+            for t, folders in by_table.items():
+                for f in folders.values():
+                    if gone := writes.missing(self.uri(t), f):
+                        raise StoreError(f"{self.uri(t)}/{gone[0]}: a staged file of this write was removed before "
+                                         "its commit (its writer's lease had expired); ingest the source again")
+            for t, folders in by_table.items():
+                cids = [s.commit_id for s in staged if t in s.files]
+                writes.commit_files(self.uri(t), list(folders.values()), list(schema.partition_columns(t)),
+                                    {"cocopipe.commit": ",".join(cids), "cocopipe.table": t,
+                                     "cocopipe.schema_version": schema.version(t)}, TABLE_PROPERTIES)
+                for s in staged:
+                    s.files.pop(t, None)
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise write_failed(self.path, exc) from None
 
     def commit(self, staged: Staged, replace: Sequence[str] = (), *, expect: int | None = None,
                check: Callable[[Store], None] | None = None) -> list[str]:
@@ -923,6 +969,7 @@ class Store:
                 out.append(row)
             return out
 
+        self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
         ids = {s.commit_id for s in staged}
         self._inflight.difference_update(ids)
         try:
@@ -975,8 +1022,12 @@ class Store:
                 keep = now.filter(~pl.col(key).is_in(list(gone)))
                 made = rows(now) if callable(rows) else rows
                 new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
+                # no retry inside delta-rs: it would make the commit again on the newer version without this
+                # writer reading it (a second source of one content, a source another writer removed): here
+                # the table is read again, and `rows` made on it
                 dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
-                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table}))
+                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
+                                                                         max_commit_retries=0))
                 dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
                 break
             except dl.exceptions.CommitFailedError:
@@ -1006,16 +1057,45 @@ class Store:
         tables = self._tables()
         named = set(self.snapshot.committed) | self._inflight
         todo: dict[str, list[str]] = {}
+        leases: dict[str, bool] = {}
+        root = self.location.uri
         for name, dt in tables.items():
             if dt is None:
                 continue
             present = _commits_in(dt)
-            old = {c for c in present - named if c in dropped or commit_age(c) > GRACE}
+            old = {c for c in present - named if c in dropped or (commit_age(c) > GRACE and not writes.alive(
+                root, writes.writer_of(c), leases))}
             if old:
                 todo[name] = sorted(old)
         self._delete_commits(todo)
         self._expire_caches(named, dropped)
-        return len({c for cs in todo.values() for c in cs})
+        staged = sum(self.collect_staged(leases).values())
+        return len({c for cs in todo.values() for c in cs}) + staged
+
+    def collect_staged(self, leases: dict[str, bool] | None = None) -> dict[str, int]:
+        """Delete the staged files of writes that never committed, whose writer's lease expired and that are
+        older than GRACE: the batches deleted, by table."""
+        out = {}
+        for name in self.snapshot.names:
+            n = writes.collect_staged(self.uri(name), self.location.uri, self.referenced(name), GRACE,
+                                      {} if leases is None else leases)
+            if n:
+                out[name] = n
+        return out
+
+    def abandoned(self) -> dict[str, list[str]]:
+        """The staged batches of writes that never committed and that a collection would delete, by table."""
+        out, leases = {}, {}
+        for name in self.snapshot.names:
+            got = writes.abandoned(self.uri(name), self.location.uri, self.referenced(name), GRACE, leases)
+            if got:
+                out[name] = got
+        return out
+
+    def referenced(self, name: str) -> set[str]:
+        """The files a table's latest version names, as paths relative to the table (as they are on disk)."""
+        dt = open_table(self.uri(name))
+        return {unquote(p) for p in _adds(dt)["path"]} if dt is not None else set()
 
     def _expire_caches(self, named: set[str], dropped: set[str] | frozenset) -> None:
         """Delete the cache files of commits no longer named GRACE seconds after their commit went: a reader
@@ -1083,7 +1163,8 @@ class Store:
             try:
                 dt = open_table(self.uri(SOURCES))
                 new = change(whole(dt))
-                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite")
+                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite",
+                                   commit_properties=dl.CommitProperties(max_commit_retries=0))
                 break
             except dl.exceptions.CommitFailedError:
                 time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))

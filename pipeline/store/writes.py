@@ -1,0 +1,286 @@
+"""Writes that stage their files where no table names them, commit them only when whole, and leases that keep a
+live writer's staged files from every other writer's collection (docs/store.md, "Writers and readers").
+
+A write puts each table's Parquet files under `TABLE/_writes/<writer>/<batch>/` (a Delta table of its own made
+by delta-rs's writer, so that the files and their statistics are the ones a plain append makes; its log is the
+mark that the batch is not committed yet). Committing them is one Delta commit per table of their add actions
+(`DeltaTable.create_write_transaction`, or `create_table_with_add_actions` for a table not made yet): until
+then no reader of the table, with any engine, sees them. The staging log goes once the files are committed.
+
+A writer holds a lease: `_writers/<writer>.json` holding the UTC time it was renewed, renewed every third of
+`COCOPIPE_LEASE` seconds (default 60) while its process lives. A batch is collected (its files deleted) only
+when its writer's lease expired and it is older than the grace (`COCOPIPE_ORPHAN_GRACE`), ages from UTC
+epoch seconds (`time.time`, `calendar.timegm`), never local time.
+"""
+from __future__ import annotations
+
+import calendar
+import json
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+import deltalake as dl
+import pyarrow.fs as pafs
+from deltalake.fs import DeltaStorageHandler
+from deltalake.transaction import AddAction, create_table_with_add_actions
+
+from . import remote
+
+#: the folder of a table holding the files of writes not committed yet
+WRITES = "_writes"
+#: the folder of a store holding its writers' leases
+WRITERS = "_writers"
+#: the staging table's first (and only) commit
+_FIRST = "_delta_log/00000000000000000000.json"
+
+
+def lease_seconds() -> float:
+    """Seconds a writer's lease lasts unless renewed (`COCOPIPE_LEASE`, default 60)."""
+    text = os.environ.get("COCOPIPE_LEASE", "").strip()
+    try:
+        value = float(text) if text else 60.0
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"COCOPIPE_LEASE={text!r}: expected a positive number of seconds")
+    return value
+
+
+def new_writer() -> str:
+    """A writer's id (12 hex digits: also the last part of its commit ids)."""
+    return uuid.uuid4().hex[:12]
+
+
+def commit_time(commit_id: str) -> float | None:
+    """The UTC epoch seconds a commit id was made at (None for an id of another form)."""
+    try:
+        t = time.strptime(commit_id[:15], "%Y%m%dT%H%M%S")
+    except ValueError:
+        return None
+    return calendar.timegm(t)
+
+
+def writer_of(commit_id: str) -> str | None:
+    """The writer that made a commit id (None for an id made before writers had ids)."""
+    parts = commit_id.split("-")
+    return parts[2] if len(parts) == 3 else None
+
+
+def filesystem(uri: str) -> pafs.FileSystem:
+    """A file system rooted at `uri` (a local folder, made or not, or an object-storage URI, with the store's
+    options: delta-rs's own client)."""
+    if "://" not in uri or uri.startswith("file://"):
+        return pafs.SubTreeFileSystem(uri.removeprefix("file://"), pafs.LocalFileSystem())
+    return pafs.PyFileSystem(DeltaStorageHandler(uri, remote.delta_options(uri)))
+
+
+def _read_json(fs: pafs.FileSystem, path: str) -> dict | None:
+    try:
+        with fs.open_input_file(path) as fh:
+            got = json.loads(fh.read().decode())
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
+class Lease:
+    """A writer's lease on a store, renewed on a thread of this process while the process lives."""
+
+    def __init__(self, root: str, writer: str):
+        self.root, self.writer, self.seconds = root, writer, lease_seconds()
+        self._stop = threading.Event()
+        self.renew()
+        self._thread = threading.Thread(target=self._run, name=f"cocopipe-lease-{writer}", daemon=True)
+        self._thread.start()
+
+    def renew(self) -> None:
+        """Write the lease anew (best effort: a lease not renewed expires, and only collections care)."""
+        body = json.dumps({"writer": self.writer, "renewed": time.time(), "lease": self.seconds,
+                           "pid": os.getpid()}).encode()
+        try:
+            fs = filesystem(self.root)
+            fs.create_dir(WRITERS, recursive=True)
+            with fs.open_output_stream(f"{WRITERS}/{self.writer}.json") as fh:
+                fh.write(body)
+        except Exception:  # noqa: BLE001 - a store that failed for a moment: renewed at the next turn
+            pass
+
+    def _run(self) -> None:
+        while not self._stop.wait(max(0.2, self.seconds / 3)):
+            self.renew()
+
+    def stop(self) -> None:
+        """Stop renewing and remove the lease file."""
+        self._stop.set()
+        try:
+            filesystem(self.root).delete_file(f"{WRITERS}/{self.writer}.json")
+        except Exception:  # noqa: BLE001
+            pass
+
+
+_LEASES: dict[tuple[str, str], Lease] = {}
+_LEASES_LOCK = threading.Lock()
+
+
+def hold(root: str, writer: str) -> Lease:
+    """This process's lease of `writer` on the store at `root` (taken and renewed from now on)."""
+    with _LEASES_LOCK:
+        got = _LEASES.get((root, writer))
+        if got is None or got._stop.is_set():
+            got = _LEASES[(root, writer)] = Lease(root, writer)
+        return got
+
+
+def release(root: str, writer: str) -> None:
+    """Give up this process's lease of `writer` (what a writer's death does, at once)."""
+    with _LEASES_LOCK:
+        got = _LEASES.pop((root, writer), None)
+    if got is not None:
+        got.stop()
+
+
+def alive(root: str, writer: str | None, cache: dict | None = None) -> bool:
+    """Whether a writer's lease on the store is still current (False for no writer or no lease)."""
+    if writer is None:
+        return False
+    if cache is not None and writer in cache:
+        return cache[writer]
+    with _LEASES_LOCK:
+        mine = (root, writer) in _LEASES and not _LEASES[(root, writer)]._stop.is_set()
+    got = _read_json(filesystem(root), f"{WRITERS}/{writer}.json") if not mine else None
+    live = mine or (got is not None and isinstance(got.get("renewed"), (int, float))
+                    and time.time() - float(got["renewed"]) <= float(got.get("lease") or lease_seconds()))
+    if cache is not None:
+        cache[writer] = live
+    return live
+
+
+@dataclass
+class StagedFiles:
+    """One table's files of a staged batch: where they are (relative to the table) and their add actions."""
+
+    folder: str  # _writes/<writer>/<batch>
+    adds: list[dict] = field(default_factory=list)  # the staging log's add actions
+    schema: str = ""  # the files' Delta schema (JSON)
+
+
+def stage_files(table_uri: str, folder: str, rows, partition_by: list[str], writer_properties) -> StagedFiles:
+    """Write `rows` as Parquet files under `folder` of the table at `table_uri`, named by no table version; their
+    add actions (read back from the staging log delta-rs wrote beside them)."""
+    uri = f"{table_uri.rstrip('/')}/{folder}"
+    dl.write_deltalake(uri, rows, mode="error", partition_by=partition_by or None, writer_properties=writer_properties,
+                       storage_options=remote.delta_options(uri))
+    fs = filesystem(uri)
+    with fs.open_input_file(_FIRST) as fh:
+        actions = [json.loads(line) for line in fh.read().decode().splitlines() if line.strip()]
+    adds = [a["add"] for a in actions if "add" in a]
+    schema = next(a["metaData"]["schemaString"] for a in actions if "metaData" in a)
+    return StagedFiles(folder, adds, schema)
+
+
+def missing(table_uri: str, staged: StagedFiles) -> list[str]:
+    """The staged files that are no longer there (removed by a collection while their writer was paused)."""
+    fs = filesystem(table_uri)
+    paths = [f"{staged.folder}/{unquote(a['path'])}" for a in staged.adds]
+    return [i.path for i in fs.get_file_info(paths) if i.type == pafs.FileType.NotFound]
+
+
+def commit_files(table_uri: str, staged: list[StagedFiles], partition_by: list[str], meta: dict,
+                 configuration: dict) -> None:
+    """One Delta commit adding the staged files of a table (made when there is none yet; columns the table lacks
+    added first), then their staging logs removed."""
+    actions = [AddAction(f"{s.folder}/{unquote(a['path'])}", a["size"], a.get("partitionValues") or {},
+                         a["modificationTime"], True, a.get("stats") or "") for s in staged for a in s.adds]
+    schemas = [dl.Schema.from_json(s.schema) for s in staged if s.schema]
+    fields: dict[str, object] = {}
+    for sch in schemas:
+        for f in sch.fields:
+            fields.setdefault(f.name, f)
+    schema = dl.Schema(list(fields.values()))
+    props = dl.CommitProperties(custom_metadata=meta)
+    opts = remote.delta_options(table_uri)
+    for attempt in range(5):
+        try:
+            dt = dl.DeltaTable(table_uri, storage_options=opts)
+        except dl.exceptions.TableNotFoundError:
+            try:
+                create_table_with_add_actions(table_uri, schema, actions, mode="error", partition_by=partition_by or None,
+                                              configuration=configuration, storage_options=opts, commit_properties=props)
+                break
+            except (dl.exceptions.CommitFailedError, dl.exceptions.DeltaError):
+                if attempt == 4:
+                    raise
+                continue  # another writer made it first: append to it
+        have = {f.name for f in dt.schema().fields}
+        new = [f for f in schema.fields if f.name not in have]
+        if new:
+            dt.alter.add_columns(new)
+            dt = dl.DeltaTable(table_uri, storage_options=opts)
+        dt.create_write_transaction(actions, "append", dt.schema(), partition_by=partition_by or None,
+                                    commit_properties=props)
+        break
+    fs = filesystem(table_uri)
+    for s in staged:
+        try:
+            fs.delete_dir(f"{s.folder}/_delta_log")
+        except Exception:  # noqa: BLE001 - left: a collection finds its files committed and removes it
+            pass
+
+
+def discard_files(table_uri: str, staged: StagedFiles) -> None:
+    """Delete a staged batch's files (a write given up before its commit; best effort)."""
+    try:
+        filesystem(table_uri).delete_dir(staged.folder)
+    except Exception:  # noqa: BLE001 - collected later
+        pass
+
+
+def abandoned(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict, *,
+              tidy: bool = False) -> list[str]:
+    """The staged batches of a table (folders relative to it) that never committed, whose writer's lease expired
+    and that are older than `grace` (UTC); `referenced`: the paths (as on disk, relative to the table) its latest
+    version names. With `tidy`, the staging logs left by writes that committed are removed."""
+    fs = filesystem(table_uri)
+    try:
+        writers = [i for i in fs.get_file_info(pafs.FileSelector(WRITES, allow_not_found=True))
+                   if i.type == pafs.FileType.Directory]
+    except Exception:  # noqa: BLE001
+        return []
+    out = []
+    now = time.time()
+    for w in writers:
+        if alive(root, w.base_name, cache):
+            continue
+        for b in fs.get_file_info(pafs.FileSelector(w.path, allow_not_found=True)):
+            made = commit_time(b.base_name)
+            if b.type != pafs.FileType.Directory or made is None or now - made <= grace:
+                continue
+            files = [i for i in fs.get_file_info(pafs.FileSelector(b.path, recursive=True, allow_not_found=True))
+                     if i.type == pafs.FileType.File]
+            if any(f.path in referenced for f in files if "/_delta_log/" not in f.path):
+                if tidy:  # committed: only its staging log was left
+                    try:
+                        fs.delete_dir(f"{b.path}/_delta_log")
+                    except Exception:  # noqa: BLE001
+                        pass
+                continue
+            if not any(f.mtime is not None and now - f.mtime.timestamp() <= grace for f in files):
+                out.append(b.path)
+    return out
+
+
+def collect_staged(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict) -> int:
+    """Delete the `abandoned` batches of a table; the number deleted."""
+    fs = filesystem(table_uri)
+    done = 0
+    for folder in abandoned(table_uri, root, referenced, grace, cache, tidy=True):
+        try:
+            fs.delete_dir(folder)
+            done += 1
+        except Exception:  # noqa: BLE001 - left for a later collection
+            pass
+    return done

@@ -1,0 +1,359 @@
+"""Writers under faults (issue 43): a write's files are named by no table until its source is whole, so a plain
+`pl.scan_delta` of a table (no cocopipe, no semi-join with `sources`) counts what `cocopipe runs` counts; a writer
+paused (SIGSTOP) while another ingest or `check --repair` runs keeps its rows, also in a time zone with summer
+time; two writers of one content at once store it once; kill -9 at random moments and an object store that
+goes away mid-ingest leave every source whole or absent."""
+from __future__ import annotations
+
+import os
+import random
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logs import write_new2
+from objectstore import s3, s3_server  # noqa: F401 - fixtures
+from pipeline.ingest import _parse_all, _source_data, ingest, read_source
+from pipeline.store import Store, writes
+from pipeline.store.check import check
+from pipeline.store.store import commit_age, new_commit_id
+
+SYDNEY = "Australia/Sydney"  # summer time in December: local time is UTC+11, `time.timezone` says UTC+10
+
+
+def cli(*args, timeout=300, env=None):
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def source(root: Path, alg: str, functions=(1,), instances=(1, 2)) -> Path:
+    """A folder of hand-made logs: one trial per function and instance, two records each."""
+    for f in functions:
+        write_new2(root, alg=alg, function=f, runs=[{"instance": i, "dat": [(1, 5.0 * i), (4, 0.5)]} for i in instances],
+                   info_name=f"bbobexp_f{f}.info")
+    return root
+
+
+def plain(store: str | Path, table: str = "runs") -> dict[str, int]:
+    """Rows per algorithm of a table as any Delta reader counts them: no cocopipe, no semi-join."""
+    df = pl.scan_delta(str(store) + f"/{table}").group_by("algorithm").len().collect()
+    return dict(df.rows())
+
+
+def cocopipe_runs(store: str | Path) -> dict[str, int]:
+    r = cli("runs", "--store", store, "--out", "-")
+    assert r.returncode == 0, r.stderr
+    df = pl.read_csv(r.stdout.encode())
+    return dict(df.group_by("algorithm").len().rows())
+
+
+# -- ages are UTC ----------------------------------------------------------------------------------------
+@pytest.fixture
+def sydney(monkeypatch):
+    monkeypatch.setenv("TZ", SYDNEY)
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_fresh_commit_id_is_seconds_old_in_a_time_zone_with_summer_time(sydney):
+    # `time.mktime(t) - time.timezone` read a fresh id as 3600 s old in Sydney's summer (the grace: 3600 s)
+    assert time.localtime().tm_isdst == 1
+    assert 0 <= commit_age(new_commit_id()) < 5
+    assert abs(commit_age("20260101T000000000000Z-0123456789ab") - (time.time() - 1767225600)) < 1  # by hand
+    assert commit_age("not-a-commit") == 0.0
+
+
+# -- nothing staged where readers look -------------------------------------------------------------------
+def test_a_staged_write_is_named_by_no_table_and_counted_by_no_plain_reader(tmp_path):
+    st = Store(tmp_path / "st", create=True)
+    ingest([source(tmp_path / "A", "A")], st)
+    src = read_source(source(tmp_path / "B", "B", functions=(1, 2)))
+    staged = st.stage(_source_data(src, _parse_all(src, None)))
+    assert plain(st.path) == {"A": 2} and plain(st.path, "events") == {"A": 4}  # B's files are not the table's
+    assert list((st.path / "runs" / writes.WRITES / st.writer).glob(f"{staged.commit_id}/**/*.parquet"))
+    assert check(st.path) == []  # a write at work is no problem
+    st.commit(staged)
+    assert plain(st.path) == {"A": 2, "B": 4} == cocopipe_runs(st.path)
+    assert plain(st.path, "events") == {"A": 4, "B": 8}
+    assert not (st.path / "runs" / writes.WRITES / st.writer / staged.commit_id / "_delta_log").exists()
+
+
+def test_the_staged_files_of_a_live_writer_stay_however_old(tmp_path, monkeypatch):
+    """Past the grace time, another writer's collection leaves the files of a writer whose lease is renewed."""
+    import pipeline.store.store as mod
+
+    st = Store(tmp_path / "st", create=True)
+    src = read_source(source(tmp_path / "A", "A"))
+    staged = st.stage(_source_data(src, _parse_all(src, None)))
+    monkeypatch.setattr(mod, "GRACE", 0.0)
+    time.sleep(1.1)  # older than the grace, by its commit id's second
+    r = cli("ingest", source(tmp_path / "B", "B"), "--store", st.path, env={"COCOPIPE_ORPHAN_GRACE": "0"})
+    assert r.returncode == 0, r.stderr
+    r = cli("check", "--store", st.path, "--repair", env={"COCOPIPE_ORPHAN_GRACE": "0"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    st.commit(staged)
+    assert plain(st.path) == {"A": 2, "B": 2} == cocopipe_runs(st.path)
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from pipeline.ingest import _parse_all, _source_data, read_source
+from pipeline.store import Store
+st = Store(sys.argv[1])
+src = read_source(Path(sys.argv[2]))
+staged = st.stage(_source_data(src, _parse_all(src, None)))
+print("staged", flush=True)
+sys.stdin.readline()
+st.commit(staged)
+print("committed", flush=True)
+"""
+
+
+def test_a_writer_paused_while_another_ingests_and_repairs_keeps_its_rows_in_sydney(tmp_path):
+    """The issue's case: a writer stopped (SIGSTOP) between its staging and its commit, its lease expired
+    meanwhile, while another process ingests and runs `check --repair` (all in Sydney's summer time, the grace
+    the default hour): resumed, it commits every run of its source."""
+    env = {"TZ": SYDNEY, "COCOPIPE_LEASE": "1"}
+    store = tmp_path / "st"
+    Store(store, create=True)
+    slow = source(tmp_path / "SLOW", "SLOW", functions=(1, 2, 3))
+    p = subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(slow)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    try:
+        assert p.stdout.readline().strip() == "staged", p.stderr.read()
+        p.send_signal(signal.SIGSTOP)
+        time.sleep(2.5)  # its lease (1 s) expires
+        assert not writes.alive(str(store), next((store / "runs" / writes.WRITES).iterdir()).name)
+        for args in (("ingest", source(tmp_path / "B", "B"), "--store", store), ("check", "--store", store, "--repair")):
+            r = cli(*args, env=env)
+            assert r.returncode == 0, r.stdout + r.stderr
+        p.send_signal(signal.SIGCONT)
+        out, err = p.communicate("go\n", timeout=120)
+        assert p.returncode == 0 and "committed" in out, err
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert plain(store) == {"SLOW": 6, "B": 2} == cocopipe_runs(store)
+    assert [(e["name"], e["runs"]) for e in Store(store).sources().values()] == [("B", 2), ("SLOW", 6)]
+    assert check(store) == []
+
+
+def test_a_staged_write_of_a_dead_writer_past_the_grace_is_collected_and_its_rows_never_named(tmp_path, monkeypatch):
+    import pipeline.store.store as mod
+
+    st = Store(tmp_path / "st", create=True)
+    dead = Store(st.path)
+    src = read_source(source(tmp_path / "A", "A"))
+    lost = dead.stage(_source_data(src, _parse_all(src, None)))
+    writes.release(dead.location.uri, dead.writer)
+    monkeypatch.setattr(mod, "GRACE", 0.0)
+    time.sleep(1.1)
+    assert [f.kind for f in check(st.path)] == ["uncommitted", "uncommitted"]  # runs and events
+    ingest([source(tmp_path / "B", "B")], st)
+    assert not (st.path / "runs" / writes.WRITES / dead.writer / lost.commit_id).exists()
+    assert check(st.path) == [] and plain(st.path) == {"B": 2}
+    with pytest.raises(Exception, match="staged file of this write was removed"):  # it woke up: never a hole
+        dead.commit(lost)
+    assert plain(st.path) == {"B": 2} == cocopipe_runs(st.path)
+
+
+def test_a_writer_killed_between_its_tables_commits_is_rolled_back_by_the_next_writer(tmp_path, monkeypatch):
+    """`runs` committed, then the writer died before `events` and `sources`: a plain reader counts its runs until
+    the next writer (its lease expired, past the grace) deletes them; `check` names them meanwhile."""
+    import pipeline.store.store as mod
+
+    st = Store(tmp_path / "st", create=True)
+    dead = Store(st.path)
+    src = read_source(source(tmp_path / "A", "A"))
+    lost = dead.stage(_source_data(src, _parse_all(src, None)))
+    dead._commit_files([type(lost)(lost.data, lost.commit_id, ["runs"], {"runs": lost.files["runs"]})])
+    writes.release(dead.location.uri, dead.writer)
+    assert plain(st.path) == {"A": 2} and cocopipe_runs_or_none(st.path) is None
+    monkeypatch.setattr(mod, "GRACE", 0.0)
+    monkeypatch.setattr("pipeline.store.check.GRACE", 0.0)
+    time.sleep(1.1)
+    assert sorted(f.kind for f in check(st.path)) == ["uncommitted", "uncommitted"]  # runs rows, events files
+    ingest([source(tmp_path / "B", "B")], st)
+    assert plain(st.path) == {"B": 2} == cocopipe_runs(st.path) and check(st.path) == []
+
+
+def cocopipe_runs_or_none(store) -> dict | None:
+    """`cocopipe runs` per algorithm, None where it has no trial to show (an empty store)."""
+    return Store(store).runs().collect().height or None
+
+
+# -- two writers of one content ---------------------------------------------------------------------------
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_two_writers_of_one_content_at_once_store_it_once(where, s3, tmp_path):
+    store = str(tmp_path / "st") if where == "local" else f"s3://{s3.name}/st"
+    Store(store, create=True)
+    one = source(tmp_path / "one" / "NM", "NM", functions=(1, 2, 3))
+    two = tmp_path / "two" / "NM"
+    shutil.copytree(one, two)  # the same bytes at another path: the same sha256
+    procs = [subprocess.Popen([sys.executable, "-m", "pipeline.cli", "ingest", str(p), "--store", store],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in (one, two)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    st = Store(store)
+    commits = {e["commit_id"] for e in st.sources().values()}
+    assert len(commits) == 1  # both keys name one commit: stored once, counted once
+    assert plain(store) == {"NM": 6} == cocopipe_runs(store) and plain(store, "events") == {"NM": 12}
+    assert check(st) == []
+
+
+# -- kill -9 at random moments ----------------------------------------------------------------------------
+def _kill_rounds(tmp_path: Path, store: str, rounds: int, seed: int) -> None:
+    """Ingests of three sources killed at random moments; after each, a finishing ingest (the dead writer's lease
+    expired): every source whole or absent, a plain scan of each table counting what cocopipe counts."""
+    env = {"COCOPIPE_LEASE": "1", "COCOPIPE_ORPHAN_GRACE": "0", "TZ": SYDNEY}
+    rng = random.Random(seed)
+    srcs = [source(tmp_path / n, n, functions=(1, 2)) for n in ("P", "Q", "R")]
+    fin = source(tmp_path / "F", "F")
+    Store(store, create=True)
+    for k in range(rounds):
+        p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "ingest", *map(str, srcs), "--force", "--store",
+                              store], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **env})
+        time.sleep(rng.uniform(0.5, 4.0))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        st = Store(store)
+        seen = dict(st.runs().collect().group_by("algorithm").len().rows())
+        assert all(n == (2 if a == "F" else 4) for a, n in seen.items()), (k, seen)  # whole or absent
+        time.sleep(1.5)  # the killed writer's lease expires
+        r = cli("ingest", fin, "--force", "--store", store, env=env)
+        assert r.returncode == 0, r.stderr
+        want = cocopipe_runs(store)
+        assert plain(store) == want and plain(store, "events") == {a: 2 * n for a, n in want.items()}, k
+        assert check(Store(store)) == [], k
+
+
+def test_kill_9_at_random_moments_then_plain_readers_count_what_cocopipe_counts(tmp_path):
+    _kill_rounds(tmp_path, str(tmp_path / "st"), 4, 43)
+
+
+def test_kill_9_at_random_moments_on_the_object_store_then_plain_readers_count_what_cocopipe_counts(s3, tmp_path):
+    _kill_rounds(tmp_path, f"s3://{s3.name}/st", 3, 44)
+
+
+# -- the object store goes away mid-ingest ----------------------------------------------------------------
+class Outage:
+    """A TCP proxy on loopback in front of the S3 server that can be stopped (every connection cut, the port
+    refusing) and started again on the same port."""
+
+    def __init__(self, target: str):
+        host, port = target.removeprefix("http://").split(":")
+        self.target = (host, int(port))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.listener: socket.socket | None = None
+        self.start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        lis = socket.socket()
+        lis.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lis.bind(("127.0.0.1", self.port))
+        lis.listen(64)
+        self.listener = lis
+        threading.Thread(target=self._accept, args=(lis,), daemon=True).start()
+
+    def stop(self) -> None:
+        lis, self.listener = self.listener, None
+        if lis is not None:
+            lis.close()
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            c.close()
+
+    def _accept(self, lis: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = lis.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.conns += [client, server]
+            threading.Thread(target=self._pipe, args=(client, server), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a: socket.socket, b: socket.socket) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(a, selectors.EVENT_READ, b)
+        sel.register(b, selectors.EVENT_READ, a)
+        try:
+            while True:
+                for key, _ in sel.select():
+                    data = key.fileobj.recv(65536)
+                    if not data:
+                        return
+                    key.data.sendall(data)
+        except (OSError, ValueError):
+            return
+        finally:
+            a.close()
+            b.close()
+
+
+def test_an_object_store_outage_mid_ingest_leaves_every_source_whole_or_absent(s3, tmp_path):
+    """The server unreachable for a moment at random points of an ingest of three sources (through a proxy that
+    refuses and cuts connections), then back: every source whole or absent, for cocopipe and for a plain reader
+    once a later write (the failed writer's lease expired) has rolled back what it left."""
+    rng = random.Random(45)
+    store = f"s3://{s3.name}/st"
+    Store(store, create=True)
+    proxy = Outage(s3.endpoint)
+    env = {"AWS_ENDPOINT_URL": proxy.endpoint, "COCOPIPE_LEASE": "1", "COCOPIPE_ORPHAN_GRACE": "0",
+           "COCOPIPE_STORE_TIMEOUT": "3", "COCOPIPE_STORE_RETRIES": "1", "COCOPIPE_STORE_RETRY_TIMEOUT": "2"}
+    srcs = [source(tmp_path / n, n, functions=(1, 2)) for n in ("P", "Q", "R")]
+    fin = source(tmp_path / "F", "F")
+    try:
+        for k in range(3):
+            p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "ingest", *map(str, srcs), "--force", "--store",
+                                  store], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, **env})
+            time.sleep(rng.uniform(0.5, 3.0))
+            proxy.stop()
+            time.sleep(rng.uniform(1.0, 4.0))
+            proxy.start()
+            _, err = p.communicate(timeout=300)
+            assert "Traceback" not in err, err
+            seen = dict(Store(store).runs().collect().group_by("algorithm").len().rows())
+            assert all(n == (2 if a == "F" else 4) for a, n in seen.items()), (k, seen)  # whole or absent
+            if p.returncode == 0:
+                assert set(seen) >= {"P", "Q", "R"}, (k, seen)
+            time.sleep(1.5)
+            r = cli("ingest", fin, "--force", "--store", store, env={"COCOPIPE_LEASE": "1", "COCOPIPE_ORPHAN_GRACE": "0"})
+            assert r.returncode == 0, r.stderr
+            want = cocopipe_runs(store)
+            assert plain(store) == want and plain(store, "events") == {a: 2 * n for a, n in want.items()}, k
+            assert check(Store(store)) == [], k
+    finally:
+        proxy.stop()

@@ -9,7 +9,7 @@ best_r(b) <= v, best_r(b) the best so far at b (nothing is attained before a run
 weak dominance of (b, v) by a point (evaluations, best so far) of the run, the 2-D attainment of moocore.
 
     EAF(b, v) = (1 / n) * #{runs r : best_r(b) <= v}                      (n the runs of the problem)
-    difference(b, v) = EAF_A(b, v) - EAF_B(b, v)
+    difference(b, v) = EAF_left(b, v) - EAF_right(b, v)
     area = (1 / n) * sum_r  integral over g(b) in [g(1), g(B)] of v_norm(best_r(b))  / (g(B) - g(1))
 
 with g = log10 (or the identity, `log_budget=False`), B the budget cut or the problem's longest run, and
@@ -231,16 +231,16 @@ register(Measure(
 
 
 def _pair(inputs: Inputs, s) -> tuple[str, str] | None:
-    """The two algorithms compared: a and b, else the first two of the selection by name (None: fewer)."""
-    if s.a is not None and s.b is not None:
-        return s.a, s.b
+    """The two algorithms compared: left and right, else the first two of the selection by name (None: fewer)."""
+    if s.left is not None and s.right is not None:
+        return s.left, s.right
     names = sorted(inputs.runs().select("algorithm").unique().collect()["algorithm"].to_list())
-    rest = [n for n in names if n not in (s.a, s.b)]
-    picked = [x for x in (s.a, s.b) if x is not None] + rest
+    rest = [n for n in names if n not in (s.left, s.right)]
+    picked = [x for x in (s.left, s.right) if x is not None] + rest
     return (picked[0], picked[1]) if len(picked) >= 2 else None
 
 
-DIFF_COLUMNS = (*CELL, "quantity", "budget", "level", "a", "b", "eaf_a", "eaf_b", "difference")
+DIFF_COLUMNS = (*CELL, "quantity", "budget", "level", "left", "right", "eaf_left", "eaf_right", "difference")
 
 
 def _eaf_diff(inputs: Inputs, s) -> pl.LazyFrame:
@@ -249,7 +249,8 @@ def _eaf_diff(inputs: Inputs, s) -> pl.LazyFrame:
     pair = _pair(inputs, s)
     if pair is None:
         schema = {**dict.fromkeys(CELL, pl.String), "quantity": pl.String, "budget": pl.Float64,
-                  "level": pl.Float64, "a": pl.String, "b": pl.String, "eaf_a": pl.Float64, "eaf_b": pl.Float64,
+                  "level": pl.Float64, "left": pl.String, "right": pl.String, "eaf_left": pl.Float64,
+                  "eaf_right": pl.Float64,
                   "difference": pl.Float64}
         schema.update(function=pl.Int32, dimension=pl.Int32)
         return pl.LazyFrame(schema=schema)
@@ -257,20 +258,22 @@ def _eaf_diff(inputs: Inputs, s) -> pl.LazyFrame:
     table = eaf(runs, events, grid_b, grid_l)
     on = [*CELL, "budget", "level"]
     side = [table.filter(pl.col("algorithm") == name).select(*on, pl.col("eaf").alias(col))
-            for name, col in zip(pair, ("eaf_a", "eaf_b"))]
+            for name, col in zip(pair, ("eaf_left", "eaf_right"))]
     both = (side[0].join(side[1], on=on, maintain_order="left")
-            .with_columns(a=pl.lit(pair[0]), b=pl.lit(pair[1]), difference=pl.col("eaf_a") - pl.col("eaf_b")))
+            .with_columns(left=pl.lit(pair[0]), right=pl.lit(pair[1]),
+                          difference=pl.col("eaf_left") - pl.col("eaf_right")))
     return raw(both, runs, values).select(DIFF_COLUMNS)
 
 
 register(Measure(
-    name="eaf_diff", summary="Difference of the empirical attainment functions of two algorithms (a minus b).",
+    name="eaf_diff", summary="Difference of the empirical attainment functions of two algorithms (left minus right).",
     seed="López-Ibáñez et al. 2010; moocore eafdiff (docs/measures.md)", inputs=("runs", "records"), keys=(),
     groupable=False, quantities=True, targets=False,
     settings=settings_class("eaf_diff", [
-        Param("a", None, (NONE, TEXT), "The first algorithm (default: the first of the selection by name)."),
-        Param("b", None, (NONE, TEXT), "The second algorithm (default: the next of the selection by name)."),
-        *GRID], (Check("b", lambda s: s.a is None or s.b != s.a, lambda s: f"an algorithm other than a {s.a!r}"),)),
+        Param("left", None, (NONE, TEXT), "The first algorithm (default: the first of the selection by name)."),
+        Param("right", None, (NONE, TEXT), "The second algorithm (default: the next of the selection by name)."),
+        *GRID], (Check("right", lambda s: s.left is None or s.right != s.left,
+                       lambda s: f"an algorithm other than left {s.left!r}"),)),
     spec=_eaf_diff, columns=DIFF_COLUMNS, charts=("eaf-diff",), command="eaf-diff"))
 
 

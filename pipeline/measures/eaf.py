@@ -105,6 +105,7 @@ def area(runs: pl.LazyFrame, events: pl.LazyFrame, limits: pl.LazyFrame, lower: 
     import polars as pl
 
     from .aocc import normalised
+    from .sums import ordered_mean, ordered_sum
 
     g = (lambda e: e.log10()) if log_budget else (lambda e: e)
     b = pl.col("budget")
@@ -115,10 +116,10 @@ def area(runs: pl.LazyFrame, events: pl.LazyFrame, limits: pl.LazyFrame, lower: 
              .filter(pl.col("ev") <= b))
     nxt = pl.col("ev").shift(-1).over("run_id").fill_null(b)
     per_run = (steps.with_columns(v=normalised(pl.col("best"), lower, upper, log))
-               .group_by("run_id").agg(a=(pl.col("v") * (g(nxt) - g(pl.col("ev")))).sum()))
+               .group_by("run_id").agg(a=ordered_sum(pl.col("v") * (g(nxt) - g(pl.col("ev"))))))
     width = g(b) - g(pl.lit(1.0))
     return (runs.select("run_id", *PROBLEM).join(limits, on=list(CELL)).join(per_run, on="run_id", how="left")
-            .group_by(PROBLEM).agg(budget=b.first(), area=(pl.col("a").fill_null(0.0) / width).mean(),
+            .group_by(PROBLEM).agg(budget=b.first(), area=ordered_mean(pl.col("a").fill_null(0.0) / width),
                                         runs=pl.len().cast(pl.Int64))
             .with_columns(area=pl.when(pl.col("budget") > 1).then(pl.col("area")))
             .sort(PROBLEM))

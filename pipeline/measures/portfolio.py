@@ -88,14 +88,19 @@ def exact(cells: pl.LazyFrame) -> pl.LazyFrame:
                                                                descending=[False] * 5 + [True, False])
               .with_columns(seg=(pl.col("fraction") - nxt) / j))
     phi = ranked.with_columns(phi=pl.col("seg").reverse().cum_sum().reverse().over(list(CELL)))
-    return _normalised(phi.group_by("suite", "algorithm").agg(value=pl.col("phi").sum()), cells)
+    from .sums import ordered_sum
+
+    return _normalised(phi.group_by("suite", "algorithm").agg(value=ordered_sum(pl.col("phi"))), cells)
 
 
 def _normalised(values: pl.LazyFrame, cells: pl.LazyFrame) -> pl.LazyFrame:
     """Shapley values divided by v(all) of their suite (0 where v(all) is 0), sorted by suite and name."""
     import polars as pl
 
-    total = cells.group_by(list(CELL)).agg(m=pl.col("fraction").max()).group_by("suite").agg(total=pl.col("m").sum())
+    from .sums import ordered_sum
+
+    total = (cells.group_by(list(CELL)).agg(m=pl.col("fraction").max())
+             .group_by("suite").agg(total=ordered_sum(pl.col("m"))))
     return (values.join(total, on="suite")
             .select("suite", "algorithm", shapley=pl.when(pl.col("total") > 0)
                     .then(pl.col("value") / pl.col("total")).otherwise(0.0), vbs_area=pl.col("total"))
@@ -112,7 +117,7 @@ def sampled(cells: pl.LazyFrame, permutations: int, seed: int) -> pl.LazyFrame:
     table = cells.select(*CELL, "algorithm", "fraction").collect()
     rows = []
     for (suite,), part in table.group_by("suite", maintain_order=True):
-        wide = part.pivot(on="algorithm", index=list(CELL), values="fraction").fill_null(0.0)
+        wide = part.pivot(on="algorithm", index=list(CELL), values="fraction").fill_null(0.0).sort(list(CELL))
         names = sorted(c for c in wide.columns if c not in CELL)
         f = wide.select(names).to_numpy().T  # algorithms x cells
         rng, total = block_rng(seed, (suite, "shapley")), np.zeros(len(names))

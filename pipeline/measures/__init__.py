@@ -47,6 +47,16 @@ Registered measures (written by `python docs/make_measures.py`):
 - 'fixed_budget_ecdf' (`Analysis.fixed_budget_ecdf(...)`): IOHprofiler's fixed-budget ECDF per problem and
   budget.
 - 'aocc' (`Analysis.aocc(...)`): IOHprofiler's area over the convergence curve per problem.
+- 'eaf' (`Analysis.eaf(...)`): Empirical attainment function: fraction of runs reaching each level within each
+  budget.
+- 'eaf_diff' (`Analysis.eaf_diff(...)`): Difference of the empirical attainment functions of two algorithms
+  (left minus right).
+- 'eaf_area' (`Analysis.eaf_area(...)`): Area under the empirical attainment function per problem, normalised
+  to [0, 1].
 - 'median_runtime' (`Analysis.median_runtime(targets)`): Median runtime of the successful trials per problem
   and target, and their count.
+- 'vbs' (`Analysis.vbs(targets, ...)`): The virtual best solver: the best ECDF value of any algorithm per
+  target and budget.
+- 'shapley' (`Analysis.shapley(targets, ...)`): Shapley value of each algorithm's contribution to the virtual
+  best solver's ECDF.
 """

@@ -11,6 +11,7 @@ import polars as pl
 
 from ..charts.ranking import critical_difference_chart, dimension_text
 from ..measures import ranking
+from ..recipes.kinds import KINDS
 from .context import Context
 from .ecdfs import explorer_spec
 from .figures import Figure, Note, Page, Section, frame_table, slug
@@ -53,10 +54,27 @@ def ranking_view(ctx: Context, m: Measures) -> list[Page]:
             continue
         sections += _ranking_sections(ctx, r, None if glicko is None else glicko.filter(pl.col("suite") == suite),
                                       tag, name, ranking.cliques(r))
+        sections.append(_shapley_section(ctx, suite, tag, name))
     if notes:
         sections.insert(0, Section("ranking", "Not ranked" if sections else "Ranking", [Note(n) for n in notes],
                                    columns=1))
     return [Page("ranking", "Ranking of the compared algorithms", sections, nav="Ranking")]
+
+
+def shapley_chart(analysis, targets: list[float]):
+    """The chart kind "shapley" of `analysis` (a function of the module: the report's workers receive it by name)."""
+    return KINDS["shapley"](analysis, targets=targets)
+
+
+def _shapley_section(ctx: Context, suite: str, tag: str, name: str) -> Section:
+    """Each compared algorithm's Shapley value: its share of the virtual best solver's ECDF (issue 47)."""
+    chart = ctx.runner.chart(shapley_chart, ctx.compared.select(suite=suite), list(ctx.ecdf_targets(suite)))
+    return Section(f"ranking-shapley{tag}", f"Contributions to the virtual best solver{name}", [Figure.later(
+        f"ranking-shapley{tag}", f"Shapley values{name}", chart,
+        "Each algorithm's Shapley value: its marginal contribution to the area under the virtual best solver's "
+        "ECDF (the best fraction of trials of any algorithm reaching each target within each of 20 budgets, "
+        "per function and dimension), averaged over every order of the portfolio, as a share of that area "
+        "(IOHanalyzer's definition, computed exactly).", kind="shapley")], columns=1)
 
 
 def _ranking_sections(ctx: Context, ranks: pl.DataFrame, glicko: pl.DataFrame | None, tag: str, name: str,

@@ -22,14 +22,15 @@ P = inspect.Parameter
 
 def option_type(param) -> type | None:
     """The Python type typer reads a setting as (None: the setting is not offered on the command line)."""
-    from ..measures.registry import BOOL, NONE, Interval, Options
+    from ..measures.registry import BOOL, NONE, TEXT, Interval, Options
 
     kinds = [c for c in param.constraints if c is not NONE]
     optional = len(kinds) < len(param.constraints)
     if len(kinds) != 1:
         return None
     c = kinds[0]
-    t = (bool if c is BOOL else c.kind if isinstance(c, Interval) else str if isinstance(c, Options) else None)
+    t = (bool if c is BOOL else c.kind if isinstance(c, Interval) else str if isinstance(c, Options) or c is TEXT
+         else None)
     return None if t is None else (Optional[t] if optional else t)  # noqa: UP045 - typer reads Optional
 
 

@@ -49,4 +49,10 @@ Registered measures (written by `python docs/make_measures.py`):
 - 'aocc' (`Analysis.aocc(...)`): IOHprofiler's area over the convergence curve per problem.
 - 'median_runtime' (`Analysis.median_runtime(targets)`): Median runtime of the successful trials per problem
   and target, and their count.
+- 'performance_profile' (`Analysis.performance_profile(...)`): Performance profiles (Dolan and Moré 2002) as
+  OptiProfiler draws them.
+- 'data_profile' (`Analysis.data_profile(...)`): Data profiles in simplex gradients (Moré and Wild 2009) as
+  OptiProfiler draws them.
+- 'log_ratio_profile' (`Analysis.log_ratio_profile(...)`): Log-ratio profile of two algorithms' work, as
+  OptiProfiler draws it.
 """

@@ -175,4 +175,6 @@ def test_the_commands_write_the_tables(store, tmp_path):
 def test_the_charts_draw_a_panel_per_tolerance(store, kind):
     spec = kinds.chart(kind, Analysis(store, algorithm=["A", "B"]), max_tol_order=2).to_dict()
     assert spec["facet"]["field"] == "panel"
-    assert spec["facet"]["sort"] == ["bbob, tau = 1e-01", "bbob, tau = 1e-02"]
+    assert spec["facet"]["sort"] == ["bbob, tau = 0.1", "bbob, tau = 0.01"]
+    rows = next(iter(spec["datasets"].values()))
+    assert {r["panel"] for r in rows} == {"bbob, tau = 0.1", "bbob, tau = 0.01"}

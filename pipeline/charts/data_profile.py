@@ -14,5 +14,5 @@ from .performance_profile import steps
 def chart(data: pl.DataFrame, *, settings: Sequence[str] | str | None = None, title: str = "Data profiles",
           columns: int = 5, width: int = 160, height: int = 130) -> alt.FacetChart:
     """The fraction of problems solved within each budget of simplex gradients (log2), per tolerance."""
-    return steps(data, x="simplex gradients (evaluations / (n + 1))", title=title, settings=settings,
+    return steps(data, x="simplex gradients, evals / (n + 1)", title=title, settings=settings,
                  columns=columns, width=width, height=height)

@@ -11,9 +11,15 @@ import polars as pl
 from . import theme
 
 
-def tolerance_panel() -> str:
-    """The Vega expression naming a row's tolerance panel (tau = 1e-3)."""
-    return "'tau = ' + format(datum.tolerance, '.0e')"
+def panels(data: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """`data` with the column panel naming each row's (suite, tolerance) ("bbob, tau = 1e-3"), and the panels
+    in their order: by suite, from the loosest tolerance."""
+    pairs = sorted(set(data.select("suite", "tolerance").iter_rows()), key=lambda p: (p[0], -p[1]))
+    names = {p: f"{p[0]}, tau = {theme.fmt_number(p[1])}" for p in pairs}
+    key = pl.struct("suite", "tolerance")
+    named = data.with_columns(panel=key.map_elements(lambda r: names[r["suite"], r["tolerance"]],
+                                                     return_dtype=pl.String))
+    return named, list(names.values())
 
 
 def steps(data: pl.DataFrame, *, x: str, title: str, settings: Sequence[str] | str | None, columns: int,
@@ -23,10 +29,8 @@ def steps(data: pl.DataFrame, *, x: str, title: str, settings: Sequence[str] | s
     line = ["suite", "quantity", "algorithm", "tolerance"]
     start = data.group_by(line).agg(pl.col("ratio").min(), pl.col("problems").first()).with_columns(
         fraction=pl.lit(0.0))
-    table = pl.concat([start.select(data.columns), data]).sort(*line, "ratio", "fraction")
-    base = alt.Chart(theme.data(table)).transform_calculate(
-        panel=f"datum.suite + ', ' + {tolerance_panel()}")
-    lines = base.mark_line(interpolate="step-after", clip=True).encode(
+    table, order = panels(pl.concat([start.select(data.columns), data]).sort(*line, "ratio", "fraction"))
+    lines = alt.Chart(theme.data(table)).mark_line(interpolate="step-after", clip=True).encode(
         x=alt.X("ratio:Q", scale=alt.Scale(type="log", base=2), title=x,
                 axis=alt.Axis(grid=False, labelOverlap="greedy")),
         y=alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), title="fraction of problems"),
@@ -34,14 +38,12 @@ def steps(data: pl.DataFrame, *, x: str, title: str, settings: Sequence[str] | s
         tooltip=["algorithm:N", alt.Tooltip("tolerance:Q", format=".0e"), alt.Tooltip("ratio:Q", format=".4g"),
                  alt.Tooltip("fraction:Q", format=".3f"), "problems:Q"],
     ).properties(width=width, height=height)
-    order = sorted({(s, -t) for s, t in data.select("suite", "tolerance").iter_rows()})
-    panels = [f"{s}, tau = {-t:.0e}" for s, t in order]
-    return lines.facet(facet=alt.Facet("panel:N", title=None, sort=panels), columns=columns).properties(
+    return lines.facet(facet=alt.Facet("panel:N", title=None, sort=order), columns=columns).properties(
         title=theme.title(title, settings))
 
 
 def chart(data: pl.DataFrame, *, settings: Sequence[str] | str | None = None, title: str = "Performance profiles",
           columns: int = 5, width: int = 160, height: int = 130) -> alt.FacetChart:
     """The fraction of problems solved within each ratio to the least work (log2), per tolerance."""
-    return steps(data, x="performance ratio (work / least work)", title=title, settings=settings,
+    return steps(data, x="work / least work", title=title, settings=settings,
                  columns=columns, width=width, height=height)

@@ -160,7 +160,7 @@ def data_profile(w: pl.LazyFrame) -> pl.LazyFrame:
 
 def log_ratio_profile(w: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
     """The log-ratio profile of algorithms `a` and `b` from `work`: per (suite, tolerance) a row per problem, in
-    the drawn order (position from 1), work_a, work_b, log_ratio = log2(work_a) - log2(work_b) (null unless both
+    the drawn order (position from 1), a, b (the names), work_a, work_b, log_ratio = log2(work_a) - log2(work_b) (null unless both
     solved), solved ("both", "a", "b", "neither": who passed) and value (log_ratio; 1.1 m when only b solved,
     -1.1 m when only a did, m the largest |log_ratio| or machine epsilon; null when neither)."""
     import polars as pl
@@ -185,8 +185,8 @@ def log_ratio_profile(w: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
              .sort(*group, "value", *PROBLEM, descending=[False, True, False, *[False] * len(PROBLEM)],
                    nulls_last=True)
              .with_columns(position=(pl.int_range(pl.len()).over(group) + 1).cast(pl.Int64)))
-    return table.select("suite", "tolerance", "position", *PROBLEM[1:], "work_a", "work_b", "log_ratio", "solved",
-                        "value")
+    return table.select("suite", "tolerance", "position", *PROBLEM[1:], pl.lit(a).alias("a"), pl.lit(b).alias("b"),
+                        "work_a", "work_b", "log_ratio", "solved", "value")
 
 
 # -- the declarations ------------------------------------------------------------------------------------------
@@ -257,5 +257,6 @@ register(Measure(
         MAX_TOL_ORDER,
         Param("a_name", None, (NONE, TEXT), "Algorithm a (default: the selection's first, alphabetically)."),
         Param("b_name", None, (NONE, TEXT), "Algorithm b (default: the selection's next, alphabetically).")]),
-    spec=_log_ratio, columns=(*LOG_RATIO_KEYS, *PROBLEM[1:], "work_a", "work_b", "log_ratio", "solved", "value"),
+    spec=_log_ratio, columns=(*LOG_RATIO_KEYS, *PROBLEM[1:], "a", "b", "work_a", "work_b", "log_ratio", "solved",
+                                                "value"),
     charts=("log-ratio-profile",), command="log-ratio-profile", **_COMMON))

@@ -59,4 +59,10 @@ Registered measures (written by `python docs/make_measures.py`):
   target and budget.
 - 'shapley' (`Analysis.shapley(targets, ...)`): Shapley value of each algorithm's contribution to the virtual
   best solver's ECDF.
+- 'performance_profile' (`Analysis.performance_profile(...)`): Performance profiles (Dolan and Moré 2002) as
+  OptiProfiler draws them.
+- 'data_profile' (`Analysis.data_profile(...)`): Data profiles in simplex gradients (Moré and Wild 2009) as
+  OptiProfiler draws them.
+- 'log_ratio_profile' (`Analysis.log_ratio_profile(...)`): Log-ratio profile of two algorithms' work, as
+  OptiProfiler draws it.
 """

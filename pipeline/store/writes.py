@@ -176,7 +176,7 @@ def stage_files(table_uri: str, folder: str, rows, partition_by: list[str], writ
                        storage_options=remote.delta_options(uri))
     fs = filesystem(uri)
     with fs.open_input_file(_FIRST) as fh:
-        actions = [json.loads(line) for line in fh.read().decode().splitlines() if line.strip()]
+        actions = [json.loads(line) for line in fh.read().decode().split("\n") if line.strip()]
     adds = [a["add"] for a in actions if "add" in a]
     schema = next(a["metaData"]["schemaString"] for a in actions if "metaData" in a)
     return StagedFiles(folder, adds, schema)

@@ -27,11 +27,16 @@ Every command and option of `cocopipe`, as `cocopipe COMMAND --help` gives them 
 Options shared by the measures (`--store`, `--suite`, `--algorithm`, `--function`, `--dimension`,
 `--max-budget`, `--all-instances`, `--exact-hits`, `--indicator`) select the trials as `open_store(...)`
 does in Python ([python.md](python.md)). Without `--out`, a table is printed on a terminal and written as
-CSV in a pipe; `--out -` always writes CSV. On a terminal every row and column is shown, each value whole:
-columns that do not fit the width come below in further blocks, each led by the row number (`#`) and the
-columns naming the row, and a value wider than the terminal wraps. A list in one cell is written without
-a comma, so that `column -s, -t` and `cut -d,` split CSV lines right: numbers apart by a space (`2 3 5`),
-names by `; `. `cocopipe --version` prints the version.
+CSV in a pipe; `--out -` always writes CSV. On a terminal every column is shown, each value whole, and the
+rows that fit the screen: a longer table ends with a line on stderr saying how many rows more there are
+(`143877 more rows: --out FILE`), which `--out FILE` or a pipe writes. Columns that do not fit the width
+come below in further blocks, each led by the row number (`#`) and the columns naming the row, and a value
+wider than the terminal wraps. Every number is written in one form on the terminal and in CSV, Markdown and
+JSON files (`pipeline.decimals`): a value as its shortest round-trip text, Python's repr (`734.9333333333333`,
+`0.1`, `1e-05`, `2.5e+16`), a target (columns `target`, `..._target`) rounded to 13 significant digits
+first (`1e-08`, `63.09573444802`, `1.584893192461e-06`: bbob's 10^(k/5) and cocopp's `10**np.arange` alike).
+A list in one cell is written without a comma, so that `column -s, -t` and `cut -d,` split CSV lines right:
+numbers apart by a space (`2 3 5`), names by `; `. `cocopipe --version` prints the version.
 """
 
 

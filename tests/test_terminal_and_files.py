@@ -139,3 +139,14 @@ def test_sql_aggregates_are_named_as_written(ten):
     r = cli("query", q, "--store", ten)
     assert r.returncode == 0 and r.stdout.splitlines() == [
         "algorithm,COUNT(*),AVG(final_delta <= 1e-8),d", "A,10,1.0,2", "B,3,1.0,2"], r.stdout + r.stderr
+
+
+def test_the_final_fraction_of_an_ecdf_summary_is_the_exact_mean(tmp_path):
+    # ten trials, one reaches 1e-9: each of three targets is reached by 1 of 10, the mean is 0.1 (as a float
+    # mean of 0.1, 0.1, 0.1: 0.10000000000000002)
+    write_new2(tmp_path / "A", alg="A", runs=[dict(instance=i, dat=[(1, 50.0), (20, 1e-9 if i == 1 else 1.0)])
+                                              for i in range(1, 11)])
+    assert cli("ingest", tmp_path / "A", "--store", tmp_path / "st").returncode == 0
+    r = cli("ecdf", "--store", tmp_path / "st", "--summary", "--targets", "1e-8,1e-7,1e-6", "--group", "all")
+    summary = pl.read_csv(io.StringIO(r.stdout), infer_schema=False)
+    assert r.returncode == 0 and summary["final_fraction"].to_list() == ["0.1"], r.stdout

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ._common import fail, outside_store, plural, say, whole_file
+from ._common import fail, flat, outside_store, plural, say, whole_file
 from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
 
 if TYPE_CHECKING:
@@ -88,10 +88,10 @@ def _write(df: pl.DataFrame, kind: str, out: str | None, standalone: bool) -> No
 
     if kind in ("csv", "parquet"):
         if kind == "csv" and (out is None or out == "-"):
-            df.write_csv(sys.stdout)
+            flat(df).write_csv(sys.stdout)  # numbers as every CSV writes them (`pipeline.decimals`)
             return
         with whole_file(Path(out)) as tmp:
-            df.write_parquet(tmp, compression="zstd") if kind == "parquet" else df.write_csv(tmp)
+            df.write_parquet(tmp, compression="zstd") if kind == "parquet" else flat(df).write_csv(tmp)
         say(f"wrote {plural(df.height, 'row')} to {out}")
         return
     render = {"md": to_markdown, "html": lambda d: to_html(d, css=True),

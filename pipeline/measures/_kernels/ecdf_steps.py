@@ -32,8 +32,9 @@ class Prepared(NamedTuple):
     trials: pl.DataFrame
     #: one row per fid, the index of (suite, algorithm, dimension, function) in sorted order
     funcs: pl.DataFrame
-    #: one row per problem, sorted by fid, target: success fraction (instance-balanced) `rate`, `solved`
-    #: (any success), and the function's suite, algorithm, dimension, function
+    #: one row per problem, sorted by fid, target: success fraction (instance-balanced) `rate`, its `wins` of
+    #: `weights` (the balanced trials' weights), `solved` (any success), and the function's suite, algorithm,
+    #: dimension, function
     problems: pl.DataFrame
 
 
@@ -53,12 +54,14 @@ def _prepare(hits: pl.DataFrame) -> Prepared:
     w, success = trials["weight"].to_numpy(), trials["success"].to_numpy()
     first = np.flatnonzero(np.r_[True, (f[1:] != f[:-1]) | (target[1:] != target[:-1])]) if len(f) else np.zeros(0, int)
     if len(f):  # integer-valued weights: the sums are exact in any order
-        rate = np.add.reduceat(w * success, first) / np.add.reduceat(w, first)
-        solved = np.maximum.reduceat(success, first)
+        wins, weights = np.add.reduceat(w * success, first), np.add.reduceat(w, first)
+        rate, solved = wins / weights, np.maximum.reduceat(success, first)
     else:
-        rate, solved = np.zeros(0), np.zeros(0, bool)
-    problems = pl.DataFrame({"fid": f[first], "target": target[first], "rate": rate, "solved": solved},
-                            schema={"fid": pl.UInt32, "target": pl.Float64, "rate": pl.Float64, "solved": pl.Boolean})
+        wins, weights, rate, solved = np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool)
+    problems = pl.DataFrame({"fid": f[first], "target": target[first], "rate": rate, "solved": solved, "wins": wins,
+                             "weights": weights},
+                            schema={"fid": pl.UInt32, "target": pl.Float64, "rate": pl.Float64, "solved": pl.Boolean,
+                                    "wins": pl.Float64, "weights": pl.Float64})
     return Prepared(trials, funcs, problems.join(funcs, on="fid", how="left", maintain_order="left"))
 
 
@@ -334,12 +337,29 @@ def _counted_steps(fid, x, units, scale, nf, lf, lc, ns) -> tuple[np.ndarray, np
     return cell, x, np.minimum(fraction, 1.0)
 
 
+def exact_mean(wins: list[float], weights: list[float]) -> float:
+    """The mean of the ratios wins / weights (whole numbers) as the float nearest the exact mean, summed in a
+    common unit and divided once; a float mean where they are not whole.
+
+    >>> exact_mean([1, 1, 1], [10, 10, 10]), exact_mean([1, 2], [3, 5]), sum([0.1] * 3) / 3
+    (0.1, 0.36666666666666664, 0.10000000000000002)
+    """
+    if not weights:
+        return math.nan
+    if not all(float(x).is_integer() for x in [*wins, *weights]) or min(weights) <= 0:
+        return float(np.mean(np.divide(wins, weights)))
+    unit = math.lcm(*(int(b) for b in weights))
+    return sum(int(a) * (unit // int(b)) for a, b in zip(wins, weights)) / (unit * len(weights))
+
+
 def summary_frame(data: Prepared, members: pl.DataFrame, limits: pl.DataFrame) -> pl.DataFrame:
     """`ecdf.summary_table` of prepared hitting times, given the group `members` and the plotted `limits`."""
     per_problem = data.problems.join(members, on=["suite", "function"], maintain_order="left").group_by(
         *ALGORITHM_DIMENSION, "group").agg(
-        final_fraction=pl.col("rate").mean(), solvable_fraction=pl.col("solved").mean(),
-        functions=pl.col("function").n_unique(),
+        final_fraction=pl.struct("wins", "weights").map_batches(
+            lambda s: pl.Series([exact_mean(s.struct.field("wins").to_list(), s.struct.field("weights").to_list())]),
+            returns_scalar=True, return_dtype=pl.Float64),
+        solvable_fraction=pl.col("solved").mean(), functions=pl.col("function").n_unique(),
     )
     runs = (data.trials.unique("run_id").select("fid", "instance", "evaluations").join(data.funcs, on="fid")
             .join(members, on=["suite", "function"]))

@@ -971,6 +971,8 @@ class Store:
                 out.append(row)
             return out
 
+        if check is not None:  # before the tables' commits too: a conflict found then leaves no row to roll back
+            check(self.refresh())
         self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
         ids = {s.commit_id for s in staged}
         self._inflight.difference_update(ids)

@@ -86,7 +86,7 @@ def test_a_store_path_delta_rs_cannot_use_is_one_line_and_creates_nothing(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
 
 
-@pytest.mark.parametrize("top", ["runs", "events/suite=bbob", "_cache/hits-cocopp-v3"])
+@pytest.mark.parametrize("top", ["runs", "events/suite=bbob", "events/_writes/w", "_cache/hits-cocopp-v3"])
 def test_a_folder_nested_beyond_the_recursion_limit_inside_the_store_is_harmless(tmp_path, top):
     """400 levels under a recursion limit of 150 frames more than the test's own: the store lists its files
     in its logs and never walks its folders, so reading, check and repair neither fail nor touch it."""
@@ -94,6 +94,7 @@ def test_a_folder_nested_beyond_the_recursion_limit_inside_the_store_is_harmless
 
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     assert cli("auc", "--store", st.path).returncode == 0  # the hits cache exists
+    (st.path / top).mkdir(parents=True, exist_ok=True)  # partition folders lie under each write's folder
     _deep(st.path / top / "d", 400)
     limit = sys.getrecursionlimit()
     try:

@@ -213,6 +213,56 @@ def test_two_writers_of_one_content_at_once_store_it_once(where, s3, tmp_path):
     assert check(st) == []
 
 
+def test_an_archive_and_its_unpacked_copy_ingested_at_once_count_each_trial_once(tmp_path):
+    """Two contents (a .tgz and the folder it unpacks to) with the same trials, two writers at once: the one that
+    commits second checks its trials again against the first one's and leaves them out (before: every trial twice)."""
+    import tarfile
+
+    store = tmp_path / "st"
+    Store(store, create=True)
+    folder = source(tmp_path / "copy" / "NM", "NM", functions=(1, 2, 3))
+    archive = tmp_path / "NM.tgz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="NM")
+    for _ in range(2):
+        procs = [subprocess.Popen([sys.executable, "-m", "pipeline.cli", "ingest", str(p), "--store", str(store),
+                                   "--force"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for p in (folder, archive)]
+        outs = [p.communicate(timeout=300) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], outs
+        assert plain(store) == {"NM": 6} == cocopipe_runs(store), outs
+        assert plain(store, "events") == {"NM": 12} and check(store) == []
+
+
+def test_trials_stored_by_another_writer_between_the_duplicate_check_and_the_commit_are_left_out(tmp_path,
+                                                                                                  monkeypatch):
+    """The other writer's archive committed just after this writer checked its folder's trials against the store:
+    at its commit the folder is checked again, and its trials (all of them the archive's) are left out."""
+    import tarfile
+
+    import pipeline.ingest as ing
+
+    store = tmp_path / "st"
+    Store(store, create=True)
+    folder = source(tmp_path / "copy" / "NM", "NM", functions=(1, 2, 3))
+    archive = tmp_path / "NM.tgz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="NM")
+    real, raced = ing._left_out, []
+
+    def racing(outcome, st, data, ident, fetch=None):
+        got = real(outcome, st, data, ident, fetch)
+        if not raced:
+            raced.append(cli("ingest", archive, "--store", store))
+        return got
+
+    monkeypatch.setattr(ing, "_left_out", racing)
+    summary = ingest([folder], Store(store))
+    assert raced and raced[0].returncode == 0, raced[0].stderr
+    assert [(s.status, s.runs_duplicate) for s in summary.sources] == [("duplicate", 6)]
+    assert plain(store) == {"NM": 6} == cocopipe_runs(store) and check(store) == []
+
+
 # -- kill -9 at random moments ----------------------------------------------------------------------------
 def _kill_rounds(tmp_path: Path, store: str, rounds: int, seed: int) -> None:
     """Ingests of three sources killed at random moments; after each, a finishing ingest (the dead writer's lease

@@ -18,7 +18,7 @@ import polars as pl
 from .. import distributed
 from ..store import SourceData, Store, StoreError
 from ..store.location import is_uri
-from ..store.store import Staged, check_names
+from ..store.store import Conflict, Staged, check_names
 from . import consistency, duplicates, readers
 from .coco import parse_source
 from .parsed import Parsed, Problem
@@ -334,19 +334,25 @@ class _Batch:
 
     def __init__(self, store: Store, ident: Identity):
         self.store, self.ident = store, ident
-        self.items: list[tuple[SourceOutcome, SourceData | None]] = []
+        #: each waiting source: its outcome, its rows to store, and what redoes its duplicate check (`_again`)
+        self.items: list[tuple[SourceOutcome, SourceData | None, tuple | None]] = []
         self.rows, self.since = 0, 0.0
+        #: the commits of the sources the waiting ones were checked against
+        self.known: set[str] = set()
 
     def add(self, prepared: tuple[SourceOutcome, SourceData | None]) -> Iterator[SourceOutcome]:
         """Take a parsed source; the outcomes of the sources stored meanwhile."""
         outcome, data = prepared
-        if data is not None and any(d is not None and _touch(d, data) for _, d in self.items):
+        if data is not None and any(d is not None and _touch(d, data) for _, d, _ in self.items):
             yield from self.flush()
-        if data is not None:
-            data = _left_out(outcome, self.store, data, self.ident)
         if not self.items:
             self.since = time.monotonic()
-        self.items.append((outcome, data))
+            self.known = {e.get("commit_id") for e in self.store.sources().values()}
+        redo = None
+        if data is not None:
+            redo = (data, outcome.trials, len(outcome.notes), outcome.runs)
+            data = _left_out(outcome, self.store, data, self.ident)
+        self.items.append((outcome, data, redo))
         self.rows += sum(df.height for df in data.tables.values()) if data is not None else 0
         if (len(self.items) >= BATCH_SOURCES or self.rows >= BATCH_ROWS
                 or time.monotonic() - self.since >= BATCH_SECONDS):
@@ -364,21 +370,58 @@ class _Batch:
         yield from self.add(fut.result())
 
     def flush(self) -> Iterator[SourceOutcome]:
-        """Store the waiting sources (one commit); their outcomes."""
+        """Store the waiting sources (one commit); their outcomes. Where another writer stored a source that may
+        share their trials since they were checked, they are checked again against it and staged anew."""
         items, self.items, self.rows = self.items, [], 0
-        todo = [(o, d) for o, d in items if d is not None]
-        if todo:
+        for attempt in range(AGAIN):
+            todo = [(o, d) for o, d, _ in items if d is not None]
+            if not todo:
+                break
             sources = self.store.sources()
             for o, d in todo:
                 o.notes += self.ident.notes(sources, d)
             staged = self.store.stage_all([d for _, d in todo])
+            check = _nothing_new(self.known, [d for _, d in todo]) if attempt < AGAIN - 1 else None
             try:
-                self.store.commit_all(staged, self.ident.replaced())
+                self.store.commit_all(staged, self.ident.replaced(), check=check)
+                break
+            except Conflict:
+                for st in staged:
+                    self.store.discard(st)
+                self.store.refresh()
+                self.known = {e.get("commit_id") for e in self.store.sources().values()}
+                items = [self._again(*item) for item in items]
             except BaseException:
                 for st in staged:
                     self.store.discard(st)
                 raise
-        yield from (o for o, _ in items)
+        yield from (o for o, _, _ in items)
+
+    def _again(self, outcome: SourceOutcome, data: SourceData | None, redo: tuple | None) -> tuple:
+        """A waiting source checked again for trials the store holds (as at its first check, on the store now)."""
+        if redo is None or data is None:
+            return outcome, data, redo
+        first, trials, notes, runs = redo
+        del outcome.notes[notes:]
+        outcome.runs, outcome.runs_duplicate, outcome.trials = runs, 0, trials
+        return outcome, _left_out(outcome, self.store, first, self.ident), redo
+
+
+#: times a batch is checked again for duplicates when other writers keep storing sources that may share trials
+AGAIN = 5
+
+
+def _nothing_new(known: set[str], datas: list[SourceData]) -> Callable[[Store], None]:
+    """The check made just before a batch's commits: Conflict where a source the batch was not checked against
+    (stored since by another writer) may share trials with one of it."""
+    def check(store: Store) -> None:
+        for key, e in store.sources().items():
+            if e.get("commit_id") in known:
+                continue
+            other = SourceData(e.get("name", ""), e.get("source_id", ""), e.get("path") or key, {}, e)
+            if any(_touch(other, d) for d in datas):
+                raise Conflict(f"{store.path}: {key} was stored meanwhile; checked again for trials in common")
+    return check
 
 
 def _touch(a: SourceData, b: SourceData) -> bool:

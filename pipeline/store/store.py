@@ -5,13 +5,15 @@ A store is a folder (or URI) of Delta Lake tables (delta-rs): the data tables `r
 `archive`, `params`, partitioned by suite and algorithm, each row carrying the `commit_id` of the
 write that stored it; the table `sources`, one row per source (its key, identity and what the ingest
 recorded of it) naming the commit whose rows are the source's; and `derived`, the same for tables
-computed from the sources (`derived/NAME`). A write appends its rows to the data tables first (blind
-appends: concurrent writers never conflict), then replaces the whole `sources` table in one Delta
-commit, the point of visibility: readers take only the rows of the commits `sources` names, so a
-source is seen whole or not at all, and a crash at any moment leaves the store as before or after the
-write. The `sources` commit is optimistic: when another writer committed first, delta-rs refuses it and
-it is made again on the newer table (`Store.commit`). Rows no commit names (replaced sources, writes
-killed before their commit) are invisible, and deleted by later writes once older than `GRACE`.
+computed from the sources (`derived/NAME`). A write stages its files where no table names them
+(`writes`), commits them to each data table once whole (blind appends: concurrent writers never
+conflict), then replaces the whole `sources` table in one Delta commit, the point of visibility across
+tables: readers take only the rows of the commits `sources` names, so a source is seen whole or not at
+all, and a crash at any moment leaves the store as before or after the write. The `sources` commit is
+optimistic: when another writer committed first, delta-rs refuses it and it is made again on the newer
+table (`Store.commit`). Rows no source names (replaced sources, writes killed between their commits) and
+staged files never committed are deleted by later writes once their writer's lease expired and they are
+older than `GRACE`.
 
 A `Store` reads a snapshot: the versions of every table, pinned when it is opened (`refresh` takes a
 newer one, and every write of its own does): readers never wait for writers and never see half a write.
@@ -969,6 +971,8 @@ class Store:
                 out.append(row)
             return out
 
+        if check is not None:  # before the tables' commits too: a conflict found then leaves no row to roll back
+            check(self.refresh())
         self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
         ids = {s.commit_id for s in staged}
         self._inflight.difference_update(ids)

@@ -177,3 +177,20 @@ def test_the_eaf_difference_equals_moocore_eafdiff_on_real_ioh_logs(real):
         assert joined.height == o.height
         assert joined["difference"].to_list() == pytest.approx(joined["moocore_diff"].to_list(), abs=1e-12)
     assert DIFF["moocore_diff"].abs().max() > 0.5  # the pairs differ: the comparison is not of zeros
+
+
+def test_on_maximised_values_a_level_is_attained_at_or_above_it(tmp_path):
+    """IOHdata's sample, PBO f19 maximised without a known optimum: the EAF on raw values, levels as given."""
+    st = Store(tmp_path / "s", create=True)
+    ingest([REAL / "iohdata_sample_data"], st)
+    a = Analysis(st, function=19)
+    table = a.eaf(budgets=[100, 16001], levels=[20.0, 30.0, 32.0]).collect()
+    assert set(table["quantity"]) == {"value"} and sorted(set(table["level"])) == [20.0, 30.0, 32.0]
+    runs = st.runs().filter(pl.col("function") == 19).select("run_id", "algorithm").collect()
+    events = st.events().join(runs.lazy(), on="run_id").collect()
+    for alg, budget, lvl, frac in table.select("algorithm", "budget", "level", "eaf").iter_rows():
+        best = (events.filter(pl.col("algorithm") == alg, pl.col("evaluations") <= budget)
+                .group_by("run_id").agg(best=pl.col("measured").max()))
+        attained = best.filter(pl.col("best") >= lvl).height
+        assert frac == attained / runs.filter(pl.col("algorithm") == alg).height, (alg, budget, lvl)
+    assert 0 < table["eaf"].mean() < 1

@@ -57,6 +57,36 @@ def kind_figure(ctx: Context, id: str, title: str, kind: str, analysis, caption:
     return Figure.later(id, title, ctx.runner.chart(KINDS[kind], analysis, **options), caption, kind=kind)
 
 
+def kind_chart(kind: str, analysis, **options):
+    """The chart of a kind by name (a function of the module: the report's workers receive it by name, where a
+    registered measure's recipe, made in `recipes.kinds`, cannot be sent)."""
+    return KINDS[kind](analysis, **options)
+
+
+#: the budgets and levels of the report's attainment charts (a 10 x 10 grid a panel)
+EAF_POINTS = 10
+
+
+def eaf_figures(ctx: Context, suite: str, algs: list[str], tag: str) -> list[Figure]:
+    """The EAF of one algorithm, or the EAF difference of two, per dimension of `single_dimensions` that every
+    one of them has data in (issue 47)."""
+    have = ctx.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(algs))
+    dims = [d for d in single_dimensions(ctx.dimensions(suite))
+            if have.filter(pl.col("dimension") == d)["algorithm"].n_unique() == len(algs)]
+    an = ctx.compared.select(suite=suite, algorithm=algs)
+    if len(algs) == 1:
+        return [Figure.later(f"eaf-{suite}-{d}-{tag}", f"Attainment, {algs[0]}, {d}-D", ctx.runner.chart(
+            kind_chart, "eaf", an.select(dimension=[d]), points=EAF_POINTS),
+            "Empirical attainment function: the fraction of trials whose best so far is at or below each level "
+            "within each budget, grey from none to every trial (levels and budgets log-spaced over the data).",
+            kind="eaf") for d in dims]
+    a, b = algs
+    return [Figure.later(f"eaf-diff-{suite}-{d}-{tag}", f"Attainment difference, {a} - {b}, {d}-D", ctx.runner.chart(
+        kind_chart, "eaf-diff", an.select(dimension=[d]), left=a, right=b, points=EAF_POINTS),
+        f"EAF of {a} minus EAF of {b}: red where {a} attains a (budget, level) in more trials, blue where {b} "
+        "does, white where they agree.", kind="eaf-diff") for d in dims]
+
+
 def legend(ctx: Context, suite: str | None = None) -> Legend:
     """The report's colours of the algorithms (the references last), of one suite's algorithms when given."""
     refs = ctx.reference_names if suite is None else [ctx.reference_of(suite)]
@@ -277,9 +307,11 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              ctx.runner.chart(pairs.art_ratio_chart, art, a, b, settings=sub),
                              f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
+                *eaf_figures(ctx, suite, [a, b], pair_id),
             ]
         pages.append(Page(pair_page(ids[a], ids[b]), f"{a} and {b} compared",
-                          [Section(f"pair-{pair_id}", "aRT scatter, runtime ratios, aRT ratios", figs, columns=1)],
+                          [Section(f"pair-{pair_id}", "aRT scatter, runtime ratios, aRT ratios, attainment", figs,
+                                   columns=1)],
                           nav=f"{a} and {b}",
                           menu="Pairwise"))
     tests = m.pairwise
@@ -358,6 +390,8 @@ def algorithms(ctx: Context, m: Measures) -> list[Page]:
                             caption=f"Median best precision Δf versus evaluations / dimension in {d}-D, with the "
                                     "band between the 25th and 75th percentiles of the trials, a panel per function.")
                 for d in dims], columns=1))
+            if attained := eaf_figures(ctx, suite, [alg], ids[alg]):
+                sections.append(Section(f"eaf-{suite}", f"Attainment, {suite}", attained, columns=1))
             t = m.algorithm_table(alg).filter(pl.col("suite") == suite)
             sections.append(Section(f"art-{suite}", f"aRT table, {suite}",
                                     [Table(f"art-{suite}-{d}-{ids[alg]}", f"aRT, {alg}, {suite}, {d}-D", to_html(g))

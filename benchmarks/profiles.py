@@ -68,8 +68,9 @@ n, p, e = map(int, sys.argv[1:4])
 hist = histories(n, p, e)
 import polars as pl
 from pipeline.measures import solver_profiles as sp
-runs = pl.LazyFrame({"run_id": list(range(len(hist))), "suite": "synthetic", "algorithm": [f"S{s:03d}" for _, s, _, _, _ in hist],
-                     "function": [i for i, _, _, _, _ in hist], "dimension": [d for _, _, d, _, _ in hist], "instance": 1, "trial": 0},
+runs = pl.LazyFrame({"run_id": list(range(len(hist))), "suite": "synthetic",
+                     "algorithm": [f"S{s:03d}" for _, s, _, _, _ in hist], "function": [i for i, _, _, _, _ in hist],
+                     "dimension": [d for _, _, d, _, _ in hist], "instance": 1, "trial": 0},
                     schema_overrides={"function": pl.Int32, "dimension": pl.Int32, "instance": pl.Int32, "trial": pl.Int32})
 events = pl.LazyFrame({"run_id": np.repeat(np.arange(len(hist)), [len(h[3]) for h in hist]),
                        "evaluations": np.concatenate([h[3] for h in hist]), "best_delta": np.concatenate([h[4] for h in hist])})

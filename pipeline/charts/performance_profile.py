@@ -24,12 +24,9 @@ def panels(data: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
 
 def steps(data: pl.DataFrame, *, x: str, title: str, settings: Sequence[str] | str | None, columns: int,
           width: int, height: int) -> alt.FacetChart:
-    """Each (suite, algorithm, tolerance)'s profile as a step line from 0 at its least ratio, a panel per
+    """Each (suite, algorithm, tolerance)'s profile as a step line from its least ratio, a panel per
     (suite, tolerance) from the loosest tolerance; `x` the axis title."""
-    line = ["suite", "quantity", "algorithm", "tolerance"]
-    start = data.group_by(line).agg(pl.col("ratio").min(), pl.col("problems").first()).with_columns(
-        fraction=pl.lit(0.0))
-    table, order = panels(pl.concat([start.select(data.columns), data]).sort(*line, "ratio", "fraction"))
+    table, order = panels(data.sort("suite", "quantity", "algorithm", "tolerance", "ratio"))
     lines = alt.Chart(theme.data(table)).mark_line(interpolate="step-after", clip=True).encode(
         x=alt.X("ratio:Q", scale=alt.Scale(type="log", base=2), title=x,
                 axis=alt.Axis(grid=False, labelOverlap="greedy")),

@@ -11,6 +11,8 @@ and the trials its duplicates are looked for by.
   that layout that no .info names is reported.
 - `IOH`: IOHprofiler_*.json with their .dat files (`ioh.parse_ioh`); .dat files of that layout that no
   json names are reported.
+- `NEVERGRAD`: the .csv results files of Nevergrad's benchmarks (`nevergrad.parse`); other .csv files are
+  no reader's.
 """
 from __future__ import annotations
 
@@ -19,15 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from . import ioh
+from . import ioh, nevergrad
 from .adat import parse_archives
 from .coco import _empty, parse_source
 from .parsed import Parsed, Problem, merge
 from .sources import Source
 
 #: what is said of a source with no file any reader knows
-NOTHING_TO_READ = ("no COCO log files (.info/.dat/.tdat) or IOHprofiler logs (IOHprofiler_*.json, or .info of "
-                   "ioh < 0.3, with their .dat) found")
+NOTHING_TO_READ = ("no COCO log files (.info/.dat/.tdat), IOHprofiler logs (IOHprofiler_*.json, or .info of "
+                   "ioh < 0.3, with their .dat) or Nevergrad results (.csv) found")
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,10 @@ class CocoReader:
     name = "coco"
 
     def detect(self, src: Source) -> Sequence[str]:
-        """Every file, unless the source's only logs are IOHprofiler json files (no .info at all)."""
+        """Every file but .csv files, unless the source's only logs are IOHprofiler json files (no .info at all)."""
         if not src.info_files() and ioh.json_files(src):
             return []
-        return sorted(src.files)
+        return sorted(f for f in src.files if not f.lower().endswith(nevergrad.TABLE_SUFFIX))
 
     def parse(self, src: Source, files: Sequence[str], context: Context) -> Parsed:
         """The runs of the .info files; a missing index is a problem only when no other reader read the source."""
@@ -118,9 +120,23 @@ class IohReader:
         return ioh.parse_ioh(src, context.algorithm, context.optimum)
 
 
-COCO, IOH_OLD, IOH = CocoReader(), IohOldReader(), IohReader()
+class NevergradReader:
+    """Nevergrad's benchmark results (.csv)."""
+
+    name = "nevergrad"
+
+    def detect(self, src: Source) -> Sequence[str]:
+        """The .csv files whose header is that of Nevergrad's results."""
+        return nevergrad.files(src)
+
+    def parse(self, src: Source, files: Sequence[str], context: Context) -> Parsed:
+        """A run per readable row; the others named with their line."""
+        return nevergrad.parse(src, files, context.algorithm)
+
+
+COCO, IOH_OLD, IOH, NEVERGRAD = CocoReader(), IohOldReader(), IohReader(), NevergradReader()
 #: every reader, in the order their parts are merged
-READERS: tuple[Reader, ...] = (COCO, IOH_OLD, IOH)
+READERS: tuple[Reader, ...] = (COCO, IOH_OLD, IOH, NEVERGRAD)
 
 
 def _has_info(files: Sequence[str]) -> bool:
@@ -140,6 +156,9 @@ def parse(src: Source, algorithm: str | None = None, optimum: float | None = Non
         return _empty_parsed([*(Problem(*p) for p in src.problems),
                               Problem(src.path, None, NOTHING_TO_READ, "source skipped")])
     claims = {r: r.detect(src) for r in READERS}
+    if not any(claims.values()):  # only files no reader knows (.csv files of another kind)
+        return _empty_parsed([*(Problem(*p) for p in src.problems), Problem(src.path, None, NOTHING_TO_READ,
+                                                                            "source skipped")])
     others = {r: any(files for o, files in claims.items() if o is not r) for r in READERS}
     # files of another format are not COCO's: hidden from its reader (IOHprofiler's of ioh < 0.3 only,
     # whose .info files COCO's reader would take for its own)

@@ -119,10 +119,15 @@ def work(runs: pl.LazyFrame, events: pl.LazyFrame, taus: Sequence[float]) -> pl.
     # tau * f0 + (1 - tau) * fL in OptiProfiler's order of operations, and never below fL
     limit = pl.col("tolerance") * pl.col("f0") + (1.0 - pl.col("tolerance")) * pl.col("fL")
     cells = trials.join(tau, how="cross").with_columns(threshold=pl.max_horizontal(limit, pl.col("fL")))
-    passed = (events.select("run_id", "evaluations", "best_delta")
-              .join(cells.select("run_id", "tolerance", "threshold"), on="run_id")
-              .filter(pl.col("best_delta") <= pl.col("threshold"))
-              .group_by("run_id", "tolerance").agg(work=pl.col("evaluations").min().cast(pl.Int64)))
+    # the first passing record: the largest running best at or below the threshold (the running best never
+    # rises), its first evaluation; an as-of join, not records x tolerances
+    best = (events.select("run_id", "evaluations", "best_delta").sort("run_id", "evaluations")
+            .with_columns(best=pl.col("best_delta").cum_min().over("run_id"))
+            .group_by("run_id", "best").agg(work=pl.col("evaluations").min().cast(pl.Int64)).sort("best"))
+    passed = (cells.select("run_id", "tolerance", "threshold").sort("threshold")
+              .join_asof(best, left_on="threshold", right_on="best", by="run_id", strategy="backward",
+                         check_sortedness=False)  # both sorted by their key above
+              .select("run_id", "tolerance", "work"))
     return (cells.join(passed, on=["run_id", "tolerance"], how="left")
             .select(*PROBLEM, "algorithm", "tolerance", "f0", "fL", "threshold", "work"))
 

@@ -191,22 +191,22 @@ def _pdflatex_or_skip():
 #: (template, data sets, algorithm names): each case's files made by `cocopipe paper` on the shared data,
 #: with few functions drawn (the others' figures say "no data", which is what is tested there too)
 CASES = {
-    "bbob-1": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz"]),
-    "bbob-2": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz"]),
-    "biobj-1": ("templateBIOBJarticle", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz"]),
-    "biobj-2": ("templateBIOBJmultiple", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz", "real/TPB_Tanabe.tgz"]),
-    "noisy": ("templateNOISYarticle", ["generated/RS_on_bbob-noisy.tgz"]),
-    "mixint": ("templateMIXINTarticle", ["generated/RS_on_bbob-mixint.tgz"]),
-    "largescale": ("templateBBOBLSarticle", ["refalgs/best2019-bbob-largescale.tar.gz"]),
-    "constrained": ("templateBBOBconstrained", ["generated/RS_on_bbob-constrained.tgz"]),
+    "bbob-1": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz"], [1, 2]),
+    "bbob-2": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz"], [1, 2]),
+    "biobj-1": ("templateBIOBJarticle", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz"], [1, 2]),
+    "biobj-2": ("templateBIOBJmultiple", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz", "real/TPB_Tanabe.tgz"], [1, 2]),
+    "noisy": ("templateNOISYarticle", ["generated/RS_on_bbob-noisy.tgz"], [101, 102]),
+    "mixint": ("templateMIXINTarticle", ["generated/RS_on_bbob-mixint.tgz"], [1, 2]),
+    "largescale": ("templateBBOBLSarticle", ["refalgs/best2019-bbob-largescale.tar.gz"], [1, 2]),
+    "constrained": ("templateBBOBconstrained", ["generated/RS_on_bbob-constrained.tgz"], [1, 2]),
 }
 
 
 def _make(case: str, tmp: Path) -> tuple[str, Path]:
-    template, data = CASES[case]
+    template, data, functions = CASES[case]
     out = tmp / case
     cmd = ["cocopipe", "paper", *[str(SHARED / "data" / d) for d in data], "--out", str(out), "--samples", "10",
-           "--function", "1", "--function", "2", "--function", "101", "-j", "1"]
+           *[x for f in functions for x in ("--function", str(f))], "-j", "1"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
     return template, out

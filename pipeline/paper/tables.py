@@ -127,9 +127,9 @@ def _reference_row(label: str, ref: pl.DataFrame, n_targets: int) -> str:
     arts = [max_prec(float(a)) for a in ref.sort("target", descending=True)["art"]]
     cols = [rf"\multicolumn{{2}}{{@{{}}c@{{}}}}{{{a} \quad}}" for a in arts[:-1]]
     cols.append(rf"\multicolumn{{2}}{{@{{}}c|@{{}}}}{{{arts[-1]}}}")
-    r0 = ref.row(0, named=True)
-    succ = r0.get("succ")
-    tail = f"{int(succ)} & /{int(r0['succ_trials'])}" if succ is not None and r0.get("succ_trials") else " & "
+    hardest = ref.sort("target").row(0, named=True)  # #succ at the last target (the table's succ target)
+    succ, trials = hardest.get("succ"), hardest.get("succ_trials")  # a packaged set keeps no trials: left blank
+    tail = f"{int(succ)} & /{int(trials)}" if succ is not None and trials else " & "
     return label + " & " + " & ".join(cols) + f" & {tail}" + r"\\"
 
 
@@ -140,7 +140,8 @@ def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms
     label = rf"${{\bf f_{{{function}}}}}$"
     t = table.filter((pl.col("function") == function) & (pl.col("dimension") == dimension))
     lines = [_reference_row(label, t.filter(pl.col("role") == "reference"), n_targets)]
-    for alg, name in zip(algorithms, names):
+    for alg, name in zip(algorithms, names if many else [""] * len(algorithms)):
+        name = rf"{name}\hspace*{{\fill}}" if name else name
         rows = t.filter((pl.col("algorithm") == alg) & (pl.col("role") == "algorithm")).sort("target", descending=True)
         if rows.height == 0:
             lines.append(rf"{name} & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{no data}}\\")

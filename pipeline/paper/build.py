@@ -1,0 +1,166 @@
+"""`build`: every file a suite's COCO templates read, for the selected algorithms, into one folder: the
+commands (cocopp_commands.tex), the tables (pptable, pptables, pploglosstable), the figures as PDF (drawn
+in parallel threads) and settings.json, from which the same files can be made again."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from .. import __version__
+from ..api import Analysis
+from ..charts import theme
+from ..conventions import is_biobjective
+from ..hits import targets as tg
+from ..reference_sets import DEFAULT_FOR_SUITE
+from ..selection import open_reference
+from ..tables import art_table
+from . import figures, layout, macros, tables
+
+#: the folder of the algorithms' files inside the output, cocopp's ppdata/<algorithms>/
+FOLDER_MAX = 60
+#: the marker of cocopipe's output folders (a folder holding it may be replaced)
+STAMP = "settings.json"
+COLOUR_NAMES = {"#0072B2": "blue", "#D55E00": "red", "#009E73": "green", "#CC79A7": "pink", "#E69F00": "orange",
+                "#56B4E9": "light blue", "#000000": "black", "#F0E442": "yellow", theme.REFERENCE_COLOUR: "grey"}
+
+
+@dataclass
+class PaperSettings:
+    """What the paper's numbers depend on (written to settings.json; reading it back rebuilds the files)."""
+
+    sources: list[str] | None = None
+    algorithms: list[str] | None = None
+    suite: str | None = None
+    reference: str | None = "default"
+    samples: int = 1000
+    seed: int = 1
+    jobs: int = 2
+    record: dict = field(default_factory=dict)
+
+
+def folder_name(algorithms: Sequence[str]) -> str:
+    """A folder name for the algorithms (letters, digits, - and _ only: the templates' \\graphicspath)."""
+    name = "_".join(re.sub(r"[^A-Za-z0-9-]+", "-", a).strip("-") or "alg" for a in algorithms)
+    return name[:FOLDER_MAX].strip("_-") or "algorithms"
+
+
+def _reference(suite: str, choice: str | None) -> tuple[str | None, pl.DataFrame | None, str | None]:
+    """(the name charts resolve, the reference's aRT at the table targets, its label) of a suite's reference."""
+    if choice in (None, "none", ""):
+        return None, None, None
+    name = DEFAULT_FOR_SUITE.get(suite) if choice == "default" else choice
+    if name is None:
+        return None, None, None
+    ref = Analysis(open_reference(name, suite))
+    targets = list(tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE)
+    art = ref.art(targets).collect().with_columns(pl.col("successes").alias("successes"))
+    return name, art, name
+
+
+def _markers(palette: dict) -> list[str]:
+    """How each algorithm is drawn, in words (for the captions)."""
+    shape = lambda s: "star" if s == theme.STAR else s.replace("-", " ")  # noqa: E731
+    return [f"{COLOUR_NAMES.get(c, c)} {shape(s)}" for c, s in palette.values()]
+
+
+def _table_text(name: str, table: pl.DataFrame | None, algorithms: Sequence[str], names: Sequence[str],
+                n_targets: int, problems: pl.DataFrame) -> str:
+    """The text of one table file of a template."""
+    if m := re.match(r"pptables?_f(\d+)_(\d+)D$", name):
+        f, d = int(m[1]), int(m[2])
+        if table is None or not problems.filter((pl.col("function") == f) & (pl.col("dimension") == d)).height:
+            return tables.missing_rows(f, d, n_targets)
+        return tables.function_rows(table, f, d, algorithms, names, n_targets, many=name.startswith("pptables"))
+    if m := re.match(r"pploglosstable_(\d+)D_(.+)$", name):
+        return (rf"\begin{{tabular}}{{l}}aRT loss ratios in {m[1]}-D: see the figures of the loss ratios"
+                r"\end{tabular}" + "\n")
+    return f"% {name}: the legend cocopp writes beside this figure is in its caption\n"
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+
+
+def _order(analysis: Analysis, given: Sequence[str] | None) -> list[str]:
+    """The algorithms in the order asked (`given`: the command line's), the others after them by name."""
+    have = analysis.algorithms()
+    first = [a for a in (given or []) if a in set(have)]
+    return first + sorted(set(have) - set(first))
+
+
+def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
+          progress: Callable[[str], None] | None = None) -> Path:
+    """Write the paper's files into `out` (replaced); returns the path of settings.json."""
+    say = progress or (lambda _: None)
+    suites = analysis.suites()
+    suite = settings.suite or (suites[0] if len(suites) == 1 else None)
+    if suite is None:
+        raise ValueError(f"the selection holds {len(suites)} suites ({', '.join(suites) or 'none'}): "
+                         "choose one with --suite (a paper is about one suite)")
+    ana = analysis.select(suite=suite)
+    algs = _order(ana, settings.algorithms)
+    if not algs:
+        raise ValueError(f"no algorithm with data on {suite} in the selection")
+    ana = ana.select(algorithm=algs)
+    ref_name, ref_art, ref_label = _reference(suite, settings.reference)
+    targets = list(tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE)
+    problems = ana.runs().select("function", "dimension").unique().collect()
+    pal = theme.palette(algs, None)
+    folder = folder_name(algs)
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    base = out / folder
+    base.mkdir(parents=True)
+
+    say("tables")
+    table = art_table(ana, reference=ref_art, reference_name=ref_label, targets=targets, samples=settings.samples,
+                      seed=settings.seed)
+    table_files, figure_files = layout.needed(suite, len(algs))
+    names = [rf"\alg{macros.letter(i)}tables" for i in range(len(algs))]
+    for name in table_files:
+        _write(base / f"{name}.tex", _table_text(name, table, algs, names, len(targets), problems))
+    _write(out / "cocopp_commands.tex", macros.commands(suite, algs, folder, targets, _markers(pal), ref_label,
+                                                        __version__))
+
+    say(f"{len(figure_files)} figures")
+    placeholders = _figures(ana, figure_files, base, ref_name, problems, len(algs), pal, settings.jobs)
+    record = dict(cocopipe=__version__, suite=suite, algorithms=algs, folder=folder, reference=ref_label,
+                  tables=len(table_files), figures=len(figure_files), placeholders=placeholders,
+                  templates=layout.templates_of(suite))
+    settings.record = record
+    path = out / STAMP
+    path.write_text(json.dumps(asdict(settings), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | None, problems: pl.DataFrame,
+             n_algorithms: int, palette: dict, jobs: int) -> dict[str, str]:
+    """Draw the figures (threads: polars and vl-convert work outside the GIL); returns {name: why empty}."""
+    placeholders: dict[str, str] = {}
+
+    def one(name: str) -> None:
+        fig = figures.parse(name)
+        why = figures.covers(fig, problems, n_algorithms)
+        if why:
+            placeholders[name] = why
+            data = figures.placeholder_pdf(why)
+        else:
+            data = figures.draw(fig, ana, reference, palette)
+        _write(base / f"{name}.pdf", data)
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        list(pool.map(one, names))
+    return dict(sorted(placeholders.items()))
+

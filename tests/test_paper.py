@@ -1,0 +1,236 @@
+"""`cocopipe paper`: the files COCO's LaTeX templates read. Cells in cocopp 2.9's format from hand-made numbers,
+the templates' layout from a hand-made template, the table numbers against cocopp's (DIRECT, BrentSTEPqi), and
+the templates compiled with pdflatex (skipped, saying so, where pdflatex is missing)."""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from pipeline.paper import figures, layout, macros, placeholder, tables
+from tests.conftest import SHARED, shared_or_skip
+
+TEMPLATES = SHARED / "latex-templates"
+CHECK = SHARED / "tools" / "latex_check.sh"
+
+
+# -- numbers and cells ---------------------------------------------------------------------------
+@pytest.mark.parametrize("x, text", [(1.0, "1"), (2.63, "2.6"), (0.456, "0.46"), (12.4, "12"), (538.2, "538"),
+                                     (123456.0, "1.2e5"), (math.inf, r"$\infty$")])
+def test_max_prec_is_cocopps_writefevalsmaxprec(x, text):
+    assert tables.max_prec(x) == text
+
+
+@pytest.mark.parametrize("ratio, text", [(1.0, "0\\%"), (1.12, "+12\\%"), (0.7, "-30\\%"), (2.5, r"\times 2.5"),
+                                         (0.25, r"\div 4.0"), (40.0, r"\times 40")])
+def test_ratio_tex_is_cocopps_ratio2tex(ratio, text):
+    assert tables.ratio_tex(ratio) == text
+
+
+def _cell(**kw):
+    base = dict(value=2.6, art=26.0, ratio=True, p10=None, p90=None, success_rate=1.0, bold=False, marks="",
+                median_evaluations=None)
+    return tables.Cell(**{**base, **kw})
+
+
+def test_cell_splits_at_the_point_and_adds_dispersion_success_and_marker():
+    assert tables.cell_tex(_cell(), last=False) == "2 & .6"
+    assert tables.cell_tex(_cell(value=12.0), last=False) == "12&"
+    d = tables.cell_tex(_cell(p10=13.0, p90=52.0), last=False)
+    assert d == r"2 & .6$_{\,-50\%\,\,}^{\,\times 2.0}$"
+    s = tables.cell_tex(_cell(success_rate=0.4), last=False)
+    assert s.startswith(r"$\!\!\!\!{}_{.4}$2 & .6")
+    m = tables.cell_tex(_cell(marks="↓3", bold=True), last=False)
+    assert m == r"\textbf{2} & .\textbf{6}$^{\downarrow3}$" or m == r"\textbf{2} & .\textbf{6$^{\downarrow3}$}"
+
+
+def test_unsolved_last_cell_shows_infinity_and_median_budget_and_unsolved_reference_italic():
+    c = tables.cell_tex(_cell(value=math.inf, art=math.inf, median_evaluations=2e4), last=True)
+    assert c == r"\multicolumn{2}{@{}c|@{}}{$\infty$\textit{20000}}"
+    i = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False), last=False)
+    assert i == r"\multicolumn{2}{@{}c@{}}{\textit{300}}"
+
+
+def test_header_macros_name_the_targets():
+    text = tables.header_macros([10.0, 1e-8])
+    assert r"\multicolumn{2}{c}{1e+1}" in text and r"\multicolumn{2}{c}{1e-8}" in text
+    assert r"\providecommand{\pptablesheader}{\begin{tabularx}" in text and "*{2}" in text
+
+
+def test_missing_function_row_says_so():
+    row = tables.missing_rows(3, 40, 7)
+    assert row.startswith(r"${\bf f_{3}}$ & \multicolumn{16}") and "no data for f3 in 40-D" in row
+
+
+# -- names and commands --------------------------------------------------------------------------
+def test_names_escaped_and_non_latin_noted():
+    assert macros.latex_name("CMA_ES 50% & co") == r"CMA\_ES 50\% \& co"
+    assert macros.latex_name("Сила") == "U+0421U+0438U+043BU+0430"
+    text = macros.commands("bbob", ["A_1", "Сила"], "A-1_x", [1e-8], ["blue circle", "red square"], None, "0.1")
+    assert r"\providecommand{\algorithmA}{A\_1}" in text and r"\providecommand{\numofalgs}{2}" in text
+    assert "compile with xelatex" in text
+    assert r"\providecommand{\algsfolder}{A-1_x/}" in text
+
+
+def test_captions_name_the_markers_in_plot_order():
+    text = macros.commands("bbob", ["Z", "A"], "Z_A", [1e-8], ["blue circle", "red square"], "best2009", "0.1")
+    line = next(x for x in text.splitlines() if "bbobECDFslegend" in x)
+    assert line.index("Z (blue circle)") < line.index("A (red square)")
+
+
+def test_more_than_six_algorithms_do_not_trigger_the_templates_manual_split():
+    text = macros.commands("bbob", list("ABCDEFGH"), "x", [1e-8], ["m"] * 8, None, "0.1")
+    assert r"\algorithmF" in text and r"\algorithmG" not in text and r"\algHtables" in text
+
+
+# -- layout --------------------------------------------------------------------------------------
+TINY = r"""
+\input{\bbobdatapath cocopp_commands.tex}
+\ifthenelse{\equal{\numofalgs}{1}}{
+\includegraphics[width=0.2\textwidth]{ppfigdim_f001} % \includegraphics{commented}
+\input{\bbobdatapath\algfolder pptable_f001_05D}
+}{} % end of 1 algorithm template
+\ifthenelse{\numofalgs > 1}{
+\includegraphics{"pprldmany_05D_separ m=0n+1"}
+\input{\bbobdatapath\algsfolder pptables_f001_05D}
+}{} % end of all that comes for 2 or 3+ algorithms
+\includeperfprof{pprldmany_05D_noiselessall}
+"""
+
+
+def test_scan_reads_the_parts_of_one_and_of_several_algorithms():
+    lay = layout.scan(TINY)
+    assert lay.one == ("pptable_f001_05D", "pprldmany_05D_noiselessall")
+    assert lay.many == ("pptables_f001_05D", "pprldmany_05D_noiselessall")
+    assert lay.figures_one == ("ppfigdim_f001", "pprldmany_05D_noiselessall")
+    assert lay.figures_many == ("pprldmany_05D_separ m=0n+1", "pprldmany_05D_noiselessall")
+
+
+def test_shipped_manifest_is_the_scan_of_cocos_templates():
+    shared_or_skip()
+    for name in layout.TEMPLATE_SUITES:
+        assert layout.layouts()[name] == layout.scan((TEMPLATES / f"{name}.tex").read_text("utf-8")), name
+
+
+@pytest.mark.parametrize("name, kind, fs, dim, group", [
+    ("ppfigdim_f003", "scaling", (3,), None, None),
+    ("pprldmany-single-functions/pprldmany_f024_20D", "ecdf", (24,), 20, None),
+    ("pprldmany_05D_noiselessall", "ecdf", None, 5, "all"),
+    ("pprldmany_10D_separ m=0n+1", "ecdf", None, 10, "separ m=0n+1"),
+    ("pprldmany-single-functions/pprldmany", "ecdf", None, None, "all"),
+    ("ppfigcons1_Bent Cigar_d20", "ecdf", (31, 32, 33, 34, 35, 36), 20, None),
+    ("pplogloss_20D_nzsev", "logloss", None, 20, "nzsev"),
+    ("ppfvdistr_80D_hcond", "precision-ecdf", None, 80, "hcond"),
+])
+def test_figure_names_read_as_chart_kinds(name, kind, fs, dim, group):
+    f = figures.parse(name)
+    assert (f.kind, f.function, f.dimension, f.options.get("group")) == (kind, fs, dim, group)
+
+
+def test_unknown_figure_name_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="ppfoo_f001"):
+        figures.parse("ppfoo_f001")
+
+
+def test_placeholder_is_a_one_page_pdf_with_valid_offsets():
+    pdf = placeholder.placeholder_pdf("no data for f3 in 40-D (x)")
+    assert pdf.startswith(b"%PDF-1.4") and b"(no data for f3 in 40-D \\(x\\))" in pdf
+    xref = int(pdf.rsplit(b"startxref\n", 1)[1].split(b"\n")[0])
+    assert pdf[xref:xref + 4] == b"xref"
+    offsets = [int(x.split()[0]) for x in pdf[xref:].split(b"\n")[3:8]]
+    assert [pdf[o:o + 7] for o in offsets] == [b"%d 0 obj" % i for i in range(1, 6)][:5] or all(
+        pdf[o:].startswith(b"%d 0 obj" % i) for i, o in enumerate(offsets, 1))
+
+
+# -- parity of the table numbers with cocopp -----------------------------------------------------
+def _oracle(name: str) -> dict:
+    with open(SHARED / "oracle" / f"{name}.art.csv", newline="") as fh:
+        return {(int(r["function"]), int(r["dimension"]), round(math.log10(float(r["target"])) * 5)): float(r["art"])
+                for r in csv.DictReader(fh)}
+
+
+@pytest.mark.parametrize("name", ["DIRECT_posik_noiseless", "BrentSTEPqi_Posik"])
+def test_pptable_cell_numbers_equal_cocopps(name, stores):
+    from pipeline.api import Analysis
+    from pipeline.hits import targets as tg
+    from pipeline.paper.build import _reference
+    from pipeline.tables import art_table
+
+    _, ref_art, label = _reference("bbob", "default")
+    table = art_table(Analysis(stores[name]).select(dimension=[5, 20]), reference=ref_art, reference_name=label,
+                      targets=list(tg.TABLE), samples=10)
+    mine = table.filter(table["role"] == "algorithm")
+    oracle = _oracle(name)
+    assert mine.height > 300
+    for r in mine.iter_rows(named=True):
+        expect = oracle[(r["function"], r["dimension"], round(math.log10(r["target"]) * 5))]
+        assert (math.isinf(expect) and math.isinf(r["art"])) or math.isclose(r["art"], expect, rel_tol=1e-9), r
+        cell = tables._cells(mine.filter((mine["function"] == r["function"]) & (mine["dimension"] == r["dimension"])
+                                         & (mine["target"] == r["target"])), many=False)[0]
+        shown = expect / r["ref_art"] if cell.ratio and math.isfinite(expect) else expect
+        assert tables.max_prec(cell.value) == tables.max_prec(shown)
+
+
+# -- the templates compile -----------------------------------------------------------------------
+def _pdflatex_or_skip():
+    if shutil.which("pdflatex") and shutil.which("pdfinfo"):
+        return
+    reason = "pdflatex or pdfinfo missing: install texlive-latex-extra and poppler-utils (see .ci/run)"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+#: (template, data sets, algorithm names): each case's files made by `cocopipe paper` on the shared data,
+#: with few functions drawn (the others' figures say "no data", which is what is tested there too)
+CASES = {
+    "bbob-1": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz"], [1, 2]),
+    "bbob-2": ("templateBBOBarticle", ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz"], [1, 2]),
+    "biobj-1": ("templateBIOBJarticle", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz"], [1, 2]),
+    "biobj-2": ("templateBIOBJmultiple", ["real/MAT-DIRECT_Al-Dujaili_bbob-biobj.tgz", "real/TPB_Tanabe.tgz"], [1, 2]),
+    "noisy": ("templateNOISYarticle", ["generated/RS_on_bbob-noisy.tgz"], [101, 102]),
+    "mixint": ("templateMIXINTarticle", ["generated/RS_on_bbob-mixint.tgz"], [1, 2]),
+    "largescale": ("templateBBOBLSarticle", ["refalgs/best2019-bbob-largescale.tar.gz"], [1, 2]),
+    "constrained": ("templateBBOBconstrained", ["generated/RS_on_bbob-constrained.tgz"], [1, 2]),
+}
+
+
+def _make(case: str, tmp: Path) -> tuple[str, Path]:
+    template, data, functions = CASES[case]
+    out = tmp / case
+    cmd = ["cocopipe", "paper", *[str(SHARED / "data" / d) for d in data], "--out", str(out), "--samples", "10",
+           *[x for f in functions for x in ("--function", str(f))], "-j", "1"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return template, out
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """Every case made and compiled once, in parallel (two at a time)."""
+    shared_or_skip()
+    _pdflatex_or_skip()
+    tmp = tmp_path_factory.mktemp("paper")
+
+    def one(case: str) -> tuple[str, subprocess.CompletedProcess]:
+        template, out = _make(case, tmp)
+        env = dict(os.environ, LATEX_CHECK_STRICT="1")
+        return case, subprocess.run(["bash", str(CHECK), template, str(out), str(tmp / f"tex-{case}")], env=env,
+                                    capture_output=True, text=True, timeout=900)
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, CASES))
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_template_compiles_strictly(case, compiled):
+    run = compiled[case]
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    assert re.search(r"exit 0, [1-9]\d* pages, 0 missing files, 0 undefined macros, [1-9]\d* figures", run.stdout)

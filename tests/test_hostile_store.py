@@ -174,8 +174,10 @@ def test_a_damaged_commit_of_the_sources_table_is_one_line_naming_the_store(tmp_
     st = store_at(tmp_path / "st", tmp_path)
     last = sorted((st.path / "sources" / "_delta_log").glob("*.json"))[-1]
     last.write_bytes(last.read_bytes()[:40])
-    for args in (("art",), ("runs",), ("check",), ("ingest", tmp_path / "src" / "A", "--force")):
+    for args in (("art",), ("runs",), ("ingest", tmp_path / "src" / "A", "--force")):
         one_line_error(cli(*args, "--store", st.path), str(st.path))
+    r = cli("check", "--store", st.path)  # check names the file (issue 43)
+    assert r.returncode == 1 and f"log: {st.path}/sources/_delta_log/{last.name}: damaged commit file" in r.stdout
 
 
 def test_repair_moves_the_stores_own_unreadable_file_to_quarantine(tmp_path):
@@ -524,8 +526,10 @@ def test_a_damaged_entry_in_the_sources_table_is_one_line_naming_the_table_and_t
     st = store_at(tmp_path / "st", tmp_path, algs=("A",))
     key = next(iter(st.sources()))
     st.rewrite_sources(lambda df: df.with_columns(entry=pl.lit(entry, pl.String)))
-    for args in (("check",), ("info",), ("art",), ("ingest", tmp_path / "src" / "A", "--force")):
+    for args in (("info",), ("art",), ("ingest", tmp_path / "src" / "A", "--force")):
         one_line_error(cli(*args, "--store", st.path), f"{st.path}/sources", repr(key), "damaged")
+    r = cli("check", "--store", st.path)  # a finding, for --repair to remove (issue 43)
+    assert r.returncode == 1 and f"entry: {st.path}/sources: source {key}: damaged entry" in r.stdout, r.stdout
 
 
 def test_a_store_whose_creation_was_killed_before_its_first_commit_is_made_again(tmp_path):

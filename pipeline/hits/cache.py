@@ -4,7 +4,8 @@ Every measure (aRT, ECDFs, auc, rankings, tests, the report) starts from the fir
 of the trials (`spec.hitting_times`), whose cost is reading and scanning all events. For the
 standard target set of each suite they are kept in the store, one Parquet file per source in the
 store's cache folder of each hit rule (`Store.cache_dir("hits-<rule>-v<schema major>")`, files
-`<commit_id>.parquet`, schema `schemas/hits.json`: a row per trial and standard target, the hit
+`<commit_id>.<files>.parquet` (`<files>`: a fingerprint of the runs and events files of its rows), schema
+`schemas/hits.json`: a row per trial and standard target, the hit
 null where it was never reached): written the first time a measure needs them (by the fast path,
 `_kernel.first_hits`), never edited (a source written anew has another `commit_id`, and the
 store removes the old commit's file a grace time after it: `Store._expire_caches`).
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 from .. import distributed
 from ..reference_sets import PACKAGED, data_dir
 from ..store import schema
+from ..store.integrity import made_from
 from ..store.store import Store, StoreError
 from . import targets as tg
 from ._kernel import first_hits
@@ -87,6 +89,13 @@ def _write(df: pl.DataFrame, out: Path) -> None:
     os.replace(tmp, out)
 
 
+def _names(store: Store, commit_ids: Iterable[str]) -> dict[str, str]:
+    """The cache file of each commit: `<commit_id>.<what its rows are made of>.parquet` (`integrity.made_from`),
+    so that a file of the commit dropped since (by a repair) is never answered from."""
+    commits = [s for s in dict.fromkeys(commit_ids) if s]
+    return {s: f"{s}.{fp}.parquet" for s, fp in made_from(store, commits).items()}
+
+
 def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
     """Compute and write the cached hits of the sources that have none yet; returns those written.
 
@@ -94,7 +103,8 @@ def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
     several sources per pass, up to about BATCH_RUNS trials. Only the partitions the manifest lists
     for these sources are read (every algorithm of a source, whatever the selection asking)."""
     root = folder(store, exact)
-    todo = [s for s in dict.fromkeys(commit_ids) if s and not (root / f"{s}.parquet").is_file()]
+    names = _names(store, commit_ids)
+    todo = [s for s in names if not (root / names[s]).is_file()]
     if not todo:
         return []
     root.mkdir(parents=True, exist_ok=True)
@@ -131,7 +141,7 @@ def fill(store: Store, commit_ids: Iterable[str], exact: bool) -> list[str]:
         parts = _batch_hits(runs, events, exact)
         for s in batch:
             part = parts.get(s, pl.DataFrame(schema={"run_id": pl.Int64, "target": pl.Float64, "hit": pl.Int64}))
-            _write(part, root / f"{s}.parquet")
+            _write(part, root / names[s])
 
     workers = min(distributed.workers(), len(batches))
     if workers > 1:  # numpy's sorts, Polars and the Parquet writer release the GIL
@@ -201,7 +211,7 @@ def _batch_hits(runs: pl.LazyFrame, events: pl.LazyFrame, exact: bool) -> dict[s
 def scan(store: Store, commit_ids: Iterable[str], exact: bool) -> pl.LazyFrame:
     """The cached hits of the given sources (which must have been filled)."""
     root = folder(store, exact)
-    files = [str(root / f"{s}.parquet") for s in dict.fromkeys(commit_ids) if s]
+    files = [str(root / name) for name in _names(store, commit_ids).values()]
     sch = schema.polars_schema(TABLE)
     if not files:
         return pl.LazyFrame(schema=sch)

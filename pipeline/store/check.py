@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +15,10 @@ import pyarrow as pa
 import pyarrow.fs  # noqa: F401 - pa.fs
 import pyarrow.parquet as pq
 
-from . import remote, schema, writes
-from .store import _adds, COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
+from . import integrity, remote, schema, writes
+from .errors import StoreError
+from .location import Location, LocationError, locate
+from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
 #: where repair moves the files it takes out of a local store
@@ -120,28 +123,78 @@ def _schema_problem(store: Store, name: str, table: str) -> str | None:
     return None
 
 
-def _counts(store: Store) -> dict[str, int]:
-    """Rows of the `runs` table per commit, from its log."""
-    dt = store.table("runs")
-    if dt is None:
-        return {}
-    adds = _adds(dt)
-    return dict(adds.group_by(f"min.{COMMIT}").agg(pl.col("num_records").sum()).rows())
+def _count_text(m: integrity.Mismatch) -> str:
+    if m.table == "runs":
+        return f"source {m.key}: counts {plural(m.counted, 'run')}, the runs table holds {m.held}"
+    return f"source {m.key}: counts {m.counted} rows of the {m.table} table, the table holds {m.held}"
+
+
+def _location(root: str | Path | Store) -> Location:
+    if isinstance(root, Store):
+        return root.location
+    try:
+        loc = locate(root)
+        remote.delta_options(loc.uri)  # credentials and time limits, as a Store checks them
+    except (LocationError, ValueError) as exc:
+        raise StoreError(str(exc)) from None
+    return loc
+
+
+def _log_tables(loc: Location) -> list[str]:
+    """The Delta tables of a store whose logs are checked: sources, derived and the data tables (and the derived
+    ones of a local store)."""
+    names = [SOURCES, DERIVED, *schema.TABLES]
+    if loc.local is not None and (loc.local / DERIVED).is_dir():
+        names += [f"{DERIVED}/{p.name}" for p in sorted((loc.local / DERIVED).iterdir())
+                  if p.is_dir() and p.name != "_delta_log"]
+    return names
+
+
+def log_findings(root: str | Path | Store) -> list[tuple[str, integrity.LogDamage]]:
+    """(table, damage) of every damaged Delta log of the store."""
+    loc = _location(root)
+    return [(name, d) for name in _log_tables(loc) for d in integrity.log_damage(loc.table(name))]
+
+
+def _log_finding(loc: Location, d: integrity.LogDamage) -> Finding:
+    base = str(loc.local if loc.local is not None else loc.uri).rstrip("/") + "/"
+    name = d.log.name(d.file)
+    return Finding("log", name[len(base):] if name.startswith(base) else name, d.detail)
+
+
+def bad_entries(store: Store) -> list[tuple[str, str]]:
+    """(key, what is wrong) of every entry of the `sources` table that is not what cocopipe writes."""
+    out = []
+    for r in store.snapshot.sources.sort("key").iter_rows(named=True):
+        try:
+            e = json.loads(r["entry"])
+        except ValueError as exc:
+            out.append((r["key"], f"not JSON: {' '.join(str(exc).split())[:80]}"))
+            continue
+        why = "not a JSON object" if not isinstance(e, dict) else integrity.entry_problem(e)
+        if why:
+            out.append((r["key"], why))
+    return out
 
 
 def check(root: str | Path | Store) -> list[Finding]:
-    """Everything wrong with the store at `root` (an empty list: every file its tables list is there and reads
-    whole, every table has its schema, every source's rows are the runs it counts, and no rows of a write that
-    never committed are left beyond GRACE)."""
+    """Everything wrong with the store at `root` (an empty list: every Delta log reads whole, every file its
+    tables list is there and reads whole, every table has its schema, every source's entry is what cocopipe
+    writes and counts the rows its tables hold, and no rows of a write that never committed are left beyond
+    GRACE)."""
+    logs = log_findings(root)
+    if logs:
+        loc = _location(root)
+        return [_log_finding(loc, d) for _, d in logs]
     store = root if isinstance(root, Store) else Store(root)
     out = unreadable(store)
     out += [Finding("schema", name, p) for name, t in _tables(store) if (p := _schema_problem(store, name, t))]
-    counts = _counts(store)
-    for key, e in store.sources().items():
-        held = counts.get(e[COMMIT], 0)
-        if isinstance(e.get("runs"), int) and held != e["runs"]:
-            out.append(Finding("count", SOURCES, f"source {key}: counts {plural(e['runs'], 'run')}, the runs table holds "
-                                                 f"{held}", key))
+    entries = bad_entries(store)
+    out += [Finding("entry", SOURCES, f"source {k}: damaged entry ({why})", k) for k, why in entries]
+    if not entries:
+        for m in integrity.mismatches(store):
+            why = integrity.explain(store, m)
+            out.append(Finding("count", SOURCES, _count_text(m) + (f" ({why})" if why else ""), m.key))
     named, leases = set(store.snapshot.committed), {}
     for name, _ in _tables(store):
         dt = store.table(name)
@@ -167,13 +220,126 @@ def _quarantine(store: Store, rel: str) -> None:
     fs.move(f"{root}/{rel}", f"{root}/{QUARANTINE}/{rel}")
 
 
+def _log_quarantine(loc: Location, table: str) -> str:
+    """The folder (of the log's file system) a damaged log's files are moved to."""
+    if loc.local is not None:
+        return str(loc.local / QUARANTINE / table / "_delta_log")
+    return f"{remote.filesystem(loc.uri)[1]}/{QUARANTINE}/{table}/_delta_log"
+
+
+def _mend_log(loc: Location, table: str, d: integrity.LogDamage) -> str | None:
+    """Mend one damaged log: a checkpoint rebuilt from the commits, or the table taken back to the version before
+    its first damaged commit (the later commit files moved to `quarantine/`: their sources are recounted after);
+    what was done, None where it cannot be mended."""
+    log, where = d.log, _log_quarantine(loc, table)
+    if d.file == integrity.LAST and d.version == -1:
+        log.move(integrity.LAST, where)
+        dt = open_table(loc.table(table))
+        dt.create_checkpoint()
+        return f"{log.name(d.file)}: {d.detail}; the checkpoint rebuilt from the commits"
+    if d.version <= 0 or table == SOURCES and d.version == 0:
+        return None
+    later = [n for n in log.names() if (m := re.match(r"(\d{20})\.", n)) and int(m.group(1)) >= d.version]
+    if integrity.LAST in log.names():
+        try:
+            if int(json.loads(log.read(integrity.LAST))["version"]) >= d.version:
+                later.append(integrity.LAST)
+        except (ValueError, KeyError, TypeError):
+            later.append(integrity.LAST)
+    for n in later:
+        log.move(n, where)
+    return (f"{log.name(d.file)}: {d.detail}; the {table} table taken back to version {d.version - 1} "
+            f"({plural(len(later), 'log file')} moved to {QUARANTINE}/{table}/_delta_log)")
+
+
+def _mend_logs(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
+    """Every damaged Delta log mended where it can be: what was done, and what cannot be mended."""
+    loc, done, left = _location(root), [], []
+    for _ in range(20):  # each pass mends the first damage of each log; a log may hold more
+        found = log_findings(root)
+        if not found:
+            break
+        mended = False
+        for table, d in found:
+            said = _mend_log(loc, table, d)
+            if said is None:
+                left.append(_log_finding(loc, d))
+            else:
+                done.append(said)
+                mended = True
+        if left or not mended:
+            break
+    return done, left
+
+
+def _drop_bad_entries(store: Store) -> list[str]:
+    """The damaged entries of the `sources` table removed: what was done."""
+    bad = dict(bad_entries(store))
+    if not bad:
+        return []
+    store.rewrite_sources(lambda df: df.filter(~pl.col("key").is_in(list(bad))))
+    return [f"source {k}: damaged entry ({why}); removed (ingest it again to restore it)" for k, why in bad.items()]
+
+
+def _held(store: Store) -> dict[str, dict[str, int]]:
+    """table -> commit -> the rows it holds, for every data table."""
+    tables = store._tables()
+    return {t: integrity.held(tables[t]) if tables.get(t) is not None else {} for t in schema.TABLES}
+
+
+def _recount(store: Store, done: list[str], lost: list[str]) -> set[str]:
+    """Each source's entry made to count what its tables hold (a source with no run left goes); the commits
+    whose entries changed."""
+    changed: set[str] = set()
+    said = len(done)
+
+    def recount(df: pl.DataFrame) -> pl.DataFrame:
+        """`df` (the sources table as it is now: another writer may have committed since) recounted from
+        the tables read now."""
+        now = _held(store.refresh())
+        del done[said:], lost[:]
+        changed.clear()
+        rows = []
+        for r in df.iter_rows(named=True):
+            e = json.loads(r["entry"])
+            if now["runs"].get(r[COMMIT], 0) == 0:
+                lost.append(r["key"])
+                changed.add(r[COMMIT])
+                continue
+            for t in schema.TABLES:
+                n, have = e.get(t), now[t].get(r[COMMIT], 0)
+                if isinstance(n, int) and n != have:
+                    what = plural(n - have, "run") if t == "runs" else f"{n - have} rows of the {t} table"
+                    done.append(f"source {r['key']}: {what} lost with its files; it now counts {have}")
+                    e[t] = have
+                    changed.add(r[COMMIT])
+            rows.append(dict(r, entry=json.dumps(e, sort_keys=True)))
+        return pl.DataFrame(rows, schema=df.schema)
+
+    if integrity.mismatches(store):
+        store.rewrite_sources(recount)
+    return changed
+
+
+def _drop_caches(store: Store, commits: set[str]) -> list[str]:
+    """The cache files made from commits whose rows changed, deleted: what was done."""
+    gone = [f for d in store.cache_dirs() for f in d.iterdir() if f.name.split(".")[0] in commits]
+    for f in gone:
+        f.unlink(missing_ok=True)
+    return [f"{plural(len(gone), 'cache file')} made from the rows lost deleted"] if gone else []
+
+
 def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
-    """Repair the store, keeping what is readable: files missing or unreadable leave their tables (unreadable
-    ones moved to `quarantine/` of a local store), each source's entry is made to count what its rows are
-    (a source left with no run goes), and the rows of writes that never committed go. Returns what was done
-    and what is still wrong."""
+    """Repair the store, keeping what is readable: damaged Delta logs mended (a checkpoint rebuilt from the
+    commits, a table taken back before a damaged commit), damaged entries of `sources` removed, files missing or
+    unreadable leave their tables (unreadable ones moved to `quarantine/`), each source's entry is made to count
+    what its rows are (a source left with no run goes), the caches made from rows lost deleted, and the rows of
+    writes that never committed go. Returns what was done and what is still wrong."""
+    done, left = _mend_logs(root)
+    if left:
+        return done, left
     store = root if isinstance(root, Store) else Store(root)
-    done: list[str] = []
+    done += _drop_bad_entries(store)
     bad = unreadable(store)
     for f in bad:
         if f.kind == "corrupt":
@@ -186,31 +352,10 @@ def repair(root: str | Path | Store) -> tuple[list[str], list[Finding]]:
         if dt is not None:
             dt.repair(dry_run=False)  # the log no longer lists the files that are gone
     store.refresh()
-    counts = _counts(store)
     lost: list[str] = []
-    said = len(done)
-
-    def recount(df: pl.DataFrame) -> pl.DataFrame:
-        """`df` (the sources table as it is now: another writer may have committed since) recounted from
-        the runs table read now."""
-        now = _counts(store.refresh())
-        del done[said:], lost[:]
-        rows = []
-        for r in df.iter_rows(named=True):
-            e = json.loads(r["entry"])
-            held = now.get(r[COMMIT], 0)
-            if held == 0:
-                lost.append(r["key"])
-                continue
-            if isinstance(e.get("runs"), int) and e["runs"] != held:
-                done.append(f"source {r['key']}: {plural(e['runs'] - held, 'run')} lost with its files; it now counts {held}")
-                e["runs"] = held
-            rows.append(dict(r, entry=json.dumps(e, sort_keys=True)))
-        return pl.DataFrame(rows, schema=df.schema)
-
-    if any(counts.get(e[COMMIT], 0) != e.get("runs") for e in store.sources().values()):
-        store.rewrite_sources(recount)
-        done += [f"source {k}: no run left readable; removed (ingest it again to restore it)" for k in lost]
+    changed = _recount(store, done, lost)
+    done += [f"source {k}: no run left readable; removed (ingest it again to restore it)" for k in lost]
+    done += _drop_caches(store, changed)
     gone = store.collect_garbage()
     if gone:
         done.append(f"rows of {plural(gone, 'write')} that never committed deleted")

@@ -38,7 +38,7 @@ import deltalake as dl
 import polars as pl
 import pyarrow as pa
 
-from . import hive, remote, schema, writes
+from . import hive, integrity, remote, schema, writes
 from .errors import StoreError, StoreWriteError
 from .location import Location, LocationError, locate
 
@@ -520,6 +520,10 @@ class Store:
         return src is not None and src.version() == 0 and all(open_table(self.uri(t)) is None
                                                                for t in (*schema.TABLES, DERIVED))
 
+    def _cannot_read(self, exc: BaseException) -> StoreError:
+        """The error of a failed read: naming the damaged file of a Delta log where one is, else what failed."""
+        return StoreError(integrity.damage_said(self) or f"{self.path}: cannot read the store ({_why(exc)})")
+
     def _not_a_store(self) -> StoreError:
         if self.location.local is not None:
             folder = self.location.local
@@ -558,14 +562,14 @@ class Store:
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001
-                raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+                raise self._cannot_read(exc) from None
         raise StoreError(f"{self.path}: the store kept changing while it was read; try again")
 
     def _open_sources(self):
         try:
             src = open_table(self.uri(SOURCES))
         except Exception as exc:  # noqa: BLE001
-            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+            raise self._cannot_read(exc) from None
         if src is None:
             raise self._not_a_store()
         mark = src.metadata().description or ""
@@ -590,7 +594,7 @@ class Store:
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+            raise self._cannot_read(exc) from None
         def latest() -> int | None:
             dt = open_table(self.uri(SOURCES))
             return dt.version() if dt is not None else None
@@ -655,6 +659,9 @@ class Store:
             except (ValueError, TypeError) as exc:
                 raise StoreError(f"{self.uri(table)}: the entry of {r[key]!r} is damaged (not a JSON object: "
                                  f"{' '.join(str(exc).split())[:120]}); the table was edited by hand or damaged") from None
+            if table == SOURCES and (why := integrity.entry_problem(e)):
+                raise StoreError(f"{self.uri(table)}: the entry of source {r[key]!r} is damaged ({why}); "
+                                 f"`cocopipe check --store {self.path} --repair` removes it (re-ingest the source)")
         return out
 
     def properties(self) -> dict[str, str]:
@@ -801,6 +808,7 @@ class Store:
                 if size is not None and st.st_size != size:  # cut or overwritten: never handed to a reader
                     raise StoreError(f"{uri}: damaged ({st.st_size} bytes, its {name} table wrote {size}); "
                                      f"`cocopipe check --store {self.path} --repair` moves it out of the store")
+        integrity.whole_or_error(self)  # every source's counts are what its tables hold (from their logs)
         self.__dict__["_verified"] = self.stamp()
 
     def _verify_remote(self, name: str, dt, adds: pl.DataFrame) -> None:
@@ -809,7 +817,7 @@ class Store:
         try:
             gone = set(dt.repair(dry_run=True).get("files_removed", []))
         except Exception as exc:  # noqa: BLE001
-            raise StoreError(f"{self.path}: cannot read the store ({_why(exc)})") from None
+            raise self._cannot_read(exc) from None
         for rel in adds["path"]:
             if unquote(rel) in gone:
                 raise StoreError(f"{self.uri(name)}/{unquote(rel)}: missing from the store (listed by its {name} table); "

@@ -27,7 +27,6 @@ LAYOUT_ONLY = {
     ("charts/ecdf.py", "prepare_all"): "each chart's x domain, label ranks and dodging, the charts split apart",
     ("charts/ecdf.py", "quantize"): "points that do not rise after rounding to the drawing quantum dropped",
     ("charts/ecdf.py", "thin"): "steps merged into bins of the drawing resolution",
-    ("charts/performance_profile.py", "steps"): "each line's start at fraction 0 at its least ratio (a point drawn)",
     ("charts/pairs.py", "ratio_ecdf_chart"): "each line's ends at the clip, labels dodged within each panel",
     ("charts/ranking.py", "critical_difference_chart"): "the chart's height from the rows per dimension",
     ("charts/scaling.py", "scaling_chart"): "a y range per panel and the rows of labels it needs",

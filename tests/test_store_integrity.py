@@ -220,3 +220,15 @@ def test_on_s3_a_garbage_commit_file_is_named(s3, tmp_path):
 
 def algorithms_of(uri: str) -> list[str]:
     return sorted(Store(uri).runs().collect()["algorithm"].unique().to_list())
+
+
+def test_an_s3_source_that_does_not_exist_leaves_no_store_at_the_target(s3, tmp_path):
+    """Exit 1 naming the source, and nothing left where the store would have been: no key under its prefix
+    (pyarrow's empty folder marker included), no local folder made for it."""
+    missing = f"s3://{s3.name}/nothing/here"
+    r = cli("ingest", missing, "--store", f"s3://{s3.name}/a/b/st")
+    assert r.returncode == 1 and missing in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert s3.keys(s3.name) == []
+    r = cli("ingest", missing, "--store", tmp_path / "new" / "deeper" / "st")
+    assert r.returncode == 1 and missing in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -1,5 +1,6 @@
-"""A store's tables against their files (missing, unreadable, of another schema), every source's run count,
-the rows of writes that never committed; and the repair that keeps what is readable (docs/store.md)."""
+"""A store's tables against their files (missing, unreadable, of another schema), its Delta logs (`integrity`),
+its sources' entries and counts, the rows of writes that never committed; and the repair that keeps what is
+readable (docs/store.md)."""
 from __future__ import annotations
 
 import functools

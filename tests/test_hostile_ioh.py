@@ -136,3 +136,76 @@ def test_an_old_layout_dat_beside_a_json_log_is_named(tmp_path):
         "old/IOHprofiler_f2_DIM2.dat:1: IOHprofiler data file of ioh < 0.3 without the .info that names it "
         "(file skipped)"]
     assert st.runs().select(pl.len()).collect().item() == 1
+
+
+_OLD_HEAD = '"function evaluation" "current f(x)" "best-so-far f(x)" "current af(x)+b" "best af(x)+b"\n'
+
+
+def _old_log(folder, path="data_f1/IOHprofiler_f1_DIM2.dat", suite="unknown_suite", alg="A"):
+    """A log of ioh < 0.3: three runs (instances 1, 2, 3) of f1 in 2-D, their best values 3, 7 and 8."""
+    dat = folder / path
+    dat.parent.mkdir(parents=True, exist_ok=True)
+    dat.write_text(_OLD_HEAD + "1 5 5 5 5\n4 3 3 3 3\n" + _OLD_HEAD + "1 7 7 7 7\n" + _OLD_HEAD + "1 9 9 9 9\n2 8 8 8 8\n")
+    block = f'suite = "{suite}", funcId = 1, DIM = 2, maximization = "F", algId = "{alg}"\n%\n'
+    (folder / "IOHprofiler_f1.info").write_text(block + f"{path}, 1:4|3, 2:1|7, 3:2|8\n")
+    return dat
+
+
+def test_an_old_layout_log_with_a_byte_order_mark_and_crlf_reads_every_run(tmp_path):
+    """Files saved by a Windows editor: a byte-order mark first and CRLF line ends (read 0 of 3 runs, issue 43)."""
+    dat = _old_log(tmp_path / "log")
+    for f in (dat, tmp_path / "log" / "IOHprofiler_f1.info"):
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes().replace(b"\n", b"\r\n"))
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [str(p) for p in s.problems] == []
+    runs = st.runs().sort("instance").collect()
+    assert runs.select("instance", "last_evaluation").rows() == [(1, 4), (2, 1), (3, 2)]
+    assert sorted(st.events().collect()["measured"].to_list()) == [3.0, 5.0, 7.0, 8.0, 9.0]
+
+
+def test_a_json_layout_dat_with_a_byte_order_mark_and_crlf_reads_every_run(tmp_path):
+    write_log(tmp_path / "log", [["1 5.0", "3 1.0"], ["1 4.0"], ["2 3.0"]])
+    dat = next((tmp_path / "log").rglob("*.dat"))
+    dat.write_bytes(b"\xef\xbb\xbf" + dat.read_bytes().replace(b"\n", b"\r\n"))
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [str(p) for p in s.problems] == [] and st.runs().collect().height == 3
+
+
+def test_negative_evaluations_are_named(tmp_path):
+    """A record at evaluation -3 and a json entry announcing -5 evaluations: each named with its line."""
+    write_log(tmp_path / "log", [["1 5.0", "-3 1.0", "4 2.0"], ["1 4.0"]], evals=[-5, 0])
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    msgs = [str(p) for p in s.problems]
+    assert msgs == ["IOHprofiler_f1_Sphere.json:18: run entry 1 of data_f1_Sphere/IOHprofiler_f1_DIM2.dat: evals -5 is "
+                    "negative (the run's evaluations taken from its data file)",
+                    "data_f1_Sphere/IOHprofiler_f1_DIM2.dat:3: malformed record (evaluation count -3 is not a whole number "
+                    "from 1 to 2^62) "
+                    "(line skipped)"], msgs
+    runs = st.runs().sort("trial").collect()
+    assert runs["last_evaluation"].to_list() == [4, 1] and runs["final_delta"].to_list() == [2.0, 4.0]
+
+
+def test_a_json_announcing_a_million_runs_for_a_dat_of_three_is_named_once(tmp_path):
+    n = 1_000_000
+    write_log(tmp_path / "log", [["1 5.0"], ["1 4.0"], ["2 3.0"]], json_runs=n, instances=[1] * n, evals=[1] * n)
+    st, s = _ingest(tmp_path, tmp_path / "log")
+    assert [str(p) for p in s.problems] == [
+        "IOHprofiler_f1_Sphere.json:18: 1000000 runs announced for data_f1_Sphere/IOHprofiler_f1_DIM2.dat, which holds "
+        "3 runs (999997 runs without records skipped)"]
+    (o,) = s.sources
+    assert st.runs().collect().height == 3 and o.runs_skipped == n - 3
+
+
+def test_both_ioh_layouts_of_the_same_runs_in_one_folder_are_one_run_each_named(tmp_path):
+    """The same three runs logged in the json layout and in the layout of ioh < 0.3 (6 runs from 3, unnamed,
+    issue 43): each run read once, from its json, and the old layout's copy named."""
+    log = tmp_path / "log"
+    write_log(log, [["1 5.0", "4 3.0"], ["1 7.0"], ["1 9.0", "2 8.0"]], instances=[1, 2, 3])
+    _old_log(log, "old/IOHprofiler_f1_DIM2.dat", suite="BBOB", alg="ALG")
+    st, s = _ingest(tmp_path, log)
+    assert [str(p) for p in s.problems] == [
+        f"IOHprofiler_f1.info:3: run of f1 2-D instance {i} is also in IOHprofiler_f1_Sphere.json (both IOHprofiler "
+        "layouts of one run) (read once, from the json)" for i in (1, 2, 3)]
+    runs = st.runs().sort("instance").collect()
+    assert runs.select("instance", "final_delta").rows() == [(1, 3.0), (2, 7.0), (3, 8.0)]
+    assert st.events().collect().height == 5  # the json layout's records, once

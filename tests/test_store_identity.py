@@ -99,10 +99,10 @@ def test_identical_content_under_two_paths_loses_nothing_when_one_changes(tmp_pa
     shared = {e["commit_id"] for e in st.sources().values()}
     assert len(shared) == 1  # one commit named by both sources
     shared = shared.pop()
-    assert (cache.folder(st, False) / f"{shared}.parquet").is_file()
+    assert any(cache.folder(st, False).glob(f"{shared}.*parquet"))
     source(a, "SAME", (3,), function=2)  # A changes: its old version goes, B's files stay
     ingest([a], st)
-    assert (cache.folder(st, False) / f"{shared}.parquet").is_file()
+    assert any(cache.folder(st, False).glob(f"{shared}.*parquet"))
     assert check(st.path) == []
     runs = st.runs().collect()
     assert runs.height == 2 + 3

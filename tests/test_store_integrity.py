@@ -220,3 +220,25 @@ def test_on_s3_a_garbage_commit_file_is_named(s3, tmp_path):
 
 def algorithms_of(uri: str) -> list[str]:
     return sorted(Store(uri).runs().collect()["algorithm"].unique().to_list())
+
+
+def test_an_s3_source_that_does_not_exist_leaves_no_store_at_the_target(s3, tmp_path):
+    """Exit 1 naming the source, and nothing left where the store would have been: no key under its prefix
+    (pyarrow's empty folder marker included), no local folder made for it."""
+    missing = f"s3://{s3.name}/nothing/here"
+    r = cli("ingest", missing, "--store", f"s3://{s3.name}/a/b/st")
+    assert r.returncode == 1 and missing in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert s3.keys(s3.name) == []
+    r = cli("ingest", missing, "--store", tmp_path / "new" / "deeper" / "st")
+    assert r.returncode == 1 and missing in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_what_repair_cannot_mend_is_named_and_it_exits_non_zero(tmp_path):
+    """The first commit file of the runs table lost (no checkpoint holds it): no earlier version to go back to."""
+    st = three(tmp_path)
+    log(st, "runs", 0).unlink()
+    failed(cli("runs", "--store", st), f"{log(st, 'runs', 0)}: the commits up to version 0 are gone")
+    r = cli("check", "--store", st, "--repair")
+    assert r.returncode == 1 and f"log: {st}/runs/_delta_log/{0:020d}.json: the commits up to version 0" in r.stdout, r.stdout
+    assert "Traceback" not in r.stderr and (st / "runs" / "_delta_log" / f"{1:020d}.json").is_file()  # left as it was

@@ -13,9 +13,22 @@ from ._options import READING, STORE, ExecutorOpt, OutOpt, SelectionOptions, Sto
 from .archive import ArchiveUrlOpt, OfflineOpt, archived_sources
 
 
-def _discard(st, path: Path | None, before: set[str] | None) -> None:
+def _drop_markers(fs, key: str) -> None:
+    """Remove the empty "folder" objects pyarrow leaves in a bucket where a store's table was deleted (the
+    store's own prefix, then its parents while empty; never the bucket)."""
+    import pyarrow.fs as pafs
+
+    while "/" in key:
+        if fs.get_file_info(pafs.FileSelector(key, allow_not_found=True)):
+            return  # holds something: not ours
+        fs.delete_dir(key)
+        key = key.rsplit("/", 1)[0]
+
+
+def _discard(st, path: Path | None, before: set[str] | None, made: frozenset[Path] = frozenset()) -> None:
     """Remove what creating the store `st` at `path` added (the folder itself when it did not exist: `before`
-    None); on object storage (`path` None), its `sources` table, all that creating it wrote."""
+    None, and the folders above it in `made`, made for it); on object storage (`path` None), its `sources`
+    table, all that creating it wrote."""
     if path is None:
         from ..store.remote import filesystem
         from ..store.store import SOURCES
@@ -23,11 +36,12 @@ def _discard(st, path: Path | None, before: set[str] | None) -> None:
         fs, key = filesystem(st.uri(SOURCES))
         try:
             fs.delete_dir(key)
+            _drop_markers(fs, key.rsplit("/", 1)[0])
         except OSError:  # the empty store stays: what every later command reads as "no source yet"
             pass
         return
     if before is None:
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(min(made, key=lambda p: len(p.parts)) if made else path, ignore_errors=True)
         return
     for name in set(os.listdir(path)) - before:
         p = path / name
@@ -65,6 +79,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
 
     path = None if is_uri(store) else Path(store)
     before = set(os.listdir(path)) if path is not None and path.is_dir() else None
+    made = frozenset(p for p in [path.absolute(), *path.absolute().parents] if not p.exists()) if path else frozenset()
     try:
         st = Store(store, create=True)
     except StoreError as exc:
@@ -84,7 +99,7 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
                                    one=options.get("name") is not None)
     except typer.Exit:  # a name that resolves to nothing: no new store left behind
         if new and st.untouched():
-            _discard(st, path, before)
+            _discard(st, path, before, made)
         raise
     todo = expand(fetched.paths)
     with progress(len(todo), "ingest") as advance:
@@ -96,13 +111,13 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
             summary = run_ingest(todo, st, on_source=done, meta=fetched.meta, **options)
         except (RuntimeError, ValueError) as exc:
             if new and st.untouched():
-                _discard(st, path, before)
+                _discard(st, path, before, made)
             fail(str(exc))
     for notice in st.notices:
         _say(notice)
     summary = add_outcomes(summary, fetched, on_source)
     if new and read_nothing(summary) and st.untouched():
-        _discard(st, path, before)
+        _discard(st, path, before, made)
         return None, summary
     return st, summary
 

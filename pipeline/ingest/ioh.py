@@ -55,6 +55,19 @@ _REQUIRED = ("suite", "function_id", "maximization", "algorithm", "scenarios")
 _NUMBER = re.compile(r"^[-+]?(\d|\.\d|nan|inf)", re.IGNORECASE)
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _text(data: bytes | memoryview) -> str:
+    """A log file's text, without the byte-order mark an editor on Windows may have put first."""
+    return _decode(data).removeprefix("\ufeff")
+
+
+def _starts(src: Source, path: str, prefix: bytes) -> bool:
+    """Whether a file's first bytes (after a byte-order mark and blanks) are `prefix`."""
+    return bytes(src.view(path)[:len(prefix) + 8]).removeprefix(_BOM).lstrip().startswith(prefix)
+
+
 def json_files(src: Source) -> list[str]:
     """The IOHprofiler metadata files of a source (`IOHprofiler_*.json`), sorted."""
     return sorted(p for p in src.files if p.lower().endswith(".json")
@@ -65,7 +78,7 @@ def old_layout(src: Source) -> str | None:
     """A data file of the IOHprofiler layout of ioh < 0.3 (quoted `"function evaluation"` header), if any
     (named when no .info names it)."""
     for p in sorted(src.files):
-        if p.lower().endswith(".dat") and bytes(src.view(p)[:24]).lstrip().startswith(b'"function evaluation'):
+        if p.lower().endswith(".dat") and _starts(src, p, b'"function evaluation'):
             return p
     return None
 
@@ -73,7 +86,7 @@ def old_layout(src: Source) -> str | None:
 def data_files(src: Source) -> list[str]:
     """The IOHprofiler .dat files of a source (their first line is `evaluations raw_y ...`), sorted."""
     return sorted(p for p in src.files if p.lower().endswith(".dat")
-                  and bytes(src.view(p)[:24]).lstrip().startswith(b"evaluations raw_y"))
+                  and _starts(src, p, b"evaluations raw_y"))
 
 
 def orphans(src: Source, announced) -> list[Problem]:
@@ -136,7 +149,7 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem], given
     named: set[str] = set()
     unread = 0
     for jpath in json_files(src):
-        text = _decode(src.files[jpath])
+        text = _text(src.files[jpath])
         try:
             meta = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -182,6 +195,10 @@ def _metadata(src: Source, algorithm: str | None, problems: list[Problem], given
             for k, run in enumerate(entries):
                 try:
                     instance, evals = _int32(run["instance"]), int(run["evals"])
+                    if evals < 0:
+                        problems.append(Problem(jpath, line, f"run entry {k + 1} of {path}: evals {evals} is negative",
+                                                "the run's evaluations taken from its data file"))
+                        evals = None
                     best = run.get("best") or {}
                     best_y = float(best["y"]) if best.get("y") is not None else None
                     best_x = [float(v) for v in best["x"]] if isinstance(best.get("x"), list) and best["x"] else None
@@ -220,7 +237,7 @@ def columns(header: str) -> tuple[list[str], int | None, list[int]]:
 def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
     """The records of one .dat: section (run within the file, 0-based), evaluations, raw_y and a
     struct-free long list of the other columns (name, value pairs) as `params`."""
-    text = _decode(src.files[path]).replace("\r", "")
+    text = _text(src.files[path]).replace("\r", "")
     lines = pl.DataFrame({"text": text.split("\n")}).with_row_index("lineno", offset=1).with_columns(
         pl.col("lineno").cast(pl.Int64), pl.col("text").str.strip_chars())
     lines = lines.filter(pl.col("text") != "").with_columns(head=~pl.col("text").str.contains(_NUMBER.pattern))
@@ -245,13 +262,14 @@ def _records(src: Source, path: str, problems: list[Problem]) -> pl.DataFrame:
         vals = [pl.col("f").list.get(i, null_on_oob=True).str.replace(r"^-nan", "nan").cast(pl.Float64, strict=False)
                 .alias(f"v{i}") for i in range(len(names))]
         rows = rows.with_columns(vals)
-        malformed = (pl.col("n") != len(names)) \
-            | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names))) \
-            | ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor()) \
+        unread = (pl.col("n") != len(names)) | pl.any_horizontal(pl.col(f"v{i}").is_null() for i in range(len(names)))
+        count = ~pl.col("v0").is_finite() | (pl.col("v0") < 1) | (pl.col("v0") != pl.col("v0").floor()) \
             | (pl.col("v0") >= 2.0 ** 62)  # no evaluation count: the store's int64 could not hold it
-        rows = rows.with_columns(bad=malformed)
-        for ln, n in rows.filter("bad").select("lineno", "n").head(200).rows():
+        rows = rows.with_columns(bad=unread | count, unread=unread)
+        for ln, n, ev, no in rows.filter("bad").select("lineno", "n", "v0", "unread").head(200).rows():
             what = "truncated record" if n < len(names) else "malformed record (a value that is not a number)"
+            if not no:
+                what = f"malformed record (evaluation count {ev:g} is not a whole number from 1 to 2^62)"
             problems.append(Problem(path, ln, what, "line skipped"))
         good = rows.filter(~pl.col("bad"))
         parts.append(good.select(
@@ -271,15 +289,33 @@ def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None =
                   and p.action == "file skipped"}  # their .dat are not orphans: the json says why they are skipped
     problems += [p for p in orphans(src, named)
                  if not any(d == "" or p.file.startswith(d + "/") for d in unreadable)]
-    recs = []
+    recs, found = [], {}
     for dat in announced:
         r = _records(src, dat, problems)
-        nsec = int(r["section"].max()) + 1 if r.height else 0
+        found[dat] = nsec = int(r["section"].max()) + 1 if r.height else 0
         if nsec > announced[dat]:
             problems.append(Problem(dat, None, f"{plural(nsec, 'run')} in the data file but {announced[dat]} in the json",
                                     f"{plural(nsec - announced[dat], 'unannounced run')} ignored"))
         recs.append(r.with_columns(data_file=pl.lit(dat)))
-    return assemble(src, meta, recs, problems, unread, SEQ_OFFSET)
+    meta, beyond = _within_data(meta, announced, found, problems)
+    return assemble(src, meta, recs, problems, unread + beyond, SEQ_OFFSET)
+
+
+def _within_data(meta: list[tuple], announced: dict[str, int], found: dict[str, int], problems: list[Problem]
+                 ) -> tuple[list[tuple], int]:
+    """The runs announced that their data file holds a section for; the others named once per data file (a
+    json announcing a million runs for a .dat of three: one line, not 999 997) and counted."""
+    over = {dat: found.get(dat, 0) for dat, n in announced.items() if n > found.get(dat, 0)}
+    if not over:
+        return meta, 0
+    info, line, data, section = 1, 2, 3, 4  # the columns of `_RUN_SCHEMA` rows
+    kept = [m for m in meta if m[data] not in over or m[section] < over[m[data]]]
+    for dat, nsec in over.items():
+        first = next(m for m in meta if m[data] == dat and m[section] >= nsec)
+        gone = sum(1 for m in meta if m[data] == dat and m[section] >= nsec)
+        problems.append(Problem(first[info], first[line], f"{plural(announced[dat], 'run')} announced for {dat}, which "
+                                f"holds {plural(nsec, 'run')}", f"{plural(gone, 'run')} without records skipped"))
+    return kept, len(meta) - len(kept)
 
 
 def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems: list[Problem], unread: int,
@@ -365,14 +401,14 @@ def _old_data(src: Source, dat: str) -> list[str]:
 
 
 def _is_old(src: Source, path: str) -> bool:
-    return bytes(src.view(path)[:24]).lstrip().startswith(b'"function evaluation')
+    return _starts(src, path, b'"function evaluation')
 
 
 def old_info_files(src: Source) -> dict[str, list[str]]:
     """The .info files of ioh < 0.3 in a source and the data files each names (its runs' .dat/.cdat/...)."""
     out: dict[str, list[str]] = {}
     for info in sorted(p for p in src.files if p.lower().endswith(".info")):
-        text = _decode(src.files[info])
+        text = _text(src.files[info])
         found = []
         for line in text.replace("\r", "").split("\n")[2::3]:
             first = line.split(",")[0].strip().replace("\\", "/")
@@ -395,7 +431,7 @@ def _old_metadata(src: Source, info: str, algorithm: str | None, problems: list[
     sections found in each data file read (its records are read once)."""
     announced = {} if announced is None else announced
     sections = {} if sections is None else sections
-    lines = _decode(src.files[info]).replace("\r", "").split("\n")
+    lines = _text(src.files[info]).replace("\r", "").split("\n")
     runs: list[tuple] = []
     recs: list[pl.DataFrame] = []
     unread = 0

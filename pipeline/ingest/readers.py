@@ -21,7 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from . import ioh, nevergrad
+import polars as pl
+
+from ..vocabulary import PROBLEM_INSTANCE
+from . import duplicates, ioh, nevergrad
 from .adat import parse_archives
 from .coco import _empty, parse_source
 from .parsed import Parsed, Problem, merge
@@ -169,4 +172,30 @@ def parse(src: Source, algorithm: str | None = None, optimum: float | None = Non
         if claims[reader] and view.files:
             read = sum(p.runs.height for p in parts)
             parts.append(reader.parse(view, claims[reader], Context(algorithm, optimum, others[reader], read)))
+    if claims[IOH_OLD] and claims[IOH] and len(parts) >= 2 and parts[-1].trials is not None:
+        parts[-2] = _read_once(parts[-2], parts[-1])  # IOH_OLD's part, then IOH's
     return merge(parts) if parts else _empty_parsed([])
+
+
+def _read_once(old: Parsed, new: Parsed) -> Parsed:
+    """The runs of the layout of ioh < 0.3 less those the json layout holds too (the same problem instance and
+    run facts: the k-th of either matched), each named: one run, read from its json."""
+    if old.trials is None or not old.runs.height or not new.runs.height:
+        return old
+    key = [*PROBLEM_INSTANCE, *duplicates.FACTS]
+    mine = old.trials.runs.sort("run_id").with_columns(k=pl.int_range(pl.len()).over(key))
+    theirs = new.trials.runs.sort("run_id").with_columns(k=pl.int_range(pl.len()).over(key))
+    both = mine.join(theirs.select(*key, "k", json_file="info_file", json_line="info_line"), on=[*key, "k"])
+    if not both.height:
+        return old
+    said = [Problem(r["info_file"], r["info_line"], f"run of f{r['function']} {r['dimension']}-D instance "
+                    f"{r['instance']} is also in {r['json_file']} (both IOHprofiler layouts of one run)",
+                    "read once, from the json") for r in both.sort("run_id").iter_rows(named=True)]
+    gone = both["run_id"].implode()
+
+    def keep(df: pl.DataFrame | None) -> pl.DataFrame | None:
+        return df.filter(~pl.col("run_id").is_in(gone)) if df is not None else None
+
+    return dataclasses.replace(old, runs=keep(old.runs), events=keep(old.events), params=keep(old.params),
+                               problems=[*old.problems, *said],
+                               trials=duplicates.Trials(keep(old.trials.runs), keep(old.trials.events)))

@@ -782,8 +782,9 @@ class Store:
 
     def verify(self) -> None:
         """StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
-        is there with the size written (local stores: a stat per file), so that a read never silently misses
-        data, nor hands a cut file to a reader."""
+        is there with the size written (local stores: a stat per file), and every source counts the rows its
+        tables' logs hold for its commit (`integrity`), so that a read never silently misses data, nor hands a
+        cut file to a reader."""
         if self.__dict__.get("_verified") == self.stamp():
             return
         for name, dt in self._tables().items():

@@ -328,6 +328,10 @@ class Outage:
     def stop(self) -> None:
         lis, self.listener = self.listener, None
         if lis is not None:
+            try:
+                lis.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept (close alone leaves it listening)
+            except OSError:
+                pass
             lis.close()
         with self.lock:
             conns, self.conns = self.conns, []
@@ -385,11 +389,11 @@ def test_an_object_store_outage_mid_ingest_leaves_every_source_whole_or_absent(s
     srcs = [source(tmp_path / n, n, functions=(1, 2)) for n in ("P", "Q", "R")]
     fin = source(tmp_path / "F", "F")
     try:
-        for k in range(3):
+        for k in range(4):
             p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "ingest", *map(str, srcs), "--force", "--store",
                                   store], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                  env={**os.environ, **env})
-            time.sleep(rng.uniform(0.5, 3.0))
+            time.sleep(rng.uniform(1.5, 5.0))  # from the store's opening to the sources commit
             proxy.stop()
             time.sleep(rng.uniform(1.0, 4.0))
             proxy.start()

@@ -518,7 +518,8 @@ class Store:
         that made it and read nothing may remove; another writer may have found it meanwhile)."""
         src = open_table(self.uri(SOURCES))
         return src is not None and src.version() == 0 and all(open_table(self.uri(t)) is None
-                                                               for t in (*schema.TABLES, DERIVED))
+                                                               for t in (*schema.TABLES, DERIVED)) \
+            and not writes.writers(self.location.uri)  # a writer that staged files holds a lease here
 
     def _cannot_read(self, exc: BaseException) -> StoreError:
         """The error of a failed read: naming the damaged file of a Delta log where one is, else what failed."""

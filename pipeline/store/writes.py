@@ -14,6 +14,7 @@ epoch seconds (`time.time`, `calendar.timegm`), never local time.
 """
 from __future__ import annotations
 
+import atexit
 import calendar
 import json
 import os
@@ -114,8 +115,10 @@ class Lease:
             self.renew()
 
     def stop(self) -> None:
-        """Stop renewing and remove the lease file."""
+        """Stop renewing (the renewing thread ended) and remove the lease file."""
         self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=remote.limits().worst + 5)
         try:
             filesystem(self.root).delete_file(f"{WRITERS}/{self.writer}.json")
         except Exception:  # noqa: BLE001
@@ -124,6 +127,17 @@ class Lease:
 
 _LEASES: dict[tuple[str, str], Lease] = {}
 _LEASES_LOCK = threading.Lock()
+
+
+@atexit.register
+def _release_all() -> None:
+    """At the interpreter's exit, every lease of this process given up: its thread stopped before the
+    interpreter finalizes (a daemon thread inside delta-rs's client then crashed the process: SIGSEGV)."""
+    with _LEASES_LOCK:
+        leases = list(_LEASES.values())
+        _LEASES.clear()
+    for lease in leases:
+        lease.stop()
 
 
 def hold(root: str, writer: str) -> Lease:
@@ -141,6 +155,15 @@ def release(root: str, writer: str) -> None:
         got = _LEASES.pop((root, writer), None)
     if got is not None:
         got.stop()
+
+
+def writers(root: str) -> list[str]:
+    """The writers that hold (or held) a lease on the store at `root`."""
+    try:
+        found = filesystem(root).get_file_info(pafs.FileSelector(WRITERS, allow_not_found=True))
+    except Exception:  # noqa: BLE001
+        return []
+    return [i.base_name.removesuffix(".json") for i in found if i.type == pafs.FileType.File]
 
 
 def alive(root: str, writer: str | None, cache: dict | None = None) -> bool:

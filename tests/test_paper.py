@@ -4,6 +4,7 @@ the templates compiled with pdflatex (skipped, saying so, where pdflatex is miss
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import re
@@ -234,3 +235,34 @@ def test_template_compiles_strictly(case, compiled):
     run = compiled[case]
     assert run.returncode == 0, run.stdout + run.stderr[-3000:]
     assert re.search(r"exit 0, [1-9]\d* pages, 0 missing files, 0 undefined macros, [1-9]\d* figures", run.stdout)
+
+
+# -- the command ---------------------------------------------------------------------------------
+def test_paper_from_its_settings_writes_the_same_tables_and_commands(tmp_path):
+    """settings.json beside the files: `--settings` makes the same tables and commands, byte for byte, and the
+    figures of functions the data lack say so."""
+    from pipeline.paper.build import folder_name
+
+    src = Path(__file__).resolve().parent.parent / "data" / "sample" / "NM_on_bbob.tgz"
+    a, b = tmp_path / "a", tmp_path / "b"
+    first = subprocess.run(["cocopipe", "paper", str(src), "--function", "1", "--dimension", "5", "--out", str(a),
+                            "--samples", "20"], capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "ppfigdim_f002: no data for f2" in first.stderr
+    again = subprocess.run(["cocopipe", "paper", "--settings", str(a / "settings.json"), "--out", str(b)],
+                           capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    texs = sorted(p.relative_to(a) for p in a.rglob("*.tex"))
+    assert len(texs) == 51 and (a / folder_name(["NM"]) / "pptable_f001_05D.tex").exists()
+    assert all((a / t).read_bytes() == (b / t).read_bytes() for t in texs)
+    assert "no data for f2 in 5-D" in (a / folder_name(["NM"]) / "pptable_f002_05D.tex").read_text()
+    record = json.loads((a / "settings.json").read_text())
+    assert record["functions"] == [1] and record["record"]["algorithms"] == ["NM"]
+
+
+def test_paper_refuses_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep")
+    run = subprocess.run(["cocopipe", "paper", "--store", str(tmp_path / "none"), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "was not written by cocopipe paper" in run.stderr
+    assert (tmp_path / "mine.txt").exists()

@@ -38,6 +38,8 @@ class PaperSettings:
     sources: list[str] | None = None
     algorithms: list[str] | None = None
     suite: str | None = None
+    functions: list[int] | None = None
+    dimensions: list[int] | None = None
     reference: str | None = "default"
     samples: int = 1000
     seed: int = 1

@@ -266,3 +266,8 @@ def test_paper_refuses_a_folder_it_did_not_write(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 1 and "was not written by cocopipe paper" in run.stderr
     assert (tmp_path / "mine.txt").exists()
+
+
+def test_success_rate_goes_inside_a_multicolumn():
+    c = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False, success_rate=0.4), last=False)
+    assert c == r"\multicolumn{2}{@{}c@{}}{$\!\!\!\!{}_{.4}$\textit{300}}"

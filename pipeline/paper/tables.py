@@ -100,8 +100,10 @@ def cell_tex(c: Cell, last: bool) -> str:
             if c.bold:
                 parts = [rf"\textbf{{{p}}}" for p in parts]
             entry = " & .".join(parts) + ("&" if len(parts) == 1 else "")
-    if 0 < c.success_rate and round(10 * c.success_rate) <= 9:
-        entry = rf"$\!\!\!\!{{}}_{{.{round(10 * c.success_rate)}}}$" + entry
+    if 0 < c.success_rate and round(10 * c.success_rate) <= 9:  # inside a \multicolumn: nothing may precede it
+        succ = rf"$\!\!\!\!{{}}_{{.{round(10 * c.success_rate)}}}$"
+        head, brace, body = entry.rpartition("}{") if entry.startswith(r"\multicolumn") else ("", "", entry)
+        entry = head + brace + succ + body
     if c.p10 is not None and c.p90 is not None and math.isfinite(c.art) and c.art > 0:
         entry = _append(entry, rf"$_{{\,{ratio_tex(c.p10 / c.art)}\,\,}}^{{\,{ratio_tex(c.p90 / c.art)}}}$")
     return _append(entry, _marks_tex(c.marks))

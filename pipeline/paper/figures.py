@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..charts.export import render
+from ..charts.export import render, spec
 from ..recipes.kinds import chart
 from .placeholder import placeholder_pdf
 
@@ -112,4 +112,7 @@ def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = No
         c = chart(fig.kind, a, **opts)
     except ValueError as exc:  # e.g. a group without data in the selection
         return placeholder_pdf(f"{fig.describe()}: {exc}")
-    return render(c, "pdf")
+    s = spec(c)
+    if isinstance(s.get("title"), dict):  # the settings lines are the caption's and settings.json's: a bigger plot
+        s["title"] = {k: v for k, v in s["title"].items() if k != "subtitle"}
+    return render(s, "pdf")

@@ -200,13 +200,40 @@ CASES = {
     "mixint": ("templateMIXINTarticle", ["generated/RS_on_bbob-mixint.tgz"], [1, 2]),
     "largescale": ("templateBBOBLSarticle", ["refalgs/best2019-bbob-largescale.tar.gz"], [1, 2]),
     "constrained": ("templateBBOBconstrained", ["generated/RS_on_bbob-constrained.tgz"], [1, 2]),
+    "bbob-4": ("templateBBOBarticle", ["store", "DIRECT", "BrentSTEPqi", "RS", "NM"], [1, 2]),
+    "bbob-8": ("templateBBOBarticle", ["store"], [1, 2]),
 }
+#: four bbob data sets, each also under another name (copies of the archive): eight algorithms
+BBOB4 = ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "generated/RS_on_bbob.tgz",
+         "generated/NM_on_bbob.tgz"]
+
+
+def _eight(tmp: Path) -> Path:
+    """A store of the four bbob data sets and their copies named NAME-copy."""
+    store = tmp / "store8"
+    for d in BBOB4:
+        src = SHARED / "data" / d
+        copy = tmp / "copies" / src.name
+        copy.parent.mkdir(exist_ok=True)
+        shutil.copy(src, copy)
+        for path, name in ((src, []), (copy, ["--name", src.name.split("_")[0] + "-copy"])):
+            run = subprocess.run(["cocopipe", "ingest", str(path), "--store", str(store), "-q", *name],
+                                 capture_output=True, text=True, timeout=600)
+            assert run.returncode == 0, run.stderr[-1000:]
+    return store
+
+
+_STORE8: list[Path] = []
 
 
 def _make(case: str, tmp: Path) -> tuple[str, Path]:
     template, data, functions = CASES[case]
     out = tmp / case
-    cmd = ["cocopipe", "paper", *[str(SHARED / "data" / d) for d in data], "--out", str(out), "--samples", "10",
+    if data[0] == "store":
+        given = ["--store", str(_STORE8[0]), *[x for a in data[1:] for x in ("--algorithm", a)]]
+    else:
+        given = [str(SHARED / "data" / d) for d in data]
+    cmd = ["cocopipe", "paper", *given, "--out", str(out), "--samples", "10",
            *[x for f in functions for x in ("--function", str(f))], "-j", "1"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -219,6 +246,7 @@ def compiled(tmp_path_factory):
     shared_or_skip()
     _pdflatex_or_skip()
     tmp = tmp_path_factory.mktemp("paper")
+    _STORE8[:] = [_eight(tmp)]
 
     def one(case: str) -> tuple[str, subprocess.CompletedProcess]:
         template, out = _make(case, tmp)

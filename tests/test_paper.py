@@ -299,3 +299,23 @@ def test_paper_refuses_a_folder_it_did_not_write(tmp_path):
 def test_success_rate_goes_inside_a_multicolumn():
     c = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False, success_rate=0.4), last=False)
     assert c == r"\multicolumn{2}{@{}c@{}}{$\!\!\!\!{}_{.4}$\textit{300}}"
+
+
+def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
+    """The caption names the second algorithm on the y-axis and the first on the x-axis: the chart agrees."""
+    asked = {}
+
+    class Stub:
+        def select(self, **_):
+            return self
+
+    def fake_chart(kind, a, **opts):
+        asked.update(opts, kind=kind)
+        raise ValueError("drawn elsewhere")
+
+    monkeypatch.setattr(figures, "chart", fake_chart)
+    figures.draw(figures.parse("ppscatter_f001"), Stub(), None, {"Zeta": ("#000000", "circle"),
+                                                                 "Alpha": ("#0072B2", "square")})
+    assert (asked["kind"], asked["a_name"], asked["b_name"]) == ("scatter", "Zeta", "Alpha")
+    text = macros.commands("bbob", ["Zeta", "Alpha"], "x", [1e-8], ["a", "b"], None, "0.1")
+    assert "Alpha (y-axis) versus Zeta (x-axis)" in text

@@ -104,6 +104,8 @@ def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = No
         opts["reference"] = reference
     if fig.kind in ("scaling", "ecdf", "logloss") and palette:
         opts["palette"] = palette
+    if fig.kind == "scatter" and palette and len(palette) == 2:  # the first on x, the second on y: as the caption
+        opts["a_name"], opts["b_name"] = list(palette)
     if fig.kind == "logloss":
         if not reference:
             return placeholder_pdf(f"no reference algorithm: no aRT loss ratios for {fig.describe()}")

@@ -54,7 +54,7 @@ def test_cell_splits_at_the_point_and_adds_dispersion_success_and_marker():
 
 def test_unsolved_last_cell_shows_infinity_and_median_budget_and_unsolved_reference_italic():
     c = tables.cell_tex(_cell(value=math.inf, art=math.inf, median_evaluations=2e4), last=True)
-    assert c == r"\multicolumn{2}{@{}c|@{}}{$\infty$\textit{20000}}"
+    assert c == r"\multicolumn{2}{@{}c|@{}}{$\infty$\textit{2e4}}"
     i = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False), last=False)
     assert i == r"\multicolumn{2}{@{}c@{}}{\textit{300}}"
 

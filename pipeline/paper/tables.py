@@ -48,6 +48,14 @@ def max_prec(x: float, sig: int = 2, maxfloat: float = 1e5) -> str:
     return f"{mant}e{e}" if e else mant
 
 
+def evals_short(x: float) -> str:
+    """A budget as cocopp writes it after an infinite aRT (writeFEvals2, three digits): 538, 2e4, 1.5e5."""
+    if x < 1000:
+        return str(int(x))
+    mant, exp = f"{x:.1e}".split("e")
+    return f"{mant.rstrip('0').rstrip('.')}e{int(exp)}"
+
+
 def _num2str(x: float, sig: int = 2) -> str:
     """cocopp's num2str for the ratios of the dispersion: `sig` significant digits, integers in full."""
     if x == 0:
@@ -92,7 +100,7 @@ def cell_tex(c: Cell, last: bool) -> str:
     else:
         t = max_prec(c.value)
         if math.isinf(c.value) and last and c.median_evaluations is not None:
-            t += rf"\textit{{{max_prec(float(int(c.median_evaluations)))}}}"
+            t += rf"\textit{{{evals_short(c.median_evaluations)}}}"
         if "e" in t or math.isinf(c.value):
             entry = _multicolumn(t, align, c.bold)
         else:

@@ -319,3 +319,8 @@ def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
     assert (asked["kind"], asked["a_name"], asked["b_name"]) == ("scatter", "Zeta", "Alpha")
     text = macros.commands("bbob", ["Zeta", "Alpha"], "x", [1e-8], ["a", "b"], None, "0.1")
     assert "Alpha (y-axis) versus Zeta (x-axis)" in text
+
+
+@pytest.mark.parametrize("x, text", [(538, "538"), (20000, "2e4"), (100000, "1e5"), (150000, "2e5"), (1234, "1e3")])
+def test_budget_after_infinity_is_cocopps_writefevals2(x, text):
+    assert tables.evals_short(x) == text

@@ -49,11 +49,11 @@ def max_prec(x: float, sig: int = 2, maxfloat: float = 1e5) -> str:
 
 
 def evals_short(x: float) -> str:
-    """A budget as cocopp writes it after an infinite aRT (writeFEvals2, three digits): 538, 2e4, 1.5e5."""
+    """A budget as cocopp writes it after an infinite aRT (writeFEvals2 with three digits): 538, 2e4, 2e5."""
     if x < 1000:
         return str(int(x))
-    mant, exp = f"{x:.1e}".split("e")
-    return f"{mant.rstrip('0').rstrip('.')}e{int(exp)}"
+    mant, exp = f"{x:.0e}".split("e")
+    return f"{mant}e{int(exp)}"
 
 
 def _num2str(x: float, sig: int = 2) -> str:

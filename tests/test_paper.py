@@ -324,3 +324,28 @@ def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
 @pytest.mark.parametrize("x, text", [(538, "538"), (20000, "2e4"), (100000, "1e5"), (150000, "2e5"), (1234, "1e3")])
 def test_budget_after_infinity_is_cocopps_writefevals2(x, text):
     assert tables.evals_short(x) == text
+
+
+def test_worse_runs_than_the_reference_as_a_subscript_arrow():
+    c = tables.cell_tex(_cell(marks="★", worse=0), last=False)
+    assert c == r"2 & .6$^{\star}_{\,\,\uparrow0\,}$"
+    assert tables.cell_tex(_cell(worse=2), last=False) == r"2 & .6$_{\,\,\uparrow2\,}$"
+
+
+def test_worse_runs_counted_as_cocopp(tmp_path):
+    """Four trials hit at 10, 20, 30 and 60 evaluations; the reference's aRT 40 > the aRT: 3 better, so not shown
+    (3 <= 0.9 * 4); with the reference at 70 all four are better: 0 worse."""
+    import polars as pl
+
+    from pipeline.paper.build import with_worse_runs
+
+    class Hits:
+        def hits(self, targets):
+            return pl.LazyFrame({"algorithm": ["A"] * 4, "function": [1] * 4, "dimension": [5] * 4,
+                                 "target": [1e-8] * 4, "hit": [10.0, 20.0, 30.0, 60.0]})
+
+    table = pl.DataFrame({"role": ["algorithm"] * 2, "algorithm": ["A"] * 2, "function": [1, 1], "dimension": [5, 5],
+                          "target": [1e-8, 1e-8], "art": [30.0, 30.0], "ref_art": [40.0, 70.0]})
+    got = with_worse_runs(table[:1], Hits(), [1e-8])["worse_ref"].to_list()
+    assert got == [None]
+    assert with_worse_runs(table[1:], Hits(), [1e-8])["worse_ref"].to_list() == [0]

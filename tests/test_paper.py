@@ -4,6 +4,7 @@ the templates compiled with pdflatex (skipped, saying so, where pdflatex is miss
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import re
@@ -53,7 +54,7 @@ def test_cell_splits_at_the_point_and_adds_dispersion_success_and_marker():
 
 def test_unsolved_last_cell_shows_infinity_and_median_budget_and_unsolved_reference_italic():
     c = tables.cell_tex(_cell(value=math.inf, art=math.inf, median_evaluations=2e4), last=True)
-    assert c == r"\multicolumn{2}{@{}c|@{}}{$\infty$\textit{20000}}"
+    assert c == r"\multicolumn{2}{@{}c|@{}}{$\infty$\textit{2e4}}"
     i = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False), last=False)
     assert i == r"\multicolumn{2}{@{}c@{}}{\textit{300}}"
 
@@ -199,13 +200,40 @@ CASES = {
     "mixint": ("templateMIXINTarticle", ["generated/RS_on_bbob-mixint.tgz"], [1, 2]),
     "largescale": ("templateBBOBLSarticle", ["refalgs/best2019-bbob-largescale.tar.gz"], [1, 2]),
     "constrained": ("templateBBOBconstrained", ["generated/RS_on_bbob-constrained.tgz"], [1, 2]),
+    "bbob-4": ("templateBBOBarticle", ["store", "DIRECT", "BrentSTEPqi", "RS", "NM"], [1, 2]),
+    "bbob-8": ("templateBBOBarticle", ["store"], [1, 2]),
 }
+#: four bbob data sets, each also under another name (copies of the archive): eight algorithms
+BBOB4 = ["real/DIRECT_posik_noiseless.tgz", "real/BrentSTEPqi_Posik.tgz", "generated/RS_on_bbob.tgz",
+         "generated/NM_on_bbob.tgz"]
+
+
+def _eight(tmp: Path) -> Path:
+    """A store of the four bbob data sets and their copies named NAME-copy."""
+    store = tmp / "store8"
+    for d in BBOB4:
+        src = SHARED / "data" / d
+        copy = tmp / "copies" / src.name
+        copy.parent.mkdir(exist_ok=True)
+        shutil.copy(src, copy)
+        for path, name in ((src, []), (copy, ["--name", src.name.split("_")[0] + "-copy"])):
+            run = subprocess.run(["cocopipe", "ingest", str(path), "--store", str(store), "-q", *name],
+                                 capture_output=True, text=True, timeout=600)
+            assert run.returncode == 0, run.stderr[-1000:]
+    return store
+
+
+_STORE8: list[Path] = []
 
 
 def _make(case: str, tmp: Path) -> tuple[str, Path]:
     template, data, functions = CASES[case]
     out = tmp / case
-    cmd = ["cocopipe", "paper", *[str(SHARED / "data" / d) for d in data], "--out", str(out), "--samples", "10",
+    if data[0] == "store":
+        given = ["--store", str(_STORE8[0]), *[x for a in data[1:] for x in ("--algorithm", a)]]
+    else:
+        given = [str(SHARED / "data" / d) for d in data]
+    cmd = ["cocopipe", "paper", *given, "--out", str(out), "--samples", "10",
            *[x for f in functions for x in ("--function", str(f))], "-j", "1"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -218,6 +246,7 @@ def compiled(tmp_path_factory):
     shared_or_skip()
     _pdflatex_or_skip()
     tmp = tmp_path_factory.mktemp("paper")
+    _STORE8[:] = [_eight(tmp)]
 
     def one(case: str) -> tuple[str, subprocess.CompletedProcess]:
         template, out = _make(case, tmp)
@@ -234,3 +263,89 @@ def test_template_compiles_strictly(case, compiled):
     run = compiled[case]
     assert run.returncode == 0, run.stdout + run.stderr[-3000:]
     assert re.search(r"exit 0, [1-9]\d* pages, 0 missing files, 0 undefined macros, [1-9]\d* figures", run.stdout)
+
+
+# -- the command ---------------------------------------------------------------------------------
+def test_paper_from_its_settings_writes_the_same_tables_and_commands(tmp_path):
+    """settings.json beside the files: `--settings` makes the same tables and commands, byte for byte, and the
+    figures of functions the data lack say so."""
+    from pipeline.paper.build import folder_name
+
+    src = Path(__file__).resolve().parent.parent / "data" / "sample" / "NM_on_bbob.tgz"
+    a, b = tmp_path / "a", tmp_path / "b"
+    first = subprocess.run(["cocopipe", "paper", str(src), "--function", "1", "--dimension", "5", "--out", str(a),
+                            "--samples", "20"], capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "ppfigdim_f002: no data for f2" in first.stderr
+    again = subprocess.run(["cocopipe", "paper", "--settings", str(a / "settings.json"), "--out", str(b)],
+                           capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    texs = sorted(p.relative_to(a) for p in a.rglob("*.tex"))
+    assert len(texs) == 51 and (a / folder_name(["NM"]) / "pptable_f001_05D.tex").exists()
+    assert all((a / t).read_bytes() == (b / t).read_bytes() for t in texs)
+    assert "no data for f2 in 5-D" in (a / folder_name(["NM"]) / "pptable_f002_05D.tex").read_text()
+    record = json.loads((a / "settings.json").read_text())
+    assert record["functions"] == [1] and record["record"]["algorithms"] == ["NM"]
+
+
+def test_paper_refuses_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep")
+    run = subprocess.run(["cocopipe", "paper", "--store", str(tmp_path / "none"), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "was not written by cocopipe paper" in run.stderr
+    assert (tmp_path / "mine.txt").exists()
+
+
+def test_success_rate_goes_inside_a_multicolumn():
+    c = tables.cell_tex(_cell(value=300.0, art=300.0, ratio=False, success_rate=0.4), last=False)
+    assert c == r"\multicolumn{2}{@{}c@{}}{$\!\!\!\!{}_{.4}$\textit{300}}"
+
+
+def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
+    """The caption names the second algorithm on the y-axis and the first on the x-axis: the chart agrees."""
+    asked = {}
+
+    class Stub:
+        def select(self, **_):
+            return self
+
+    def fake_chart(kind, a, **opts):
+        asked.update(opts, kind=kind)
+        raise ValueError("drawn elsewhere")
+
+    monkeypatch.setattr(figures, "chart", fake_chart)
+    figures.draw(figures.parse("ppscatter_f001"), Stub(), None, {"Zeta": ("#000000", "circle"),
+                                                                 "Alpha": ("#0072B2", "square")})
+    assert (asked["kind"], asked["a_name"], asked["b_name"]) == ("scatter", "Zeta", "Alpha")
+    text = macros.commands("bbob", ["Zeta", "Alpha"], "x", [1e-8], ["a", "b"], None, "0.1")
+    assert "Alpha (y-axis) versus Zeta (x-axis)" in text
+
+
+@pytest.mark.parametrize("x, text", [(538, "538"), (20000, "2e4"), (100000, "1e5"), (150000, "2e5"), (1234, "1e3")])
+def test_budget_after_infinity_is_cocopps_writefevals2(x, text):
+    assert tables.evals_short(x) == text
+
+
+def test_worse_runs_than_the_reference_as_a_subscript_arrow():
+    c = tables.cell_tex(_cell(marks="★", worse=0), last=False)
+    assert c == r"2 & .6$^{\star}_{\,\,\uparrow0\,}$"
+    assert tables.cell_tex(_cell(worse=2), last=False) == r"2 & .6$_{\,\,\uparrow2\,}$"
+
+
+def test_worse_runs_counted_as_cocopp(tmp_path):
+    """Four trials hit at 10, 20, 30 and 60 evaluations; the reference's aRT 40 > the aRT: 3 better, so not shown
+    (3 <= 0.9 * 4); with the reference at 70 all four are better: 0 worse."""
+    import polars as pl
+
+    from pipeline.paper.build import with_worse_runs
+
+    class Hits:
+        def hits(self, targets):
+            return pl.LazyFrame({"algorithm": ["A"] * 4, "function": [1] * 4, "dimension": [5] * 4,
+                                 "target": [1e-8] * 4, "hit": [10.0, 20.0, 30.0, 60.0]})
+
+    table = pl.DataFrame({"role": ["algorithm"] * 2, "algorithm": ["A"] * 2, "function": [1, 1], "dimension": [5, 5],
+                          "target": [1e-8, 1e-8], "art": [30.0, 30.0], "ref_art": [40.0, 70.0]})
+    got = with_worse_runs(table[:1], Hits(), [1e-8])["worse_ref"].to_list()
+    assert got == [None]
+    assert with_worse_runs(table[1:], Hits(), [1e-8])["worse_ref"].to_list() == [0]

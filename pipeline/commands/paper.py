@@ -74,6 +74,8 @@ def register(app: typer.Typer) -> None:
                 setattr(settings, key, value)
         if sel.suite:
             settings.suite = sel.suite[0]
+        settings.functions = sel.function or settings.functions
+        settings.dimensions = sel.dimension or settings.dimensions
         out_path = Path(out)
         _check_out(out_path, force)
         srcs = [s if is_archive_source(s) else str(Path(s).resolve()) for s in sources] if sources else settings.sources
@@ -84,7 +86,8 @@ def register(app: typer.Typer) -> None:
             store_path = sel.store or str(Path(tmp) / "store")
             if srcs:
                 _ingest(srcs, store_path, archive_url, offline, allow_partial)
-            ana: Analysis = dataclasses.replace(sel, store=store_path).analysis()
+            ana: Analysis = dataclasses.replace(sel, store=store_path, function=settings.functions,
+                                                dimension=settings.dimensions).analysis()
             settings.algorithms = sel.algorithm or settings.algorithms or _source_order(open_store(store_path), srcs or [])
             try:
                 with stages("paper") as update:

@@ -38,6 +38,8 @@ class PaperSettings:
     sources: list[str] | None = None
     algorithms: list[str] | None = None
     suite: str | None = None
+    functions: list[int] | None = None
+    dimensions: list[int] | None = None
     reference: str | None = "default"
     samples: int = 1000
     seed: int = 1
@@ -62,6 +64,23 @@ def _reference(suite: str, choice: str | None) -> tuple[str | None, pl.DataFrame
     targets = list(tg.TABLE_BIOBJ if is_biobjective(suite) else tg.TABLE)
     art = ref.art(targets).collect().with_columns(pl.col("successes").alias("successes"))
     return name, art, name
+
+
+def with_worse_runs(table: pl.DataFrame, ana: Analysis, targets: Sequence[float], share: float = 0.9) -> pl.DataFrame:
+    """`table` with `worse_ref`: cocopp 2.9's number of trials worse than the reference's aRT, where the aRT is
+    better than the reference's and more than `share` of the trials reach the target in fewer evaluations
+    (a tie counts half); null elsewhere."""
+    hits = ana.hits(list(targets)).collect().with_columns(pl.col("target").round_sig_figs(9).alias("_t"))
+    rows = table.filter((pl.col("role") == "algorithm") & pl.col("ref_art").is_finite() & pl.col("art").is_finite()
+                        & (pl.col("art") < pl.col("ref_art")))
+    keys = ["algorithm", "function", "dimension", "_t"]
+    cand = rows.select(*keys[:3], pl.col("target").round_sig_figs(9).alias("_t"), "ref_art")
+    h = hits.join(cand, on=keys, how="inner").group_by(keys).agg(
+        n=pl.len(), better=(pl.col("hit") < pl.col("ref_art")).sum() + 0.5 * (pl.col("hit") == pl.col("ref_art")).sum())
+    h = h.filter(pl.col("better") > share * pl.col("n")).select(
+        *keys, worse_ref=(pl.col("n") - pl.col("better") + 0.5).floor().cast(pl.Int64))
+    t = table.with_columns(pl.col("target").round_sig_figs(9).alias("_t"))
+    return t.join(h, on=keys, how="left").drop("_t")
 
 
 def _markers(palette: dict) -> list[str]:
@@ -127,6 +146,8 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
     say("tables")
     table = art_table(ana, reference=ref_art, reference_name=ref_label, targets=targets, samples=settings.samples,
                       seed=settings.seed)
+    if len(algs) > 1:
+        table = with_worse_runs(table, ana, targets)
     table_files, figure_files = layout.needed(suite, len(algs))
     names = [rf"\alg{macros.letter(i)}tables" for i in range(len(algs))]
     for name in table_files:

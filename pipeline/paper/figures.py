@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..charts.export import render
+from ..charts.export import render, spec
 from ..recipes.kinds import chart
 from .placeholder import placeholder_pdf
 
@@ -104,6 +104,8 @@ def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = No
         opts["reference"] = reference
     if fig.kind in ("scaling", "ecdf", "logloss") and palette:
         opts["palette"] = palette
+    if fig.kind == "scatter" and palette and len(palette) == 2:  # the first on x, the second on y: as the caption
+        opts["a_name"], opts["b_name"] = list(palette)
     if fig.kind == "logloss":
         if not reference:
             return placeholder_pdf(f"no reference algorithm: no aRT loss ratios for {fig.describe()}")
@@ -112,4 +114,7 @@ def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = No
         c = chart(fig.kind, a, **opts)
     except ValueError as exc:  # e.g. a group without data in the selection
         return placeholder_pdf(f"{fig.describe()}: {exc}")
-    return render(c, "pdf")
+    s = spec(c)
+    if isinstance(s.get("title"), dict):  # the settings lines are the caption's and settings.json's: a bigger plot
+        s["title"] = {k: v for k, v in s["title"].items() if k != "subtitle"}
+    return render(s, "pdf")

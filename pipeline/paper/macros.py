@@ -28,28 +28,30 @@ def _caption_texts(suite: str, names: Sequence[str], markers: Sequence[str], ref
     """The caption and legend macros: {name: (number of arguments, text)}; `markers` say how each algorithm is
     drawn, so that a caption's markers are those of the plots."""
     ref = tex_escape(reference) if reference else "none"
+    per = f"divided by the aRT of the reference {ref}" if reference else "(no reference algorithm: not divided)"
+    grey = f"; the reference {ref} in grey" if reference else " (no reference algorithm)"
     algs = ", ".join(f"{n} ({m})" for n, m in zip(names, markers))
     target = r"$10^{-5}$" if "biobj" in suite else r"$10^{-8}$"
     tests = (r"Statistically significant better results than the reference, by the rank-sum test with "
              r"Bonferroni correction by the number of functions, are marked with $\downarrow$ "
              r"(followed by $k$ when $p<10^{-k}$)")
     return {
-        "bbobpptablecaption": (1, rf"Average runtime (aRT in number of function evaluations) divided by the aRT of "
-                                  rf"the reference {ref} in #1, for the targets given in the first row; the first "
+        "bbobpptablecaption": (1, rf"Average runtime (aRT in number of function evaluations) {per} in #1, for the "
+                                  rf"targets given in the first row; the first "
                                   rf"line of each function gives the reference's aRT. The subscripts and "
                                   rf"superscripts are the 10\%- and 90\%-tile of simulated restart runtimes "
                                   rf"relative to the aRT; a leading subscript is the success rate below 95\%; "
                                   rf"\#succ is the number of trials reaching {target}. {tests}."),
-        "bbobpptablesmanylegend": (1, rf"Average runtime (aRT) divided by the aRT of the reference {ref} in #1, "
+        "bbobpptablesmanylegend": (1, rf"Average runtime (aRT) {per} in #1, "
                                       rf"as in the one-algorithm table, for the algorithms {algs}. The best "
                                       rf"algorithm of a column is bold and marked with $\star$ where it is "
                                       rf"significantly better than every other. {tests}."),
         "bbobppfigdimlegend": (1, rf"Scaling of the aRT with dimension, divided by dimension, for the target "
-                                  rf"{target} on #1: {algs}; the reference {ref} is drawn in grey."),
+                                  rf"{target} on #1: {algs}{grey}."),
         "bbobppfigslegend": (1, rf"Average runtime divided by dimension versus dimension on #1, target {target}: "
-                                rf"{algs}; the reference {ref} in grey."),
+                                rf"{algs}{grey}."),
         "bbobECDFslegend": (1, rf"Empirical cumulative distributions (ECDF) of runtimes divided by dimension, over "
-                               rf"all targets, in dimension #1: {algs}; the reference {ref} in grey."),
+                               rf"all targets, in dimension #1: {algs}{grey}."),
         "bbobecdfcaptionsinglefunctionssingledim": (1, rf"ECDFs of runtimes over all targets per function in "
                                                        rf"dimension #1: {algs}."),
         "bbobecdfcaptionsinglefcts": (2, rf"ECDFs of runtimes over all targets per function, functions $f_{{#1}}$ "

@@ -31,6 +31,7 @@ class Cell:
     bold: bool
     marks: str
     median_evaluations: float | None
+    worse: int | None = None
 
 
 def max_prec(x: float, sig: int = 2, maxfloat: float = 1e5) -> str:
@@ -46,6 +47,14 @@ def max_prec(x: float, sig: int = 2, maxfloat: float = 1e5) -> str:
     e = exp.lstrip("+-0")
     e = "-" + e if float(exp) < 0 else e
     return f"{mant}e{e}" if e else mant
+
+
+def evals_short(x: float) -> str:
+    """A budget as cocopp writes it after an infinite aRT (writeFEvals2 with three digits): 538, 2e4, 2e5."""
+    if x < 1000:
+        return str(int(x))
+    mant, exp = f"{x:.0e}".split("e")
+    return f"{mant}e{int(exp)}"
 
 
 def _num2str(x: float, sig: int = 2) -> str:
@@ -92,7 +101,7 @@ def cell_tex(c: Cell, last: bool) -> str:
     else:
         t = max_prec(c.value)
         if math.isinf(c.value) and last and c.median_evaluations is not None:
-            t += rf"\textit{{{max_prec(float(int(c.median_evaluations)))}}}"
+            t += rf"\textit{{{evals_short(c.median_evaluations)}}}"
         if "e" in t or math.isinf(c.value):
             entry = _multicolumn(t, align, c.bold)
         else:
@@ -100,23 +109,29 @@ def cell_tex(c: Cell, last: bool) -> str:
             if c.bold:
                 parts = [rf"\textbf{{{p}}}" for p in parts]
             entry = " & .".join(parts) + ("&" if len(parts) == 1 else "")
-    if 0 < c.success_rate and round(10 * c.success_rate) <= 9:
-        entry = rf"$\!\!\!\!{{}}_{{.{round(10 * c.success_rate)}}}$" + entry
+    if 0 < c.success_rate and round(10 * c.success_rate) <= 9:  # inside a \multicolumn: nothing may precede it
+        succ = rf"$\!\!\!\!{{}}_{{.{round(10 * c.success_rate)}}}$"
+        head, brace, body = entry.rpartition("}{") if entry.startswith(r"\multicolumn") else ("", "", entry)
+        entry = head + brace + succ + body
     if c.p10 is not None and c.p90 is not None and math.isfinite(c.art) and c.art > 0:
         entry = _append(entry, rf"$_{{\,{ratio_tex(c.p10 / c.art)}\,\,}}^{{\,{ratio_tex(c.p90 / c.art)}}}$")
-    return _append(entry, _marks_tex(c.marks))
+    marks = _marks_tex(c.marks)
+    if c.worse is not None:  # cocopp 2.9's several-algorithm tables: trials worse than the reference's aRT
+        marks = (marks[:-1] if marks else "$") + rf"_{{\,\,\uparrow{c.worse}\,}}$"
+    return _append(entry, marks)
 
 
 def _cells(rows: pl.DataFrame, many: bool) -> list[Cell]:
     """The cells of one algorithm's rows (sorted from the easiest target to the hardest)."""
     out = []
     for r in rows.iter_rows(named=True):
-        marks = (r.get("best_marker") or "") if many else ""
+        marks = (r.get("best_marker") or "") if many and math.isfinite(r["art"]) else ""  # no star on an ∞
         marks += r.get("ref_marker") or ""
         success = (r["successes"] or 0) / r["runs"] if r.get("runs") else 0.0
         out.append(Cell(value=float(r["value"]), art=float(r["art"]), ratio=r["value_kind"] == "ratio",
                         p10=r["p10"], p90=r["p90"], success_rate=success, bold=bool(r.get("best")) and many,
-                        marks=marks, median_evaluations=r.get("median_evaluations")))
+                        marks=marks, median_evaluations=r.get("median_evaluations"),
+                        worse=r.get("worse_ref") if many else None))
     return out
 
 

@@ -66,7 +66,7 @@ def test_the_last_commit_file_of_a_data_table_removed_is_an_error_naming_the_sou
     key = str((tmp_path / "C").resolve())
     for cmd in ("runs", "art"):
         failed(cli(cmd, "--store", st), f"source {key}", f"{table}/_delta_log", "names commit",
-               f"{table}/suite=bbob/algorithm=C/part-", "--repair")
+               f"{table}/_writes/", "/suite=bbob/algorithm=C/part-", "--repair")
     r = cli("check", "--store", st)
     assert r.returncode == 1 and f"count: {st}/sources: source {key}" in r.stdout, r.stdout
     r = cli("check", "--store", st, "--repair")

@@ -185,7 +185,7 @@ def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 560.
     a size (pt) at which a table of twelve functions of n + 1 rows still fits the page (`height`)."""
     if n_algorithms <= MAX_DISPERSED:
         return ""
-    lead = min(6.0, height / (rows_per_table * (n_algorithms + 1)))
+    lead = math.floor(min(6.0, height / (rows_per_table * (n_algorithms + 1))) * 100) / 100
     return rf"\fontsize{{{0.8 * lead:.2f}}}{{{lead:.2f}}}\selectfont\renewcommand{{\arraystretch}}{{0.9}}"
 
 

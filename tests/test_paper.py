@@ -349,3 +349,11 @@ def test_worse_runs_counted_as_cocopp(tmp_path):
     got = with_worse_runs(table[:1], Hits(), [1e-8])["worse_ref"].to_list()
     assert got == [None]
     assert with_worse_runs(table[1:], Hits(), [1e-8])["worse_ref"].to_list() == [0]
+
+
+def test_beyond_six_algorithms_the_tables_shrink_to_fit_a_page():
+    assert tables.table_font(6) == ""
+    font = tables.table_font(8)
+    lead = float(re.search(r"\\fontsize\{[\d.]+\}\{([\d.]+)\}", font)[1])
+    assert 12 * 9 * lead <= 560 and lead < 6
+    assert font in tables.header_macros([1e-8], 8) and font not in tables.header_macros([1e-8], 6)

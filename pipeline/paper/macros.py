@@ -85,7 +85,7 @@ def commands(suite: str, names: Sequence[str], folder: str, targets: Sequence[fl
             lines.append(rf"\providecommand{{\algorithm{letter(i)}}}{{{e}}}")
         lines.append(rf"\providecommand{{\alg{letter(i)}tables}}{{{e}}}")
     lines.append(rf"\providecommand{{\ntables}}{{{len(names)}}}")
-    lines.append(header_macros(targets).rstrip("\n"))
+    lines.append(header_macros(targets, len(names)).rstrip("\n"))
     for name, (nargs, text) in _caption_texts(suite, esc, markers, reference).items():
         lines.append(rf"\providecommand{{\{name}}}" + (f"[{nargs}]" if nargs else "") + f"{{{text}}}")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,7 @@ simulated restarts as sub- and superscript, the success rate below 95% as a lead
 test's marker (arrows against the reference, a star for the best of several) and #succ at the last target."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,8 @@ from ..tables.render import tex_escape
 
 #: the columns of a target: right-aligned integer part and left-aligned decimals (cocopp's `r@{}l`)
 SPEC_ONE = r"@{}c@{}|*{%d}{@{}r@{}@{}l@{}}|@{}r@{}@{}l@{}"
+#: beyond this many algorithms the dispersion is left out of the cells (rows of one line's height)
+MAX_DISPERSED = 6
 SPEC_MANY = r"@{}l@{}|*{%d}{@{}r@{}X@{}}|@{}r@{}@{}l@{}"
 
 
@@ -162,6 +165,8 @@ def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms
             lines.append(rf"{name} & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{no data}}\\")
             continue
         cells = _cells(rows, many)
+        if len(algorithms) > MAX_DISPERSED:  # single-height rows: a table of twelve functions still fits a page
+            cells = [dataclasses.replace(c, p10=None, p90=None) for c in cells]
         body = " & ".join(cell_tex(c, i == len(cells) - 1) for i, c in enumerate(cells))
         r0 = rows.row(0, named=True)
         succ = f"{int(r0['succ'] or 0)} & /{int(r0['succ_trials'] or 0)}"
@@ -175,7 +180,16 @@ def missing_rows(function: int, dimension: int, n_targets: int, what: str = "") 
     return rf"${{\bf f_{{{function}}}}}$ & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{{text}}}\\" + "\n"
 
 
-def header_macros(targets: Sequence[float]) -> str:
+def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 560.0) -> str:
+    """The font of the several-algorithm tables: the template's \\tiny up to `MAX_DISPERSED` algorithms, beyond
+    a size (pt) at which a table of twelve functions of n + 1 rows still fits the page (`height`)."""
+    if n_algorithms <= MAX_DISPERSED:
+        return ""
+    lead = math.floor(min(6.0, height / (rows_per_table * (n_algorithms + 1))) * 100) / 100
+    return rf"\fontsize{{{0.8 * lead:.2f}}}{{{lead:.2f}}}\selectfont\renewcommand{{\arraystretch}}{{0.9}}"
+
+
+def header_macros(targets: Sequence[float], n_algorithms: int = 1) -> str:
     """\\pptableheader, \\pptablefooter, \\pptablesheader, \\pptablesfooter for these table targets."""
     k = len(targets)
     head = [r"$\Delta f$"] + [rf"\multicolumn{{2}}{{c}}{{1e{round(math.log10(t)):+d}}}" if t > 0 else
@@ -185,7 +199,7 @@ def header_macros(targets: Sequence[float]) -> str:
     return "\n".join([
         rf"\providecommand{{\pptableheader}}{{\begin{{tabular}}{{{SPEC_ONE % k}}}" + "\n" + row + "}",
         r"\providecommand{\pptablefooter}{\end{tabular}}",
-        rf"\providecommand{{\pptablesheader}}{{\begin{{tabularx}}{{1.0\textwidth}}{{{SPEC_MANY % k}}}"
+        rf"\providecommand{{\pptablesheader}}{{{table_font(n_algorithms)}\begin{{tabularx}}{{1.0\textwidth}}{{{SPEC_MANY % k}}}"
         + "\n" + row.replace(r"$\Delta f$", r"$\Delta f_\mathrm{opt}$") + "}",
         r"\providecommand{\pptablesfooter}{\end{tabularx}}",
     ]) + "\n"

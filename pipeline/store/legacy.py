@@ -165,7 +165,8 @@ def upgrade_store(folder: str | os.PathLike) -> tuple[list[str], list[str]]:
                 lost.append(f"source {key}: no file of its runs readable; not in the new store (ingest it again)")
                 continue
             meta = {k: v for k, v in e.items() if k not in ("files", "name", "path", "source_id", "ingested")}
-            meta["runs"] = frames["runs"].height
+            meta.update({t: df.height for t, df in frames.items()})  # what is stored: a table lost counts 0
+            meta.update({t: 0 for t in schema.TABLES if t in meta and t not in frames})
             new.write_source(SourceData(e.get("name", key), e["source_id"], e.get("path") or key, frames, meta, key=key))
             done.append(f"source {key}: {plural(frames['runs'].height, 'run')}")
         for name, d in m.get("derived", {}).items():

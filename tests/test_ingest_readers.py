@@ -27,7 +27,7 @@ def _mixed(folder: Path) -> Path:
 
 
 def test_every_reader_follows_the_protocol():
-    assert [r.name for r in readers.READERS] == ["coco", "ioh-old", "ioh", "nevergrad"]
+    assert [r.name for r in readers.READERS] == ["coco", "ioh-old", "ioh", "nevergrad", "csv"]
     assert all(isinstance(r, readers.Reader) for r in readers.READERS)
     assert not isinstance(object(), readers.Reader)
 
@@ -39,7 +39,7 @@ def test_a_mixed_source_is_read_by_both_readers(tmp_path):
     dat.write_text("\n".join([*lines[:2], "5 0 not-a-number", *lines[2:]]) + "\n")  # a damaged record of trial 1
     src = read_source(folder)
     claims = {r.name: bool(r.detect(src)) for r in readers.READERS}
-    assert claims == {"coco": True, "ioh-old": False, "ioh": True, "nevergrad": False}
+    assert claims == {"coco": True, "ioh-old": False, "ioh": True, "nevergrad": False, "csv": False}
     parsed = readers.parse(src)
     assert sorted(parsed.runs["data_format"].to_list()) == ["bbob-new2"] * 2 + ["iohprofiler"] * 2
     # the trials of both formats are kept for the duplicate check

@@ -124,8 +124,9 @@ def test_pages_and_their_charts(report):
     # map per dimension (the pair on a page of its own, the heat maps on the Pairwise page); per algorithm:
     # scaling, runtime and precision ECDFs per group in 5-D (cocopp draws one algorithm's in 5-D and
     # 20-D), convergence in 5-D; the attainment function in 5-D on each algorithm's page, their difference on
-    # the pair's; the ranking and the Shapley values on the Ranking page
-    expected = {"index.html": 2, **{f"ecdf-{d}d.html": 4 for d in DIMS},
+    # the pair's; the ranking and the Shapley values on the Ranking page; the performance and data profiles
+    # beside the overview's ECDFs
+    expected = {"index.html": 4, **{f"ecdf-{d}d.html": 4 for d in DIMS},
                 "scaling.html": 1, "pairwise.html": len(DIMS), "pair-a-b.html": 4, "alg-a.html": 5,
                 "alg-b.html": 5, **{f"tables-{d}d.html": 0 for d in DIMS}, "settings.html": 0, "explore.html": 1,
                 "ranking.html": 2}
@@ -134,6 +135,26 @@ def test_pages_and_their_charts(report):
         assert len(re.findall(r'<div class="chart" id="chart-', text)) == n, name
         assert len(specs(text, report)) == n, name
         assert f'data-charts="{n}"' in text, name
+
+
+def test_the_overview_holds_the_profiles_with_their_definition(report):
+    text = pages(report)["index.html"]
+    section = text[text.index('id="profiles-bbob"'):]
+    assert "Performance and data profiles, bbob" in section[:400]
+    for words in ("f0 - f &gt;= (1 - tau)(f0 - f_L)", "f_L the best", "10^-1 .. 10^-10", "simplex gradients",
+                  "kappa = work / (n + 1)", "Dolan and Moré 2002", "Moré and Wild 2009", "OptiProfiler 2.0.0"):
+        assert words in section, words
+    charts = specs(text, report)
+    rows = [r for spec in (charts["performance-profile-bbob"],) for v in spec["datasets"].values()
+            for r in table_rows(v)]
+    # 12 problems (f1, f15 x 2-D, 5-D x 3 instances), every trial starting at 50 (f0): on f1 A reaches 1e-9 after
+    # 10 evaluations (f_L), B 1e-3 after 50, which passes tau = 1e-3 (50 tau >= 1e-3); on f15 A reaches 1 after
+    # 10, which does not (f_L = 1e-3 by B after 50): A least work on half the problems, B on the others at 1
+    # and on the first half at 50 / 10
+    at = {(r["algorithm"], r["ratio"]): r["fraction"] for r in rows if r["tolerance"] == 1e-3}
+    assert at == {("A", 1.0): 0.5, ("B", 1.0): 0.5, ("B", 5.0): 1.0}
+    at = {(r["algorithm"], r["ratio"]): r["fraction"] for r in rows if r["tolerance"] == 0.1}
+    assert at == {("A", 1.0): 1.0, ("B", 5.0): 1.0}  # A's 1 passes f15's test at tau = 0.1
 
 
 def test_every_page_links_every_page_and_states_the_settings(report):
@@ -248,12 +269,25 @@ def test_reference_only_where_it_covers_the_problems_and_captions_from_the_data(
     assert drawn(specs(index, one)["ecdf-bbob-2-all"]) == {"A", "C", "D"}
 
 
+def test_no_profiles_without_a_problem_every_algorithm_ran(tmp_path):
+    """A has f1 alone, B f15 alone: nothing to profile, the overview holds no profiles (and the report is made)."""
+    root = tmp_path / "data"
+    for alg, f in {"A": 1, "B": 15}.items():
+        write_new2(root / alg, alg=alg, function=f, dim=2, runs=_trials(10, 1e-9))
+    st = Store(tmp_path / "store", create=True)
+    ingest([root / a for a in "AB"], st)
+    out = build(open_store(st.path), tmp_path / "r", Settings(reference="none", table_samples=20), jobs=1).parent
+    index = pages(out)["index.html"]
+    assert 'id="ecdf-all-bbob"' in index and "profiles-bbob" not in index
+
+
 def test_static_svg_renderer(store, tmp_path):
     out = build(open_store(store), tmp_path / "svg", Settings(reference="none", renderer="svg", table_samples=20,
                                                               dimensions=[2]), jobs=1).parent
     text = pages(out)["index.html"]
     assert "vega-bundle.js" not in text and "<script" not in text
-    assert len(re.findall(r'<div class="chart rendered" id="chart-[^"]+" role="img" aria-label="[^"]+"><svg', text)) == 1
+    # the all-function ECDF in 2-D, the performance and the data profiles
+    assert len(re.findall(r'<div class="chart rendered" id="chart-[^"]+" role="img" aria-label="[^"]+"><svg', text)) == 3
     assert not (out / "static" / "vega-bundle.js").exists()
 
 

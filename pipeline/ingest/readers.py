@@ -11,8 +11,9 @@ and the trials its duplicates are looked for by.
   that layout that no .info names is reported.
 - `IOH`: IOHprofiler_*.json with their .dat files (`ioh.parse_ioh`); .dat files of that layout that no
   json names are reported.
-- `NEVERGRAD`: the .csv results files of Nevergrad's benchmarks (`nevergrad.parse`); other .csv files are
-  no reader's.
+- `NEVERGRAD`: the .csv results files of Nevergrad's benchmarks (`nevergrad.parse`).
+- `PURE_CSV`: IOHanalyzer's plain CSV, .csv files whose header names `fval` (`purecsv.parse`); other .csv
+  files are no reader's.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from typing import Protocol, runtime_checkable
 import polars as pl
 
 from ..vocabulary import PROBLEM_INSTANCE
-from . import duplicates, ioh, nevergrad
+from . import duplicates, ioh, nevergrad, purecsv
 from .adat import parse_archives
 from .coco import _empty, parse_source
 from .parsed import Parsed, Problem, merge
@@ -32,7 +33,7 @@ from .sources import Source
 
 #: what is said of a source with no file any reader knows
 NOTHING_TO_READ = ("no COCO log files (.info/.dat/.tdat), IOHprofiler logs (IOHprofiler_*.json, or .info of "
-                   "ioh < 0.3, with their .dat) or Nevergrad results (.csv) found")
+                   "ioh < 0.3, with their .dat), Nevergrad results or IOHanalyzer plain CSV (.csv) found")
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,24 @@ class NevergradReader:
         return nevergrad.parse(src, files, context.algorithm)
 
 
+class PureCsvReader:
+    """IOHanalyzer's plain CSV (.csv), with IOHanalyzer's column names."""
+
+    name = "csv"
+
+    def detect(self, src: Source) -> Sequence[str]:
+        """The .csv files whose header names `fval` (Nevergrad's excepted)."""
+        return purecsv.files(src)
+
+    def parse(self, src: Source, files: Sequence[str], context: Context) -> Parsed:
+        """A run per (fname, algname, dim, run); unreadable rows named with their line."""
+        return purecsv.parse(src, files, context.algorithm)
+
+
 COCO, IOH_OLD, IOH, NEVERGRAD = CocoReader(), IohOldReader(), IohReader(), NevergradReader()
+PURE_CSV = PureCsvReader()
 #: every reader, in the order their parts are merged
-READERS: tuple[Reader, ...] = (COCO, IOH_OLD, IOH, NEVERGRAD)
+READERS: tuple[Reader, ...] = (COCO, IOH_OLD, IOH, NEVERGRAD, PURE_CSV)
 
 
 def _has_info(files: Sequence[str]) -> bool:

@@ -25,7 +25,7 @@ from ..store.store import LEGACY_MANIFEST as STORE_MANIFEST
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 LOG_SUFFIXES = (".info", ".dat", ".tdat", ".adat")  # .rdat/.mdat (restarts, recommendations) are not read
 IOH_SUFFIXES = (".json", ".cdat", ".idat")  # IOHprofiler metadata (pipeline.ingest.ioh); data files of ioh < 0.3
-TABLE_SUFFIXES = (".csv",)  # Nevergrad's benchmark results (pipeline.ingest.nevergrad)
+TABLE_SUFFIXES = (".csv",)  # Nevergrad results, IOHanalyzer plain CSV (ingest.nevergrad, .purecsv)
 
 
 class SourceError(RuntimeError):
@@ -123,7 +123,7 @@ def _hidden(name: str) -> bool:
 
 
 def _keep(name: str) -> bool:
-    """A COCO, IOHprofiler or Nevergrad log file, neither hidden nor in a hidden folder."""
+    """A COCO, IOHprofiler, Nevergrad or plain CSV log file, neither hidden nor in a hidden folder."""
     return name.lower().endswith(LOG_SUFFIXES + IOH_SUFFIXES + TABLE_SUFFIXES) and not _hidden(name)
 
 

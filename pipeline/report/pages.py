@@ -6,7 +6,8 @@ the settings banner and the chart embedding come with the templates. The views f
 output for one, two and many algorithms (seed 000 for the measures):
 
 - overview: the data sets, and the runtime ECDFs over all functions per dimension (pprldmany),
-  with the reference algorithm (cocopp: best 2009 on bbob);
+  with the reference algorithm (cocopp: best 2009 on bbob), and beside them the performance and data
+  profiles of the compared algorithms (OptiProfiler's, issue 47);
 - ECDFs: per function group and per function, per dimension (pprldmany per group/function);
 - scaling: aRT / dimension versus dimension of all algorithms per function (ppfigs);
 - tables: aRT ratios to the reference with dispersion and rank-sum tests (pptables), pairwise tests;
@@ -87,6 +88,37 @@ def eaf_figures(ctx: Context, suite: str, algs: list[str], tag: str) -> list[Fig
         "does, white where they agree.", kind="eaf-diff") for d in dims]
 
 
+#: the caption of the report's profiles: their definition (pipeline.measures.solver_profiles)
+PROFILE_CAPTION = (
+    "On each problem (function, dimension, instance, repetition: the k-th trials of the algorithms meet) that every "
+    "compared algorithm ran, f0 is the worst first recorded precision of the compared algorithms and f_L the best "
+    "precision any of them reached; a trial converges at tolerance tau when f0 - f >= (1 - tau)(f0 - f_L), f its "
+    "best precision so far, and its work is the evaluations of its first record that passes. Tolerances "
+    "tau = 10^-1 .. 10^-10, a panel each (OptiProfiler 2.0.0's default). ")
+PROFILE_KINDS = {
+    "performance-profile": ("Performance profiles", "the fraction of problems an algorithm solved within alpha "
+                            "times the least work of any compared algorithm on each (Dolan and Moré 2002), alpha on "
+                            "a log2 axis."),
+    "data-profile": ("Data profiles", "the fraction of problems an algorithm solved within kappa simplex gradients, "
+                     "kappa = work / (n + 1) with n the dimension (Moré and Wild 2009), on a log2 axis."),
+}
+
+
+def profile_figures(ctx: Context, suite: str) -> list[Figure]:
+    """The performance and data profiles of a suite's compared algorithms, as OptiProfiler 2.0.0 defines them
+    (issue 47); none with fewer than two algorithms (a lone algorithm's profiles say nothing) or without an
+    instance of a problem that every one of them ran (nothing to profile)."""
+    an = ctx.compared.select(suite=suite)
+    keys = ["function", "dimension", "instance"]
+    runs = an.runs().select("algorithm", *keys).unique().collect()
+    n = runs["algorithm"].n_unique()
+    if n < 2 or not runs.group_by(keys).agg(pl.col("algorithm").n_unique() == n)["algorithm"].any():
+        return []
+    return [Figure.later(f"{kind}-{suite}", f"{title}, {suite}", ctx.runner.chart(kind_chart, kind, an),
+                         f"{title}: {what} " + PROFILE_CAPTION, kind=kind)
+            for kind, (title, what) in PROFILE_KINDS.items()]
+
+
 def legend(ctx: Context, suite: str | None = None) -> Legend:
     """The report's colours of the algorithms (the references last), of one suite's algorithms when given."""
     refs = ctx.reference_names if suite is None else [ctx.reference_of(suite)]
@@ -112,7 +144,7 @@ def instances_text(values) -> str:
 
 # -- views ----------------------------------------------------------------------------------------
 def overview(ctx: Context, m: Measures) -> list[Page]:
-    """Data sets, and the ECDFs over all functions per dimension."""
+    """Data sets, the ECDFs over all functions per dimension, and the performance and data profiles."""
     rec = ctx.record
     ds = pl.DataFrame(rec["data_sets"]).select(
         "suite", "algorithm", "source", "data_format", "coco_version", "trials", "functions",
@@ -140,6 +172,9 @@ def overview(ctx: Context, m: Measures) -> list[Page]:
                     else ".") + " " + ECDF_CAPTION)
         sections.append(Section(f"ecdf-all-{suite}", f"ECDFs over all functions, {suite}",
                                 [f for f in figs if f], intro=intro, columns=1 if ctx.many else 2))
+        if not ctx.many and (profiles := profile_figures(ctx, suite)):
+            sections.append(Section(f"profiles-{suite}", f"Performance and data profiles, {suite}", profiles,
+                                    columns=1))
     return [Page("index", "Overview", sections, nav="Overview")]
 
 

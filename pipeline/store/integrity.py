@@ -11,6 +11,7 @@ from urllib.parse import unquote
 import polars as pl
 
 from . import remote, schema
+from .delta import COMMIT, DERIVED, SOURCES, _adds, file_paths, open_table
 from .errors import StoreError
 
 #: a Delta log's commit file and checkpoint file names
@@ -148,8 +149,6 @@ def log_damage(table_uri: str) -> list[LogDamage]:
 def held(dt) -> dict[str, int]:
     """The rows of each commit a Delta table's version holds, from the statistics of its add actions; the
     commit column of the few files holding several commits (one append of several sources) read."""
-    from .store import COMMIT, _adds, file_paths
-
     adds = _adds(dt)
     lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
     if not adds.height:
@@ -165,8 +164,6 @@ def held(dt) -> dict[str, int]:
 
 
 def _read_counts(files: list[str]) -> dict[str, int]:
-    from .store import COMMIT
-
     if not files:
         return {}
     opts = remote.polars_options(files[0]) if "://" in files[0] else None
@@ -182,8 +179,6 @@ def _counted(entry: dict, table: str) -> int | None:
 
 def mismatches(store) -> list[Mismatch]:
     """Every source (and derived table) counting other rows of a table than the table holds for its commit."""
-    from .store import COMMIT, DERIVED
-
     out = []
     sources = store.sources()
     tables = store._tables()
@@ -216,8 +211,6 @@ def _actions(log: Log) -> list[tuple[int, dict]]:
 
 
 def _commit_of(add: dict) -> tuple[str | None, str | None]:
-    from .store import COMMIT
-
     try:
         stats = json.loads(add.get("stats") or "{}")
     except ValueError:
@@ -229,8 +222,6 @@ def explain(store, m: Mismatch) -> str | None:
     """What took a source's rows from a table: the table's folder gone, a commit file of its log gone (and the
     data files no version names), a file removed by a later version; None where nothing of it is found missing
     (the entry miscounts)."""
-    from .store import open_table
-
     uri = store.uri(m.table)
     log = Log(uri)
     if not log.names():
@@ -255,8 +246,6 @@ def explain(store, m: Mismatch) -> str | None:
 
 def _loose_files(store, table: str, dt) -> list[str]:
     """The data files of a local table's folders that its version does not name (a removed commit's)."""
-    from .store import file_paths
-
     if store.location.local is None:
         return []
     root = store.location.local / table
@@ -266,8 +255,6 @@ def _loose_files(store, table: str, dt) -> list[str]:
 
 def damage_said(store) -> str | None:
     """One line naming the first damaged file of the store's Delta logs (None where every log reads)."""
-    from .store import DERIVED, SOURCES
-
     for name in (SOURCES, DERIVED, *schema.TABLES):
         try:
             found = log_damage(store.uri(name))
@@ -320,8 +307,6 @@ def made_from(store, commits) -> dict[str, str]:
     """A short fingerprint of what each commit's rows are made of: the data files of the `runs` and `events`
     tables holding them (from the logs). A cache keyed on it never answers from rows a repair dropped since."""
     import hashlib
-
-    from .store import COMMIT, _adds
 
     want = set(commits)
     files: dict[str, list[str]] = {c: [] for c in want}

@@ -39,6 +39,7 @@ import polars as pl
 import pyarrow as pa
 
 from . import hive, integrity, remote, schema, writes
+from .delta import COMMIT, DERIVED, SOURCES, _adds, _columns, _kept, _root, file_paths, open_table
 from .errors import StoreError, StoreWriteError
 from .location import Location, LocationError, locate
 
@@ -46,10 +47,6 @@ FORMAT = "cocopipe-store"
 VERSION = 3
 #: the description of a store's `sources` table: what marks a store
 MARK = f"{FORMAT} {VERSION}"
-#: the column naming the commit of each row of a data table
-COMMIT = "commit_id"
-SOURCES = "sources"
-DERIVED = "derived"
 #: the earlier layout's manifest (`cocopipe upgrade` reads it)
 LEGACY_MANIFEST = "cocopipe-store.json"
 #: seconds a commit's rows may stay unnamed by `sources` before a writer deletes them (an ingest at work)
@@ -115,14 +112,6 @@ def write_failed(where: object, exc: BaseException) -> StoreWriteError:
     return StoreWriteError(f"{where}: cannot write to the store ({_why(exc)}); the store is left as it was")
 
 
-def open_table(uri: str, version: int | None = None):
-    """The Delta table at `uri` (at `version`), None where there is none."""
-    try:
-        return dl.DeltaTable(uri, version=version, storage_options=remote.delta_options(uri))
-    except dl.exceptions.TableNotFoundError:
-        return None
-
-
 def _writer_properties():
     """zstd; dictionary encoding only for string columns (on numbers it makes the files larger and slower
     to write: docs/internals.md)."""
@@ -154,52 +143,6 @@ def append(uri: str, rows: pa.Table | Callable[[], pa.RecordBatchReader], partit
             if attempt == 4:
                 raise
             time.sleep(random.uniform(0.01, 0.1))
-
-
-def _root(dt) -> str:
-    """The folder of a local Delta table as delta-rs writes it in its file URIs (percent-encoded)."""
-    return dt.table_uri.removeprefix("file://").rstrip("/") + "/"
-
-
-def _kept(dt, name: str, make: Callable):
-    """`make(dt)`, kept with the table object for the version it is at (a command asks for it many times:
-    a report scans a table some hundred times)."""
-    attr, version = f"_cocopipe_{name}", dt.version()
-    kept = getattr(dt, attr, None)
-    if kept is not None and kept[0] == version:
-        return kept[1]
-    got = make(dt)
-    setattr(dt, attr, (version, got))
-    return got
-
-
-def _adds(dt) -> pl.DataFrame:
-    """The add actions of a Delta table's version: one row per data file (its path in the log, partition
-    values, statistics)."""
-    return _kept(dt, "adds", lambda t: pl.from_arrow(pa.table(t.get_add_actions(flatten=True))))
-
-
-def _columns(dt) -> set[str]:
-    """The columns of a Delta table's version (from its log's schema: no file is read)."""
-    return _kept(dt, "columns", lambda t: set(pa.schema(t.schema().to_arrow()).names))
-
-
-def _local_root(dt) -> str | None:
-    """The folder of a local Delta table as it is on disk (None on object storage)."""
-    if "://" in dt.table_uri and not dt.table_uri.startswith("file://"):
-        return None
-    return unquote(_root(dt))
-
-
-def file_paths(dt, adds: pl.DataFrame | None = None) -> list[str]:
-    """The data files of a Delta table (or of the add actions `adds` of it): URIs on object storage, paths
-    on disk for a local table (delta-rs percent-encodes the folder in its URIs: `my%20results/`, and the
-    log the partition folders' names once more)."""
-    real = _local_root(dt)
-    if real is None:
-        return list(dt.file_uris()) if adds is None else [dt.table_uri.rstrip("/") + "/" + p for p in adds["path"]]
-    adds = _adds(dt) if adds is None else adds
-    return [real + unquote(p) for p in adds["path"]] if adds.height else []
 
 
 def scan_table(dt) -> pl.LazyFrame:

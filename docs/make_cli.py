@@ -33,7 +33,7 @@ rows that fit the screen: a longer table ends with a line on stderr saying how m
 come below in further blocks, each led by the row number (`#`) and the columns naming the row, and a value
 wider than the terminal wraps. Every number is written in one form on the terminal and in CSV, Markdown and
 JSON files (`pipeline.decimals`): a value as its shortest round-trip text, Python's repr (`734.9333333333333`,
-`0.1`, `1e-05`, `2.5e+16`), a target (columns `target`, `..._target`) rounded to 13 significant digits
+`0.1`, `1e-05`, `2.5e+16`), a target (columns `target`, `..._target`) rounded to 12 significant digits
 first (`1e-08`, `63.09573444802`, `1.584893192461e-06`: bbob's 10^(k/5) and cocopp's `10**np.arange` alike).
 A list in one cell is written without a comma, so that `column -s, -t` and `cut -d,` split CSV lines right:
 numbers apart by a space (`2 3 5`), names by `; `. `cocopipe --version` prints the version.

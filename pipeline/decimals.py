@@ -3,14 +3,14 @@
 - A value: the shortest text that reads back as the same float, Python's `repr` (734.9333333333333, 0.1,
   1e-05, 2.5e+16: positional from 1e-4 up to 1e16, scientific outside), NaN as `NaN`, infinities as `inf`,
   `-inf`. One rule for every value: never `0.00001` in one cell and `1e-7` in the next.
-- A target (a column `target`, `targets` or ending in `_target`): its value rounded to 13 significant
+- A target (a column `target`, `targets` or ending in `_target`): its value rounded to 12 significant
   digits, then written as a value. A target list is made from short decimals (1e-8, 10^-5.8); the float
   arithmetic that makes it leaves noise in the last digits: bbob's 10**(k/5) and cocopp's
   10**np.arange(2, -8.1, -0.2) differ by up to 6e-15 relative, in the 15th digit (32 of the 51 targets
-  differ there, 4 in the 14th), none in the 13th. So both lists are written alike (1.584893192461e-06,
-  10.0 for cocopp's 10.000000000000005), a decimal of up to 13 digits given as a target is written as given,
-  and 13 digits are more than COCO's logs hold of a precision (10). The text reads back within 5e-14 of the
-  target, not to its last bit (the store and Parquet files keep every bit).
+  differ there, 4 in the 14th), none in the 12th or 13th. So both lists are written alike (1.58489319246e-06,
+  10.0 for cocopp's 10.000000000000005), a decimal of up to 12 digits given as a target is written as given,
+  and 12 digits (those the cocopp oracles key targets by) are more than COCO's logs hold of a precision
+  (10). The text reads back within 5e-13 of the target, not to its last bit (the store and Parquet files keep every bit).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import math
 import polars as pl
 
 #: the significant digits a target is written with
-TARGET_DIGITS = 13
+TARGET_DIGITS = 12
 
 
 def float_text(x: float) -> str:
@@ -38,7 +38,7 @@ def target_value(t: float) -> float:
     """A target rounded to `TARGET_DIGITS` significant digits (infinite and NaN as they are).
 
     >>> target_value(10 ** (-29 / 5)), target_value(10.000000000000005), target_value(0.1 + 0.2)
-    (1.584893192461e-06, 10.0, 0.3)
+    (1.58489319246e-06, 10.0, 0.3)
     """
     t = float(t)
     return float(f"{t:.{TARGET_DIGITS}g}") if math.isfinite(t) else t
@@ -48,7 +48,7 @@ def target_text(t: float) -> str:
     """A target as every output writes it: `float_text` of `target_value`.
 
     >>> target_text(10 ** (-29 / 5)), target_text(1e-8), target_text(100.0), target_text(10 ** -0.2)
-    ('1.584893192461e-06', '1e-08', '100.0', '0.6309573444802')
+    ('1.58489319246e-06', '1e-08', '100.0', '0.63095734448')
     """
     return float_text(target_value(t))
 

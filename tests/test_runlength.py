@@ -142,7 +142,7 @@ def test_parse_budgets():
 
 
 def as_written(targets: pl.DataFrame) -> pl.DataFrame:
-    """Targets as a CSV of cocopipe holds them: each rounded to 13 significant digits (`pipeline.decimals`)."""
+    """Targets as a CSV of cocopipe holds them: each rounded to 12 significant digits (`pipeline.decimals`)."""
     from pipeline.decimals import target_value
 
     return targets.with_columns(pl.col("target").map_elements(target_value, return_dtype=pl.Float64))
@@ -150,7 +150,7 @@ def as_written(targets: pl.DataFrame) -> pl.DataFrame:
 
 def test_cli_targets_runlength(tmp_path):
     # the CSV holds cocopp's targets (equal to the last bit in Python, above) as every target is written:
-    # to 13 digits (10.000000009999999, 10 (1 + 1e-9), as 10.00000001)
+    # to 12 digits (10.000000009999999, 10 (1 + 1e-9), as 10.00000001)
     out = tmp_path / "t.csv"
     r = CliRunner().invoke(app, ["targets", "--runlength", "--runlength-reference", "best2009", "--budgets", "31",
                                  "--out", str(out)])

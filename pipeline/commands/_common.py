@@ -122,7 +122,7 @@ NUMBERS_APART, NAMES_APART = " ", "; "
 
 def flat(df: pl.DataFrame) -> pl.DataFrame:
     """The frame as text can hold it: each number written by `pipeline.decimals` (values shortest round-trip,
-    targets to 13 digits) and nested columns (lists, structs) as text (`NUMBERS_APART`, `NAMES_APART`)."""
+    targets to 12 digits) and nested columns (lists, structs) as text (`NUMBERS_APART`, `NAMES_APART`)."""
     import polars as pl
 
     from ..decimals import as_text

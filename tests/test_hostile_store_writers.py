@@ -482,3 +482,16 @@ def _combined_rounds(tmp_path: Path, store: str, rounds: int, seed: int, proxy: 
 def test_writers_readers_and_kill_9_at_once_in_rounds_leave_every_source_whole(tmp_path):
     _combined_rounds(tmp_path, str(tmp_path / "st"), 3, int(os.environ.get("COCOPIPE_ROUNDS_SEED", 431)))
 
+
+
+def test_a_store_gone_while_its_unreadable_file_is_looked_for_is_said_in_one_line(tmp_path, monkeypatch):
+    """A failed read's diagnosis opens the store again; the object store down by then: its error, no traceback."""
+    from pipeline.commands import _common
+    from pipeline.store.errors import StoreError
+
+    def down(path):
+        raise StoreError(f"{path}: cannot read the store (connection refused (is the server up?))")
+
+    monkeypatch.setattr(_common, "OPENED", [tmp_path / "st"])
+    monkeypatch.setattr("pipeline.store.check.unreadable", down)
+    assert _common.unreadable_store_file() == f"{tmp_path / 'st'}: cannot read the store (connection refused (is the server up?))"

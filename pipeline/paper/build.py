@@ -21,7 +21,7 @@ from ..hits import targets as tg
 from ..reference_sets import DEFAULT_FOR_SUITE
 from ..selection import open_reference
 from ..tables import art_table
-from . import figures, layout, macros, tables
+from . import figures, layout, losstable, macros, tables
 
 #: the folder of the algorithms' files inside the output, cocopp's ppdata/<algorithms>/
 FOLDER_MAX = 60
@@ -97,10 +97,15 @@ def _table_text(name: str, table: pl.DataFrame | None, algorithms: Sequence[str]
         if table is None or not problems.filter((pl.col("function") == f) & (pl.col("dimension") == d)).height:
             return tables.missing_rows(f, d, n_targets)
         return tables.function_rows(table, f, d, algorithms, names, n_targets, many=name.startswith("pptables"))
-    if m := re.match(r"pploglosstable_(\d+)D_(.+)$", name):
-        return (rf"\begin{{tabular}}{{l}}aRT loss ratios in {m[1]}-D: see the figures of the loss ratios"
-                r"\end{tabular}" + "\n")
     return f"% {name}: the legend cocopp writes beside this figure is in its caption\n"
+
+
+def _loss_table(ana: Analysis, suite: str, algorithm: str, reference: str | None, dimension: int) -> str:
+    """cocopp's aRT loss ratio table of `algorithm` in `dimension` against the reference (its default targets)."""
+    grid = list(tg.default(suite))
+    ref_art = Analysis(open_reference(reference, suite)).art(grid).collect() if reference else None
+    return losstable.table_tex(ana.art(grid).collect(), ref_art, ana.runs().collect(), algorithm,
+                               reference or "", dimension)
 
 
 def _write(path: Path, data: bytes | str) -> None:
@@ -151,6 +156,9 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
     table_files, figure_files = layout.needed(suite, len(algs))
     names = [rf"\alg{macros.letter(i)}tables" for i in range(len(algs))]
     for name in table_files:
+        if m := re.match(r"pploglosstable_(\d+)D_(.+)$", name):
+            _write(base / f"{name}.tex", _loss_table(ana, suite, algs[0], ref_name, int(m[1])))
+            continue
         _write(base / f"{name}.tex", _table_text(name, table, algs, names, len(targets), problems))
     _write(out / "cocopp_commands.tex", macros.commands(suite, algs, folder, targets, _markers(pal), ref_label,
                                                         __version__))

@@ -393,3 +393,25 @@ def test_loss_table_percentiles_are_cocopps_prctile(values, expected):
 def test_loss_ratio_cell_is_cocopps_format(j, text):
     from pipeline.paper.losstable import ratio_cell
     assert ratio_cell(j) == text
+
+
+def test_perfprof_legend_names_the_algorithms_in_the_figures_order():
+    # the figure ends with B on top, then the reference, then A: the side panel lists them so; letters follow
+    # the command line's order, as the captions
+    tex = macros.perfprof_legend(["alg_one", "B"], ["B", "best2009", "alg_one"], "best2009",
+                                 ["blue circle", "red square"])
+    assert tex.startswith(r"\providecommand{\nperfprof}{7}")
+    assert r"\providecommand{\algAperfprof}{\StrLeft{alg one}{\nperfprof}}" in tex
+    assert r"\providecommand{\algBperfprof}{\StrLeft{B}{\nperfprof}}" in tex
+    assert r"\providecommand{\algAperfprofmarker}{blue circle}" in tex
+    assert r"\providecommand{\algzeroperfprof}{best2009}" in tex
+    assert tex.endswith(r"\providecommand{\perfprofsidepanel}{{\mbox{\algBperfprof}" "\n"
+                        r"\vfill \mbox{\algzeroperfprof}" "\n" r"\vfill \mbox{\algAperfprof}}}" "\n")
+
+
+def test_colour_order_is_the_first_colour_scales_domain():
+    spec = {"layer": [{"mark": "line"}, {"encoding": {"x": {"field": "x"},
+                                                       "color": {"scale": {"domain": ["B", "A"]}}}},
+                      {"encoding": {"color": {"scale": {"domain": ["A", "B"]}}}}]}
+    assert figures.colour_order(spec) == ["B", "A"]
+    assert figures.colour_order({"mark": "text"}) == []

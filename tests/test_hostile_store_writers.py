@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import selectors
 import shutil
 import signal
@@ -411,3 +412,86 @@ def test_an_object_store_outage_mid_ingest_leaves_every_source_whole_or_absent(s
             assert check(Store(store)) == [], k
     finally:
         proxy.stop()
+
+
+# -- all at once: writers, readers, kill -9 and an outage, round after round --------------------------------
+#: the combined rounds' sources and the runs their logs hold (one per function and instance)
+ROUNDS = {"P": ((1, 2), (1, 2)), "Q": ((1, 2, 3), (1, 2)), "R": ((1,), (1, 2, 3))}
+
+
+def _spawn(args, env) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+
+
+def _clean_exit(p: subprocess.Popen, out: str, err: str, what) -> None:
+    """Exit 0, killed by us, or a clear error of cocopipe's (`error: ...`): never a traceback or a raw exception."""
+    assert "Traceback" not in err + out and not re.search(r"^\w+(Error|Exception): ", err, re.M), (what, err)
+    if p.returncode not in (0, -signal.SIGKILL):
+        assert re.search(r"^error: ", err, re.M), (what, p.returncode, err)
+
+
+def _combined_rounds(tmp_path: Path, store: str, rounds: int, seed: int, proxy: Outage | None = None) -> None:
+    """Each round: three writers (different sources, some --force) and two readers (`runs`, `art`) at once in
+    Sydney's summer time, one writer killed (-9) at a random moment and (object store) the server gone for a
+    moment; then a finishing ingest: every committed source whole, its run ids distinct, a plain scan of each
+    table counting what `cocopipe runs` counts, and `check` clean."""
+    rng = random.Random(seed)
+    lease = float(os.environ.get("COCOPIPE_ROUNDS_LEASE", 1 if proxy is None else 6))  # longer than an outage
+    env = {"COCOPIPE_LEASE": str(lease), "COCOPIPE_ORPHAN_GRACE": "0", "TZ": SYDNEY}
+    if proxy is not None:
+        env |= {"AWS_ENDPOINT_URL": proxy.endpoint, "COCOPIPE_STORE_TIMEOUT": "3", "COCOPIPE_STORE_RETRIES": "1",
+                "COCOPIPE_STORE_RETRY_TIMEOUT": "2"}
+    srcs = {n: source(tmp_path / n, n, functions=f, instances=i) for n, (f, i) in ROUNDS.items()}
+    whole = {n: len(f) * len(i) for n, (f, i) in ROUNDS.items()} | {"F": 2}
+    fin = source(tmp_path / "F", "F")
+    Store(store, create=True)
+    for k in range(rounds):
+        writers = [_spawn(["ingest", path, "--store", store, *(["--force"] if rng.random() < 0.5 else [])], env)
+                   for path in srcs.values()]
+        time.sleep(rng.uniform(0.2, 1.0))
+        readers = [_spawn(["runs", "--store", store, "--out", "-"], env),
+                   _spawn(["art", "--store", store, "--out", tmp_path / f"art{k}.csv"], env)]
+        time.sleep(rng.uniform(0.5, 3.0))
+        victim = rng.randrange(len(writers))
+        writers[victim].send_signal(signal.SIGKILL)
+        if proxy is not None:
+            time.sleep(rng.uniform(0.0, 1.5))
+            proxy.stop()
+            time.sleep(rng.uniform(1.0, 3.0))
+            proxy.start()
+        for p in writers + readers:
+            out, err = p.communicate(timeout=300)
+            _clean_exit(p, out, err, (seed, k, p.args[3:5]))
+        time.sleep(lease + 0.5)  # the killed writer's lease expires
+        r = cli("ingest", fin, "--force", "--store", store, env=env)
+        assert r.returncode == 0, (seed, k, r.stderr)
+        st = Store(store)
+        committed = {e["name"]: e["runs"] for e in st.sources().values()}
+        assert all(n == whole[a] for a, n in committed.items()), (seed, k, committed)  # every source whole
+        runs = st.runs().select("algorithm", "run_id").collect()
+        assert runs["run_id"].n_unique() == runs.height, (seed, k)  # nothing counted twice
+        want = cocopipe_runs(store)
+        assert want == {a: whole[a] for a in committed}, (seed, k, want, committed)  # nothing half-visible
+        assert plain(store) == want and plain(store, "events") == {a: 2 * n for a, n in want.items()}, (seed, k)
+        assert check(st) == [], (seed, k)
+        r = cli("check", "--store", store, env=env)
+        assert r.returncode == 0, (seed, k, r.stdout + r.stderr)
+
+
+def test_writers_readers_and_kill_9_at_once_in_rounds_leave_every_source_whole(tmp_path):
+    _combined_rounds(tmp_path, str(tmp_path / "st"), 3, int(os.environ.get("COCOPIPE_ROUNDS_SEED", 431)))
+
+
+
+def test_a_store_gone_while_its_unreadable_file_is_looked_for_is_said_in_one_line(tmp_path, monkeypatch):
+    """A failed read's diagnosis opens the store again; the object store down by then: its error, no traceback."""
+    from pipeline.commands import _common
+    from pipeline.store.errors import StoreError
+
+    def down(path):
+        raise StoreError(f"{path}: cannot read the store (connection refused (is the server up?))")
+
+    monkeypatch.setattr(_common, "OPENED", [tmp_path / "st"])
+    monkeypatch.setattr("pipeline.store.check.unreadable", down)
+    assert _common.unreadable_store_file() == f"{tmp_path / 'st'}: cannot read the store (connection refused (is the server up?))"

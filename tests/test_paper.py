@@ -13,6 +13,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.paper import figures, layout, macros, placeholder, tables
@@ -357,3 +358,60 @@ def test_beyond_six_algorithms_the_tables_shrink_to_fit_a_page():
     lead = float(re.search(r"\\fontsize\{[\d.]+\}\{([\d.]+)\}", font)[1])
     assert 12 * 9 * lead <= 560 and lead < 6
     assert font in tables.header_macros([1e-8], 8) and font not in tables.header_macros([1e-8], 6)
+
+
+def test_loss_table_cells_by_hand():
+    from pipeline.paper import losstable as lt
+    # A reaches 10 in f1 at 4 and 1 at 40 evaluations, 10 in f2 at 6 (never 1); the reference R twice as fast
+    # on f1, at 3 and 30 on f2; in 2-D the budgets are 2 and 10 evaluations / dimension (40 / 2 < 100).
+    art = pl.DataFrame({"suite": "bbob", "algorithm": "A", "function": [1, 1, 2, 2], "dimension": 2,
+                        "target": [10.0, 1.0, 10.0, 1.0], "art": [4.0, 40.0, 6.0, math.inf]})
+    ref = art.with_columns(algorithm=pl.lit("R"), art=pl.Series([2.0, 8.0, 3.0, 30.0]))
+    runs = pl.DataFrame({"algorithm": "A", "function": [1, 2], "dimension": 2, "evaluations": [50, 100],
+                         "final_delta": [1e-9, 0.5]})
+    rows = lt.table_tex(art, ref, runs, "A", "R", 2).splitlines()
+    assert "in 2-D}, maxFE/D=50}" in rows[1] and rows[2].startswith(r"\#FEs/D & best & 10\% & 25\% & \textbf{med}")
+    # budget 4 evaluations: f1 only (4 / 2); budget 20: f1 10 (the reference reached 1 within 20: 20 / 2), f2 6 / 3
+    two = r"\hspace*{1ex}2.0"
+    assert rows[3] == " & ".join(["2", *[two] * 6]) + r"\\"
+    assert rows[4] == " & ".join(["10", two, two, two, r"\hspace*{1ex}6.0", "10", "10"]) + r"\\"
+    assert rows[5] == " & ".join([r"$\text{RL}_{\text{US}}$/D", *["50"] * 6])  # f2's 100 evaluations / 2
+    assert rows[0] == r"\begin{tabular}{c|llllll}" and rows[-1] == r"\end{tabular}"
+    assert "no reference algorithm" in lt.table_tex(art, None, runs, "A", "R", 2)
+    assert "no data in 5-D" in lt.table_tex(art, ref, runs, "A", "R", 5)
+
+
+@pytest.mark.parametrize(("values", "expected"), [([2, 10], [2, 2, 2, 6, 10, 10]), ([], [math.nan] * 6),
+                                                  ([1, 2, 3, 4], [1, 1, 1.5, 2.5, 3.5, 4])])
+def test_loss_table_percentiles_are_cocopps_prctile(values, expected):
+    from pipeline.paper.losstable import prctile
+    assert prctile(values) == pytest.approx(expected, nan_ok=True)
+
+
+@pytest.mark.parametrize(("j", "text"), [(0.0, r"~\,0"), (0.874, r"~\,0.87"), (1.04, r"\hspace*{1ex}1.0"),
+                                         (13.4, "13"), (254.0, "2.5e2"), (1100.0, "1.1e3")])
+def test_loss_ratio_cell_is_cocopps_format(j, text):
+    from pipeline.paper.losstable import ratio_cell
+    assert ratio_cell(j) == text
+
+
+def test_perfprof_legend_names_the_algorithms_in_the_figures_order():
+    # the figure ends with B on top, then the reference, then A: the side panel lists them so; letters follow
+    # the command line's order, as the captions
+    tex = macros.perfprof_legend(["alg_one", "B"], ["B", "best2009", "alg_one"], "best2009",
+                                 ["blue circle", "red square"])
+    assert tex.startswith(r"\providecommand{\nperfprof}{7}")
+    assert r"\providecommand{\algAperfprof}{\StrLeft{alg one}{\nperfprof}}" in tex
+    assert r"\providecommand{\algBperfprof}{\StrLeft{B}{\nperfprof}}" in tex
+    assert r"\providecommand{\algAperfprofmarker}{blue circle}" in tex
+    assert r"\providecommand{\algzeroperfprof}{best2009}" in tex
+    assert tex.endswith(r"\providecommand{\perfprofsidepanel}{{\mbox{\algBperfprof}" "\n"
+                        r"\vfill \mbox{\algzeroperfprof}" "\n" r"\vfill \mbox{\algAperfprof}}}" "\n")
+
+
+def test_colour_order_is_the_first_colour_scales_domain():
+    spec = {"layer": [{"mark": "line"}, {"encoding": {"x": {"field": "x"},
+                                                       "color": {"scale": {"domain": ["B", "A"]}}}},
+                      {"encoding": {"color": {"scale": {"domain": ["A", "B"]}}}}]}
+    assert figures.colour_order(spec) == ["B", "A"]
+    assert figures.colour_order({"mark": "text"}) == []

@@ -382,9 +382,13 @@ def open_store(path: str):
 def unreadable_store_file() -> str | None:
     """One line naming an unreadable file of a store this command opened, if there is one."""
     from ..store.check import unreadable
+    from ..store.errors import StoreError
 
     for path in dict.fromkeys(OPENED):
-        bad = unreadable(path)
+        try:
+            bad = unreadable(path)
+        except StoreError as exc:  # the store itself went away meanwhile (an object store down): say that
+            return str(exc)
         if bad:
             more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
             return (f"{path}/{bad[0].path}: {bad[0].detail}{more}; `cocopipe check --store {path} --repair` "

@@ -43,12 +43,9 @@ def _best_within(art: pl.LazyFrame, budgets: Sequence[float]) -> pl.LazyFrame:
         pl.col("target").min(), pl.col("limit").first(), pl.col("art").sort_by("target").first())
 
 
-def loss_ratios(art: pl.LazyFrame, reference: str, budgets: Sequence[float], groups: pl.LazyFrame | None = None
-                ) -> pl.LazyFrame:
-    """Loss ratios per (algorithm, function, dimension, budget) summarised per (suite, algorithm,
-    dimension, group, budget): columns x (budget / dimension), geomean, p10, p25, p50, p75, p90,
-    functions, min, max. `art` holds the algorithms and the reference (`Analysis.art()` rows);
-    `groups`: (suite, function, group) rows, None: every function in "all"."""
+def function_ratios(art: pl.LazyFrame, reference: str, budgets: Sequence[float]) -> pl.LazyFrame:
+    """The loss ratio (`loss`) per (suite, algorithm, function, dimension, budget x) of every algorithm of `art`
+    but the reference; budgets at which the algorithm reached no target give no row."""
     key = list(FUNCTION_DIMENSION)
     best = _best_within(art, budgets)
     ref_best = best.filter(pl.col("algorithm") == reference).select(*key, "x", ref_target="target")
@@ -60,6 +57,16 @@ def loss_ratios(art: pl.LazyFrame, reference: str, budgets: Sequence[float], gro
             .with_columns(numerator=pl.when(pl.col("ref_target") < pl.col("target")).then("limit").otherwise("art"),
                           ref_art=pl.when(pl.col("ref_art").is_finite()).then("ref_art").otherwise("cap"))
             .with_columns(loss=pl.col("numerator") / pl.col("ref_art")))
+    return loss
+
+
+def loss_ratios(art: pl.LazyFrame, reference: str, budgets: Sequence[float], groups: pl.LazyFrame | None = None
+                ) -> pl.LazyFrame:
+    """Loss ratios per (algorithm, function, dimension, budget) summarised per (suite, algorithm,
+    dimension, group, budget): columns x (budget / dimension), geomean, p10, p25, p50, p75, p90,
+    functions, min, max. `art` holds the algorithms and the reference (`Analysis.art()` rows);
+    `groups`: (suite, function, group) rows, None: every function in "all"."""
+    loss = function_ratios(art, reference, budgets)
     g = groups if groups is not None else loss.select("suite", "function").unique().with_columns(
         pl.lit("all").alias(FUNCTION_GROUP))
     fn = loss.collect_schema()["function"]

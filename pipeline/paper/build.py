@@ -21,7 +21,7 @@ from ..hits import targets as tg
 from ..reference_sets import DEFAULT_FOR_SUITE
 from ..selection import open_reference
 from ..tables import art_table
-from . import figures, layout, macros, tables
+from . import figures, layout, losstable, macros, tables
 
 #: the folder of the algorithms' files inside the output, cocopp's ppdata/<algorithms>/
 FOLDER_MAX = 60
@@ -97,10 +97,15 @@ def _table_text(name: str, table: pl.DataFrame | None, algorithms: Sequence[str]
         if table is None or not problems.filter((pl.col("function") == f) & (pl.col("dimension") == d)).height:
             return tables.missing_rows(f, d, n_targets)
         return tables.function_rows(table, f, d, algorithms, names, n_targets, many=name.startswith("pptables"))
-    if m := re.match(r"pploglosstable_(\d+)D_(.+)$", name):
-        return (rf"\begin{{tabular}}{{l}}aRT loss ratios in {m[1]}-D: see the figures of the loss ratios"
-                r"\end{tabular}" + "\n")
-    return f"% {name}: the legend cocopp writes beside this figure is in its caption\n"
+    raise ValueError(f"{name}.tex: not a table of cocopp's")
+
+
+def _loss_table(ana: Analysis, suite: str, algorithm: str, reference: str | None, dimension: int) -> str:
+    """cocopp's aRT loss ratio table of `algorithm` in `dimension` against the reference (its default targets)."""
+    grid = list(tg.default(suite))
+    ref_art = Analysis(open_reference(reference, suite)).art(grid).collect() if reference else None
+    return losstable.table_tex(ana.art(grid).collect(), ref_art, ana.runs().collect(), algorithm,
+                               reference or "", dimension)
 
 
 def _write(path: Path, data: bytes | str) -> None:
@@ -150,13 +155,21 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
         table = with_worse_runs(table, ana, targets)
     table_files, figure_files = layout.needed(suite, len(algs))
     names = [rf"\alg{macros.letter(i)}tables" for i in range(len(algs))]
+    legends = set(table_files) & set(figure_files)  # \includeperfprof: a legend .tex beside the figure
     for name in table_files:
+        if m := re.match(r"pploglosstable_(\d+)D_(.+)$", name):
+            _write(base / f"{name}.tex", _loss_table(ana, suite, algs[0], ref_name, int(m[1])))
+            continue
+        if name in legends:
+            continue
         _write(base / f"{name}.tex", _table_text(name, table, algs, names, len(targets), problems))
     _write(out / "cocopp_commands.tex", macros.commands(suite, algs, folder, targets, _markers(pal), ref_label,
                                                         __version__))
 
     say(f"{len(figure_files)} figures")
-    placeholders = _figures(ana, figure_files, base, ref_name, problems, len(algs), pal, settings.jobs)
+    legend = lambda order: macros.perfprof_legend(algs, order, ref_name, _markers(pal))  # noqa: E731
+    placeholders = _figures(ana, figure_files, base, ref_name, problems, len(algs), pal, settings.jobs,
+                            {n: legend for n in legends})
     record = dict(cocopipe=__version__, suite=suite, algorithms=algs, folder=folder, reference=ref_label,
                   tables=len(table_files), figures=len(figure_files), placeholders=placeholders,
                   templates=layout.templates_of(suite))
@@ -167,8 +180,10 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
 
 
 def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | None, problems: pl.DataFrame,
-             n_algorithms: int, palette: dict, jobs: int) -> dict[str, str]:
-    """Draw the figures (threads: polars and vl-convert work outside the GIL); returns {name: why empty}."""
+             n_algorithms: int, palette: dict, jobs: int,
+             legends: dict[str, Callable[[list[str]], str]] | None = None) -> dict[str, str]:
+    """Draw the figures (threads: polars and vl-convert work outside the GIL), and the legend .tex of those in
+    `legends` from the algorithms in the figure's order; returns {name: why empty}."""
     placeholders: dict[str, str] = {}
 
     def one(name: str) -> None:
@@ -176,10 +191,12 @@ def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | N
         why = figures.covers(fig, problems, n_algorithms)
         if why:
             placeholders[name] = why
-            data = figures.placeholder_pdf(why)
+            data, order = figures.placeholder_pdf(why), []
         else:
-            data = figures.draw(fig, ana, reference, palette)
+            data, order = figures.draw_ordered(fig, ana, reference, palette)
         _write(base / f"{name}.pdf", data)
+        if legends and name in legends:
+            _write(base / f"{name}.tex", legends[name](order))
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         list(pool.map(one, names))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..charts.export import render, spec
+from ..charts.export import render
 from ..recipes.kinds import chart
 from .placeholder import placeholder_pdf
 
@@ -97,6 +97,27 @@ def covers(fig: Figure, problems: pl.DataFrame, n_algorithms: int) -> str | None
 
 def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = None) -> bytes:
     """The PDF of a figure (a placeholder saying why where the chart cannot be drawn from the selection)."""
+    return draw_ordered(fig, analysis, reference, palette)[0]
+
+
+def colour_order(spec: dict | list) -> list[str]:
+    """The algorithms of a chart's first colour scale, in its order (an ECDF's: by final fraction, as drawn)."""
+    if isinstance(spec, dict):
+        scale = spec.get("color", {}).get("scale", {}) if isinstance(spec.get("color"), dict) else {}
+        if isinstance(scale.get("domain"), list):
+            return [str(v) for v in scale["domain"]]
+        parts = list(spec.values())
+    else:
+        parts = spec
+    for v in parts:
+        if isinstance(v, (dict, list)) and (found := colour_order(v)):
+            return found
+    return []
+
+
+def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | None = None
+                 ) -> tuple[bytes, list[str]]:
+    """The PDF of a figure and the algorithms in the order of its colour scale (none for a placeholder)."""
     a = analysis.select(**({"function": list(fig.function)} if fig.function else {}),
                         **({"dimension": fig.dimension} if fig.dimension else {}))
     opts = dict(fig.options)
@@ -108,13 +129,14 @@ def draw(fig: Figure, analysis, reference: str | None, palette: dict | None = No
         opts["a_name"], opts["b_name"] = list(palette)
     if fig.kind == "logloss":
         if not reference:
-            return placeholder_pdf(f"no reference algorithm: no aRT loss ratios for {fig.describe()}")
+            return placeholder_pdf(f"no reference algorithm: no aRT loss ratios for {fig.describe()}"), []
         opts["reference"] = reference
     try:
         c = chart(fig.kind, a, **opts)
     except ValueError as exc:  # e.g. a group without data in the selection
-        return placeholder_pdf(f"{fig.describe()}: {exc}")
-    s = spec(c)
+        return placeholder_pdf(f"{fig.describe()}: {exc}"), []
+    s = c.to_dict(validate=False)  # the same dict as export.spec's, without Altair's schema check: a tenth of
+    # a figure's time (the report's tests validate these charts' specs)
     if isinstance(s.get("title"), dict):  # the settings lines are the caption's and settings.json's: a bigger plot
         s["title"] = {k: v for k, v in s["title"].items() if k != "subtitle"}
-    return render(s, "pdf")
+    return render(s, "pdf"), colour_order(s)

@@ -89,3 +89,21 @@ def commands(suite: str, names: Sequence[str], folder: str, targets: Sequence[fl
     for name, (nargs, text) in _caption_texts(suite, esc, markers, reference).items():
         lines.append(rf"\providecommand{{\{name}}}" + (f"[{nargs}]" if nargs else "") + f"{{{text}}}")
     return "\n".join(lines) + "\n"
+
+
+def perfprof_legend(algorithms: Sequence[str], order: Sequence[str], reference: str | None,
+                    markers: Sequence[str] = ()) -> str:
+    """cocopp's legend beside an \\includeperfprof ECDF: \\algAperfprof.. (the first \\nperfprof letters of each
+    name, in `algorithms`' order), \\algzeroperfprof (the reference), \\algAperfprofmarker.. (how each is drawn)
+    and \\perfprofsidepanel naming them top to bottom as the figure ends (`order`: its colour scale's)."""
+    letters = {a: letter(i) for i, a in enumerate(algorithms)}
+    out = [r"\providecommand{\nperfprof}{7}"]
+    out += [rf"\providecommand{{\alg{letters[a]}perfprof}}{{\StrLeft{{{latex_name(a.replace('_', ' '))}}}{{\nperfprof}}}}"
+            for a in algorithms]
+    out += [rf"\providecommand{{\alg{letters[a]}perfprofmarker}}{{{m}}}" for a, m in zip(algorithms, markers)]
+    if reference:
+        out.append(rf"\providecommand{{\algzeroperfprof}}{{{latex_name(reference)}}}")
+    shown = [a for a in order if a in letters or a == reference] or [*([reference] if reference else []), *algorithms]
+    panel = "\n\\vfill ".join(r"\mbox{\alg" + ("zero" if a == reference else letters[a]) + "perfprof}" for a in shown)
+    out.append(r"\providecommand{\perfprofsidepanel}{{" + panel + "}}")
+    return "".join(out) + "\n"

@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ..vocabulary import PROBLEM
 from .registry import (BOOL, NONE, TEXT, Check, Inputs, Interval, Items, Measure, Param, register,
                        settings_class)
 
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 #: the problems a grid is shared by (every algorithm of the problem on the same budgets and levels)
 CELL = ("suite", "function", "dimension")
-PROBLEM = ("suite", "algorithm", "function", "dimension")
 #: the bounds of the normalised value of the area (IOHinspector's `get_discritized_eaf_single_objective`)
 LOWER, UPPER = 1e-8, 1e2
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..vocabulary import PROBLEM
 from .registry import NONE, Interval, Items, Measure, Options, Param, register, settings_class
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
     from .registry import Inputs
 
-PROBLEM = ("suite", "algorithm", "function", "dimension")
 #: a cell of the value function: (suite, function, dimension, target, budget)
 CELL = ("suite", "function", "dimension", "target", "budget")
 

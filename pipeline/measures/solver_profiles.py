@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 #: a profile problem: a (suite, function, dimension, instance) and the rank of the trial on it
-PROBLEM = ("suite", "function", "dimension", "instance", "repetition")
+PROFILE_PROBLEM = ("suite", "function", "dimension", "instance", "repetition")
 #: a profile's rows: per (suite, quantity, algorithm, tolerance) its steps from the least ratio up
 KEYS = ("suite", "quantity", "algorithm", "tolerance", "ratio")
 DESCENDING = (False, False, False, True, False)
@@ -88,7 +88,7 @@ def _trials(runs: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
                    .cast(pl.Float64)))
     trials = trials.join(values, on="run_id", how="inner")
     compared = pl.col("algorithm").n_unique()
-    return (trials.with_columns(n=compared.over(list(PROBLEM)), of=compared.over("suite"))
+    return (trials.with_columns(n=compared.over(list(PROFILE_PROBLEM)), of=compared.over("suite"))
             .filter(pl.col("n") == pl.col("of")).drop("n", "of", "trial"))
 
 
@@ -107,13 +107,13 @@ def work(runs: pl.LazyFrame, events: pl.LazyFrame, taus: Sequence[float]) -> pl.
     Returns
     -------
     polars.LazyFrame
-        `PROBLEM`, algorithm, tolerance, f0, fL, threshold, work (evaluations of the first passing record;
+        `PROFILE_PROBLEM`, algorithm, tolerance, f0, fL, threshold, work (evaluations of the first passing record;
         null: never passed).
     """
     import polars as pl
 
     trials = _trials(runs, events).with_columns(
-        f0=pl.col("first").max().over(list(PROBLEM)), fL=pl.col("least").min().over(list(PROBLEM)))
+        f0=pl.col("first").max().over(list(PROFILE_PROBLEM)), fL=pl.col("least").min().over(list(PROFILE_PROBLEM)))
     trials = trials.with_columns(fL=pl.min_horizontal("fL", "f0"))
     tau = pl.LazyFrame({"tolerance": [float(t) for t in taus]})
     # tau * f0 + (1 - tau) * fL in OptiProfiler's order of operations, and never below fL
@@ -129,7 +129,7 @@ def work(runs: pl.LazyFrame, events: pl.LazyFrame, taus: Sequence[float]) -> pl.
                          check_sortedness=False)  # both sorted by their key above
               .select("run_id", "tolerance", "work"))
     return (cells.join(passed, on=["run_id", "tolerance"], how="left")
-            .select(*PROBLEM, "algorithm", "tolerance", "f0", "fL", "threshold", "work"))
+            .select(*PROFILE_PROBLEM, "algorithm", "tolerance", "f0", "fL", "threshold", "work"))
 
 
 def _steps(ratios: pl.LazyFrame) -> pl.LazyFrame:
@@ -151,7 +151,7 @@ def performance_profile(w: pl.LazyFrame) -> pl.LazyFrame:
     least work of any algorithm on the problem, fraction of the problems solved within it, problems)."""
     import polars as pl
 
-    best = pl.col("work").min().over([*PROBLEM, "tolerance"]).cast(pl.Float64)
+    best = pl.col("work").min().over([*PROFILE_PROBLEM, "tolerance"]).cast(pl.Float64)
     return _steps(w.with_columns(ratio=pl.col("work").cast(pl.Float64) / best))
 
 
@@ -170,7 +170,7 @@ def log_ratio_profile(w: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
     -1.1 m when only a did, m the largest |log_ratio| or machine epsilon; null when neither)."""
     import polars as pl
 
-    key = [*PROBLEM, "tolerance"]
+    key = [*PROFILE_PROBLEM, "tolerance"]
     pick = w.filter(pl.col("algorithm").is_in([a, b]))
     side = [pick.filter(pl.col("algorithm") == n).select(*key, pl.col("work").alias(f"work_{c}"))
             for n, c in ((a, "a"), (b, "b"))]
@@ -187,10 +187,10 @@ def log_ratio_profile(w: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
              .when(ok_a).then(-FAIL_FACTOR * m).otherwise(None))
     table = (both.with_columns(log_ratio=pl.when(ok_a & ok_b).then(ratio), solved=solved)
              .with_columns(value=value)
-             .sort(*group, "value", *PROBLEM, descending=[False, True, False, *[False] * len(PROBLEM)],
+             .sort(*group, "value", *PROFILE_PROBLEM, descending=[False, True, False, *[False] * len(PROFILE_PROBLEM)],
                    nulls_last=True)
              .with_columns(position=(pl.int_range(pl.len()).over(group) + 1).cast(pl.Int64)))
-    return table.select("suite", "tolerance", "position", *PROBLEM[1:], pl.lit(a).alias("a"), pl.lit(b).alias("b"),
+    return table.select("suite", "tolerance", "position", *PROFILE_PROBLEM[1:], pl.lit(a).alias("a"), pl.lit(b).alias("b"),
                         "work_a", "work_b", "log_ratio", "solved", "value")
 
 
@@ -262,6 +262,6 @@ register(Measure(
         MAX_TOL_ORDER,
         Param("a_name", None, (NONE, TEXT), "Algorithm a (default: the selection's first, alphabetically)."),
         Param("b_name", None, (NONE, TEXT), "Algorithm b (default: the selection's next, alphabetically).")]),
-    spec=_log_ratio, columns=(*LOG_RATIO_KEYS, *PROBLEM[1:], "a", "b", "work_a", "work_b", "log_ratio", "solved",
+    spec=_log_ratio, columns=(*LOG_RATIO_KEYS, *PROFILE_PROBLEM[1:], "a", "b", "work_a", "work_b", "log_ratio", "solved",
                                                 "value"),
     charts=("log-ratio-profile",), command="log-ratio-profile", **_COMMON))

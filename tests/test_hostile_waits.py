@@ -191,7 +191,9 @@ def test_every_object_store_client_is_made_with_the_time_limits(s3, tmp_path, mo
 
     module = SimpleNamespace(**{n: getattr(dl, n) for n in dir(dl) if not n.startswith("__")})
     module.DeltaTable, module.write_deltalake = Table, write
-    monkeypatch.setattr(store_module, "dl", module)
+    from pipeline.store import delta, writes
+    for m in (store_module, delta, writes):  # every module of the store that opens or writes Delta tables
+        monkeypatch.setattr(m, "dl", module)
     monkeypatch.setattr(pl, "scan_delta", scan)
     monkeypatch.setattr(pafs, "FileSystem", SimpleNamespace(from_uri=refused))
     monkeypatch.setattr(pafs, "S3FileSystem", s3_file_system)

@@ -104,7 +104,7 @@ def test_plan_reads_one_partition_and_few_columns(qstore):
     plan = lf.explain()
     scanned = [ln for ln in plan.splitlines() if ".parquet" in ln]
     assert scanned and all("algorithm=NM" in ln for ln in scanned), plan
-    nm_files = {p.as_posix() for p in qstore.path.glob("runs/*/algorithm=NM/*.parquet")}
+    nm_files = {p.as_posix() for p in qstore.path.glob("runs/_writes/*/*/*/algorithm=NM/*.parquet")}
     all_files = list(qstore.path.glob("runs/**/*.parquet"))
     assert len(all_files) > len(nm_files) >= 1
     # runs 1.2.0: 29 columns, and the commit of each row (read to take the committed rows only)
@@ -146,7 +146,7 @@ def test_other_partitions_are_never_opened(qstore, tmp_path):
     """On a copy of the store whose other algorithms' files are garbage, a query on one algorithm still works."""
     broken = tmp_path / "broken"
     shutil.copytree(qstore.path, broken)
-    for f in broken.glob("*/*/algorithm=*/*.parquet"):
+    for f in broken.glob("*/_writes/*/*/*/algorithm=*/*.parquet"):
         if f.parent.name != "algorithm=NM":  # garbage of the file's own size (a cut file is named before any read)
             f.write_bytes(b"x" * f.stat().st_size)
     queries = [
@@ -229,14 +229,14 @@ def test_store_opens_in_pyarrow_dataset(qstore):
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    runs = ds.dataset(qstore.path / "runs", format="parquet", partitioning="hive")
+    runs = ds.dataset(qstore.path / "runs" / "_writes", format="parquet", partitioning="hive")
     assert {"suite", "algorithm", "run_id", "evaluations"} <= set(runs.schema.names)
     assert runs.count_rows() == qstore.runs().select(pl.len()).collect().item()
     nm = runs.to_table(columns=["run_id", "evaluations"], filter=(pc.field("algorithm") == "NM"))
     want = qstore.runs().filter(pl.col("algorithm") == "NM").select("run_id", "evaluations").collect()
     assert nm.num_rows == want.height == 1800
     assert pl.from_arrow(nm).sort("run_id").equals(want.sort("run_id"))
-    events = ds.dataset(qstore.path / "events", format="parquet", partitioning="hive")
+    events = ds.dataset(qstore.path / "events" / "_writes", format="parquet", partitioning="hive")
     assert events.count_rows() == qstore.events().select(pl.len()).collect().item()
     assert events.count_rows(filter=(pc.field("suite") == "bbob") & (pc.field("algorithm") == "DIRECT")) == (
         qstore.events().filter(algorithm="DIRECT").select(pl.len()).collect().item())
@@ -246,8 +246,8 @@ def test_store_opens_in_duckdb(qstore):
     import duckdb  # in the test extra: the store's Parquet files are read by DuckDB as they are
     con = duckdb.connect()
     root = qstore.path.as_posix()
-    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{root}/runs/*/*/*.parquet', hive_partitioning = true)")
-    con.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{root}/events/*/*/*.parquet', hive_partitioning = true)")
+    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{root}/runs/_writes/*/*/*/*/*.parquet', hive_partitioning = true)")
+    con.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{root}/events/_writes/*/*/*/*/*.parquet', hive_partitioning = true)")
     got = duck(con, "SELECT suite, algorithm, COUNT(*) AS n FROM runs GROUP BY ALL")
     want = qstore.runs().group_by("suite", "algorithm").agg(n=pl.len()).collect()
     j = got.join(want, on=["suite", "algorithm"], suffix="_w")

@@ -27,7 +27,9 @@ def steps(data: pl.DataFrame, *, x: str, title: str, settings: Sequence[str] | s
     """Each (suite, algorithm, tolerance)'s profile as a step line from its least ratio, a panel per
     (suite, tolerance) from the loosest tolerance; `x` the axis title."""
     table, order = panels(data.sort("suite", "quantity", "algorithm", "tolerance", "ratio"))
-    lines = alt.Chart(theme.data(table)).mark_line(interpolate="step-after", clip=True).encode(
+    pick = theme.highlight(bind_legend=True)  # a click on the legend or the report's search box
+    lines = alt.Chart(theme.data(table)).mark_line(interpolate="step-after", clip=True).add_params(pick).encode(
+        opacity=theme.faded(pick),
         x=alt.X("ratio:Q", scale=alt.Scale(type="log", base=2), title=x,
                 axis=alt.Axis(grid=False, labelOverlap="greedy")),
         y=alt.Y("fraction:Q", scale=alt.Scale(domain=[0, 1]), title="fraction of problems"),

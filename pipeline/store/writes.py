@@ -19,6 +19,7 @@ import calendar
 import json
 import os
 import threading
+import random
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -243,8 +244,14 @@ def commit_files(table_uri: str, staged: list[StagedFiles], partition_by: list[s
         if new:
             dt.alter.add_columns(new)
             dt = dl.DeltaTable(table_uri, storage_options=opts)
-        dt.create_write_transaction(actions, "append", dt.schema(), partition_by=partition_by or None,
-                                    commit_properties=props)
+        try:
+            dt.create_write_transaction(actions, "append", dt.schema(), partition_by=partition_by or None,
+                                        commit_properties=props)
+        except dl.exceptions.CommitFailedError:  # another writer's delete came first (a collection, a
+            if attempt == 4:  # replaced source): nothing of this append was committed; made again on the new
+                raise  # version
+            time.sleep(random.uniform(0.05, 0.3))
+            continue
         break
     fs = filesystem(table_uri)
     for s in staged:

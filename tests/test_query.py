@@ -246,8 +246,9 @@ def test_store_opens_in_duckdb(qstore):
     import duckdb  # in the test extra: the store's Parquet files are read by DuckDB as they are
     con = duckdb.connect()
     root = qstore.path.as_posix()
-    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{root}/runs/_writes/*/*/*/*/*.parquet', hive_partitioning = true)")
-    con.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{root}/events/_writes/*/*/*/*/*.parquet', hive_partitioning = true)")
+    for table in ("runs", "events"):  # each write's files: TABLE/_writes/<writer>/<batch>/suite=../algorithm=../
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{root}/{table}/_writes/*/*/*/*/*.parquet', "
+                    "hive_partitioning = true)")
     got = duck(con, "SELECT suite, algorithm, COUNT(*) AS n FROM runs GROUP BY ALL")
     want = qstore.runs().group_by("suite", "algorithm").agg(n=pl.len()).collect()
     j = got.join(want, on=["suite", "algorithm"], suffix="_w")

@@ -21,8 +21,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from logs import write_new2
 from objectstore import s3, s3_server  # noqa: F401 - fixtures
+from test_store_writers import source  # hand-made logs: one trial per function and instance, two records each
 from pipeline.ingest import _parse_all, _source_data, ingest, read_source
 from pipeline.store import Store, writes
 from pipeline.store.check import check
@@ -34,14 +34,6 @@ SYDNEY = "Australia/Sydney"  # summer time in December: local time is UTC+11, `t
 def cli(*args, timeout=300, env=None):
     return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})})
-
-
-def source(root: Path, alg: str, functions=(1,), instances=(1, 2)) -> Path:
-    """A folder of hand-made logs: one trial per function and instance, two records each."""
-    for f in functions:
-        write_new2(root, alg=alg, function=f, runs=[{"instance": i, "dat": [(1, 5.0 * i), (4, 0.5)]} for i in instances],
-                   info_name=f"bbobexp_f{f}.info")
-    return root
 
 
 def plain(store: str | Path, table: str = "runs") -> dict[str, int]:

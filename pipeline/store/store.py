@@ -1024,10 +1024,25 @@ class Store:
                 root, writes.writer_of(c), leases))}
             if old:
                 todo[name] = sorted(old)
+        if any(c not in dropped for cs in todo.values() for c in cs):
+            # the snapshot may be stale: a writer whose lease looked expired (it committed and released it since)
+            # may be named by `sources` now. Its lease was looked at first and `sources` is read after, so a
+            # write that commits its source before giving up its lease is never taken for garbage
+            named_now = self._committed_now()
+            todo = {n: [c for c in cs if c in dropped or c not in named_now] for n, cs in todo.items()}
         self._delete_commits(todo)
         self._expire_caches(named, dropped)
         staged = sum(self.collect_staged(leases).values())
         return len({c for cs in todo.values() for c in cs}) + staged
+
+    def _committed_now(self) -> set[str]:
+        """The commits the latest version of `sources` names (read now, past the snapshot); every commit of the
+        data tables when it cannot be read (nothing is then taken for garbage)."""
+        try:
+            dt = open_table(self.uri(SOURCES))
+            return set(whole(dt)[COMMIT].to_list()) if dt is not None else set()
+        except Exception:  # noqa: BLE001 - unreadable for now: nothing deleted, for a later write
+            return {c for dt in self._tables().values() if dt is not None for c in _commits_in(dt)}
 
     def collect_staged(self, leases: dict[str, bool] | None = None) -> dict[str, int]:
         """Delete the staged files of writes that never committed, whose writer's lease expired and that are

@@ -59,8 +59,12 @@ def collect_staged(store, grace: float, leases: dict[str, bool] | None = None) -
     older than grace: the batches deleted, by table."""
     out = {}
     for name in store.snapshot.names:
-        n = writes.collect_staged(store.uri(name), store.location.uri, referenced(store, name), grace,
-                                  {} if leases is None else leases)
+        try:
+            n = writes.collect_staged(store.uri(name), store.location.uri, referenced(store, name), grace,
+                                      {} if leases is None else leases)
+        except Exception as exc:  # noqa: BLE001 - the store failed for a moment: left for a later collection
+            store.notices.append(f"{store.uri(name)}: staged files of an earlier write not deleted yet ({why(exc)})")
+            continue
         if n:
             out[name] = n
     return out

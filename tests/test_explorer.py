@@ -120,3 +120,19 @@ def test_a_damaged_data_set_is_named_on_the_index_and_in_the_exit_code(archive, 
     assert "Not on the site" in index and '<tr class="problem">' in index
     assert (site / "sets" / "NM_on_bbob-37b245c08f.html").is_file()  # the others are on the site
     assert not list((site / "sets").glob("RS_on_bbob*"))
+
+
+def test_the_reference_is_drawn_on_every_page_and_unknown_names_are_errors(archive, env):
+    store, site = env / "store", env / "site"
+    ingest(store, archive.url, "bbob/2009/DIRECT", "bbob/2023/RS_on_bbob")
+    res = cli("explorer", "--store", str(store), "--out", str(site), "--mine", "NOPE")
+    assert res.exit_code != 0 and "--mine NOPE: no such algorithm" in res.stderr and not site.exists()
+    res = cli("explorer", "--store", str(store), "--out", str(site), "--reference", "DIRECT", "--competitors", "0")
+    assert res.exit_code == 0, res.stderr
+    page = (site / "sets" / "RS_on_bbob-9d6b95a8cb.html").read_text()
+    assert "Against the reference DIRECT" in page
+    assert '"algorithm":"DIRECT"' in page  # its ECDF on the chart, the only other line (no competitors)
+    again = cli("explorer", "--store", str(store), "--out", str(site), "--reference", "RS", "--competitors", "0")
+    # another reference: the data set pages (and the index, which names the settings), not the leaderboards
+    assert rebuilt(again) == sorted(["index.html", "sets/DIRECT_posik_noiseless-5cfe3e57d8.html",
+                                     "sets/RS_on_bbob-9d6b95a8cb.html"])

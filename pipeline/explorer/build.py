@@ -85,7 +85,7 @@ def _boards(s: _Site) -> None:
         members = [d for d in s.readable() if suite in d.suites and dim in d.dimensions]
         algorithms = sorted({a for d in members for a in d.algorithms})
         file = board_file(suite, dim)
-        key = _key(FORMAT, s.settings.as_dict(), sorted(s.mine), suite, dim, sorted(d.sha256 for d in members))
+        key = _key(FORMAT, s.settings.board(), sorted(s.mine), suite, dim, sorted(d.sha256 for d in members))
         rank_p, auc_p = _board_cached(s, key)
         if s.fresh("boards", file, key) and rank_p.is_file():
             s.rankings[(suite, dim)] = pl.read_parquet(rank_p)
@@ -142,12 +142,12 @@ def _publish_board(s: _Site, suite: str, dim: int, members: list[DataSet], ranki
              + (f" Marked: {', '.join(s.mine)}." if s.mine else ""))
     _write(s.out / board_file(suite, dim), site.page(f"Leaderboard {suite}, {dim}-D", sections, root="../",
                                                      nav=[], intro=intro, store=str(s.store.path),
-                                                     settings=json.dumps(s.settings.as_dict())))
+                                                     settings=json.dumps(s.settings.board())))
 
 
 def _results(s: _Site, ds: DataSet, suite: str) -> compute.SetResults:
     """A data set's results on a suite: kept ones, else computed and kept (keyed by its sha256, settings)."""
-    folder = s.cache / "sets" / f"{ds.sha256[:16]}-{_key(FORMAT, s.settings.as_dict(), suite)}"
+    folder = s.cache / "sets" / f"{ds.sha256[:16]}-{_key(FORMAT, s.settings.results(), suite)}"
     names = ("steps", "summary", "art")
     if all((folder / f"{n}.parquet").is_file() for n in names):
         return compute.SetResults(*(pl.read_parquet(folder / f"{n}.parquet") for n in names))
@@ -217,7 +217,9 @@ def _set_page(s: _Site, ds: DataSet, ref: DataSet | None, by_alg: dict[str, Data
                  "note": None if places else "On no leaderboard."},
                 {"id": "ecdf", "title": "Runtime ECDFs over all functions", "chart": site.spec_json(chart),
                  "note": f"Against the reference {ref.algorithms[0] if ref else '(none in the store)'} and the "
-                         f"{s.settings.competitors} nearest competitors by mean rank of auc, per dimension."},
+                         f"{s.settings.competitors} nearest competitors by mean rank of auc, per dimension, as the "
+                         "leaderboards stood when this page was made (a data set added later rebuilds the "
+                         "leaderboards, not this page)."},
                 {"id": "art", "title": "aRT (evaluations) at some targets; every target: "
                                        f"../data/{ds.slug}.art.csv",
                  "table": site.table(compute.art_table(own.art), cls="sortable filtered")},

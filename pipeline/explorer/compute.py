@@ -28,8 +28,16 @@ class Settings:
     reference: str | None = None
 
     def as_dict(self) -> dict:
-        """The settings as JSON-able values (part of every cache key)."""
+        """The settings as JSON-able values (part of a data set page's cache key)."""
         return asdict(self)
+
+    def results(self) -> dict:
+        """The settings a data set's ECDFs and aRT depend on (part of their cache key)."""
+        return {"mode": self.mode, "samples": self.samples, "seed": self.seed}
+
+    def board(self) -> dict:
+        """The settings a leaderboard depends on (part of its cache key)."""
+        return {"alpha": self.alpha}
 
 
 def function_groups(suite: str) -> list[tuple[str, str, list[int]]]:

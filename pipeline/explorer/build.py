@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import __version__
 from ..store import Store
 from . import compute, site
 from .inventory import DataSet, inventory
@@ -85,7 +86,7 @@ def _boards(s: _Site) -> None:
         members = [d for d in s.readable() if suite in d.suites and dim in d.dimensions]
         algorithms = sorted({a for d in members for a in d.algorithms})
         file = board_file(suite, dim)
-        key = _key(FORMAT, s.settings.board(), sorted(s.mine), suite, dim, sorted(d.sha256 for d in members))
+        key = _key(FORMAT, site.TEMPLATES, s.settings.board(), sorted(s.mine), suite, dim, sorted(d.sha256 for d in members))
         rank_p, auc_p = _board_cached(s, key)
         if s.fresh("boards", file, key) and rank_p.is_file():
             s.rankings[(suite, dim)] = pl.read_parquet(rank_p)
@@ -147,7 +148,7 @@ def _publish_board(s: _Site, suite: str, dim: int, members: list[DataSet], ranki
 
 def _results(s: _Site, ds: DataSet, suite: str) -> compute.SetResults:
     """A data set's results on a suite: kept ones, else computed and kept (keyed by its sha256, settings)."""
-    folder = s.cache / "sets" / f"{ds.sha256[:16]}-{_key(FORMAT, s.settings.results(), suite)}"
+    folder = s.cache / "sets" / f"{ds.sha256[:16]}-{_key(FORMAT, __version__, s.settings.results(), suite)}"
     names = ("steps", "summary", "art")
     if all((folder / f"{n}.parquet").is_file() for n in names):
         return compute.SetResults(*(pl.read_parquet(folder / f"{n}.parquet") for n in names))
@@ -164,7 +165,7 @@ def _sets(s: _Site) -> None:
     by_alg = {a: d for d in s.readable() for a in d.algorithms}
     for ds in s.readable():
         file = f"sets/{ds.slug}.html"
-        key = _key(FORMAT, s.settings.as_dict(), ds.sha256, ref.sha256 if ref else None)
+        key = _key(FORMAT, site.TEMPLATES, s.settings.as_dict(), ds.sha256, ref.sha256 if ref else None)
         if s.fresh("sets", file, key):
             s.new["sets"][file] = key
             s.built.kept.append(file)
@@ -207,7 +208,9 @@ def _set_page(s: _Site, ds: DataSet, ref: DataSet | None, by_alg: dict[str, Data
     data = s.out / "data"
     data.mkdir(parents=True, exist_ok=True)
     own.art.write_csv(data / f"{ds.slug}.art.csv")
-    facts = pl.DataFrame([{k: v for k, v in ds.row().items() if k not in ("page", "problem")}])
+    facts = pl.DataFrame({"": [k.replace("_", " ") for k in ds.row() if k not in ("page", "problem")],
+                          "value": [str(v) if v is not None else "" for k, v in ds.row().items()
+                                    if k not in ("page", "problem")]})
     algs = [*ds.algorithms, *sorted(compared)]
     command = shlex.join(["cocopipe", "report", "--store", str(s.store.path), "--suite", suite,
                           *[w for a in algs for w in ("--algorithm", a)], "--out", f"report-{ds.slug}"])

@@ -2,6 +2,7 @@
 offline Vega bundle), tables sortable and filtered by a small script, charts as Vega-Lite specs."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -19,6 +20,9 @@ HERE = Path(__file__).resolve().parent
 #: the offline Vega, Vega-Lite and vega-embed the report ships (one file, no network)
 VEGA_BUNDLE = HERE.parent / "report" / "static" / "vega-bundle.js"
 MINE_COLOUR, OTHER_COLOUR, REFERENCE_COLOUR = "#d62728", "#7f9fbf", "#999999"
+#: the explorer's own code, templates and static files: a change of them makes every page again
+TEMPLATES = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(HERE.rglob("*"))
+                                    if f.is_file() and f.suffix in (".py", ".html", ".css", ".js"))).hexdigest()[:16]
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                           trim_blocks=False, lstrip_blocks=False)
 

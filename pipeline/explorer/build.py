@@ -241,21 +241,23 @@ def _index(s: _Site) -> None:
         bad = [f"{d.name} ({d.key}): {d.problem}" for d in s.sets if d.problem] + [
             f"{what}: {why}" for what, why in s.built.problems]
         sections.append({"id": "problems", "title": "Not on the site", "note": " · ".join(bad)})
-    if df.height:
-        df = df.with_columns(page=pl.when(pl.col("problem").is_null()).then(pl.col("page")))
-        classes = ["problem" if d.problem else ("mine" if set(d.algorithms) & set(s.mine) else None) for d in s.sets]
-        sections.append({"id": "sets", "title": f"{df.height} data sets",
-                         "table": site.table(df, cls="sortable filtered", links={"name": "page"}, row_class=classes)})
-        df.drop("page").write_csv(s.out / "data" / "index.csv")
     boards = [{"suite": f.split("/")[1].rsplit("-", 1)[0], "dimension": int(f.rsplit("-", 1)[1][:-6]),
                "file": f} for f in sorted(s.new["boards"])]
-    if boards:
-        t = pl.DataFrame(boards).with_columns(leaderboard=pl.format("{} {}-D", "suite", "dimension")).select(
-            "leaderboard", "suite", "dimension", "file")
-        sections.append({"id": "boards", "title": "Leaderboards", "table": site.table(t, links={"leaderboard": "file"})})
-    text = site.page("Every data set of the store", sections, root="", nav=[], store=str(s.store.path),
+    if df.height:
+        df = df.with_columns(page=pl.when(pl.col("problem").is_null()).then(pl.col("page")))
+        shown = df.drop([c for c in ("workshop", "problem") if df[c].null_count() == df.height])
+        classes = ["problem" if d.problem else ("mine" if set(d.algorithms) & set(s.mine) else None) for d in s.sets]
+        sections.append({"id": "sets", "title": f"{df.height} data sets",
+                         "table": site.table(shown, cls="sortable filtered", links={"name": "page"}, row_class=classes,
+                                             col_class={"sha256": "sha"})})
+        df.drop("page").write_csv(s.out / "data" / "index.csv")
+    nav = [(suite, [{"file": b["file"], "dimension": b["dimension"]}
+                    for b in sorted(boards, key=lambda b: b["dimension"]) if b["suite"] == suite])
+           for suite in sorted({b["suite"] for b in boards})]
+    text = site.page("Every data set of the store", sections, root="", nav=nav, store=str(s.store.path),
                      settings=json.dumps(s.settings.as_dict()),
-                     intro="Click a column to sort, type in the box to filter; a name opens its page.")
+                     intro="The leaderboards of every suite and dimension are linked at the top. Click a column to sort, "
+                           "type in the box to filter; a name opens its page.")
     path = s.out / "index.html"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         _write(path, text)

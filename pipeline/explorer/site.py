@@ -37,26 +37,28 @@ def copy_static(out: Path) -> None:
             shutil.copyfile(f, target)
 
 
-def _cell(v, href: str | None = None) -> dict:
+def _cell(v, href: str | None = None, cls: str | None = None) -> dict:
     """A table cell: its text, its number (to sort by) and link."""
     num = v if isinstance(v, (int, float)) and not isinstance(v, bool) and v is not None and math.isfinite(v) else None
     if v is None or (isinstance(v, float) and math.isnan(v)):
         text = ""
+    elif isinstance(v, float) and (v.is_integer() or abs(v) >= 1e3) and abs(v) < 1e9:
+        text = f"{v:.0f}"
     elif isinstance(v, float):
         text = f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
     else:
         text = str(v)
-    return {"text": text, "num": num, "href": href}
+    return {"text": text, "num": num, "href": href, "cls": cls}
 
 
 def table(df: pl.DataFrame, *, cls: str = "sortable", links: dict[str, str] | None = None,
-          row_class: list[str | None] | None = None) -> str:
+          row_class: list[str | None] | None = None, col_class: dict[str, str] | None = None) -> str:
     """An HTML table of a frame; `links` names a column whose cells link to the value of another column."""
     links = links or {}
     shown = [c for c in df.columns if c not in links.values()]
     rows = []
     for i, r in enumerate(df.iter_rows(named=True)):
-        cells = [_cell(r[c], r[links[c]] if c in links else None) for c in shown]
+        cells = [_cell(r[c], r[links[c]] if c in links else None, (col_class or {}).get(c)) for c in shown]
         rows.append({"cells": cells, "cls": row_class[i] if row_class else None})
     return _ENV.get_template("table.html").render(columns=shown, rows=rows, cls=cls)
 

@@ -45,7 +45,9 @@
   if (typeof window.vegaEmbed === "function") {
     document.querySelectorAll("div.chart").forEach(function (div) {
       var spec = JSON.parse(document.getElementById("spec-" + div.id.slice(6)).textContent);
-      window.vegaEmbed(div, spec, { actions: false, renderer: "svg" });
+      window.vegaEmbed(div, spec, { actions: false, renderer: "svg" }).then(function () {
+        div.setAttribute("data-rendered", "true");  // drawn (benchmarks/explorer.py times the first screen)
+      }, function (e) { div.setAttribute("data-error", String(e)); });
     });
   }
 })();

@@ -14,7 +14,7 @@ import polars as pl
 from .. import __version__
 from ..store import Store
 from . import compute, site
-from .inventory import DataSet, inventory
+from .inventory import StoredSet, inventory
 
 STATE = ".explorer/state.json"
 #: the layout of the results and pages: a change of it rebuilds every page
@@ -44,7 +44,7 @@ class _Site:
     out: Path
     settings: compute.Settings
     mine: list[str]
-    sets: list[DataSet]
+    sets: list[StoredSet]
     old: dict
     new: dict = field(default_factory=lambda: {"boards": {}, "sets": {}})
     built: Built = field(default_factory=Built)
@@ -54,7 +54,7 @@ class _Site:
     def cache(self) -> Path:
         return self.out / ".explorer"
 
-    def readable(self) -> list[DataSet]:
+    def readable(self) -> list[StoredSet]:
         return [d for d in self.sets if not d.problem]
 
     def fresh(self, kind: str, file: str, key: str) -> bool:
@@ -107,7 +107,7 @@ def _boards(s: _Site) -> None:
         _publish_board(s, suite, dim, members, ranking, means)
 
 
-def _publish_board(s: _Site, suite: str, dim: int, members: list[DataSet], ranking: pl.DataFrame,
+def _publish_board(s: _Site, suite: str, dim: int, members: list[StoredSet], ranking: pl.DataFrame,
                    means: pl.DataFrame) -> None:
     """A leaderboard's CSV files and page."""
     stem = f"{suite}-{dim}d"
@@ -146,7 +146,7 @@ def _publish_board(s: _Site, suite: str, dim: int, members: list[DataSet], ranki
                                                      settings=json.dumps(s.settings.board())))
 
 
-def _results(s: _Site, ds: DataSet, suite: str) -> compute.SetResults:
+def _results(s: _Site, ds: StoredSet, suite: str) -> compute.SetResults:
     """A data set's results on a suite: kept ones, else computed and kept (keyed by its sha256, settings)."""
     folder = s.cache / "sets" / f"{ds.sha256[:16]}-{_key(FORMAT, __version__, s.settings.results(), suite)}"
     names = ("steps", "summary", "art")
@@ -179,7 +179,7 @@ def _sets(s: _Site) -> None:
         s.built.rebuilt.append(file)
 
 
-def _set_page(s: _Site, ds: DataSet, ref: DataSet | None, by_alg: dict[str, DataSet], file: str) -> None:
+def _set_page(s: _Site, ds: StoredSet, ref: StoredSet | None, by_alg: dict[str, StoredSet], file: str) -> None:
     """One data set's page: its facts, its place on the leaderboards, ECDFs against the reference and its
     nearest competitors, its aRT table (and the full one in CSV), the command of a report of them."""
     suite = ds.suites[0]

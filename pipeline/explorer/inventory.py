@@ -15,7 +15,7 @@ YEAR = re.compile(r"(?:^|/)((?:19|20)\d\d)(?:-([^/]+))?/")
 
 
 @dataclass
-class DataSet:
+class StoredSet:
     """One source of the store: its identity, what it holds, and why it cannot be read (`problem`)."""
 
     key: str
@@ -76,7 +76,7 @@ def _summaries(store: Store, source_ids: list[str] | None = None) -> pl.DataFram
         budget=(pl.col("evaluations") / pl.col("dimension")).max()).collect()
 
 
-def _fill(ds: DataSet, row: dict | None) -> None:
+def _fill(ds: StoredSet, row: dict | None) -> None:
     """A data set's fields from its row of `_summaries`; its `problem` when it has none."""
     if row is None:
         ds.problem = "no runs of it are in the store"
@@ -85,7 +85,7 @@ def _fill(ds: DataSet, row: dict | None) -> None:
     ds.instances, ds.runs, ds.budget = row["instances"], row["runs"], row["budget"]
 
 
-def _describe(store: Store, sets: list[DataSet]) -> None:
+def _describe(store: Store, sets: list[StoredSet]) -> None:
     """Fill in what the runs of the data sets hold: in one scan, else (a file cannot be read) one by one, each
     data set that cannot be read given its `problem`."""
     try:
@@ -103,12 +103,12 @@ def _describe(store: Store, sets: list[DataSet]) -> None:
             ds.problem = f"its runs cannot be read: {' '.join(str(exc).split())[:200]}"
 
 
-def inventory(store: Store) -> list[DataSet]:
+def inventory(store: Store) -> list[StoredSet]:
     """Every data set of the store, sorted by suite, name and hash; unreadable ones with their `problem`."""
     out = []
     for key, e in store.sources().items():
         year, workshop = year_of(e.get("archive_name"))
-        ds = DataSet(key=key, name=e.get("name") or key, sha256=_entry_sha(e), source_id=e.get("source_id") or "",
+        ds = StoredSet(key=key, name=e.get("name") or key, sha256=_entry_sha(e), source_id=e.get("source_id") or "",
                      archive_name=e.get("archive_name"), year=year, workshop=workshop)
         out.append(ds)
     _describe(store, out)

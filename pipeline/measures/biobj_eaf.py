@@ -112,14 +112,17 @@ def level_of(percentile: float, n: int) -> int:
 
 # -- the points of a selection ---------------------------------------------------------------------------------
 def archive_points(inputs: Inputs, s) -> pl.DataFrame:
-    """The selection's archived points: KEY, instance, run (0-based within its group), runs (of the group),
+    """The archived points of the selection's bbob-biobj runs: KEY, instance, run (0-based in its group), runs,
     evaluations, f1, f2 (normalised or raw as `s.normalise` says); runs without archive points count."""
     import polars as pl
 
     from ..selection import ranges
 
     keys = ["suite", "function", "dimension", "instance"]
+    from ..conventions import is_biobjective
+
     runs = inputs.runs().select("run_id", "suite", "algorithm", "function", "dimension", "instance").collect()
+    runs = runs.filter(pl.col("suite").is_in([s for s in runs["suite"].unique().to_list() if is_biobjective(s)]))
     points = inputs.archive().join(runs.lazy().select("run_id"), on="run_id", how="semi").select(
         "run_id", "evaluations", "f1", "f2").collect()
     if s.normalise and runs.height:

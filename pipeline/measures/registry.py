@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # declaring a measure loads no library (the command line read
     from ..selection import Selection
 
 #: what a measure may read of a selection's trials
-INPUTS = ("runs", "records", "hits")
+INPUTS = ("runs", "records", "hits", "archive")
 
 
 class InvalidSetting(ValueError):
@@ -416,7 +416,8 @@ def settings_class(measure: str, params: Sequence[Param], checks: Sequence[Check
 @dataclass(frozen=True)
 class Inputs:
     """What a measure's specification reads of one part of a selection: its trials (`runs`), records
-    (`records`), first hitting times of `targets` (`hits`), and what `Measure.prepare` computed once on
+    (`records`), first hitting times of `targets` (`hits`), archived bbob-biobj points (`archive`), and
+    what `Measure.prepare` computed once on
     the whole selection (`shared`). `plan` and `kept` are the execution plan and the facade's kept ECDF
     trials, for the specifications that use them."""
 
@@ -437,6 +438,10 @@ class Inputs:
     def hits(self) -> pl.LazyFrame:
         """The part's first hitting times of `targets`."""
         return self.selection.hits(self.targets.lazy())
+
+    def archive(self) -> pl.LazyFrame:
+        """The store's archived bbob-biobj points (the table `archive`; join it with `runs` to select)."""
+        return self.selection.store.archive()
 
 
 # -- the measure ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import fail, open_store, outside_store, say
-from ._options import STORE, SeedOpt, StoreOpt
+from ._options import STORE, SamplesOpt, SeedOpt, StoreOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
         store: StoreOpt = STORE,
         mine: Annotated[Optional[list[str]], typer.Option("--mine", help="Your algorithms: marked on every leaderboard.")] = None,
         reference: Annotated[Optional[str], typer.Option("--reference", help="The reference algorithm drawn on every data set's ECDFs (an algorithm of the store).")] = None,
-        samples: Annotated[int, typer.Option(help="Simulated restarts per problem of the ECDFs.")] = 100,
+        samples: SamplesOpt = None,
         seed: SeedOpt = 1,
         alpha: Annotated[float, typer.Option(help="Level of the Nemenyi critical difference.")] = 0.05,
         competitors: Annotated[int, typer.Option(help="Nearest competitors by mean rank drawn on a data set's ECDFs.")] = 3,
@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
             if unknown:
                 fail(f"{name} {' '.join(unknown)}: no such algorithm in the store {store} "
                      f"(it holds {', '.join(sorted(algorithms)) or 'none'})")
-        settings = Settings(samples=samples, seed=seed, alpha=alpha, competitors=competitors, reference=reference)
+        settings = Settings(samples=100 if samples is None else samples, seed=seed, alpha=alpha, competitors=competitors, reference=reference)
         b = build(st, Path(out), mine=mine, settings=settings)
         for file in b.rebuilt:
             say(f"rebuilt {file}")

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     import polars as pl
 
 #: an EAF's group: the runs of an algorithm on a (function, dimension) and a set of instances
-KEY = ("suite", "algorithm", "function", "dimension", "instances")
-SURFACE_COLUMNS = (*KEY, "space", "budget", "percentile", "level", "f1", "f2", "runs")
+SURFACE_KEY = ("suite", "algorithm", "function", "dimension", "instances")
+SURFACE_COLUMNS = (*SURFACE_KEY, "space", "budget", "percentile", "level", "f1", "f2", "runs")
 DIFF_COLUMNS = ("suite", "function", "dimension", "instances", "space", "budget", "left", "right", "f1_min",
                 "f1_max", "f2_min", "f2_max", "eaf_left", "eaf_right", "difference")
 
@@ -112,7 +112,7 @@ def level_of(percentile: float, n: int) -> int:
 
 # -- the points of a selection ---------------------------------------------------------------------------------
 def archive_points(inputs: Inputs, s) -> pl.DataFrame:
-    """The archived points of the selection's bbob-biobj runs: KEY, instance, run (0-based in its group), runs,
+    """The archived points of the selection's bbob-biobj runs: SURFACE_KEY, instance, run (0-based in its group), runs,
     evaluations, f1, f2 (normalised or raw as `s.normalise` says); runs without archive points count."""
     import polars as pl
 
@@ -172,7 +172,7 @@ def _surfaces(inputs: Inputs, s) -> pl.LazyFrame:
 
     rows = []
     for budget, points in at_budgets(archive_points(inputs, s), s.budgets):
-        for key, group in points.group_by(*KEY, maintain_order=True):
+        for key, group in points.group_by(*SURFACE_KEY, maintain_order=True):
             f1, f2, run, n = arrays(group)
             asked = ([(100 * k / n, k) for k in range(1, n + 1)] if s.percentiles is None
                      else [(p, level_of(p, n)) for p in sorted(set(s.percentiles))])

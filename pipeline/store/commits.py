@@ -7,7 +7,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import deltalake as dl
 import polars as pl
@@ -16,6 +16,8 @@ import pyarrow as pa
 from . import hive, remote, schema, writes
 from .delta import COMMIT
 from .errors import StoreError, StoreWriteError
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from .snapshot import SourceData
@@ -69,6 +71,24 @@ def why(exc: BaseException) -> str:
 def write_failed(where: object, exc: BaseException) -> StoreWriteError:
     """The one-line error of a write to the store that failed (a full disk, a read-only file system)."""
     return StoreWriteError(f"{where}: cannot write to the store ({why(exc)}); the store is left as it was")
+
+
+def retrying(where: object, attempt: Callable[[], T], retries: int,
+             on_conflict: Callable[[], None] | None = None) -> T:
+    """`attempt()` (one Delta commit that never retries inside delta-rs), made again after a short random wait
+    where another writer committed first (`on_conflict` may raise instead); other errors named for `where`."""
+    for n in range(retries):
+        try:
+            return attempt()
+        except dl.exceptions.CommitFailedError:
+            if on_conflict is not None:
+                on_conflict()
+            time.sleep(random.uniform(0.005, 0.05) * min(n + 1, 10))
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise write_failed(where, exc) from None
+    raise StoreError(f"{where}: could not commit after {retries} attempts (other writers kept committing)")
 
 
 def writer_properties():

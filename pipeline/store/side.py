@@ -2,8 +2,6 @@
 of a whole store (its `sources` rewritten, its old files vacuumed)."""
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable, Sequence
 
 import deltalake as dl
@@ -11,35 +9,23 @@ import polars as pl
 import pyarrow as pa
 
 from . import remote, schema
-from .commits import append, write_failed, writer_properties
+from .commits import append, retrying, writer_properties
 from .delta import DERIVED, SOURCES, open_table
-from .errors import StoreError
-from .snapshot import scan_table, whole
+from .snapshot import whole
 
 
 def replace_rows(store, table: str, df: pl.DataFrame, column: str, value: str) -> None:
     """Replace the rows of the side table `table` whose `column` is `value` by `df` (one Delta commit)."""
     literal = "'" + value.replace("'", "''") + "'"
-    for attempt in range(20):
-        try:
-            if open_table(store.uri(table)) is None:
-                append(store.uri(table), df.to_arrow(), (), "")
-            else:
-                dl.write_deltalake(store.uri(table), df.to_arrow(), mode="overwrite", predicate=f"{column} = {literal}",
-                                   writer_properties=writer_properties(),
-                                   storage_options=remote.delta_options(store.uri(table)))
-            return
-        except dl.exceptions.CommitFailedError:
-            time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
-        except Exception as exc:  # noqa: BLE001
-            raise write_failed(store.path, exc) from None
-    raise StoreError(f"{store.uri(table)}: could not commit (other writers kept committing)")
+    def attempt() -> None:
+        if open_table(store.uri(table)) is None:
+            append(store.uri(table), df.to_arrow(), (), "")
+        else:
+            dl.write_deltalake(store.uri(table), df.to_arrow(), mode="overwrite", predicate=f"{column} = {literal}",
+                               writer_properties=writer_properties(),
+                               storage_options=remote.delta_options(store.uri(table)))
 
-
-def scan_side(store, table: str) -> pl.LazyFrame | None:
-    """Lazy scan of a side table (None where there is none)."""
-    dt = open_table(store.uri(table))
-    return scan_table(dt) if dt is not None else None
+    retrying(store.uri(table), attempt, 20)
 
 
 def rewrite_sources(store, change: Callable[[pl.DataFrame], pl.DataFrame], sources_schema: pa.Schema,
@@ -47,21 +33,13 @@ def rewrite_sources(store, change: Callable[[pl.DataFrame], pl.DataFrame], sourc
     """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
     machine-independent for a packaged store). Where another writer commits first, `change` is made again
     on the newer table (it must read what it needs anew each call)."""
-    for attempt in range(retries):
-        try:
-            dt = open_table(store.uri(SOURCES))
-            new = change(whole(dt))
-            dl.write_deltalake(dt, new.to_arrow().cast(sources_schema), mode="overwrite",
-                               commit_properties=dl.CommitProperties(max_commit_retries=0))
-            break
-        except dl.exceptions.CommitFailedError:
-            time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
-        except StoreError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise write_failed(store.path, exc) from None
-    else:
-        raise StoreError(f"{store.path}: could not commit after {retries} attempts (other writers kept committing)")
+    def attempt() -> None:
+        dt = open_table(store.uri(SOURCES))
+        new = change(whole(dt))
+        dl.write_deltalake(dt, new.to_arrow().cast(sources_schema), mode="overwrite",
+                           commit_properties=dl.CommitProperties(max_commit_retries=0))
+
+    retrying(store.path, attempt, retries)
     store.refresh()
 
 

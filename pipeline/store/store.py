@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ import pyarrow as pa
 
 from . import garbage, integrity, remote, schema, writes
 from . import side as side_tables
-from .commits import (TABLE_PROPERTIES, Conflict, append, check_names, new_commit_id, stream, why, with_commit,
+from .commits import (TABLE_PROPERTIES, Conflict, append, check_names, retrying, new_commit_id, stream, why, with_commit,
                       write_failed, writer_properties)
 from .commits import commit_age  # noqa: F401 - importable from here
 from .delta import COMMIT, DERIVED, SOURCES, add_actions, creation_cut_short, file_paths, open_table, table_columns
@@ -680,43 +679,38 @@ class Store:
         committed (older than GRACE; looked for at a Store's first commit, when a commit drops one, and at
         every GARBAGE_EVERY-th version of `sources`: reading every table's commits at each commit cost an
         ingest of N sources O(N^2)). Returns the commits the new rows name."""
-        for attempt in range(RETRIES):
-            try:
+        def attempt() -> tuple[dl.DeltaTable, set[str], list[dict]]:
+            dt = open_table(self.uri(table))
+            if dt is None and table == SOURCES:  # removed meanwhile (by an ingest that read nothing): made again
+                self._make_sources()
                 dt = open_table(self.uri(table))
-                if dt is None and table == SOURCES:  # removed meanwhile (by an ingest that read nothing): made again
-                    self._make_sources()
-                    dt = open_table(self.uri(table))
-                if dt is None and table == DERIVED:
-                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES,
-                                         storage_options=remote.delta_options(self.uri(table)))
-                    dt = open_table(self.uri(table))
-                if expect is not None and table == SOURCES and dt.version() != expect:
-                    raise Conflict(f"{self.path}: another writer committed meanwhile")
-                if check is not None:
-                    self.refresh()
-                    check(self)
-                now = whole(dt)
-                keep = now.filter(~pl.col(key).is_in(list(gone)))
-                made = rows(now) if callable(rows) else rows
-                new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
-                # no retry inside delta-rs: it would make the commit again on the newer version without this
-                # writer reading it (a second source of one content, a source another writer removed): here
-                # the table is read again, and `rows` made on it
-                dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
-                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
-                                                                         max_commit_retries=0))
-                dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
-                break
-            except dl.exceptions.CommitFailedError:
-                if expect is not None:
-                    raise Conflict(f"{self.path}: another writer committed meanwhile") from None
-                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise write_failed(self.path, exc) from None
-        else:
-            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
+            if dt is None and table == DERIVED:
+                dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES,
+                                     storage_options=remote.delta_options(self.uri(table)))
+                dt = open_table(self.uri(table))
+            if expect is not None and table == SOURCES and dt.version() != expect:
+                raise Conflict(f"{self.path}: another writer committed meanwhile")
+            if check is not None:
+                self.refresh()
+                check(self)
+            now = whole(dt)
+            keep = now.filter(~pl.col(key).is_in(list(gone)))
+            made = rows(now) if callable(rows) else rows
+            new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
+            # no retry inside delta-rs: it would make the commit again on the newer version without this
+            # writer reading it (a second source of one content, a source another writer removed): here
+            # the table is read again, and `rows` made on it
+            dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
+                               commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
+                                                                     max_commit_retries=0))
+            dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
+            return dt, dropped, made
+
+        def conflict() -> None:
+            if expect is not None:
+                raise Conflict(f"{self.path}: another writer committed meanwhile")
+
+        dt, dropped, made = retrying(self.path, attempt, RETRIES, conflict)
         if table == SOURCES:  # the snapshot of the version just written: the table object is at it already
             self.__dict__.pop("_pins", None)
             self._snap = self._pinned(None, None, None, dt)

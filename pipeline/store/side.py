@@ -11,7 +11,7 @@ import pyarrow as pa
 from . import remote, schema
 from .commits import append, retrying, writer_properties
 from .delta import DERIVED, SOURCES, open_table
-from .snapshot import whole
+from .snapshot import scan_table, whole
 
 
 def replace_rows(store, table: str, df: pl.DataFrame, column: str, value: str) -> None:
@@ -26,6 +26,12 @@ def replace_rows(store, table: str, df: pl.DataFrame, column: str, value: str) -
                                storage_options=remote.delta_options(store.uri(table)))
 
     retrying(store.uri(table), attempt, 20)
+
+
+def scan_side(store, table: str) -> pl.LazyFrame | None:
+    """Lazy scan of a side table (None where there is none)."""
+    dt = open_table(store.uri(table))
+    return scan_table(dt) if dt is not None else None
 
 
 def rewrite_sources(store, change: Callable[[pl.DataFrame], pl.DataFrame], sources_schema: pa.Schema,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from markupsafe import escape
@@ -270,19 +271,35 @@ def _md_escape(s: str) -> str:
     return re.sub(r"([\\|*_`\[\]<>#])", r"\\\1", s)
 
 
-def _md_cell(c: Cell) -> str:
-    s = _md_escape(c.text)
+@dataclass(frozen=True)
+class _CellFormat:
+    """How one output format writes a cell's parts: its escape and a template for each part."""
+
+    escape: Callable[[str], str]
+    bold: str
+    italic: str
+    note: str
+    disp: str
+    marks: Callable[[str], str]
+
+
+def _cell(c: Cell, f: _CellFormat) -> str:
+    """A cell's text with its emphasis, final-Δf note, dispersion and test marks, in format `f`."""
+    s = f.escape(c.text)
     if s and c.bold:
-        s = f"**{s}**"
+        s = f.bold.format(s)
     if s and c.italic:
-        s = f"*{s}*"
+        s = f.italic.format(s)
     if c.note:
-        s += f" Δf {_md_escape(c.note)}"
+        s += f.note.format(f.escape(c.note))
     if c.disp:
-        s += f" \\[{c.disp[0]}, {c.disp[1]}\\]"
+        s += f.disp.format(f.escape(c.disp[0]), f.escape(c.disp[1]))
     if c.marks:
-        s += f" {_md_escape(c.marks)}"
+        s += f.marks(c.marks)
     return s
+
+
+_MD = _CellFormat(_md_escape, "**{}**", "*{}*", " Δf {}", " \\[{}, {}\\]", lambda m: " " + _md_escape(m))
 
 
 def to_markdown(df: pl.DataFrame) -> str:
@@ -293,25 +310,14 @@ def to_markdown(df: pl.DataFrame) -> str:
         out.append("| " + " | ".join(_md_escape(h) for h in g.header) + " |")
         out.append("|" + "|".join(":--" if a == "l" else "--:" for a in g.align) + "|")
         for row in g.rows:
-            out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+            out.append("| " + " | ".join(_cell(c, _MD) for c in row) + " |")
         out.append("")
     return "\n".join(out)
 
 
 # -- HTML ---------------------------------------------------------------------------------------
-def _html_cell(c: Cell) -> str:
-    s = html.escape(c.text)
-    if s and c.bold:
-        s = f"<b>{s}</b>"
-    if s and c.italic:
-        s = f"<i>{s}</i>"
-    if c.note:
-        s += f' <span class="final">Δf&nbsp;{html.escape(c.note)}</span>'
-    if c.disp:
-        s += f' <span class="disp">[{html.escape(c.disp[0])}, {html.escape(c.disp[1])}]</span>'
-    if c.marks:
-        s += f"<sup>&thinsp;{html.escape(c.marks)}</sup>"
-    return s
+_HTML = _CellFormat(html.escape, "<b>{}</b>", "<i>{}</i>", ' <span class="final">Δf&nbsp;{}</span>',
+                    ' <span class="disp">[{}, {}]</span>', lambda m: f"<sup>&thinsp;{html.escape(m)}</sup>")
 
 
 #: a minimal style for the tables (`to_html(df, css=True)` includes it)
@@ -334,7 +340,7 @@ def _html_table(g: Grid, kind: str) -> str:
     tds = ['<td style="text-align:right">' if a == "r" else "<td>" for a in g.align]
     for i, row in enumerate(g.rows):
         parts.append('<tr class="group-start">' if i in g.group_starts else "<tr>")
-        parts.append("".join(f"{tds[j]}{_html_cell(c)}</td>" for j, c in enumerate(row)))
+        parts.append("".join(f"{tds[j]}{_cell(c, _HTML)}</td>" for j, c in enumerate(row)))
         parts.append("</tr>\n")
     parts.append("</tbody>\n</table>\n")
     return "".join(parts)
@@ -369,19 +375,8 @@ def _tex_marks(m: str) -> str:
     return f"$^{{{body.strip()}}}$"
 
 
-def _tex_cell(c: Cell) -> str:
-    s = tex_escape(c.text)
-    if s and c.bold:
-        s = rf"\textbf{{{s}}}"
-    if s and c.italic:
-        s = rf"\textit{{{s}}}"
-    if c.note:
-        s += rf" {{\scriptsize $\Delta f$ {tex_escape(c.note)}}}"
-    if c.disp:
-        s += rf" {{\scriptsize [{tex_escape(c.disp[0])}, {tex_escape(c.disp[1])}]}}"
-    if c.marks:
-        s += _tex_marks(c.marks)
-    return s
+_TEX = _CellFormat(tex_escape, r"\textbf{{{}}}", r"\textit{{{}}}", r" {{\scriptsize $\Delta f$ {}}}",
+                   r" {{\scriptsize [{}, {}]}}", _tex_marks)
 
 
 #: pdflatex reads the UTF-8 of Latin-script names (T1 fonts); xelatex and lualatex (fontspec) any script
@@ -412,7 +407,7 @@ def to_latex(df: pl.DataFrame, standalone: bool = False) -> str:
         for i, row in enumerate(g.rows):
             if i in g.group_starts and i > 0:
                 out.append(r"\midrule")
-            out.append(" & ".join(_tex_cell(c) for c in row) + r" \\")
+            out.append(" & ".join(_cell(c, _TEX) for c in row) + r" \\")
         out.append(r"\bottomrule")
         out.append(r"\end{longtable}}")
         out.append("")

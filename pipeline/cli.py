@@ -7,10 +7,8 @@ line imports none of them). `app` is built on first use: `from pipeline.cli impo
 """
 from __future__ import annotations
 
-import gc
-import os
-import signal
-import sys
+import _signal  # the interpreter's C module, loaded at start-up: the handler below goes in before any import
+import os  # (loaded at start-up too)
 
 
 def _interrupted_while_loading(signum, frame) -> None:
@@ -20,12 +18,15 @@ def _interrupted_while_loading(signum, frame) -> None:
 
 
 try:  # until this module has loaded (its last lines put Python's handler back): main thread only
-    _LOADING = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    _LOADING = _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler
     if _LOADING:
-        signal.signal(signal.SIGINT, _interrupted_while_loading)
+        _signal.signal(_signal.SIGINT, _interrupted_while_loading)
 except ValueError:
     _LOADING = False
 
+import gc  # noqa: E402
+import signal  # noqa: E402 - `signal` builds its enums on import: a Ctrl-C meanwhile ends as one line
+import sys  # noqa: E402
 import importlib  # noqa: E402 - after the handler: a Ctrl-C during these imports ends as one line
 import inspect  # noqa: E402
 

@@ -138,7 +138,11 @@ def test_ctrl_c_at_any_moment_ends_with_one_line_and_130(tiny_store, tmp_path):
     # SIGINT (as a terminal's Ctrl-C, to the process group) arrives while modules import, while the
     # commands register, or while the command runs. (Before `main` is imported, in the interpreter's own
     # start-up, Python prints its traceback: no code of the project runs yet.)
-    code = "import sys; sys.stderr.write('ready\\n'); sys.stderr.flush(); from pipeline.cli import main; main()"
+    # The child starts as from a terminal: SIGINT neither blocked nor ignored (an earlier test of this worker may
+    # have left either to its subprocesses, and a child inherits both).
+    code = ("import sys, _signal; _signal.pthread_sigmask(_signal.SIG_UNBLOCK, [_signal.SIGINT]); "
+            "_signal.signal(_signal.SIGINT, _signal.default_int_handler); "
+            "sys.stderr.write('ready\\n'); sys.stderr.flush(); from pipeline.cli import main; main()")
     commands = [["--help"], ["art", "--store", tiny_store, "--out", tmp_path / "a.csv"],
                 ["report", "--store", tiny_store, "--out", tmp_path / "r", "--jobs", "2", "--samples", "10"]]
     interrupted = 0

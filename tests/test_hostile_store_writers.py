@@ -280,13 +280,11 @@ def test_a_collection_on_a_stale_snapshot_never_deletes_a_source_committed_since
     assert plain(st.path) == {"A": 2} == cocopipe_runs(st.path) and check(st.path) == []
 
 
-def test_a_reader_of_a_file_a_rollback_removed_is_told_in_one_line_which_file(tmp_path, monkeypatch, capsys):
-    """A reader opened the store; then another writer replaced its source, and (past the grace, its writer gone)
-    deleted the old version's rows and their files. The reader's scan then finds a file gone: one line naming the
-    file and what removed it (before: a raw FileNotFoundError and its traceback)."""
+def test_a_reader_keeps_reading_the_files_of_a_source_replaced_meanwhile_for_the_grace(tmp_path, monkeypatch):
+    """A reader opened the store; another writer then replaced its source (its writer gone, past the grace): the
+    old version's rows are removed from the table, but its files stay a grace longer (marked when first found
+    unnamed), so the reader's snapshot still reads them (before: deleted at once, a raw FileNotFoundError)."""
     import pipeline.store.store as mod
-    from pipeline import cli as cli_mod
-    from pipeline.commands import _common
 
     st = Store(tmp_path / "st", create=True)
     ingest([source(tmp_path / "A", "A", functions=(1,))], st)
@@ -296,7 +294,32 @@ def test_a_reader_of_a_file_a_rollback_removed_is_told_in_one_line_which_file(tm
     shutil.rmtree(tmp_path / "A")
     monkeypatch.setattr(mod, "GRACE", 0.0)
     time.sleep(1.1)
-    ingest([source(tmp_path / "A", "A", functions=(1, 2))], Store(st.path))  # replaces A, collects the old files
+    ingest([source(tmp_path / "A", "A", functions=(1, 2))], Store(st.path))  # replaces A
+    assert lf.collect().height == 2  # the snapshot's answer: the old version, whole
+    assert list((st.path / "runs" / writes.WRITES / st.writer).glob(f"*/{writes.UNNAMED}"))
+    assert Store(st.path).runs().collect().height == 4 and check(st.path) == []
+
+
+def test_a_reader_of_a_file_a_rollback_removed_is_told_in_one_line_which_file(tmp_path, monkeypatch, capsys):
+    """The same reader once the grace has passed since the old version's rows went, and a later writer deleted
+    its files: its scan finds a file gone, and that is one line naming the file and what removed it (before: a
+    raw FileNotFoundError and its traceback)."""
+    import pipeline.store.store as mod
+    from pipeline import cli as cli_mod
+    from pipeline.commands import _common
+
+    st = Store(tmp_path / "st", create=True)
+    ingest([source(tmp_path / "A", "A", functions=(1,))], st)
+    writes.release(st.location.uri, st.writer)
+    reader = Store(st.path)
+    lf = reader.runs()
+    shutil.rmtree(tmp_path / "A")
+    monkeypatch.setattr(mod, "GRACE", 0.0)
+    time.sleep(1.1)
+    ingest([source(tmp_path / "A", "A", functions=(1, 2))], Store(st.path))  # replaces A, marks the old files
+    time.sleep(1.1)
+    ingest([source(tmp_path / "B", "B")], Store(st.path))  # its first commit collects: the old files go
+    assert not list((st.path / "runs" / writes.WRITES / st.writer).glob("*"))
     with pytest.raises(OSError) as raised:
         lf.collect()
     monkeypatch.setattr(_common, "OPENED", [st.path])
@@ -307,7 +330,7 @@ def test_a_reader_of_a_file_a_rollback_removed_is_told_in_one_line_which_file(tm
     assert re.fullmatch(rf"error: {re.escape(str(st.path))}: its file \S*suite=bbob/algorithm=A/part-\S+\.parquet was "
                         r"removed while this command read it \(another writer replaced or rolled back the rows it held "
                         r"since this command opened the store\); run the command again\n", err), err
-    assert Store(st.path).runs().collect().height == 4 and check(st.path) == []  # a new read: the new version
+    assert Store(st.path).runs().collect().height == 6 and check(st.path) == []  # a new read: the new version
 
 
 def cocopipe_runs_or_none(store) -> dict | None:

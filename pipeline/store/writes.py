@@ -314,7 +314,8 @@ def abandoned(table_uri: str, root: str, referenced: set[str], grace: float, cac
               tidy: bool = False) -> list[str]:
     """The staged batches of a table (folders relative to it) that never committed, whose writer's lease expired
     and that are older than `grace` (UTC); `referenced`: the paths (as on disk, relative to the table) its latest
-    version names. With `tidy`, the staging logs left by writes that committed are removed."""
+    version names. With `tidy` (a collection), the staging logs left by writes that committed are removed, and
+    batches committed once whose rows no version has named for longer than grace are among those returned."""
     fs = filesystem(table_uri)
     try:
         writers = [i for i in fs.get_file_info(pafs.FileSelector(WRITES, allow_not_found=True))
@@ -339,9 +340,33 @@ def abandoned(table_uri: str, root: str, referenced: set[str], grace: float, cac
                     except Exception:  # noqa: BLE001
                         pass
                 continue
+            if not any("/_delta_log/" in f.path for f in files):  # committed once, its rows removed since
+                if _unnamed_beyond(table_uri, b.path, files, grace, now, tidy):
+                    out.append(b.path)
+                continue
             if not any(f.mtime is not None and now - f.mtime.timestamp() <= grace for f in files):
                 out.append(b.path)
     return out
+
+
+#: the file a collection puts in a committed batch whose rows no version names any longer: the time since
+#: when (a reader's snapshot of before may still read its files for `grace` seconds)
+UNNAMED = "_unnamed"
+
+
+def _unnamed_beyond(table_uri: str, folder: str, files: list, grace: float, now: float, tidy: bool) -> bool:
+    """Whether a committed batch whose rows were removed (a source replaced, a write rolled back) has been named
+    by no version for longer than grace, for a collection (`tidy`: one seeing it first marks the time, UNNAMED);
+    never for `check` (no version names it: nothing is wrong, it only waits)."""
+    mark = next((f for f in files if f.path.endswith(f"/{UNNAMED}")), None)
+    if mark is None:
+        if tidy:
+            try:
+                put(table_uri, f"{folder}/{UNNAMED}", b"")
+            except Exception:  # noqa: BLE001 - marked by a later collection
+                pass
+        return False
+    return tidy and mark.mtime is not None and now - mark.mtime.timestamp() > grace
 
 
 def collect_staged(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict) -> int:

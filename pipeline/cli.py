@@ -220,14 +220,14 @@ def _store_failure(exc: BaseException) -> None:
     import polars as pl  # the failure path only: `import pipeline.cli` stays light
     from rich.text import Text
 
-    from .commands._common import err, one_line, unreadable_store_file
+    from .commands._common import err, one_line, unreadable_store_file, vanished_store_file
     from .distributed import TaskFailed
     from .extras import MissingExtra
     from .store.errors import StoreError
 
     line = str(exc) if isinstance(exc, (StoreError, MissingExtra, TaskFailed)) else None
     if isinstance(exc, (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError)):
-        line = unreadable_store_file()
+        line = unreadable_store_file() or vanished_store_file(exc)
     if not line and isinstance(exc, OSError) and exc.filename and exc.strerror:  # a file no command caught
         line = f"{exc.filename}: {exc.strerror}"
     if line:

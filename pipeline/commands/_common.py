@@ -379,6 +379,21 @@ def open_store(path: str):
     return st
 
 
+def vanished_store_file(exc: BaseException) -> str | None:
+    """One line naming the file of a store this command opened that was removed while it read it (a file not
+    found, the store itself whole now: another writer replaced or rolled back the rows it held), if so."""
+    import re
+
+    text = str(exc)
+    found = re.search(r"No such file|not found|NotFound", text) or isinstance(exc, FileNotFoundError)
+    name = re.search(r"[^\s'\"()]*\.parquet", text)  # a data file (Polars shortens its path: `...suite=...`)
+    if not OPENED or getattr(exc, "filename", None) or not (found and name):
+        return None
+    return (f"{OPENED[-1]}: its file {name.group(0).lstrip('.')} was removed while this command read it (another "
+            "writer replaced or rolled back the rows it held since this command opened the store); run the "
+            "command again")
+
+
 def unreadable_store_file() -> str | None:
     """One line naming an unreadable file of a store this command opened, if there is one."""
     from ..store.check import unreadable

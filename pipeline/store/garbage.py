@@ -10,7 +10,8 @@ from urllib.parse import unquote
 import deltalake as dl
 
 from . import writes
-from .commits import commit_age, why
+from .commits import commit_age, why, write_failed
+from .errors import StoreError
 from .delta import COMMIT, SOURCES, add_actions, open_table
 from .snapshot import commits_in, whole
 
@@ -34,14 +35,67 @@ def collect(store, grace: float, dropped: set[str] | frozenset = frozenset()) ->
             todo[name] = sorted(old)
     if any(c not in dropped for cs in todo.values() for c in cs):
         # the snapshot may be stale: a writer whose lease looked expired (it committed and released it since)
-        # may be named by `sources` now. Its lease was looked at first and `sources` is read after, so a
-        # write that commits its source before giving up its lease is never taken for garbage
+        # may be named by `sources` now. Its lease is looked at again (a writer cut off from the store for a
+        # moment renews it once back, and checks its rows at its commit: `still_whole`) and `sources` read
+        # after, so a write that commits its source before giving up its lease is never taken for garbage
+        fresh: dict[str, bool] = {}
+        todo = {n: [c for c in cs if c in dropped or not writes.alive(root, writes.writer_of(c), fresh)]
+                for n, cs in todo.items()}
         named_now = committed_now(store)
         todo = {n: [c for c in cs if c in dropped or c not in named_now] for n, cs in todo.items()}
     delete_commits(store, todo)
     expire_caches(store, grace, named, dropped)
     staged = sum(collect_staged(store, grace, leases).values())
     return len({c for cs in todo.values() for c in cs}) + staged
+
+
+def still_whole(store, staged, done: dict[str, set[str]]) -> None:
+    """Before the `sources` commit of a batch whose tables' commits are made (`done`: their files by table): its
+    writer's lease renewed (StoreWriteError where it cannot be) and, where the lease lapsed since the staging
+    (another writer may have taken this one for dead and rolled its rows back), each table's latest version
+    checked to name every file committed; StoreError naming the source and the file where one is gone."""
+    lease = writes.hold(store.location.uri, store.writer)
+    try:
+        lease.renew(strict=True)
+    except Exception as exc:  # noqa: BLE001
+        raise write_failed(store.path, exc) from None
+    if all(lease.intact(s.lease) for s in staged):
+        return
+    for table, files in done.items():
+        try:
+            gone = sorted(files - referenced(store, table))
+        except Exception as exc:  # noqa: BLE001
+            raise write_failed(store.path, exc) from None
+        if gone:
+            who = next((s.data.path for s in staged if table in s.tables), store.path)
+            raise StoreError(f"{who}: its rows were rolled back by another writer before its commit (this writer "
+                             f"was cut off from the store or paused beyond its lease): {store.uri(table)}/{gone[0]} "
+                             "is no longer in the table; ingest the source again")
+
+
+def discard(store, staged) -> None:
+    """Delete the files and rows of a staged source that will not be committed, where no version names them:
+    its rows only where the latest `sources` does not name its commit (a commit that failed on the client but
+    was made on the server), its staged files only where their table does not name them. Best effort: what is
+    left is named by no table, or by no source, and collected later."""
+    for t, f in staged.files.items():
+        try:
+            if not set(writes.paths(f)) & referenced(store, t):
+                writes.discard_files(store.uri(t), f)
+        except Exception:  # noqa: BLE001 - the store failed for a moment: collected later
+            pass
+    named = sources_commits(store)
+    if named is not None and staged.commit_id not in named:  # None: unknown whether it was committed, left for
+        delete_commits(store, {t: [staged.commit_id] for t in staged.tables})  # a collection (it reads again)
+
+
+def sources_commits(store) -> set[str] | None:
+    """The commits the latest version of `sources` names (read now), None where it cannot be read."""
+    try:
+        dt = open_table(store.uri(SOURCES))
+        return set(whole(dt)[COMMIT].to_list()) if dt is not None else set()
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def committed_now(store) -> set[str]:

@@ -100,6 +100,8 @@ class Staged:
     tables: list[str]
     #: the staged files of each table (shared by the sources of one batch), committed by `Store.commit_all`
     files: dict[str, writes.StagedFiles] = field(default_factory=dict)
+    #: the staging writer's lease as it was when the files were written (`writes.Lease.mark`)
+    lease: tuple[str, int] | None = None
 
 
 def _rows(entry: str) -> int:

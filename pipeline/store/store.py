@@ -528,7 +528,7 @@ class Store:
     def stage(self, data: SourceData, commit_id: str | None = None) -> Staged:
         """Append a source's rows to the data tables under a new commit id, not yet visible (safe from
         several threads, processes or machines at once; `commit` makes them visible)."""
-        return self.stage_all([data], [commit_id or new_commit_id()])[0]
+        return self.stage_all([data], [commit_id or new_commit_id(self.writer)])[0]
 
     def stage_all(self, sources: Sequence[SourceData], commit_ids: Sequence[str] | None = None) -> list[Staged]:
         """Write the rows of several sources at once as files no table names yet (`TABLE/_writes/<writer>/<batch>/`,
@@ -541,7 +541,7 @@ class Store:
         try:
             for data in sources:
                 check_names(data)
-            writes.hold(self.location.uri, self.writer)
+            mark = writes.hold(self.location.uri, self.writer).mark()
             for table in dict.fromkeys(t for data in sources for t in data.tables):
                 rows = [(i, data.tables[table]) for i, data in enumerate(sources)
                         if table in data.tables and data.tables[table].height]
@@ -558,15 +558,14 @@ class Store:
             for t, f in files.items():
                 writes.discard_files(self.uri(t), f)
             raise write_failed(self.path, exc) from None
-        return [Staged(data, cid, tables, {t: files[t] for t in tables}) for data, cid, tables in zip(sources, cids, written)]
+        return [Staged(data, cid, tables, {t: files[t] for t in tables}, mark)
+                for data, cid, tables in zip(sources, cids, written)]
 
     def discard(self, staged: Staged) -> None:
         """Delete the files and rows of a staged source that will not be committed (best effort: what is left
         is named by no table, or by no source, and collected later)."""
         self._inflight.discard(staged.commit_id)
-        for t, f in staged.files.items():
-            writes.discard_files(self.uri(t), f)
-        self._delete_commits({t: [staged.commit_id] for t in staged.tables})
+        garbage.discard(self, staged)
 
     def scan_staged(self, staged: Staged, table: str) -> pl.LazyFrame:
         """The rows of a staged source in a table, read from its staged files (committed or not)."""
@@ -577,9 +576,10 @@ class Store:
         dt = open_table(f"{self.uri(table).rstrip('/')}/{f.folder}")
         return scan_table(dt).filter(pl.col(COMMIT) == staged.commit_id).select(list(sch))
 
-    def _commit_files(self, staged: Sequence[Staged]) -> None:
+    def _commit_files(self, staged: Sequence[Staged]) -> dict[str, set[str]]:
         """Commit the staged files of `staged` to their tables (one Delta commit a table); StoreError naming the
-        files where a collection removed some while this writer was paused."""
+        files where a collection removed some while this writer was paused. The files committed, by table."""
+        done: dict[str, set[str]] = {}
         by_table: dict[str, dict[str, writes.StagedFiles]] = {}
         for s in staged:
             for t, f in s.files.items():
@@ -595,12 +595,14 @@ class Store:
                 writes.commit_files(self.uri(t), list(folders.values()), list(schema.partition_columns(t)),
                                     {"cocopipe.commit": ",".join(cids), "cocopipe.table": t,
                                      "cocopipe.schema_version": schema.version(t)}, TABLE_PROPERTIES)
+                done[t] = {p for f in folders.values() for p in writes.paths(f)}
                 for s in staged:
                     s.files.pop(t, None)
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001
             raise write_failed(self.path, exc) from None
+        return done
 
     def commit(self, staged: Staged, replace: Sequence[str] = (), *, expect: int | None = None,
                check: Callable[[Store], None] | None = None) -> list[str]:
@@ -645,11 +647,18 @@ class Store:
 
         if check is not None:  # before the tables' commits too: a conflict found then leaves no row to roll back
             check(self.refresh())
-        self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
+        done = self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
+        garbage.still_whole(self, staged, done)  # never a source whose rows another writer rolled back meanwhile
         ids = {s.commit_id for s in staged}
         self._inflight.difference_update(ids)
         try:
             named = self._swap(SOURCES, _SOURCES_SCHEMA, "key", gone, rows, expect, check)
+        except StoreWriteError:  # the commit may have been made on the server, its answer lost: looked for
+            if not ids & (garbage.sources_commits(self) or set()):
+                self._inflight.update(ids)  # not committed: still this Store's to commit or discard
+                raise
+            named = [s.commit_id for s in staged]  # committed (its rows shared with another source's: left to a
+            self.refresh()  # collection)
         except BaseException:
             self._inflight.update(ids)  # not committed: still this Store's to commit or discard
             raise

@@ -80,6 +80,23 @@ def filesystem(uri: str) -> pafs.FileSystem:
     return pafs.PyFileSystem(DeltaStorageHandler(uri, remote.delta_options(uri)))
 
 
+def put(root: str, path: str, body: bytes) -> None:
+    """Write a small file at `path` under `root` (made or replaced). On object storage the bytes go to delta-rs's
+    own output stream: pyarrow's wrapper of it (`filesystem(root).open_output_stream`) hands it pyarrow Buffers,
+    which it refuses ("'Buffer' object is not an instance of 'bytes'"), so no lease was ever written there."""
+    if "://" not in root or root.startswith("file://"):
+        fs = filesystem(root)
+        fs.create_dir(path.rpartition("/")[0], recursive=True)
+        with fs.open_output_stream(path) as fh:
+            fh.write(body)
+        return
+    out = DeltaStorageHandler(root, remote.delta_options(root))._handler.open_output_stream(path, None)
+    try:
+        out.write(body)
+    finally:
+        out.close()
+
+
 def _read_json(fs: pafs.FileSystem, path: str) -> dict | None:
     try:
         with fs.open_input_file(path) as fh:
@@ -95,21 +112,42 @@ class Lease:
     def __init__(self, root: str, writer: str):
         self.root, self.writer, self.seconds = root, writer, lease_seconds()
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        #: names this lease (a `mark` taken of another process's lease is never taken for this one's)
+        self.token = uuid.uuid4().hex
+        #: the UTC time the last renewal written says; the times the lease may have looked expired to others
+        self.renewed_at, self.lapses = 0.0, 0
         self.renew()
         self._thread = threading.Thread(target=self._run, name=f"cocopipe-lease-{writer}", daemon=True)
         self._thread.start()
 
-    def renew(self) -> None:
-        """Write the lease anew (best effort: a lease not renewed expires, and only collections care)."""
-        body = json.dumps({"writer": self.writer, "renewed": time.time(), "lease": self.seconds,
-                           "pid": os.getpid()}).encode()
+    def renew(self, strict: bool = False) -> None:
+        """Write the lease anew (best effort: a lease not renewed expires, and only collections care; with
+        `strict`, a renewal that failed raises)."""
+        now = time.time()
+        body = json.dumps({"writer": self.writer, "renewed": now, "lease": self.seconds, "pid": os.getpid()}).encode()
         try:
-            fs = filesystem(self.root)
-            fs.create_dir(WRITERS, recursive=True)
-            with fs.open_output_stream(f"{WRITERS}/{self.writer}.json") as fh:
-                fh.write(body)
+            put(self.root, f"{WRITERS}/{self.writer}.json", body)
         except Exception:  # noqa: BLE001 - a store that failed for a moment: renewed at the next turn
-            pass
+            if strict:
+                raise
+            return
+        with self._lock:
+            if self.renewed_at and now - self.renewed_at > self.seconds / 2:
+                self.lapses += 1  # half the lease without a renewal: another writer may have taken it as expired
+            self.renewed_at = max(self.renewed_at, now)
+
+    def mark(self) -> tuple[str, int]:
+        """What `intact` compares: this lease, and its lapses so far."""
+        with self._lock:
+            return self.token, self.lapses
+
+    def intact(self, mark: tuple[str, int] | None) -> bool:
+        """Whether this lease was renewed without a lapse since `mark` was taken (False for a mark of another
+        lease, or none): no other writer can have taken this writer for dead meanwhile."""
+        with self._lock:
+            return (mark is not None and mark == (self.token, self.lapses)
+                    and time.time() - self.renewed_at <= self.seconds / 2)
 
     def _run(self) -> None:
         while not self._stop.wait(max(0.2, self.seconds / 3)):
@@ -206,11 +244,14 @@ def stage_files(table_uri: str, folder: str, rows, partition_by: list[str], writ
     return StagedFiles(folder, adds, schema)
 
 
+def paths(staged: StagedFiles) -> list[str]:
+    """The staged files' paths relative to their table, as on disk (and as a commit of them names them)."""
+    return [f"{staged.folder}/{unquote(a['path'])}" for a in staged.adds]
+
+
 def missing(table_uri: str, staged: StagedFiles) -> list[str]:
     """The staged files that are no longer there (removed by a collection while their writer was paused)."""
-    fs = filesystem(table_uri)
-    paths = [f"{staged.folder}/{unquote(a['path'])}" for a in staged.adds]
-    return [i.path for i in fs.get_file_info(paths) if i.type == pafs.FileType.NotFound]
+    return [i.path for i in filesystem(table_uri).get_file_info(paths(staged)) if i.type == pafs.FileType.NotFound]
 
 
 def commit_files(table_uri: str, staged: list[StagedFiles], partition_by: list[str], meta: dict,
@@ -273,7 +314,8 @@ def abandoned(table_uri: str, root: str, referenced: set[str], grace: float, cac
               tidy: bool = False) -> list[str]:
     """The staged batches of a table (folders relative to it) that never committed, whose writer's lease expired
     and that are older than `grace` (UTC); `referenced`: the paths (as on disk, relative to the table) its latest
-    version names. With `tidy`, the staging logs left by writes that committed are removed."""
+    version names. With `tidy` (a collection), the staging logs left by writes that committed are removed, and
+    batches committed once whose rows no version has named for longer than grace are among those returned."""
     fs = filesystem(table_uri)
     try:
         writers = [i for i in fs.get_file_info(pafs.FileSelector(WRITES, allow_not_found=True))
@@ -298,9 +340,33 @@ def abandoned(table_uri: str, root: str, referenced: set[str], grace: float, cac
                     except Exception:  # noqa: BLE001
                         pass
                 continue
+            if not any("/_delta_log/" in f.path for f in files):  # committed once, its rows removed since
+                if _unnamed_beyond(table_uri, b.path, files, grace, now, tidy):
+                    out.append(b.path)
+                continue
             if not any(f.mtime is not None and now - f.mtime.timestamp() <= grace for f in files):
                 out.append(b.path)
     return out
+
+
+#: the file a collection puts in a committed batch whose rows no version names any longer: the time since
+#: when (a reader's snapshot of before may still read its files for `grace` seconds)
+UNNAMED = "_unnamed"
+
+
+def _unnamed_beyond(table_uri: str, folder: str, files: list, grace: float, now: float, tidy: bool) -> bool:
+    """Whether a committed batch whose rows were removed (a source replaced, a write rolled back) has been named
+    by no version for longer than grace, for a collection (`tidy`: one seeing it first marks the time, UNNAMED);
+    never for `check` (no version names it: nothing is wrong, it only waits)."""
+    mark = next((f for f in files if f.path.endswith(f"/{UNNAMED}")), None)
+    if mark is None:
+        if tidy:
+            try:
+                put(table_uri, f"{folder}/{UNNAMED}", b"")
+            except Exception:  # noqa: BLE001 - marked by a later collection
+                pass
+        return False
+    return tidy and mark.mtime is not None and now - mark.mtime.timestamp() > grace
 
 
 def collect_staged(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict) -> int:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 #: `pipeline.hits.spec.PROBLEM`, `ecdf.MODES`, `profiles.TRANSFORMS`, `profiles.STEP_KEYS`, `vocabulary.TABLE_CELL`
 from ..vocabulary import PROBLEM  # noqa: E402 - the one definition of the key
 MODES = ("simulated", "exact", "trials")
+#: `significance.CORRECTIONS`: the multiple-testing corrections (the aRT table, the pairwise tests, the report)
+CORRECTIONS = ("bonferroni", "holm")
 TRANSFORMS = ("log10", "linear")
 PROFILE_STEP_KEYS = ("suite", "algorithm", "dimension", "group")
 TEST_KEY = ("suite", "dimension", "function")
@@ -44,6 +46,12 @@ MODE = Param("mode", "simulated", (Options(MODES),),
 MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
               "The plotted range in evaluations / dimension (default: the budget cut, else 1e7).")
 SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "cells"))
+SAMPLES_ART = Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells"))
+BAND_LEVEL = Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band")
+REPLICATES = Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits"))
+#: the tests' correction and level: declared once for the aRT table, the pairwise tests and the report
+CORRECTION = Param("correction", "bonferroni", (Options(CORRECTIONS),), "Multiple-testing correction.")
+ALPHA = Param("alpha", 0.05, LEVEL, "Significance level of the tests (after correction).")
 ECDF_KEY = ("suite", "algorithm", "dimension")
 STEPS = (*ECDF_KEY, "group", "x", "fraction")
 ART_KEYS = (*PROBLEM, "target")
@@ -75,7 +83,7 @@ register(Measure(
     seed="seed 000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
     settings=settings_class("art", [
         Param("dispersion", False, (BOOL,), "Add the percentiles of simulated restart runtimes."),
-        Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells")), SEED,
+        SAMPLES_ART, SEED,
         Param("percentiles", (10, 50, 90), (Items(Interval(float, 0, 100)),), "Percentiles of the dispersion.",
               option=False),
         Param("confidence", None, (NONE, *LEVEL), "Add a bootstrap interval of aRT at this level.")]),
@@ -125,12 +133,6 @@ register(Measure(
 
 
 # -- ECDFs ----------------------------------------------------------------------------------------------------
-def _check_ecdf(inputs: Inputs, s) -> None:
-    from . import ecdf as ecdf_m
-
-    ecdf_m.check(s.mode, inputs.selection.max_budget, s.max_x, getattr(s, "samples", 1))
-
-
 def _trials(inputs: Inputs):
     """The part's prepared ECDF trials: kept by the facade for its next table, or computed now."""
     from . import ecdf as ecdf_m
@@ -164,7 +166,7 @@ register(Measure(
     name="ecdf.steps", handwritten="cocopipe ecdf",
     summary="Runtime ECDF step table per function group and dimension.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
-    balance=True, presorted=True, prepare=_check_ecdf,
+    balance=True, presorted=True,
     settings=settings_class("ecdf.steps", [GROUP_PARAM, MODE, SAMPLES_ECDF, SEED, MAX_X]),
     spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer")))
 
@@ -172,7 +174,7 @@ register(Measure(
     name="ecdf.summary", handwritten="cocopipe ecdf --summary",
     summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
-    balance=True, presorted=True, prepare=_check_ecdf,
+    balance=True, presorted=True,
     settings=settings_class("ecdf.summary", [GROUP_PARAM, MODE, MAX_X]),
     spec=_summary, kernel="ecdf:ecdf_summary_spec", columns=ECDF_SUMMARY, charts=("ecdf",)))
 
@@ -183,8 +185,7 @@ register(Measure(
     keys=(*ECDF_KEY, "group", "x"),
     settings=settings_class("ecdf.band", [
         GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help),
-        Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band"),
-        Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits")), SEED,
+        BAND_LEVEL, REPLICATES, SEED,
         SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
                                                          replicates=s.replicates, seed=s.seed, samples=s.samples,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from numbers import Real
 from typing import NamedTuple
 
 import polars as pl
@@ -290,6 +291,8 @@ class Analysis:
         >>> open_store("cocopipe-store").target_frame("table").collect()["target"].to_list()
         [10.0, 1.0, 0.1, 0.01, 0.001, 1e-05, 1e-07]
         """
+        if isinstance(targets, Real) and not isinstance(targets, bool):  # one target: a.art(1e-8)
+            targets = [targets]
         if isinstance(targets, pl.DataFrame):
             targets = targets.lazy()
         if isinstance(targets, pl.LazyFrame):
@@ -465,7 +468,24 @@ class Analysis:
                                                                      group_size=plan.group_size)
             return part.target_frame(targets, reference=reference).collect()
 
-        return engine.job(name, plan, resolve, self.kept, **settings)
+        job = engine.job(name, plan, resolve, self.kept, **settings)
+        self._check_asked()
+        return job
+
+    def _check_asked(self) -> None:
+        """`SelectionError` when the selection holds no trial because it asks for a suite, algorithm, function
+        or dimension the store does not hold at all (`a.select(function=99)`: the command line's words); a
+        selection of values the store holds, none together (an algorithm without that dimension), stays empty."""
+        filters = self.selection.filters
+        if all(v is None for v in filters.values()) or self.selection.keys().height:
+            return
+        from .selection import check
+
+        store = self.selection.store
+        runs, what = store.runs(), f"the store {store.path}" if hasattr(store, "path") else "the data"
+        for key, asked in filters.items():
+            if asked is not None:
+                check(runs, {key: asked}, all_instances=True, what=what)
 
     def auc_budgets(self) -> pl.DataFrame:
         """The budgets at which `auc` ends its areas, across every algorithm of the selection: the budget

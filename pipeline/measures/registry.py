@@ -320,8 +320,13 @@ class Param:
         return " or ".join(c.text for c in self.constraints)
 
     def check(self, value: Any) -> Any:
-        """`value` as given (a list as a tuple), or `InvalidSetting` naming the setting and what it takes."""
+        """`value` as given (a list as a tuple; one item where a list is taken, as a list of it: budgets=10 is
+        (10,)), or `InvalidSetting` naming the setting and what it takes."""
         if not any(c.ok(value) for c in self.constraints):
+            one = (value,)
+            if not isinstance(value, (list, tuple)) and any(isinstance(c, (Items, Kind)) and c.ok(one) and
+                                                            (isinstance(c, Items) or c.each) for c in self.constraints):
+                return one
             raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}", setting=self.name)
         return tuple(value) if isinstance(value, list) else value
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import facade_docs as docs
 from .registry import (BOOL, FRAME, NAMES, NONE, TEXT, Check, Inputs, Interval, Items, Measure, Memory, NumberText,
                        Options, Param, register, settings_class)
 
@@ -78,7 +79,7 @@ def _art(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="art", handwritten="cocopipe art",
+    name="art", doc=docs.ART, handwritten="cocopipe art",
     summary="Average runtime per problem and target, its dispersion and bootstrap interval.",
     seed="seed 000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
     settings=settings_class("art", [
@@ -93,7 +94,8 @@ register(Measure(
     charts=("scaling", "scatter", "art-ratio")))
 
 register(Measure(
-    name="simulated_runtimes", summary="Runtimes of simulated restarts per problem, target and sample.",
+    name="simulated_runtimes", doc=docs.SIMULATED_RUNTIMES,
+    summary="Runtimes of simulated restarts per problem, target and sample.",
     seed="seed 000, Simulated Restarts and Runtimes", inputs=("hits",), keys=(), groupable=False,
     settings=settings_class("simulated_runtimes", [
         Param("samples", 1000, (POSITIVE,), "Simulated runs per problem and target.", memory=Memory(48, "cells")),
@@ -123,7 +125,7 @@ def _ert(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ert", handwritten="cocopipe ert",
+    name="ert", doc=docs.ERT, handwritten="cocopipe ert",
     summary="IOHprofiler's expected running time per problem and target, on precisions and values.",
     seed="IOHanalyzer's ERT (docs/ioh.md)", inputs=("hits", "runs"), keys=PROBLEM, quantities=True,
     settings=settings_class("ert", [
@@ -163,7 +165,7 @@ def _summary(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ecdf.steps", handwritten="cocopipe ecdf",
+    name="ecdf.steps", doc=docs.ECDF_STEPS, handwritten="cocopipe ecdf",
     summary="Runtime ECDF step table per function group and dimension.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
     balance=True, presorted=True,
@@ -171,7 +173,7 @@ register(Measure(
     spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer")))
 
 register(Measure(
-    name="ecdf.summary", handwritten="cocopipe ecdf --summary",
+    name="ecdf.summary", doc=docs.ECDF_SUMMARY, handwritten="cocopipe ecdf --summary",
     summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
     balance=True, presorted=True,
@@ -179,7 +181,7 @@ register(Measure(
     spec=_summary, kernel="ecdf:ecdf_summary_spec", columns=ECDF_SUMMARY, charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.band", handwritten="cocopipe ecdf --band 0.95",
+    name="ecdf.band", doc=docs.ECDF_BAND, handwritten="cocopipe ecdf --band 0.95",
     summary="The runtime ECDF with a bootstrap confidence band.",
     seed="seed 000, Empirical Distribution Functions; bootstrap percentile band", inputs=("hits",),
     keys=(*ECDF_KEY, "group", "x"),
@@ -193,7 +195,7 @@ register(Measure(
     columns=(*STEPS, "low", "high"), charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.per_instance", handwritten="cocopipe ecdf --per-instance",
+    name="ecdf.per_instance", doc=docs.ECDF_PER_INSTANCE, handwritten="cocopipe ecdf --per-instance",
     summary="The runtime ECDF of every instance alone.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
     settings=settings_class("ecdf.per_instance", [
@@ -220,7 +222,7 @@ BUDGETS_OF_AUC = Param("budgets", None, (NONE, FRAME), "The budgets of the areas
 
 
 register(Measure(
-    name="auc", handwritten="cocopipe auc",
+    name="auc", doc=docs.AUC, handwritten="cocopipe auc",
     summary="Area under the ECDF of the trials' own first hitting times per problem.",
     seed="seed 000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
     whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
@@ -373,14 +375,14 @@ def _profile_table(table: str):
 
 PROFILE_KEYS = (*PROFILE_STEP_KEYS, "x")
 register(Measure(
-    name="profile.steps", handwritten="cocopipe profile",
+    name="profile.steps", doc=docs.PROFILE_STEPS, handwritten="cocopipe profile",
     summary="Target-free runtime profile as a step table.", seed="seed 004, target-free profiles",
     inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False, prepare=_profile_parameters,
     settings=settings_class("profile.steps", PROFILE_PARAMS), spec=_profile_table("steps"),
     columns=(*PROFILE_STEP_KEYS, "x", "value"), charts=("profile",)))
 
 register(Measure(
-    name="profile.summary", handwritten="cocopipe profile --summary",
+    name="profile.summary", doc=docs.PROFILE_SUMMARY, handwritten="cocopipe profile --summary",
     summary="Last value and range of each target-free profile.",
     seed="seed 004, target-free profiles", inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False,
     prepare=_profile_parameters, settings=settings_class("profile.summary", PROFILE_PARAMS),
@@ -409,7 +411,7 @@ def _fixed_budget(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget", handwritten="cocopipe budget",
+    name="fixed_budget", doc=docs.FIXED_BUDGET, handwritten="cocopipe budget",
     summary="Best precision reached within given budgets, per trial or as quantiles.",
     seed="seed 000, fixed-budget view", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
@@ -439,7 +441,7 @@ def _fixed_budget_ecdf(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget_ecdf", handwritten="cocopipe fixed-budget-ecdf --budgets 10x,100x",
+    name="fixed_budget_ecdf", doc=docs.FIXED_BUDGET_ECDF, handwritten="cocopipe fixed-budget-ecdf --budgets 10x,100x",
     summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
@@ -460,7 +462,7 @@ def _aocc(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="aocc", handwritten="cocopipe aocc",
+    name="aocc", doc=docs.AOCC, handwritten="cocopipe aocc",
     summary="IOHprofiler's area over the convergence curve per problem.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG], BOUNDS),

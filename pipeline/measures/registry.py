@@ -464,7 +464,8 @@ class Measure:
     apart (column quantity); `prepare(inputs, settings)` computes once, on the whole selection, what
     every part shares; `columns` (or `columns(settings)`) the columns of its result, empty or not;
     `command`: the name of the command generated from this declaration; `handwritten`: else the command
-    line of a command of its own; `charts`: the chart kinds that draw it."""
+    line of a command of its own; `charts`: the chart kinds that draw it; `doc`: the docstring of its
+    facade method where it says more than the declaration (prose and examples; default: made from it)."""
 
     name: str
     summary: str
@@ -487,6 +488,7 @@ class Measure:
     charts: tuple[str, ...] = ()
     command: str | None = None
     handwritten: str | None = None
+    doc: str = ""
 
     def __post_init__(self) -> None:
         if unknown := set(self.inputs) - set(INPUTS):

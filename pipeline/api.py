@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from numbers import Real
 from typing import NamedTuple
 
 import polars as pl
 
 from . import reference_sets
 from . import engine
-from .binding import bind, family
+from .binding import bind
 from .execution import KeptTrials, Plan, per_group
 from .hits import targets as tg
 from .hits.budget import Budget
@@ -290,6 +291,8 @@ class Analysis:
         >>> open_store("cocopipe-store").target_frame("table").collect()["target"].to_list()
         [10.0, 1.0, 0.1, 0.01, 0.001, 1e-05, 1e-07]
         """
+        if isinstance(targets, Real) and not isinstance(targets, bool):  # one target: a.art(1e-8)
+            targets = [targets]
         if isinstance(targets, pl.DataFrame):
             targets = targets.lazy()
         if isinstance(targets, pl.LazyFrame):
@@ -465,7 +468,24 @@ class Analysis:
                                                                      group_size=plan.group_size)
             return part.target_frame(targets, reference=reference).collect()
 
-        return engine.job(name, plan, resolve, self.kept, **settings)
+        job = engine.job(name, plan, resolve, self.kept, **settings)
+        self._check_asked()
+        return job
+
+    def _check_asked(self) -> None:
+        """`SelectionError` when the selection holds no trial because it asks for a suite, algorithm, function
+        or dimension the store does not hold at all (`a.select(function=99)`: the command line's words); a
+        selection of values the store holds, none together (an algorithm without that dimension), stays empty."""
+        filters = self.selection.filters
+        if all(v is None for v in filters.values()) or self.selection.keys().height:
+            return
+        from .selection import check
+
+        store = self.selection.store
+        runs, what = store.runs(), f"the store {store.path}" if hasattr(store, "path") else "the data"
+        for key, asked in filters.items():
+            if asked is not None:
+                check(runs, {key: asked}, all_instances=True, what=what)
 
     def auc_budgets(self) -> pl.DataFrame:
         """The budgets at which `auc` ends its areas, across every algorithm of the selection: the budget
@@ -523,104 +543,6 @@ class Analysis:
         """
         return self.selection.hits(self.target_frame(targets))
 
-    def art(self, targets: Targets = None, *, dispersion: bool = False, samples: int = 1000, seed: int = 1,
-            percentiles: tuple[float, ...] = (10, 50, 90), confidence: float | None = None) -> pl.LazyFrame:
-        """Average runtime per (suite, algorithm, function, dimension, target) (`pipeline.measures.art`).
-
-        Parameters
-        ----------
-        targets : str, list of float, frame or None
-            As `target_frame`.
-        dispersion : bool
-            Add the `percentiles` of simulated restart runtimes (cocopp's tables: 10, 50, 90).
-        samples, seed : int
-            Simulated restarts per problem, and their seed (one generator per suite, algorithm and
-            dimension: an algorithm's figures do not depend on what else is selected).
-        percentiles : tuple of float
-            Of the dispersion.
-        confidence : float, optional
-            Add a bootstrap interval art_low..art_high at this level (e.g. 0.95).
-
-        Returns
-        -------
-        polars.LazyFrame
-            art, successes, runs (weighted by instance balancing), success_rate, trials, ... sorted by
-            problem, then from the easiest target to the hardest.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.art([1e-8], samples=100).collect().select("art", "successes", "runs").row(0)
-        (1150.0666666666666, 15, 15)
-        """
-        # balanced groups: the result does not depend on the grouping (the dispersion and the
-        # confidence intervals draw from one generator per suite, algorithm and dimension)
-        return self.measure("art", targets, dispersion=dispersion, samples=samples, seed=seed, percentiles=percentiles,
-                            confidence=confidence)
-
-    def simulated_runtimes(self, targets: Targets = None, *, samples: int = 1000, seed: int = 1,
-                           first_deterministic: bool = True) -> pl.LazyFrame:
-        """Runtimes of simulated restarts per (problem, target, sample) (`pipeline.measures.restarts`).
-
-        Every draw comes from one generator over the whole selection (as cocopp draws them), so the
-        selection is one part: a Ray task with `executor="ray"`; the group size does not split it (a
-        split would change the draws).
-
-        Parameters
-        ----------
-        targets : str, list of float, frame or None
-            As `target_frame`.
-        samples, seed : int
-            Simulated runs per problem and target, and their seed.
-        first_deterministic : bool
-            The first sample starts from the first trial (as cocopp).
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, target, sample, runtime; no row for a (problem,
-            target) that no trial reached.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.simulated_runtimes([1.0], samples=10).collect().height
-        15
-        """
-        return self.measure("simulated_runtimes", targets, samples=samples, seed=seed,
-                            first_deterministic=first_deterministic)
-
-    def fixed_budget(self, budgets: Sequence[float], *, per_dimension: bool = False, summary: bool = True,
-                     quantity: str | None = None) -> pl.LazyFrame:
-        """Best precision reached within given budgets, per trial or summarised per problem.
-
-        Parameters
-        ----------
-        budgets : list of float
-            Budgets in evaluations, or in multiples of the dimension with `per_dimension`.
-        per_dimension : bool
-            The budgets are multiples of the dimension.
-        summary : bool
-            Quantiles per (problem, budget); False: one row per trial and budget.
-        quantity : {"precision", "value"}, optional
-            Only runs whose optimum is known (precisions) or only those without (logged values); default both.
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, quantity, budget, and the quantiles q10..q90 of the best
-            precisions, or of the best logged values of runs without a known optimum (quantity "value"),
-            runs, runs_with_data (with `summary`).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="DIRECT", function=1, dimension=5)
-        >>> a.fixed_budget([100, 1000]).collect()["budget"].to_list()
-        [100.0, 1000.0]
-        """
-        return self.measure("fixed_budget", budgets=budgets, per_dimension=per_dimension, summary=summary,
-                            quantity=quantity)
-
     def params(self, names: Sequence[str] | None = None, positions: bool = False) -> pl.LazyFrame:
         """Tracked parameters of every selected run, its optimum known or not (`pipeline.measures.params`).
 
@@ -660,32 +582,6 @@ class Analysis:
         values = self._values()
         return parts + ([values] if values is not None else [])
 
-    def ert(self, targets: Targets = None, *, eval_max: float | None = None) -> pl.LazyFrame:
-        """IOHprofiler's ERT per (problem, target) (`pipeline.measures.ert`, docs/ioh.md), on precisions
-        where the optimum is known and on logged values where it is not (`quantity`).
-
-        Parameters
-        ----------
-        targets : str, list of float, frame or None
-            As `target_frame` (precisions); on values the numbers are raw values, and None takes
-            `pipeline.measures.values.default_targets` from the data.
-        eval_max : float, optional
-            What an unsuccessful run is charged; default (IOHanalyzer's ERT): each run its own length,
-            its last logged evaluation (at most the budget cut).
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, quantity, target, ert, successes, runs.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.ert([1e-8]).collect()["ert"].to_list()
-        [1150.0666666666666]
-        """
-        return self.measure("ert", targets, eval_max=eval_max)
-
     def values(self) -> Analysis:
         """This analysis on the logged values of the IOHprofiler runs without a known optimum (docs/ioh.md).
 
@@ -719,257 +615,6 @@ class Analysis:
             return list(tg.numbers(targets))
         except ValueError as exc:
             raise registry.InvalidSetting(f"{exc}; logged values need numbers (e.g. 10,1,0.1)", setting="targets") from None
-
-    def fixed_budget_ecdf(self, budgets: Sequence[float], *, per_dimension: bool = False, lower: float = 1e-8,
-                          upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
-        """IOHprofiler's fixed-budget ECDF per (problem, budget) (`pipeline.measures.aocc`, docs/ioh.md).
-
-        Parameters
-        ----------
-        budgets : list of float
-            Budgets in evaluations, or multiples of the dimension with `per_dimension`.
-        per_dimension : bool
-            The budgets are multiples of the dimension.
-        lower, upper : float
-            Bounds of the precisions normalised to [0, 1] (IOHinspector's defaults 1e-8, 1e8).
-        log : bool
-            Normalise on a log scale.
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, quantity, budget, fraction, runs.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.fixed_budget_ecdf([10, 100], per_dimension=True).collect()["budget"].to_list()
-        [50.0, 500.0]
-        """
-        return self.measure("fixed_budget_ecdf", budgets=budgets, per_dimension=per_dimension, lower=lower,
-                            upper=upper, log=log)
-
-    def aocc(self, *, lower: float = 1e-8, upper: float = 1e8, log: bool = True) -> pl.LazyFrame:
-        """IOHprofiler's area over the convergence curve per problem (`pipeline.measures.aocc`, docs/ioh.md).
-
-        The budget B is the budget cut, else per algorithm and problem the longest run (its largest last
-        logged evaluation), so an algorithm's AOCC does not depend on what else is selected. On runs
-        without a known optimum the bounds are logged values (quantity "value").
-
-        Parameters
-        ----------
-        lower, upper, log
-            As `fixed_budget_ecdf`.
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, quantity, budget, aocc, runs.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
-        >>> a.aocc().collect().select("algorithm", "aocc").rows()
-        [('DIRECT', 0.829935...), ('NM', 0.651282...)]
-        """
-        return self.measure("aocc", lower=lower, upper=upper, log=log)
-
-    def auc(self, targets: Targets = None, *, budgets: pl.DataFrame | None = None) -> pl.LazyFrame:
-        """Area under the ECDF of the trials' own first hitting times per problem (`pipeline.measures.auc`).
-
-        x = log10(evaluations / dimension) from 0 to log10(B / dimension), B being the budget cut, else per
-        function and dimension the smallest budget among the selected algorithms (`auc.default_budgets`),
-        so that their areas compare. The input of `pipeline.measures.ranking.rank_by_auc`.
-
-        Parameters
-        ----------
-        targets : str, sequence of float or polars.DataFrame, optional
-            As `art` (default: the suite's standard targets).
-        budgets : polars.DataFrame, optional
-            The budgets to end the areas at (`auc_budgets` of a larger selection, so that this part's
-            areas compare with its); default this selection's.
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, function, dimension, budget and auc (in [0, 1]), sorted by problem.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], function=1, dimension=5)
-        >>> a.auc().collect().select("algorithm", "budget", "auc").rows()
-        [('DIRECT', 2718.0, 0.338...), ('NM', 2718.0, 0.245...)]
-        """
-        # the budgets across all algorithms, once; on threads one query (the hits never held whole)
-        return self.measure("auc", targets, budgets=budgets)
-
-    @family
-    def ecdf(self, targets: Targets = None, *, group=None, mode: str = "simulated", samples: int = 100, seed: int = 1,
-             max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """Runtime ECDF step table (seed 000, "Empirical Distribution Functions"; `pipeline.measures.ecdf`).
-
-        The fraction of (problem, run) pairs solved within x = evaluations / dimension, a problem being
-        a (function, target) pair, per function group and dimension.
-
-        Parameters
-        ----------
-        targets : str, list of float, frame or None
-            As `target_frame` (default: each suite's standard set).
-        group : str or list of str, optional
-            Only these groups: "fN" (one function), a cocopp group (separ, lcond, ...), "all".
-        mode : {"simulated", "exact", "trials"}
-            cocopp's simulated restarts (seeded), their expectation in closed form, or the trials' own
-            hitting times.
-        samples, seed : int
-            Simulated restarts per problem (K x max(2, samples // K), K trials) and their seed.
-        max_x : float or str, optional
-            The plotted range: a number, "budget" or "cocopp" (1e7); the budget cut when one is set.
-        reference : str, optional
-            With `targets="runlength"`: the reference set.
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, dimension, group, x, fraction: one row per step.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="DIRECT", dimension=5)
-        >>> a.ecdf(group="all", mode="exact").collect().select("x", "fraction").head(2).rows()
-        [(0.2, 0.033496...), (0.4, 0.038071...)]
-        """
-        return self.measure("ecdf.steps", targets, reference=reference, group=group, mode=mode, samples=samples,
-                            seed=seed, max_x=max_x)
-
-    def ecdf_summary(self, targets: Targets = None, *, group=None, mode: str = "simulated",
-                     max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """What an ECDF figure marks besides its steps, per (suite, algorithm, dimension, group) of `ecdf`.
-
-        Parameters
-        ----------
-        targets, group, mode, max_x, reference
-            As `ecdf`.
-
-        Returns
-        -------
-        polars.LazyFrame
-            final_fraction (successes / runs: the dot), solvable_fraction, max_x, median_max_evaluations
-            (the cross), instance_targets ((function, instance, target) triples), functions, trials.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", dimension=5)
-        >>> a.ecdf_summary(group="all").collect().select("algorithm", "instance_targets", "trials").rows()
-        [('DIRECT', 6120, 120), ('NM', 18360, 360), ('RS', 18360, 360)]
-        """
-        return self.measure("ecdf.summary", targets, reference=reference, group=group, mode=mode, max_x=max_x)
-
-    def ecdf_band(self, targets: Targets = None, *, group=None, mode: str = "trials", level: float = 0.95,
-                  replicates: int = 100, seed: int = 1, samples: int = 100, max_x: float | str | None = None,
-                  reference=None) -> pl.LazyFrame:
-        """`ecdf` with a bootstrap confidence band (`pipeline.measures.uncertainty.ecdf_band`).
-
-        Parameters
-        ----------
-        targets, group, mode, samples, max_x, reference
-            As `ecdf` (default mode: the trials' own hitting times).
-        level : float
-            Confidence level of the band.
-        replicates, seed : int
-            Bootstrap replicates (trials resampled within each function and dimension) and their seed.
-
-        Returns
-        -------
-        polars.LazyFrame
-            The columns of `ecdf` and low, high.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> band = a.ecdf_band(group="all", replicates=20).collect()
-        >>> bool((band["low"] <= band["fraction"]).all() and (band["fraction"] <= band["high"]).all())
-        True
-        """
-        return self.measure("ecdf.band", targets, reference=reference, group=group, mode=mode, level=level,
-                            replicates=replicates, seed=seed, samples=samples, max_x=max_x)
-
-    def ecdf_per_instance(self, targets: Targets = None, *, group=None, mode: str = "trials", samples: int = 100,
-                          seed: int = 1, max_x: float | str | None = None, reference=None) -> pl.LazyFrame:
-        """`ecdf` of every instance alone, to draw faintly behind the aggregate.
-
-        Parameters
-        ----------
-        targets, group, mode, samples, seed, max_x, reference
-            As `ecdf` (default mode: the trials' own hitting times).
-
-        Returns
-        -------
-        polars.LazyFrame
-            The columns of `ecdf` and instance.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.ecdf_per_instance(group="all").collect()["instance"].n_unique()
-        15
-        """
-        return self.measure("ecdf.per_instance", targets, reference=reference, group=group, mode=mode,
-                            samples=samples, seed=seed, max_x=max_x)
-
-    @family
-    def profile(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target", eps="target",
-                shared: bool = True) -> pl.LazyFrame:
-        """Target-free runtime profile (seed 004) as a step table (`pipeline.measures.profiles`).
-
-        Each record's best-so-far precision is mapped to [0, 1], a trial's profile is its running
-        maximum, and profiles are averaged with equal weight per function.
-
-        Parameters
-        ----------
-        group : str or list of str, optional
-            As `ecdf`.
-        transform, f0, delta, f_inf, eps
-            The seed's parameters (their meaning and defaults: `pipeline.measures.profiles`).
-        shared : bool
-            Parameters shared by the algorithms selected together (False: each its own).
-
-        Returns
-        -------
-        polars.LazyFrame
-            suite, algorithm, dimension, group, x (evaluations / dimension), value.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", dimension=5)
-        >>> p = a.profile(group="all").collect()
-        >>> bool(p["value"].is_between(0, 1).all() and p["value"].is_sorted())
-        True
-        """
-        return self.measure("profile.steps", group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf,
-                            eps=eps, shared=shared)
-
-    def profile_summary(self, *, group=None, transform="log10", f0="observed", delta=0.0, f_inf="target",
-                        eps="target", shared: bool = True) -> pl.LazyFrame:
-        """Per (suite, algorithm, dimension, group) of `profile`: its last value and range.
-
-        Parameters
-        ----------
-        group, transform, f0, delta, f_inf, eps, shared
-            As `profile`.
-
-        Returns
-        -------
-        polars.LazyFrame
-            final_value, start_x, max_x, functions, trials.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", dimension=5)
-        >>> a.profile_summary(group="all").collect().select("algorithm", "max_x").rows()
-        [('DIRECT', 63545.0), ('NM', 1000.0), ('RS', 1000.0)]
-        """
-        return self.measure("profile.summary", group=group, transform=transform, f0=f0, delta=delta, f_inf=f_inf,
-                            eps=eps, shared=shared)
 
     def ingest(self, *sources: str | os.PathLike, archive_url: str | None = None, offline: bool = False, **options):
         """Read sources into the store (`pipeline.ingest.ingest`).

@@ -1,13 +1,17 @@
-"""The facade's measure methods made from the registry (`pipeline.measures.registry`): a measure with no
-method of its own gets one (keyword-only settings, a docstring from its declaration), and a family of
-measures ("ecdf.steps", "ecdf.summary", ...) is a namespace, as polars has `df.str.len_chars()`:
-`a.ecdf.steps()`, `a.ecdf.summary()`, `a.ecdf.band()`; calling the namespace (`a.ecdf(...)`) is its first
-member, with the arguments the method had before the namespace.
+"""The facade's measure methods made from the registry (`pipeline.measures.registry`): every measure gets
+one (a required setting positional, the others keyword-only with their declared defaults; the docstring the
+declaration's `doc`, else made from it), and a family of measures ("ecdf.steps", "ecdf.summary", ...) is a
+namespace, as polars has `df.str.len_chars()`: `a.ecdf.steps()`, `a.ecdf.summary()`, `a.ecdf.band()`;
+calling the namespace (`a.ecdf(...)`) is its first member, and each other member is also `a.ecdf_summary()`,
+`a.ecdf_band()`, ... (their names before the namespace). No facade method of a registered measure is
+written by hand: `bind` refuses one.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +21,12 @@ P = inspect.Parameter
 
 
 def describe(measure: Measure) -> str:
-    """A numpydoc docstring of a measure's method, from its declaration."""
-    lines = [measure.summary, "", f"Defined by: {measure.seed}; computed by `pipeline.engine` (registered as "
-             f"{measure.name!r}).", "", "Parameters", "----------"]
+    """A numpydoc docstring of a measure's method: its summary and definition, then its declaration's `doc`
+    (prose, parameters and examples), else the parts made from the declaration."""
+    defined = f"Defined by: {measure.seed}; computed by `pipeline.engine` (registered as {measure.name!r})."
+    if measure.doc:
+        return "\n".join([measure.summary, "", defined, "", measure.doc])
+    lines = [measure.summary, "", defined, "", "Parameters", "----------"]
     if measure.targets:
         lines += ["targets : str, list of float, frame or None", "    As `target_frame`.",
                   "reference : str, optional", "    With targets=\"runlength\": the reference set."]
@@ -35,12 +42,14 @@ def describe(measure: Measure) -> str:
 
 
 def signature(measure: Measure) -> inspect.Signature:
-    """The method's signature: self, targets (and reference) when it reads hitting times, then every
-    setting keyword-only with its default."""
+    """The method's signature: self, the required settings (no default: `a.fixed_budget([10, 100])`),
+    targets (and reference) when it reads hitting times, then every other setting keyword-only with its
+    declared default."""
     params = [P("self", P.POSITIONAL_OR_KEYWORD)]
+    params += [P(p.name, P.POSITIONAL_OR_KEYWORD) for p in measure.settings.params if p.required]
     if measure.targets:
         params += [P("targets", P.POSITIONAL_OR_KEYWORD, default=None), P("reference", P.KEYWORD_ONLY, default=None)]
-    params += [P(p.name, P.KEYWORD_ONLY, default=p.default) for p in measure.settings.params]
+    params += [P(p.name, P.KEYWORD_ONLY, default=p.default) for p in measure.settings.params if not p.required]
     return inspect.Signature(params)
 
 
@@ -56,12 +65,15 @@ def method(measure: Measure, owner: type) -> Callable:
         given.pop("self")
         return self.measure(name, given.pop("targets", None), reference=given.pop("reference", None), **given)
 
-    call.__name__ = name.rsplit(".", 1)[-1]
-    call.__qualname__ = f"{owner.__name__}.{name}"
-    call.__module__ = owner.__module__
-    call.__doc__ = describe(measure)
-    call.__signature__ = sig
-    return call
+    # a function of the owner's module (its globals), so that doctest finds the examples of a `doc` there
+    made = types.FunctionType(call.__code__, vars(sys.modules[owner.__module__]), name.rsplit(".", 1)[-1],
+                              None, call.__closure__)
+    made.__qualname__ = f"{owner.__name__}.{name}"
+    made.__module__ = owner.__module__
+    made.__doc__ = describe(measure)
+    made.__signature__ = sig
+    made.__measure__ = name
+    return made
 
 
 class Members:
@@ -103,17 +115,25 @@ class family:  # noqa: N801 - used as a decorator, as `property`
 
 
 def bind(owner: type) -> type:
-    """`owner` with a method for every registered measure that has none, and a namespace for every family."""
+    """`owner` with a method for every registered measure, a namespace for every family (its first member
+    called, the others also as head_member); a method of that name written on `owner` is a TypeError."""
+    families: set[str] = set()
     for name, measure in load().items():
-        head = name.split(".", 1)[0]
-        if head in vars(owner):
-            continue
+        head, _, member = name.partition(".")
         generated = method(measure, owner)
-        if "." in name:
-            generated.__name__ = generated.__qualname__ = head
+        if head in vars(owner) and head not in families:
+            raise TypeError(f"{owner.__name__}.{head}: a facade method of the registered measure {name!r} is "
+                            "generated from its declaration (pipeline.binding), not written by hand")
+        if not member:
+            setattr(owner, name, generated)
+        elif head not in families:  # the family's first member: the namespace, called as that member
+            generated.__name__ = head
             fam = family(generated)
             fam.__set_name__(owner, head)
             setattr(owner, head, fam)
+            families.add(head)
         else:
-            setattr(owner, name, generated)
+            generated.__name__ = f"{head}_{member}"
+            generated.__qualname__ = f"{owner.__name__}.{head}_{member}"
+            setattr(owner, f"{head}_{member}", generated)
     return owner

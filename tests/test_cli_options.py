@@ -103,7 +103,7 @@ def test_a_bad_budget_is_a_one_line_error_before_any_work():
                                 "dimension (100x)")
     r = CliRunner().invoke(app, ["budget", "--store", "nowhere", "--budgets", "10,100x"])
     assert r.exit_code == 1
-    assert " ".join(r.output.split()) == ("error: --budgets: budgets '10,100x': give all in evaluations or all as "
+    assert " ".join(r.output.split()) == ("error: --budgets '10,100x': give all in evaluations or all as "
                                           "multiples of the dimension (Nx)")
 
 

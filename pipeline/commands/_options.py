@@ -39,6 +39,26 @@ STORE = "cocopipe-store"
 #: `pip install` of an extra in help text (typer reads help as rich markup, where [ray] would be a tag)
 RAY_EXTRA = "pip install 'cocopipe\\[ray]'"
 
+def setting(name: str, measure: str | None = None, flag: str | None = None) -> Callable[[Any], Any]:
+    """The parser of an option that sets a declared setting: `name` of the registered `measure`, else the
+    constant `name` of `pipeline.measures.catalog` (ALPHA, CORRECTION). The option's text is read and checked
+    by the declaration (`Param.parse`), as Python's values are (`Param.check`), while typer reads the command
+    line: a refused value is a one-line error naming the option (`flag`, default --name) and the value."""
+    def parse(value: Any) -> Any:
+        from ..measures import catalog
+        from ..measures.registry import InvalidSetting, get
+
+        param = (next(p for p in get(measure).settings.params if p.name == name) if measure
+                 else getattr(catalog, name))
+        try:
+            return param.parse(value) if isinstance(value, str) else param.check(value)
+        except InvalidSetting as exc:  # "--samples 1.5: expected an integer >= 1"
+            fail(error_text(exc, {param.name: flag or f"--{param.name.replace('_', '-')}"}))
+
+    parse.__name__ = f"{measure or 'catalog'}.{name}"
+    return parse
+
+
 # -- the options, one declaration each --------------------------------------------------------------
 StoreOpt = Annotated[Optional[str], typer.Option("--store", "-s", help="Store folder.")]
 SuiteOpt = Annotated[Optional[list[str]], typer.Option("--suite", help="Only these suites.")]
@@ -80,9 +100,9 @@ BudgetsOpt = Annotated[Optional[str], typer.Option(
     "--budgets", "-b", help="Budgets v1,v2,...: evaluations, or with x multiples of the dimension (all alike), e.g. "
                             "10x,100x.")]
 SeedOpt = Annotated[Optional[int], typer.Option(
-    "--seed", help="Seed of the random draws (simulated restarts, bootstrap, Glicko-2 games).")]
+    "--seed", parser=setting("seed", "art"), help="Seed of the random draws (simulated restarts, bootstrap, Glicko-2 games).")]
 SamplesOpt = Annotated[Optional[int], typer.Option(
-    "--samples", help="Simulated restarts drawn per problem (cocopp: 100 for ECDFs, 1000 for the aRT dispersion).")]
+    "--samples", parser=setting("samples", "art"), help="Simulated restarts drawn per problem (cocopp: 100 for ECDFs, 1000 for the aRT dispersion).")]
 ExecutorOpt = Annotated[str, typer.Option(
     "--executor", help=f"local (threads in this process) or ray (tasks on a Ray cluster; {RAY_EXTRA}).")]
 
@@ -107,8 +127,8 @@ def parse_budgets(text: str, option: str = "--budgets") -> list[Budget]:
 
     try:
         return Budget.parse_list(text)
-    except ValueError as exc:
-        fail(f"{option}: {exc}")
+    except ValueError as exc:  # "--budgets [-5]: expected a list of numbers > 0"
+        fail(error_text(exc, {"budgets": option}))
 
 
 def one_suite(suite: list[str] | None) -> str | None:

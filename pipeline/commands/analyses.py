@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ._common import error_text, fail, write_table
-from ._options import ExecutorOpt, OutOpt, SeedOpt, SelectionOptions, TargetsOpt, uses
+from ._options import ExecutorOpt, OutOpt, SeedOpt, SelectionOptions, TargetsOpt, setting, uses
 
 if TYPE_CHECKING:
     pass
@@ -44,9 +44,9 @@ def register(app: typer.Typer) -> None:
         by: Annotated[str, typer.Option("--by", help="auc (average rank of per-function auc, Friedman test) or glicko2.")] = "auc",
         out: OutOpt = None, targets: TargetsOpt = None, executor: ExecutorOpt = "local",
         overall: Annotated[bool, typer.Option("--overall", help="One ranking over all dimensions instead of one per dimension.")] = False,
-        rounds: Annotated[int, typer.Option(help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
+        rounds: Annotated[int, typer.Option(parser=setting("rounds", "glicko2"), help="Glicko-2: trials drawn per algorithm and problem.")] = 25,
         seed: SeedOpt = 1,
-        alpha: Annotated[float, typer.Option(help="auc: level of the Nemenyi critical difference.")] = 0.05,
+        alpha: Annotated[float, typer.Option(parser=setting("alpha", "rank"), help="auc: level of the Nemenyi critical difference.")] = 0.05,
         cliques: Annotated[Optional[str], typer.Option("--cliques", help="auc: write the critical-difference cliques (algorithms not significantly different) to this file.")] = None,
     ) -> None:
         """Rank algorithms: `--by auc` (mean ranks, Friedman test, Nemenyi critical difference) or `--by glicko2`;

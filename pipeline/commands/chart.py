@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..recipes import KIND_NAMES
-from ._common import error_text, fail, outside_store, say
-from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, uses
+from ._common import fail, outside_store, say
+from ._options import ReferenceOpt, SelectionOptions, TargetsOpt, setting, uses
 
 
 def parse_value(text: str):
@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         group: Annotated[Optional[str], typer.Option("--group", "-g", help="Function group: all, separ, lcond, hcond, multi, mult2, fN (kinds that aggregate).")] = None,
         reference: ReferenceOpt = None,
         band: Annotated[bool, typer.Option("--band", help="ECDF: the bootstrap confidence band of each algorithm.")] = False,
-        level: Annotated[Optional[float], typer.Option("--level", help="ECDF: confidence level of the band (default 0.95).")] = None,
+        level: Annotated[Optional[float], typer.Option("--level", parser=setting("level", "ecdf.band", "--level"), help="ECDF: confidence level of the band (default 0.95).")] = None,
         per_instance: Annotated[bool, typer.Option("--per-instance", help="ECDF: every instance's ECDF as a thin faint line.")] = False,
         option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="Kind option KEY=VALUE (repeatable), e.g. -O samples=1000 -O a_name=DIRECT.")] = None,
         scale: Annotated[float, typer.Option(help="Pixel scale of PNG output.")] = 2.0,
@@ -104,13 +104,6 @@ def register(app: typer.Typer) -> None:
         takes_any = kind == "profile"
         if level is not None and not band:
             fail("--level applies to the band: add --band")
-        if level is not None:
-            from ..measures.registry import get
-
-            try:  # the band's declared level (`ecdf.band`), as Python and `ecdf --band` check it
-                get("ecdf.band").configure(level=level)
-            except ValueError as exc:
-                fail(error_text(exc))  # "--level 95.0: expected a number in (0, 1)"
         for name, value in (("targets", targets), ("group", group), ("reference", reference),
                             ("band", band or None), ("level", level), ("per_instance", per_instance or None)):
             if value is None:

@@ -7,7 +7,7 @@ import typer
 
 from ._common import error_text, fail, write_parts, write_table
 from ._options import (ExecutorOpt, GroupsOpt, OutOpt, RunlengthRefOpt, SamplesOpt, SeedOpt, SelectionOptions,
-                       TargetsOpt, uses)
+                       TargetsOpt, setting, uses)
 
 
 def register(app: typer.Typer) -> None:
@@ -18,11 +18,11 @@ def register(app: typer.Typer) -> None:
     def ecdf(
         sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None, group: GroupsOpt = None,
         executor: ExecutorOpt = "local", runlength_reference: RunlengthRefOpt = None,
-        mode: Annotated[str, typer.Option("--mode", "-m", help="simulated (cocopp's simulated restarts, seeded), exact (their expected ECDF in closed form) or trials (the trials' own hitting times).")] = "simulated",
+        mode: Annotated[str, typer.Option("--mode", "-m", parser=setting("mode", "ecdf.steps"), help="simulated (cocopp's simulated restarts, seeded), exact (their expected ECDF in closed form) or trials (the trials' own hitting times).")] = "simulated",
         samples: SamplesOpt = 100, seed: SeedOpt = 1,
-        max_x: Annotated[Optional[str], typer.Option("--max-x", help="Plotted range in evaluations / dimension: a number, budget (the trials' largest) or cocopp (1e7). Default: cocopp, budget in exact mode; --max-budget B sets B / dimension.")] = None,
-        band: Annotated[Optional[float], typer.Option("--band", help="Add a bootstrap confidence band low..high at this level (e.g. 0.95): trials resampled within each function and dimension.")] = None,
-        replicates: Annotated[int, typer.Option(help="Bootstrap replicates of --band.")] = 100,
+        max_x: Annotated[Optional[str], typer.Option("--max-x", parser=setting("max_x", "ecdf.steps"), help="Plotted range in evaluations / dimension: a number, budget (the trials' largest) or cocopp (1e7). Default: cocopp, budget in exact mode; --max-budget B sets B / dimension.")] = None,
+        band: Annotated[Optional[float], typer.Option("--band", parser=setting("level", "ecdf.band", "--band"), help="Add a bootstrap confidence band low..high at this level (e.g. 0.95): trials resampled within each function and dimension.")] = None,
+        replicates: Annotated[int, typer.Option(parser=setting("replicates", "ecdf.band"), help="Bootstrap replicates of --band.")] = 100,
         per_instance: Annotated[bool, typer.Option("--per-instance", help="The ECDF of every instance alone (column instance).")] = False,
         summary: Annotated[bool, typer.Option("--summary", help="One row per (algorithm, dimension, group): final fraction (the dot), max_x, median maximal evaluations (the cross), instance_targets ((function, instance, target) triples), functions, trials.")] = False,
     ) -> None:

@@ -9,10 +9,10 @@ from typing import Annotated, Optional
 import typer
 
 from ._common import error_text, fail, write_table
-from ._options import READING, BudgetsOpt, OutOpt, SelectionOptions, TargetsOpt, parse_budgets, uses
+from ._options import READING, BudgetsOpt, OutOpt, SelectionOptions, TargetsOpt, parse_budgets, setting, uses
 
-LowerOpt = Annotated[float, typer.Option("--lower", help="Precision (or minimised value) at and below which the normalised value is 1 (a maximised value: 0).")]
-UpperOpt = Annotated[float, typer.Option("--upper", help="Precision (or minimised value) at and above which the normalised value is 0 (a maximised value: 1).")]
+LowerOpt = Annotated[float, typer.Option("--lower", parser=setting("lower", "aocc"), help="Precision (or minimised value) at and below which the normalised value is 1 (a maximised value: 0).")]
+UpperOpt = Annotated[float, typer.Option("--upper", parser=setting("upper", "aocc"), help="Precision (or minimised value) at and above which the normalised value is 0 (a maximised value: 1).")]
 LinearOpt = Annotated[bool, typer.Option("--linear", help="Normalise on a linear scale (IOHinspector's scale_log=False).")]
 
 
@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
     @uses(SelectionOptions, without=("max_budget", "indicator"))
     def ert(
         sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None,
-        eval_max: Annotated[Optional[float], typer.Option("--eval-max", help="Evaluations charged to every unsuccessful run (default: each run its own length, its last logged evaluation, at most --max-budget).")] = None,
+        eval_max: Annotated[Optional[float], typer.Option("--eval-max", parser=setting("eval_max", "ert"), help="Evaluations charged to every unsuccessful run (default: each run its own length, its last logged evaluation, at most --max-budget).")] = None,
     ) -> None:
         """IOHanalyzer's ERT per target: (hitting times of the successful runs + each unsuccessful run's own
         length, or --eval-max) / successes, runs unweighted (cocopp's aRT: `cocopipe art`). On runs without

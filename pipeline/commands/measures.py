@@ -7,7 +7,7 @@ import typer
 
 from ._common import error_text, fail, write_parts, write_table
 from ._options import (BudgetsOpt, ExecutorOpt, OutOpt, SamplesOpt, SeedOpt, SelectionOptions, TargetsOpt,
-                       parse_budgets, uses)
+                       parse_budgets, setting, uses)
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
         sel: SelectionOptions, out: OutOpt = None, targets: TargetsOpt = None, executor: ExecutorOpt = "local",
         dispersion: Annotated[bool, typer.Option(help="Add 10/50/90th percentiles of simulated restart runtimes.")] = True,
         samples: SamplesOpt = 1000, seed: SeedOpt = 1,
-        confidence: Annotated[Optional[float], typer.Option(help="Add a bootstrap confidence interval of aRT at this level (e.g. 0.95).")] = None,
+        confidence: Annotated[Optional[float], typer.Option(parser=setting("confidence", "art"), help="Add a bootstrap confidence interval of aRT at this level (e.g. 0.95).")] = None,
     ) -> None:
         """aRT, successes and trials per (algorithm, function, dimension, target)."""
         a = sel.analysis(executor)

@@ -12,7 +12,7 @@ import typer
 
 from ..archive import is_archive_source
 from ._common import fail, note, open_store, plural, say, stages, warn
-from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
+from ._options import ExecutorOpt, SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
 from .ingest import ingest_sources, read_nothing, unread
 
@@ -79,6 +79,7 @@ def register(app: typer.Typer) -> None:
         renderer: Annotated[Optional[str], typer.Option(help="vega (interactive, shipped JavaScript) or svg (static pictures, no JavaScript).")] = None,
         background: Annotated[Optional[list[str]], typer.Option("--background", "-b", help="Algorithms drawn thin and grey behind the compared ones in every ECDF and scaling chart (e.g. a whole archive): names of the store, another cocopipe store (all its algorithms), or COCO results folders / archives (ingested with the data). Repeat for several.")] = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes for tables and charts (default: CPUs, at most 4; 1: none).")] = None,
+        executor: ExecutorOpt = "local",
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
         force: Annotated[bool, typer.Option("--force", help="Replace the --out folder even when cocopipe did not write it (all it holds is deleted).")] = False,
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
             st = open_store(store_path)
             try:
                 with stages("report") as update:
-                    index = build(Analysis(st), out, settings, progress=update, force=force, runner=runner)
+                    index = build(Analysis(st, executor=executor), out, settings, progress=update, force=force, runner=runner)
             except (SettingsError, ValueError) as exc:
                 fail(str(exc))
             except OSError as exc:  # a full disk, a folder made read-only meanwhile

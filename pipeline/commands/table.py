@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ._common import fail, flat, outside_store, plural, say, whole_file
-from ._options import SamplesOpt, SeedOpt, SelectionOptions, uses
+from ._common import error_text, fail, flat, outside_store, plural, say, whole_file
+from ._options import SamplesOpt, SeedOpt, SelectionOptions, setting, uses
 
 if TYPE_CHECKING:
     import polars as pl
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         correction: Annotated[str, typer.Option("--correction", help="Multiple-testing correction: bonferroni or holm.")] = "bonferroni",
         pairwise: Annotated[bool, typer.Option("--pairwise", help="Rank-sum tests for every pair of algorithms instead of the aRT table.")] = False,
         targets: TableTargetsOpt = None, samples: SamplesOpt = 1000, seed: SeedOpt = 1,
-        alpha: Annotated[float, typer.Option(help="Significance level of the markers (after correction).")] = 0.05,
+        alpha: Annotated[float, typer.Option(parser=setting("ALPHA"), help="Significance level of the markers (after correction).")] = 0.05,
         standalone: Annotated[bool, typer.Option(help="LaTeX: a complete document (pdflatex; xelatex or lualatex for names beyond Latin scripts), not a fragment.")] = False,
     ) -> None:
         """aRT table per function and dimension (ratio to a reference, dispersion, #succ, significance), or
@@ -55,12 +55,12 @@ def register(app: typer.Typer) -> None:
         kind = _format(fmt, out)
         if out and out != "-":
             outside_store(out, sel.store)
-        from ..measures.significance import check_correction
+        from ..tables.art import check_tests
 
-        try:
-            check_correction(correction)
+        try:  # the declared correction and level (`catalog.CORRECTION`, `catalog.ALPHA`), before the store is read
+            check_tests(correction, alpha)
         except ValueError as exc:
-            fail(f"--{exc}")  # "--correction 'x': expected one of bonferroni, holm"
+            fail(error_text(exc))  # "--correction 'x': expected one of bonferroni, holm"
         if absolute and reference:
             fail("--absolute and --reference exclude each other")
         if pairwise and reference:

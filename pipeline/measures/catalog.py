@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import facade_docs as docs
 from .registry import (BOOL, FRAME, NAMES, NONE, TEXT, Check, Inputs, Interval, Items, Measure, Memory, NumberText,
                        Options, Param, register, settings_class)
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 #: `pipeline.hits.spec.PROBLEM`, `ecdf.MODES`, `profiles.TRANSFORMS`, `profiles.STEP_KEYS`, `vocabulary.TABLE_CELL`
 from ..vocabulary import PROBLEM  # noqa: E402 - the one definition of the key
 MODES = ("simulated", "exact", "trials")
+#: `significance.CORRECTIONS`: the multiple-testing corrections (the aRT table, the pairwise tests, the report)
+CORRECTIONS = ("bonferroni", "holm")
 TRANSFORMS = ("log10", "linear")
 PROFILE_STEP_KEYS = ("suite", "algorithm", "dimension", "group")
 TEST_KEY = ("suite", "dimension", "function")
@@ -44,6 +47,12 @@ MODE = Param("mode", "simulated", (Options(MODES),),
 MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
               "The plotted range in evaluations / dimension (default: the budget cut, else 1e7).")
 SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "cells"))
+SAMPLES_ART = Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells"))
+BAND_LEVEL = Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band")
+REPLICATES = Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits"))
+#: the tests' correction and level: declared once for the aRT table, the pairwise tests and the report
+CORRECTION = Param("correction", "bonferroni", (Options(CORRECTIONS),), "Multiple-testing correction.")
+ALPHA = Param("alpha", 0.05, LEVEL, "Significance level of the tests (after correction).")
 ECDF_KEY = ("suite", "algorithm", "dimension")
 STEPS = (*ECDF_KEY, "group", "x", "fraction")
 ART_KEYS = (*PROBLEM, "target")
@@ -70,12 +79,12 @@ def _art(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="art", handwritten="cocopipe art",
+    name="art", doc=docs.ART, handwritten="cocopipe art",
     summary="Average runtime per problem and target, its dispersion and bootstrap interval.",
     seed="seed 000, Averaging Runtime", inputs=("hits",), keys=ART_KEYS, descending=ART_ORDER, balance=True,
     settings=settings_class("art", [
         Param("dispersion", False, (BOOL,), "Add the percentiles of simulated restart runtimes."),
-        Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells")), SEED,
+        SAMPLES_ART, SEED,
         Param("percentiles", (10, 50, 90), (Items(Interval(float, 0, 100)),), "Percentiles of the dispersion.",
               option=False),
         Param("confidence", None, (NONE, *LEVEL), "Add a bootstrap interval of aRT at this level.")]),
@@ -85,7 +94,8 @@ register(Measure(
     charts=("scaling", "scatter", "art-ratio")))
 
 register(Measure(
-    name="simulated_runtimes", summary="Runtimes of simulated restarts per problem, target and sample.",
+    name="simulated_runtimes", doc=docs.SIMULATED_RUNTIMES,
+    summary="Runtimes of simulated restarts per problem, target and sample.",
     seed="seed 000, Simulated Restarts and Runtimes", inputs=("hits",), keys=(), groupable=False,
     settings=settings_class("simulated_runtimes", [
         Param("samples", 1000, (POSITIVE,), "Simulated runs per problem and target.", memory=Memory(48, "cells")),
@@ -115,7 +125,7 @@ def _ert(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ert", handwritten="cocopipe ert",
+    name="ert", doc=docs.ERT, handwritten="cocopipe ert",
     summary="IOHprofiler's expected running time per problem and target, on precisions and values.",
     seed="IOHanalyzer's ERT (docs/ioh.md)", inputs=("hits", "runs"), keys=PROBLEM, quantities=True,
     settings=settings_class("ert", [
@@ -125,12 +135,6 @@ register(Measure(
 
 
 # -- ECDFs ----------------------------------------------------------------------------------------------------
-def _check_ecdf(inputs: Inputs, s) -> None:
-    from . import ecdf as ecdf_m
-
-    ecdf_m.check(s.mode, inputs.selection.max_budget, s.max_x, getattr(s, "samples", 1))
-
-
 def _trials(inputs: Inputs):
     """The part's prepared ECDF trials: kept by the facade for its next table, or computed now."""
     from . import ecdf as ecdf_m
@@ -161,30 +165,29 @@ def _summary(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="ecdf.steps", handwritten="cocopipe ecdf",
+    name="ecdf.steps", doc=docs.ECDF_STEPS, handwritten="cocopipe ecdf",
     summary="Runtime ECDF step table per function group and dimension.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "x"),
-    balance=True, presorted=True, prepare=_check_ecdf,
+    balance=True, presorted=True,
     settings=settings_class("ecdf.steps", [GROUP_PARAM, MODE, SAMPLES_ECDF, SEED, MAX_X]),
     spec=_steps, kernel="ecdf:ecdf_spec", columns=STEPS, charts=("ecdf", "ecdf-explorer")))
 
 register(Measure(
-    name="ecdf.summary", handwritten="cocopipe ecdf --summary",
+    name="ecdf.summary", doc=docs.ECDF_SUMMARY, handwritten="cocopipe ecdf --summary",
     summary="What an ECDF figure marks besides its steps: final fraction, range, median length.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group"),
-    balance=True, presorted=True, prepare=_check_ecdf,
+    balance=True, presorted=True,
     settings=settings_class("ecdf.summary", [GROUP_PARAM, MODE, MAX_X]),
     spec=_summary, kernel="ecdf:ecdf_summary_spec", columns=ECDF_SUMMARY, charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.band", handwritten="cocopipe ecdf --band 0.95",
+    name="ecdf.band", doc=docs.ECDF_BAND, handwritten="cocopipe ecdf --band 0.95",
     summary="The runtime ECDF with a bootstrap confidence band.",
     seed="seed 000, Empirical Distribution Functions; bootstrap percentile band", inputs=("hits",),
     keys=(*ECDF_KEY, "group", "x"),
     settings=settings_class("ecdf.band", [
         GROUP_PARAM, Param("mode", "trials", MODE.constraints, MODE.help),
-        Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band"),
-        Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits")), SEED,
+        BAND_LEVEL, REPLICATES, SEED,
         SAMPLES_ECDF, MAX_X]),
     spec=lambda i, s: _module("uncertainty").ecdf_band(i.hits(), s.group, mode=s.mode, level=s.level,
                                                          replicates=s.replicates, seed=s.seed, samples=s.samples,
@@ -192,7 +195,7 @@ register(Measure(
     columns=(*STEPS, "low", "high"), charts=("ecdf",)))
 
 register(Measure(
-    name="ecdf.per_instance", handwritten="cocopipe ecdf --per-instance",
+    name="ecdf.per_instance", doc=docs.ECDF_PER_INSTANCE, handwritten="cocopipe ecdf --per-instance",
     summary="The runtime ECDF of every instance alone.",
     seed="seed 000, Empirical Distribution Functions", inputs=("hits",), keys=(*ECDF_KEY, "group", "instance", "x"),
     settings=settings_class("ecdf.per_instance", [
@@ -219,7 +222,7 @@ BUDGETS_OF_AUC = Param("budgets", None, (NONE, FRAME), "The budgets of the areas
 
 
 register(Measure(
-    name="auc", handwritten="cocopipe auc",
+    name="auc", doc=docs.AUC, handwritten="cocopipe auc",
     summary="Area under the ECDF of the trials' own first hitting times per problem.",
     seed="seed 000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
     whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
@@ -372,14 +375,14 @@ def _profile_table(table: str):
 
 PROFILE_KEYS = (*PROFILE_STEP_KEYS, "x")
 register(Measure(
-    name="profile.steps", handwritten="cocopipe profile",
+    name="profile.steps", doc=docs.PROFILE_STEPS, handwritten="cocopipe profile",
     summary="Target-free runtime profile as a step table.", seed="seed 004, target-free profiles",
     inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False, prepare=_profile_parameters,
     settings=settings_class("profile.steps", PROFILE_PARAMS), spec=_profile_table("steps"),
     columns=(*PROFILE_STEP_KEYS, "x", "value"), charts=("profile",)))
 
 register(Measure(
-    name="profile.summary", handwritten="cocopipe profile --summary",
+    name="profile.summary", doc=docs.PROFILE_SUMMARY, handwritten="cocopipe profile --summary",
     summary="Last value and range of each target-free profile.",
     seed="seed 004, target-free profiles", inputs=("runs", "records"), keys=PROFILE_KEYS, targets=False,
     prepare=_profile_parameters, settings=settings_class("profile.summary", PROFILE_PARAMS),
@@ -408,7 +411,7 @@ def _fixed_budget(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget", handwritten="cocopipe budget",
+    name="fixed_budget", doc=docs.FIXED_BUDGET, handwritten="cocopipe budget",
     summary="Best precision reached within given budgets, per trial or as quantiles.",
     seed="seed 000, fixed-budget view", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
@@ -438,7 +441,7 @@ def _fixed_budget_ecdf(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="fixed_budget_ecdf", handwritten="cocopipe fixed-budget-ecdf --budgets 10x,100x",
+    name="fixed_budget_ecdf", doc=docs.FIXED_BUDGET_ECDF, handwritten="cocopipe fixed-budget-ecdf --budgets 10x,100x",
     summary="IOHprofiler's fixed-budget ECDF per problem and budget.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False,
@@ -459,7 +462,7 @@ def _aocc(inputs: Inputs, s) -> pl.LazyFrame:
 
 
 register(Measure(
-    name="aocc", handwritten="cocopipe aocc",
+    name="aocc", doc=docs.AOCC, handwritten="cocopipe aocc",
     summary="IOHprofiler's area over the convergence curve per problem.",
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG], BOUNDS),

@@ -87,22 +87,11 @@ SUMMARY_SCHEMA = pl.Schema({"suite": pl.String, "algorithm": pl.String, "dimensi
 Prepared = kernel.Prepared
 
 
-def check_mode(mode: str, modes: Sequence[str] = MODES) -> None:
-    """Raise ValueError for a mode not among `modes` (default: every mode of the ECDF), naming them: the one
-    check of an ECDF mode (the report allows some of them only, `report.settings.MODES`).
-
-    >>> check_mode("trials", ("simulated", "exact"))
-    Traceback (most recent call last):
-    ...
-    ValueError: mode 'trials': expected one of simulated, exact
-    """
-    if mode not in modes:
-        raise ValueError(f"mode {mode!r}: expected one of {', '.join(modes)}")
-
-
 def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: float | str | None = None,
           samples: int = 1) -> None:
-    """Raise ValueError for an unknown mode, a bad plotted range or sample count, before anything is computed.
+    """`InvalidSetting` for an unknown mode, a bad plotted range or sample count, before anything is computed:
+    the declared settings of the ECDF (`catalog.MODE`, `catalog.MAX_X`, `catalog.SAMPLES_ECDF`) checking the
+    arguments of this module's functions.
 
     Parameters
     ----------
@@ -120,26 +109,23 @@ def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: floa
     >>> check("bootstrap")
     Traceback (most recent call last):
     ...
-    ValueError: mode 'bootstrap': expected one of simulated, exact, trials
+    pipeline.measures.registry.InvalidSetting: mode 'bootstrap': expected one of simulated, exact, trials
     """
-    check_mode(mode)
-    if samples < 1:
-        raise ValueError(f"samples {samples}: expected a positive number")
-    _range_spec(mode, max_budget, max_x)
+    from .catalog import MAX_X, MODE, SAMPLES_ECDF
+
+    for param, value in ((MODE, mode), (SAMPLES_ECDF, samples), (MAX_X, max_x)):
+        param.check(value)
 
 
 def _range_spec(mode: str, max_budget: Budget | None, max_x) -> tuple[str, float]:
-    """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B)."""
-    if max_x is not None:
+    """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B); `max_x` as `check`
+    takes it (checked again: `x_limits` is public)."""
+    from .catalog import MAX_X
+
+    if MAX_X.check(max_x) is not None:
         if isinstance(max_x, str) and max_x in ("budget", "cocopp"):
             return ("budget", 1.0) if max_x == "budget" else ("fixed", X_LIMIT)
-        try:
-            value = float(max_x)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'") from exc
-        if not value > 0:
-            raise ValueError(f"max_x {max_x!r}: expected a positive number, 'budget' or 'cocopp'")
-        return "fixed", value
+        return "fixed", float(max_x)
     if max_budget is not None:
         return ("fixed", max_budget.value) if max_budget.per_dimension else ("evaluations", max_budget.value)
     return ("budget", 1.0) if mode == "exact" else ("fixed", X_LIMIT)

@@ -320,8 +320,13 @@ class Param:
         return " or ".join(c.text for c in self.constraints)
 
     def check(self, value: Any) -> Any:
-        """`value` as given (a list as a tuple), or `InvalidSetting` naming the setting and what it takes."""
+        """`value` as given (a list as a tuple; one item where a list is taken, as a list of it: budgets=10 is
+        (10,)), or `InvalidSetting` naming the setting and what it takes."""
         if not any(c.ok(value) for c in self.constraints):
+            one = (value,)
+            if not isinstance(value, (list, tuple)) and any(isinstance(c, (Items, Kind)) and c.ok(one) and
+                                                            (isinstance(c, Items) or c.each) for c in self.constraints):
+                return one
             raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}", setting=self.name)
         return tuple(value) if isinstance(value, list) else value
 
@@ -459,7 +464,8 @@ class Measure:
     apart (column quantity); `prepare(inputs, settings)` computes once, on the whole selection, what
     every part shares; `columns` (or `columns(settings)`) the columns of its result, empty or not;
     `command`: the name of the command generated from this declaration; `handwritten`: else the command
-    line of a command of its own; `charts`: the chart kinds that draw it."""
+    line of a command of its own; `charts`: the chart kinds that draw it; `doc`: the docstring of its
+    facade method where it says more than the declaration (prose and examples; default: made from it)."""
 
     name: str
     summary: str
@@ -482,6 +488,7 @@ class Measure:
     charts: tuple[str, ...] = ()
     command: str | None = None
     handwritten: str | None = None
+    doc: str = ""
 
     def __post_init__(self) -> None:
         if unknown := set(self.inputs) - set(INPUTS):

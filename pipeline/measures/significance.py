@@ -42,11 +42,11 @@ import polars as pl
 
 from ._kernels import ranksum as kernel
 from .art import art
+from .catalog import CORRECTION, CORRECTIONS  # noqa: F401 - the declared corrections, named here too
 from ..vocabulary import TABLE_CELL
 
 #: significance level of the markers
 ALPHA = 0.05
-CORRECTIONS = ("bonferroni", "holm")
 #: cocopp's family of tests, corrected together: the functions of a dimension, for one target (and one pair of
 #: algorithms in the pairwise tests); the aRT tables and the pairwise tests of a report correct the same family
 PAIR_FAMILY = ("suite", "dimension", "target", "algorithm_a", "algorithm_b")
@@ -205,23 +205,11 @@ def holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_correction(method: str) -> None:
-    """Raise ValueError for a correction not among `CORRECTIONS`, naming them: the one check of a correction.
-
-    >>> check_correction("sidak")
-    Traceback (most recent call last):
-    ...
-    ValueError: correction 'sidak': expected one of bonferroni, holm
-    """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction {method!r}: expected one of {', '.join(CORRECTIONS)}")
-
-
 def correct(p: np.ndarray, method: str = "bonferroni") -> np.ndarray:
     """Corrected p-values of one family of tests: `bonferroni` or `holm` (`method`)."""
     if method == "bonferroni":
         return bonferroni(p)
-    check_correction(method)
+    CORRECTION.check(method)
     return holm(p)
 
 
@@ -246,7 +234,7 @@ def correct_frame(df: pl.DataFrame, p: str, out: str, family: list[str], method:
     polars.DataFrame
         `df` with `out` and family_size (the number of tests in the row's family).
     """
-    check_correction(method)
+    CORRECTION.check(method)
     if df.height == 0:
         return df.with_columns(pl.lit(None, pl.Float64).alias(out), family_size=pl.lit(None, pl.Int64))
     over = (lambda e: e.over(family)) if family else (lambda e: e)

@@ -28,18 +28,6 @@ from ..vocabulary import PROBLEM_TARGET
 from ..hits.spec import instance_weights
 
 
-def check_level(level: float) -> None:
-    """Raise ValueError for a confidence level not strictly between 0 and 1: the one check of a level.
-
-    >>> check_level(95)
-    Traceback (most recent call last):
-    ...
-    ValueError: level 95: expected a confidence level between 0 and 1, e.g. 0.95
-    """
-    if not 0 < level < 1:
-        raise ValueError(f"level {level}: expected a confidence level between 0 and 1, e.g. 0.95")
-
-
 def art_confidence(hits: pl.LazyFrame, level: float = 0.95, samples: int = 1000, seed: int = 1) -> pl.LazyFrame:
     """The percentile bootstrap interval of the aRT of every (problem, target).
 
@@ -155,10 +143,11 @@ def ecdf_band(hits: pl.LazyFrame, group=None, *, mode: str = "trials", level: fl
     polars.LazyFrame
         The step table of `ecdf.ecdf` with low and high.
     """
+    from .catalog import BAND_LEVEL, REPLICATES
+
     check(mode, max_budget, max_x, samples)
-    check_level(level)
-    if replicates < 2:
-        raise ValueError(f"replicates {replicates}: expected at least 2")
+    BAND_LEVEL.check(level)
+    REPLICATES.check(replicates)
     key = ["suite", "algorithm", "dimension", "group"]
     settings = dict(mode=mode, samples=samples, seed=seed, max_budget=max_budget, max_x=max_x)
 

@@ -104,6 +104,11 @@ class _UnionStore:
         return out
 
 
+def _plan(analysis: Analysis) -> dict:
+    """The executor and group size of `analysis`, for the analyses a report makes of it (`report --executor`)."""
+    return dict(executor=analysis.plan.executor, group_size=analysis.plan.group_size)
+
+
 def _store_algorithms(analysis: Analysis) -> list[str]:
     return analysis.select(algorithm=None).algorithms()
 
@@ -248,7 +253,7 @@ class Context:
             raise SettingsError("no algorithm to show besides the reference")
         shown = self.algorithms + refs
         self.analysis: Analysis = Analysis(store, **{**base.filters, "algorithm": shown}, max_budget=s.max_budget,
-                                           all_instances=s.all_instances, exact=s.exact)
+                                           all_instances=s.all_instances, exact=s.exact, **_plan(analysis))
         #: the compared algorithms without the reference
         self.compared: Analysis = self.analysis.select(algorithm=self.algorithms)
         #: the shown algorithms with the background ones (the ECDFs draw them all)
@@ -304,7 +309,7 @@ class Context:
             if mine:
                 out.append(Analysis(store, **{**self.with_background.filters, "algorithm": mine},
                                     max_budget=self.settings.max_budget, all_instances=self.settings.all_instances,
-                                    exact=self.settings.exact))
+                                    exact=self.settings.exact, **_plan(self.analysis)))
                 left = [a for a in left if a not in names]
         return out
 

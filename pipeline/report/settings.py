@@ -13,8 +13,8 @@ from pathlib import Path
 import polars as pl
 
 from ..hits import targets as tg
-from ..measures.ecdf import check_mode
-from ..measures.significance import check_correction
+from ..measures import catalog
+from ..measures.registry import BOOL, Interval, InvalidSetting, Options, Param
 from .vendor import versions as js_versions
 
 #: the settings.json format
@@ -30,6 +30,24 @@ TABLE_SAMPLES = 1000
 
 class SettingsError(ValueError):
     """A settings file or value that cannot be used."""
+
+
+def _as(param: Param, name: str, **changes) -> Param:
+    """A measure's declared setting under the report's name (its constraints the measure's)."""
+    return dataclasses.replace(param, name=name, **changes)
+
+
+#: the report's settings that measures declare, checked by the declarations (`pipeline.measures.catalog`): the
+#: same words as Python's and the commands' refusals, under the report's names
+PARAMS = (
+    _as(catalog.MODE, "mode", constraints=(Options(MODES),)), _as(catalog.SEED, "seed"),
+    _as(catalog.SAMPLES_ECDF, "ecdf_samples", default=ECDF_SAMPLES),
+    _as(catalog.SAMPLES_ART, "table_samples", default=TABLE_SAMPLES),
+    catalog.CORRECTION, catalog.ALPHA,
+    Param("all_instances", False, (BOOL,), "Every instance, not only the suite's standard ones."),
+    Param("exact", False, (BOOL,), "First hits on every record (seed 000)."),
+    Param("renderer", "vega", (Options(RENDERERS),), "Interactive charts (vega) or static SVG."),
+    Param("max_pairs", 10, (Interval(int, 0, None),), "Every pair of algorithms compared up to this many."))
 
 
 @dataclass
@@ -75,10 +93,10 @@ class Settings:
 
     def check(self) -> Settings:
         """Raise `SettingsError` on a value the report cannot use; return self."""
-        for check, value in ((check_mode, self.mode), (check_correction, self.correction)):
+        for param in PARAMS:
             try:
-                check(*((value, MODES) if check is check_mode else (value,)))
-            except ValueError as exc:
+                param.check(getattr(self, param.name))
+            except InvalidSetting as exc:  # "ecdf_samples 0: expected an integer >= 1"
                 raise SettingsError(str(exc)) from None
         for name in ("targets", "table_targets"):
             if getattr(self, name) is not None:
@@ -86,15 +104,6 @@ class Settings:
                     tg.parse(getattr(self, name))
                 except ValueError as exc:  # "targets 'nan': nan is no target; expected ..."
                     raise SettingsError(f"{name}{str(exc).removeprefix('targets')}") from None
-        if self.renderer not in RENDERERS:
-            raise SettingsError(f"renderer {self.renderer!r}: expected one of {', '.join(RENDERERS)}")
-        for name in ("ecdf_samples", "table_samples"):
-            if int(getattr(self, name)) < 1:
-                raise SettingsError(f"{name} {getattr(self, name)!r}: expected a positive number")
-        if not 0 < float(self.alpha) < 1:
-            raise SettingsError(f"alpha {self.alpha!r}: expected a number between 0 and 1")
-        if self.max_pairs < 0:
-            raise SettingsError(f"max_pairs {self.max_pairs!r}: expected 0 or more")
         self.fixed_palette()
         return self
 

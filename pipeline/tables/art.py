@@ -25,6 +25,14 @@ SUCC_TARGET = 1e-8
 SUCC_TARGET_BIOBJ = 1e-5
 
 
+
+def check_tests(correction: str, alpha: float) -> None:
+    """`InvalidSetting` for a correction or a level the declarations (`catalog.CORRECTION`, `catalog.ALPHA`) refuse."""
+    from ..measures.catalog import ALPHA, CORRECTION
+
+    CORRECTION.check(correction)
+    ALPHA.check(alpha)
+
 def _tkey(col: str = "target") -> pl.Expr:
     """A join key for targets that ignores last-digit float differences (10**-7 vs 1e-7)."""
     return pl.col(col).cast(pl.Float64).round_sig_figs(9).alias("_tkey")
@@ -94,7 +102,7 @@ def art_table(analysis, *, reference: str | pl.LazyFrame | pl.DataFrame | None =
     the test against the reference can fall below alpha at all: `significance.with_reachable`), and the
     settings.
     """
-    significance.check_correction(correction)
+    check_tests(correction, alpha)
     ref_alg, ref_frame, ref_label = _reference_of(analysis, reference, reference_name)
     ana = _with_reference_algorithm(analysis, ref_alg)
     suites = ana.suites()
@@ -292,7 +300,7 @@ def pairwise_table(analysis, targets: str | Sequence[float] | None = None, corre
     standard target, shared with other measures), from which the table targets are taken when it
     has them all, instead of reading them again.
     """
-    significance.check_correction(correction)
+    check_tests(correction, alpha)
     suites = analysis.suites()
     if not suites:
         raise ValueError("no data in the selection")

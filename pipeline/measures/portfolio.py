@@ -19,6 +19,11 @@ probability 1 / m(t)). `method="exact"` computes that, for any number of algorit
 `method="sampled"` averages over `permutations` orderings drawn with `seed` (uniform, unstratified:
 IOHanalyzer draws `group_size` orderings for each of the first `max_perm_size` positions instead).
 
+Both read the cells of one (suite, dimension) at a time (`_parts`): the hitting times and the (algorithm,
+cell) fractions of the whole selection are never held at once (at 200 algorithms, 14 million hits and 29
+million fractions); what is kept of each part (the contributions per cell, or its fractions as a matrix) is
+added as the whole table would add it, so the values are the same to the last bit.
+
 Declared here: the measures "vbs" and "shapley", their facade methods, commands and chart kinds ("vbs":
 `pipeline.charts.vbs`, "shapley": `pipeline.charts.shapley`).
 
@@ -78,8 +83,9 @@ def vbs(cells: pl.LazyFrame) -> pl.LazyFrame:
             .sort(*CELL, descending=[False, False, False, True, False]))
 
 
-def exact(cells: pl.LazyFrame) -> pl.LazyFrame:
-    """Exact Shapley values per (suite, algorithm), normalised by v(all) (the module's closed form)."""
+def contributions(cells: pl.LazyFrame) -> pl.DataFrame:
+    """Each algorithm's exact Shapley contributions at the cells (suite, algorithm, phi: a list, the closed
+    form of the module's docstring), and the VBS's fractions at them (suite, algorithm None, phi)."""
     import polars as pl
 
     j = pl.int_range(1, pl.len() + 1).over(list(CELL))
@@ -88,38 +94,52 @@ def exact(cells: pl.LazyFrame) -> pl.LazyFrame:
                                                                descending=[False] * 5 + [True, False])
               .with_columns(seg=(pl.col("fraction") - nxt) / j))
     phi = ranked.with_columns(phi=pl.col("seg").reverse().cum_sum().reverse().over(list(CELL)))
-    from .sums import ordered_sum
+    values = phi.group_by("suite", "algorithm").agg("phi")
+    best = cells.group_by(list(CELL)).agg(phi=pl.col("fraction").max()).group_by("suite").agg("phi")
+    return pl.concat([values, best.select("suite", algorithm=pl.lit(None, pl.String), phi="phi")]).collect()
 
-    return _normalised(phi.group_by("suite", "algorithm").agg(value=ordered_sum(pl.col("phi"))), cells)
+
+def exact(cells: pl.LazyFrame | list[pl.DataFrame]) -> pl.LazyFrame:
+    """Exact Shapley values per (suite, algorithm), normalised by v(all): from the cells, or from the
+    `contributions` of parts of them (each sum over every cell, as `ordered_sum` adds them)."""
+    import polars as pl
+
+    parts = [contributions(cells)] if isinstance(cells, pl.LazyFrame) else cells
+    sums = (pl.concat(parts).group_by("suite", "algorithm").agg(pl.col("phi").list.explode(keep_nulls=False, empty_as_null=False))
+            .select("suite", "algorithm", value=pl.col("phi").list.eval(pl.element().sort().cum_sum().last())
+                    .list.first().fill_null(0.0)))
+    total = sums.filter(pl.col("algorithm").is_null()).select("suite", total="value")
+    values = sums.filter(pl.col("algorithm").is_not_null())
+    return _normalised(values.lazy(), total.lazy())
 
 
-def _normalised(values: pl.LazyFrame, cells: pl.LazyFrame) -> pl.LazyFrame:
+def _normalised(values: pl.LazyFrame, total: pl.LazyFrame) -> pl.LazyFrame:
     """Shapley values divided by v(all) of their suite (0 where v(all) is 0), sorted by suite and name."""
     import polars as pl
 
-    from .sums import ordered_sum
-
-    total = (cells.group_by(list(CELL)).agg(m=pl.col("fraction").max())
-             .group_by("suite").agg(total=ordered_sum(pl.col("m"))))
     return (values.join(total, on="suite")
             .select("suite", "algorithm", shapley=pl.when(pl.col("total") > 0)
                     .then(pl.col("value") / pl.col("total")).otherwise(0.0), vbs_area=pl.col("total"))
             .sort("suite", "algorithm"))
 
 
-def sampled(cells: pl.LazyFrame, permutations: int, seed: int) -> pl.LazyFrame:
-    """Shapley values estimated on `permutations` orderings drawn uniformly with `seed` per suite."""
+def sampled(cells: pl.LazyFrame | list[pl.DataFrame], permutations: int, seed: int) -> pl.LazyFrame:
+    """Shapley values estimated on `permutations` orderings drawn uniformly with `seed` per suite: from the
+    cells, or from the `wide` tables of parts of them."""
     import numpy as np
     import polars as pl
 
     from .generators import block_rng
+    from .sums import ordered_sum
 
-    table = cells.select(*CELL, "algorithm", "fraction").collect()
-    rows = []
+    table = pl.concat([wide(cells)] if isinstance(cells, pl.LazyFrame) else cells, how="diagonal_relaxed")
+    rows, totals = [], [pl.DataFrame(schema={"suite": pl.String, "m": pl.Float64})]
     for (suite,), part in table.group_by("suite", maintain_order=True):
-        wide = part.pivot(on="algorithm", index=list(CELL), values="fraction").fill_null(0.0).sort(list(CELL))
-        names = sorted(c for c in wide.columns if c not in CELL)
-        f = wide.select(names).to_numpy().T  # algorithms x cells
+        names = sorted(c for c in part.columns if c not in CELL)
+        part = part.fill_null(0.0).sort(list(CELL))
+        f = part.select(names).to_numpy().T  # algorithms x cells
+        totals.append(part.select(suite=pl.lit(suite), m=pl.max_horizontal(names)))
+        del part
         rng, total = block_rng(seed, (suite, "shapley")), np.zeros(len(names))
         for _ in range(permutations):
             order = rng.permutation(len(names))
@@ -129,7 +149,14 @@ def sampled(cells: pl.LazyFrame, permutations: int, seed: int) -> pl.LazyFrame:
         rows += [(suite, n, v / permutations) for n, v in zip(names, total)]
     values = pl.LazyFrame(rows, schema={"suite": pl.String, "algorithm": pl.String, "value": pl.Float64},
                           orient="row")
-    return _normalised(values, cells)
+    vbs_area = pl.concat(totals).lazy().group_by("suite").agg(total=ordered_sum(pl.col("m")))
+    return _normalised(values, vbs_area)
+
+
+def wide(cells: pl.LazyFrame) -> pl.DataFrame:
+    """The cells' fractions a column per algorithm (CELL columns first; null: no runs of it there)."""
+    return (cells.select(*CELL, "algorithm", "fraction").collect()
+            .pivot(on="algorithm", index=list(CELL), values="fraction"))
 
 
 # -- the declarations -----------------------------------------------------------------------------------------
@@ -144,18 +171,37 @@ def _cells(inputs: Inputs, s) -> pl.LazyFrame:
     return ecdf_cells(inputs.hits(), budget_grid(inputs.runs(), inputs, s))
 
 
+def _parts(inputs: Inputs) -> list[Inputs]:
+    """The inputs of each (suite, dimension) of the selection, in order (none selected: the inputs): the
+    cells of one at a time, a sixth of the hitting times and (algorithm, cell) fractions of six dimensions."""
+    import dataclasses
+
+    keys = inputs.runs().select("suite", "dimension").unique().sort("suite", "dimension").collect()
+    return [dataclasses.replace(inputs, selection=inputs.selection.narrow(suite=(suite,), dimension=(d,)))
+            for suite, d in keys.iter_rows()] or [inputs]
+
+
+def _vbs(inputs: Inputs, s) -> pl.LazyFrame:
+    import polars as pl
+
+    return pl.concat([vbs(_cells(part, s)).collect() for part in _parts(inputs)]).lazy()
+
+
 register(Measure(
     name="vbs", summary="The virtual best solver: the best ECDF value of any algorithm per target and budget.",
-    seed="IOHanalyzer get_shapley_values (docs/measures.md)", inputs=("runs", "hits"), keys=(), groupable=False,
-    settings=settings_class("vbs", GRID), spec=lambda i, s: vbs(_cells(i, s)),
-    columns=(*CELL, "fraction", "algorithm", "algorithms"), charts=("vbs",), command="vbs"))
+    seed="IOHanalyzer get_shapley_values (docs/measures.md)", inputs=("runs", "hits"), keys=CELL,
+    descending=(False, False, False, True, False), groupable=False, settings=settings_class("vbs", GRID),
+    spec=_vbs, columns=(*CELL, "fraction", "algorithm", "algorithms"), charts=("vbs",), command="vbs"))
 
 
 def _shapley(inputs: Inputs, s) -> pl.LazyFrame:
+    """Exact or sampled, from the cells of each (suite, dimension) in turn (`_parts`)."""
     import polars as pl
 
-    cells = _cells(inputs, s)
-    table = exact(cells) if s.method == "exact" else sampled(cells, s.permutations, s.seed)
+    if s.method == "exact":
+        table = exact([contributions(_cells(part, s)) for part in _parts(inputs)])
+    else:
+        table = sampled([wide(_cells(part, s)) for part in _parts(inputs)], s.permutations, s.seed)
     return table.with_columns(method=pl.lit(s.method),
                               permutations=pl.lit(s.permutations if s.method == "sampled" else None, pl.Int64))
 

@@ -24,8 +24,8 @@ cell) fractions of the whole selection are never held at once (at 200 algorithms
 million fractions); what is kept of each part (the contributions per cell, or its fractions as a matrix) is
 added as the whole table would add it, so the values are the same to the last bit.
 
-Declared here: the measures "vbs" and "shapley", their facade methods, commands and chart kinds ("vbs":
-`pipeline.charts.vbs`, "shapley": `pipeline.charts.shapley`).
+Declared here: the measures "vbs" and "shapley", their facade methods, commands and chart kinds (drawn by
+`pipeline.charts.portfolio`).
 
 Examples
 --------

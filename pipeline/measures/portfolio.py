@@ -1,23 +1,29 @@
 """The virtual best solver (VBS) of a portfolio of algorithms and each algorithm's Shapley value, its
-contribution to the VBS's ECDF, as IOHanalyzer 0.1.8 defines them (R/stats.R `get_shapley_values`,
-`get_marg_contrib_ecdf`, on `generate_data.ECDF_raw`). docs/measures.md holds the formulas.
+contribution to the VBS's ECDF.
 
-A cell c is a (suite, function, dimension, target, budget): a target of the hitting times and a budget of
-the grid (`points` budgets log-spaced from 1 to the longest run of the problem, or those given). The ECDF of
-algorithm i at c is F_i(c), the fraction of its runs on (function, dimension) that reached the target within
-the budget. The value of a coalition S of algorithms is the area under its VBS's ECDF over the cells:
+As IOHanalyzer
+0.1.8 defines them (R/stats.R `get_shapley_values`, `get_marg_contrib_ecdf`, on `generate_data.ECDF_raw`).
+A cell c is a (suite, function, dimension, target, budget), the budgets those given or `points` integers
+log-spaced from 1 to the problem's longest run. F_i(c) is algorithm i's ECDF there: the fraction of its
+runs on (function, dimension) whose first hitting time of the target is at most the budget.
 
-    v(S) = sum_c max_{i in S} F_i(c),      v({}) = 0
+- The virtual best solver at c: max_i F_i(c), and the first algorithm by name attaining it.
+- The value of a coalition S: v(S) = sum_c max_{i in S} F_i(c) (v of none 0), the area under its VBS's ECDF.
+- The Shapley value of i: its marginal contribution v(P + i) - v(P), P the algorithms before it, averaged
+  over the orderings of the portfolio, divided by v(all) (IOHanalyzer's `normalize = TRUE`): the values sum
+  to 1.
 
-The VBS at c is max_i F_i(c) and the algorithm attaining it. The Shapley value of i is its marginal
-contribution v(P u {i}) - v(P) averaged over the orderings of the portfolio, P the algorithms before i,
-divided by v(all) (IOHanalyzer's `normalize = TRUE`). Since v is a sum of maxima, its Shapley values are
-the sums over the cells of those of the game max_{i in S} a_i, which have a closed form: with the values
-sorted a_(1) >= ... >= a_(n), a_(n + 1) = 0, the algorithm of rank k gets sum_{j >= k} (a_(j) - a_(j+1)) / j
-(at each level t <= a_i, i is the first of the m(t) algorithms reaching t in a random ordering with
-probability 1 / m(t)). `method="exact"` computes that, for any number of algorithms, in n log n a cell;
-`method="sampled"` averages over `permutations` orderings drawn with `seed` (uniform, unstratified:
-IOHanalyzer draws `group_size` orderings for each of the first `max_perm_size` positions instead).
+`method="exact"` (default) computes it in closed form for any number of algorithms: v is a sum over cells
+of max-games, whose Shapley values are known: with a cell's values sorted a_(1) >= ... >= a_(n) and
+a_(n+1) = 0, the algorithm of rank k gets sum_{j >= k} (a_(j) - a_(j+1)) / j (for each level t <= a_i, i is
+first among the m(t) algorithms reaching t in a random ordering with probability 1 / m(t)); n log n per
+cell, no enumeration of the 2^n coalitions. `method="sampled"` averages the marginal contributions over
+`permutations` orderings drawn uniformly with `seed` (an unbiased estimate, its error shrinking as one over
+the square root of their number). IOHanalyzer instead samples `group_size` orderings for each of the
+first `max_perm_size` positions of the algorithm (10 by default), which leaves out the later positions of
+portfolios of more than ten; cocopipe's sampled values estimate the Shapley value itself. Tests:
+`tests/test_portfolio.py` (the exact values equal the enumeration of all 120 orderings of five algorithms;
+the sampled ones converge to them).
 
 Both read the cells of one (suite, dimension) at a time (`_parts`): the hitting times and the (algorithm,
 cell) fractions of the whole selection are never held at once (at 200 algorithms, 14 million hits and 29
@@ -26,6 +32,7 @@ added as the whole table would add it, so the values are the same to the last bi
 
 Declared here: the measures "vbs" and "shapley", their facade methods, commands and chart kinds (drawn by
 `pipeline.charts.portfolio`).
+
 
 Examples
 --------

@@ -72,7 +72,7 @@ def log_ratio_profile_chart(data: pl.DataFrame, *, settings: Sequence[str] | str
     drawn = drawn.with_columns(better=pl.when(pl.col("value") < 0).then(pl.lit(legend[0])).otherwise(pl.lit(legend[1])))
     bars = alt.Chart(theme.data(drawn)).mark_bar().encode(
         x=alt.X("position:Q", title="problems, sorted"),
-        y=alt.Y("value:Q", title=f"log2(work {a} / work {b})"),
+        y=alt.Y("value:Q", title="log2 work ratio"),
         color=alt.Color("better:N", title=None, scale=alt.Scale(domain=legend, range=list(theme.COLOURS[:2]))),
         tooltip=["function:Q", "dimension:Q", "instance:Q", "repetition:Q", "work_a:Q", "work_b:Q", "solved:N",
                  alt.Tooltip("log_ratio:Q", format=".3f")],

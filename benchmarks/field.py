@@ -3,6 +3,7 @@ the Shapley values on a store of N synthetic algorithms, and side by side with t
 the same thing.
 
 usage: python benchmarks/field.py [N] [--keep DIR] [--peers PYTHON] [--peer-algorithms K] [--timeout SECONDS]
+                                  [--steps eaf,vbs,...]
 
 Builds (or reuses, with --keep DIR) the synthetic archive and store of benchmarks/analyses.py (default
 N = 200) and times each measure in a fresh interpreter (wall, CPU = user + system, peak RSS): `eaf` (the
@@ -136,8 +137,11 @@ def main(argv: list[str]) -> None:
         return argv[argv.index(name) + 1] if name in argv else default
 
     keep, peers, timeout = opt("--keep"), opt("--peers"), opt("--timeout")
+    steps = opt("--steps", ",".join(STEPS)).split(",")
+    if unknown := sorted(set(steps) - set(STEPS)):
+        raise SystemExit(f"--steps: unknown {', '.join(unknown)} (expected {', '.join(STEPS)})")
     k = int(opt("--peer-algorithms", 10))
-    skip = {a for name in ("--keep", "--peers", "--timeout", "--peer-algorithms") if name in argv
+    skip = {a for name in ("--keep", "--peers", "--timeout", "--peer-algorithms", "--steps") if name in argv
             for a in (name, argv[argv.index(name) + 1])}
     n = next((int(a) for a in argv if a not in skip and a.isdigit()), 200)
     root = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="cocopipe-field-"))
@@ -147,7 +151,7 @@ def main(argv: list[str]) -> None:
     store = build_store(root, n)
     header = f"{'step':<18} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'rows':>10}"
     print(f"N = {n}, cocopipe\n{header}")
-    for s in STEPS:
+    for s in steps:
         show(run(sys.executable, STEP, [s, str(store), "0"], limit))
     if peers:
         points = str(root / f"points-{k}.parquet")

@@ -1,5 +1,8 @@
 """Write the index of the registered measures, made from their declarations (`pipeline.measures.registry`),
-into docs/measures.md and the docstring of `pipeline.measures`, between their markers.
+into docs/measures.md and the docstring of `pipeline.measures`, between their markers; and the section of
+each measure module marked `<!-- module NAME: begin ... -->` in docs/measures.md, from the registry (its
+commands, facade calls and chart kinds) and the module's docstring (its formulas and sources, up to its
+examples): a measure is then written in its module, its chart module and its test alone.
 
     python docs/make_measures.py           # rewrite both
     python docs/make_measures.py --check   # exit 1, naming the stale files (tests/test_measure_contract.py)
@@ -8,15 +11,19 @@ Run it after declaring, changing or removing a measure: its declaration is the o
 """
 from __future__ import annotations
 
+import importlib
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from pipeline.measures.registry import index_docstring, index_markdown  # noqa: E402 - the clone's package
+from pipeline.measures.registry import facade_call, index_docstring, index_markdown, load  # noqa: E402
 
 BEGIN, END = "<!-- index of the measures: begin (python docs/make_measures.py) -->", "<!-- index: end -->"
 DOC_BEGIN, DOC_END = "Registered measures (written by `python docs/make_measures.py`):", '"""'
+#: a module's section in docs/measures.md
+MODULE = re.compile(r"^<!-- module (\w+): begin \(python docs/make_measures.py\) -->\n.*?^<!-- module: end -->", re.S | re.M)
 
 
 def between(text: str, begin: str, end: str, block: str) -> str:
@@ -30,10 +37,31 @@ def between(text: str, begin: str, end: str, block: str) -> str:
     return f"{head}{begin}\n{block}\n{end}{tail}"
 
 
+def module_section(name: str) -> str:
+    """The section of the measure module `name`: a line naming its commands, calls and charts (from the
+    registry), then its docstring from the second paragraph up to its examples."""
+    module = importlib.import_module(f"pipeline.measures.{name}")
+    measures = [m for m in load().values() if m.spec.__module__ == module.__name__]
+    commands = ", ".join(f"`cocopipe {m.command}`" for m in measures if m.command)
+    calls = ", ".join(f"`{facade_call(m)}`" for m in measures)
+    kinds = ", ".join(f"`cocopipe chart {k}`" for m in measures for k in m.charts)
+    charts = f"; charts {kinds}, drawn by `pipeline/charts/{name}.py`" if kinds else ""
+    head = f"{commands} ({calls}; `pipeline/measures/{name}.py`{charts})."
+    doc = module.__doc__.split("\nExamples\n--------\n")[0].strip()
+    body = doc.split("\n\n", 1)[1] if "\n\n" in doc else ""
+    return f"{head}\n\n{body}"
+
+
+def modules(text: str) -> str:
+    """`text` with each module's section written."""
+    return MODULE.sub(lambda m: f"<!-- module {m[1]}: begin (python docs/make_measures.py) -->\n"
+                      f"{module_section(m[1])}\n<!-- module: end -->", text)
+
+
 def written() -> dict[Path, str]:
     """Each file as it should be."""
     md, init = ROOT / "docs" / "measures.md", ROOT / "pipeline" / "measures" / "__init__.py"
-    return {md: between(md.read_text(encoding="utf-8"), BEGIN, END, index_markdown()),
+    return {md: modules(between(md.read_text(encoding="utf-8"), BEGIN, END, index_markdown())),
             init: between(init.read_text(encoding="utf-8"), DOC_BEGIN, DOC_END, index_docstring())}
 
 

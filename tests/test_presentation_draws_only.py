@@ -18,7 +18,7 @@ LAYOUT_ONLY = {
     ("charts/convergence.py", "_drop_flat"): "drops points of a line that repeat the previous value (fewer points)",
     ("charts/convergence.py", "convergence_chart"): "a y range per panel (axis domains)",
     ("charts/eaf.py", "ends"): "each grid point's box: the next budget or level of its panel (the far corner)",
-    ("charts/shapley.py", "chart"): "the chart's height from the algorithms it lists",
+    ("charts/portfolio.py", "shapley_chart"): "the chart's height from the algorithms it lists",
     ("charts/distributions.py", "precision_ecdf_chart"): "each line's first and last point at the axis ends",
     ("charts/distributions.py", "runtime_ecdf_chart"): "labels dodged apart within each panel",
     ("charts/ecdf.py", "band_points"): "a band's points thinned to the drawing resolution",

@@ -204,3 +204,31 @@ def test_progress_on_a_terminal_and_none_in_a_pipe(three, tmp_path):
     assert r.exit_code == 0 and "\x1b[" not in r.output and "report:" not in r.output
     assert r.output.endswith(f"wrote the report to {deep / 'index.html'} ({len(pages(deep))} pages; settings in "
                              f"{deep / 'settings.json'})\n"), r.output
+
+
+def test_a_bbob_biobj_report_draws_the_archives_attainment_on_the_algorithm_and_pair_pages(tmp_path):
+    # the two algorithms of tests/fixtures/biobj_eaf, logged by coco-experiment's observer with archives (2-D)
+    from test_report import specs, table_rows
+
+    from pipeline.api import open_store
+    from pipeline.report.pages import BIOBJ_PERCENTILES
+
+    fixture = Path(__file__).parent / "fixtures" / "biobj_eaf" / "logs"
+    store, out = store_of(tmp_path / "store", {k: fixture / k for k in ("GAUSS", "UNIFORM")}, ("GAUSS", "UNIFORM")), \
+        tmp_path / "r"
+    r = CliRunner().invoke(app, ["report", "--store", str(store), "--out", str(out), "--samples", "10", "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    a = open_store(store)
+    for alg in ("GAUSS", "UNIFORM"):
+        spec = specs((out / f"alg-{alg.lower()}.html").read_text(), out)[f"biobj-eaf-bbob-biobj-2-{alg.lower()}"]
+        drawn = [row for rows in spec["datasets"].values() for row in table_rows(rows)]
+        want = a.select(algorithm=[alg]).biobj_eaf(percentiles=BIOBJ_PERCENTILES).collect()
+        # every surface point of the measure is drawn (to the report's 5 significant digits; the chart adds
+        # each surface's two open ends)
+        assert {(r["level"], r["f1"], r["f2"]) for r in drawn} >= {
+            (k, float(f"{x:.5g}"), float(f"{y:.5g}")) for k, x, y in want.select("level", "f1", "f2").rows()}
+        assert {r["percentile"] for r in drawn} == set(BIOBJ_PERCENTILES)
+    pair = (out / "pair-gauss-uniform.html").read_text()
+    assert 'id="chart-biobj-eaf-diff-bbob-biobj-2-gauss-uniform"' in pair
+    assert 'id="chart-log-ratio-profile-bbob-biobj-gauss-uniform"' in pair
+    assert 'id="chart-eaf-diff-' not in pair  # not the EAF of the indicator's precision

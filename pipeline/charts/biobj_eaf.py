@@ -2,7 +2,8 @@
 moocore's `eafplot` and `eafdiffplot`): `chart` draws the attainment surfaces (the measure "biobj_eaf",
 kind "biobj-eaf") as steps in objective space, darker for higher levels; `diff_chart` the difference of two
 algorithms' EAFs (the measure "biobj_eaf_diff", kind "biobj-eaf-diff") as a diverging map of rectangles, red
-where left attains more often, blue where right does. A panel per (function, dimension, instances, budget)."""
+where left attains more often, blue where right does. A panel per (function, dimension, instances, budget);
+normalised objectives drawn over COCO's region of interest (to 1.2, past the nadir at 1)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,6 +28,24 @@ def _title(data: pl.DataFrame, axis: str) -> str:
     return f"{axis} ({'normalised' if spaces == ['normalised'] else 'raw'})"
 
 
+#: how far the charts of normalised objectives reach: COCO's region of interest, [0, 1] up to the nadir point,
+#: with a margin (points far beyond the nadir, of poor runs, would squash it into a corner)
+REGION = 1.2
+
+
+def _edge(data: pl.DataFrame, values: list[float]) -> float:
+    """The end of both axes: 1.05 times the largest finite coordinate, at most `REGION` on normalised objectives."""
+    finite = [v for v in values if v is not None and v != float("inf")]
+    edge = max(finite) * 1.05 + 1e-12 if finite else 1.0
+    return min(edge, REGION) if _title(data, "f1").endswith("(normalised)") else edge
+
+
+def _axis(data: pl.DataFrame, edge: float) -> alt.Scale:
+    """A linear scale to `edge` (from 0 on normalised objectives, else from the data)."""
+    normalised = _title(data, "f1").endswith("(normalised)")
+    return alt.Scale(domain=[0, edge], nice=False) if normalised else alt.Scale(zero=False)
+
+
 def _layout(chart: alt.Chart, title: str, settings, columns: int) -> alt.FacetChart:
     subtitle = [settings] if isinstance(settings, str) else list(settings or [])
     return chart.facet(facet=alt.Facet("panel:N", title=None, sort=None), columns=columns).properties(
@@ -37,7 +56,7 @@ def closed(data: pl.DataFrame) -> pl.DataFrame:
     """Each surface (sorted by panel, level, f1) with its two open ends drawn to the chart's edge: a point
     above its first (at the largest f2 drawn) and one right of its last (at the largest f1), in drawing order."""
     body = data.with_row_index("order").with_columns(pl.col("order").cast(pl.Int64) * 2 + 1)
-    top, right = (body[c].max() * 1.05 + 1e-12 if body.height else 1.0 for c in ("f2", "f1"))
+    top = right = _edge(data, [*body["f1"].to_list(), *body["f2"].to_list()])
     first = body.unique(["panel", "level"], keep="first").with_columns(f2=pl.lit(top), order=pl.col("order") - 1)
     last = body.unique(["panel", "level"], keep="last").with_columns(f1=pl.lit(right), order=pl.col("order") + 1)
     return pl.concat([first, body, last]).sort("order")
@@ -47,9 +66,10 @@ def chart(data: pl.DataFrame, *, settings: Sequence[str] | str | None = None,
           title: str = "Attainment surfaces", columns: int = 3, width: int = 220, height: int = 180) -> alt.FacetChart:
     """The attainment surfaces per (algorithm, problem, budget) as steps, grey from the lowest level to black."""
     frame = closed(data.with_columns(panel=_panel(data, True)).sort("panel", "level", "f1"))
-    lines = alt.Chart(theme.data(frame)).mark_line(interpolate="step-after", strokeWidth=1.5).encode(
-        x=alt.X("f1:Q", title=_title(data, "f1"), scale=alt.Scale(zero=False)),
-        y=alt.Y("f2:Q", title=_title(data, "f2"), scale=alt.Scale(zero=False)),
+    edge = _edge(data, [*frame["f1"].to_list(), *frame["f2"].to_list()])
+    lines = alt.Chart(theme.data(frame)).mark_line(interpolate="step-after", strokeWidth=1.5, clip=True).encode(
+        x=alt.X("f1:Q", title=_title(data, "f1"), scale=_axis(data, edge)),
+        y=alt.Y("f2:Q", title=_title(data, "f2"), scale=_axis(data, edge)),
         color=alt.Color("percentile:Q", title="attained by % of runs",
                         scale=alt.Scale(domain=[0, 100], range=["#d9d9d9", "#000000"])),
         detail="level:N", order="order:Q",
@@ -65,14 +85,13 @@ def diff_chart(data: pl.DataFrame, *, settings: Sequence[str] | str | None = Non
     rectangles open to the right or above end at the chart's largest finite coordinate."""
     a, b = (data[c][0] if data.height else c for c in ("left", "right"))
     frame = data.with_columns(panel=_panel(data, False))
-    finite = [v for c in ("f1_min", "f1_max", "f2_min", "f2_max") for v in frame[c].to_list() if v != float("inf")]
-    edge = max(finite) * 1.05 if finite else 1.0
+    edge = _edge(data, [v for c in ("f1_min", "f1_max", "f2_min", "f2_max") for v in frame[c].to_list()])
     frame = frame.with_columns(
         f1_max=pl.when(pl.col("f1_max").is_infinite()).then(pl.lit(edge)).otherwise("f1_max"),
         f2_max=pl.when(pl.col("f2_max").is_infinite()).then(pl.lit(edge)).otherwise("f2_max"))
-    rects = alt.Chart(theme.data(frame)).mark_rect(stroke=None).encode(
-        x=alt.X("f1_min:Q", title=_title(data, "f1"), scale=alt.Scale(zero=False)), x2="f1_max:Q",
-        y=alt.Y("f2_min:Q", title=_title(data, "f2"), scale=alt.Scale(zero=False)), y2="f2_max:Q",
+    rects = alt.Chart(theme.data(frame)).mark_rect(stroke=None, clip=True).encode(
+        x=alt.X("f1_min:Q", title=_title(data, "f1"), scale=_axis(data, edge)), x2="f1_max:Q",
+        y=alt.Y("f2_min:Q", title=_title(data, "f2"), scale=_axis(data, edge)), y2="f2_max:Q",
         color=alt.Color("difference:Q", title=f"EAF {a} - EAF {b}",
                         scale=alt.Scale(scheme="redblue", reverse=True, domain=[-1, 1], domainMid=0)),
         tooltip=[alt.Tooltip("eaf_left:Q", title=f"EAF {a}", format=".3f"),

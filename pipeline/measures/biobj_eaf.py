@@ -1,29 +1,37 @@
-"""The empirical attainment function (EAF) of bbob-biobj runs, from their archives of non-dominated points
-(the table `archive`, schemas/archive.json): the k%-attainment surfaces of an algorithm's runs and the EAF
-difference of two algorithms (V. Grunert da Fonseca, C. M. Fonseca and A. O. Hall 2001; M. López-Ibáñez,
-L. Paquete and T. Stützle 2010; the 2-D algorithms of C. M. Fonseca, A. P. Guerreiro, M. López-Ibáñez and
-L. Paquete 2011, as moocore 0.3's `eaf` and `eafdiff` compute them). docs/measures.md holds the formulas.
+"""The empirical attainment function (EAF) of bbob-biobj runs, from their archives of non-dominated points:
+the attainment surfaces of an algorithm's runs and the EAF difference of two algorithms.
 
-Run r's archive at budget b, A_r(b), is the points (f1, f2) it logged at or before evaluation b (every
-budget: its final archive). A point z is *attained* by r when some point of A_r(b) weakly dominates it
-(both objectives minimised). With n runs:
+Sources: V. Grunert da Fonseca, C. M. Fonseca and A. O. Hall (EMO 2001);
+M. López-Ibáñez, L. Paquete and T. Stützle (2010); C. M. Fonseca, A. P. Guerreiro, M. López-Ibáñez and
+L. Paquete, "On the computation of the empirical attainment function" (EMO 2011); as moocore 0.3.2's `eaf`
+and `eafdiff` and IOHinspector 0.0.8's `get_eaf_pareto_data` and `get_eaf_diff_data` compute them. They read
+the stored archives of non-dominated points (table `archive`, ingested from `*_nondom_*.adat`).
 
-    EAF(z) = (1 / n) #{r : A_r(b) weakly dominates z}
-    surface at p% = the minimal points z of {z : EAF(z) >= k / n}, k = ceil(p n / 100)
-    difference(z) = EAF_left(z) - EAF_right(z)
+- A_r(b): the points (f1, f2) of run r's archive logged at or before evaluation b (`budgets`; default each
+  run's final archive, column `budget` null). z is attained by r when a point of A_r(b) weakly dominates it.
+- EAF(z) = #{r : A_r(b) weakly dominates z} / n, n the runs of (suite, algorithm, function, dimension) and
+  the instance set (column `instances`); a run without archived points counts in n.
+- The p%-attainment surface: the minimal points of {z : EAF(z) >= k / n}, k = ceil(p n / 100)
+  (`percentiles`; default every level k = 1 .. n, percentile 100 k / n). In 2-D, with g_r(x) the least f2 of
+  r's points with f1 <= x, the k-th surface is y_k(x) = the k-th smallest g_r(x); a row (f1, f2) where it drops.
+- The difference of `left` and `right` (default the first two algorithms by name): EAF_left(z) - EAF_right(z)
+  on rectangles [f1_min, f1_max) x [f2_min, f2_max) of constant value (between consecutive f1 of either
+  side's points, and consecutive g_r values); zero rectangles left out, open ones reach infinity.
 
-In 2-D, with g_r(x) = min{f2 : (f1, f2) in A_r(b), f1 <= x}, r attains (x, y) iff g_r(x) <= y, so the
-k-th surface is the step function y_k(x) = the k-th smallest g_r(x); its points are where it drops, at
-the f1 of some archived point. The difference is constant on the rectangles between consecutive f1 of
-either side's points and consecutive g_r values: a row per such rectangle (zero differences left out).
+Objectives are normalised as COCO normalises them (`normalise`, default): (f - ideal) / (nadir - ideal), the
+ideal and nadir points of the instance from coco-experiment (the logger's 5e-13 grid not applied), and the
+instances pooled; `normalise=False` (`--no-normalise`; `--normalise` the default) gives raw values, one EAF per
+instance (`per_instance=True`, `--per-instance`, is then required; `--no-per-instance` the default).
+Parity: `tests/test_biobj_eaf.py` against moocore and IOHinspector on logs written by
+coco-experiment's observer (tests/fixtures/biobj_eaf/logs, two algorithms) and on three problems of
+RS_on_bbob-biobj; oracles made by `tests/fixtures/biobj_eaf/make_oracle.py`. The real bbob-biobj data sets of
+../shared (MAT-DIRECT, TPB) hold no archives (.adat), so no EAF of them.
 
-Objectives are normalised as COCO normalises them (`normalise`, default): (f - ideal) / (nadir - ideal),
-ideal and nadir of the problem instance from coco-experiment (`pipeline.biobj.problem_points`), so the
-instances of a (function, dimension) pool into one EAF (the 5e-13 grid of COCO's logger is not applied);
-or the raw objective values, one EAF per instance (`per_instance`, needed with raw values).
+    cocopipe biobj-eaf-diff --left GAUSS --right UNIFORM -f 1 -d 2 --store STORE --out diff.csv
 
 Declared here (`registry.Measure`): "biobj_eaf" and "biobj_eaf_diff", their facade methods, commands and
 chart kinds ("biobj-eaf", "biobj-eaf-diff": `pipeline.charts.biobj_eaf`).
+
 
 Examples
 --------

@@ -1,25 +1,47 @@
 """The empirical attainment function (EAF) of single-objective runs, its difference between two algorithms
-and the area under it (López-Ibáñez, Paquete and Stützle 2010, "Exploratory analysis of stochastic local
-search algorithms in biobjective optimization"; for one objective against evaluations as IOHinspector 0.0.8
-draws it, `metrics/eaf.py`, and moocore 0.3's `eaf`, `eafdiff`). docs/measures.md holds the formulas.
+and the area under it.
 
-A run r attains the point (b, v), a budget b in evaluations and a level v (a precision, or on runs
-without a known optimum a logged value), when some record of r at or before evaluation b is at or below v:
-best_r(b) <= v, best_r(b) the best so far at b (nothing is attained before a run's first record). This is
-weak dominance of (b, v) by a point (evaluations, best so far) of the run, the 2-D attainment of moocore.
+Sources: V. Grunert da Fonseca, C. M. Fonseca and A. O. Hall, "Inferential performance assessment of
+stochastic optimisers and the attainment function" (EMO 2001); M. López-Ibáñez, L. Paquete and T. Stützle,
+"Exploratory analysis of stochastic local search algorithms in biobjective optimization" (2010); for one
+objective against evaluations as IOHinspector 0.0.8 (`metrics/eaf.py`) and IOHanalyzer's EAF tabs draw it;
+moocore 0.3.2's `eaf` and `eafdiff` compute the same on the runs' points (evaluations, best so far).
 
-    EAF(b, v) = (1 / n) * #{runs r : best_r(b) <= v}                      (n the runs of the problem)
-    difference(b, v) = EAF_left(b, v) - EAF_right(b, v)
-    area = (1 / n) * sum_r  integral over g(b) in [g(1), g(B)] of v_norm(best_r(b))  / (g(B) - g(1))
+A run r *attains* (b, v), a budget b (evaluations) and a level v (a precision, or on IOHprofiler runs
+without a known optimum a logged value, oriented so that smaller is better), when best_r(b) <= v, best_r(b)
+the best so far at b (nothing is attained before the run's first record): (b, v) is weakly dominated by a
+point (evaluations, best so far) of the run.
 
-with g = log10 (or the identity, `log_budget=False`), B the budget cut or the problem's longest run, and
-v_norm IOHinspector's normalised value (`pipeline.measures.aocc.normalised`, bounds lower, upper): the
-fraction of levels spread log-uniformly (or uniformly) in [lower, upper] that best_r(b) attains. So the area
-is the volume under the EAF over that rectangle, normalised to [0, 1]; with a linear budget it is
-IOHinspector's AOCC but for the first record's interval (AOCC gives it the first record's value).
+- EAF(b, v) = #{runs r of the problem : best_r(b) <= v} / n, per (suite, algorithm, function, dimension).
+- The difference of two algorithms, `left` and `right` (default: the first two of the selection by name):
+  EAF_left(b, v) - EAF_right(b, v), on the grid both share.
+- The area: (1 / n) sum_r (1 / (g(B) - g(1))) integral over g(b) from g(1) to g(B) of v_norm(best_r(b)),
+  g = log10 (`log_budget`, default) or the identity, B the budget cut or the problem's longest run, v_norm
+  IOHinspector's normalised value between `lower` and `upper` (1e-8, 1e2; log scale by default): the
+  fraction of levels spread log-uniformly in [lower, upper] that best_r(b) attains. It is the volume under
+  the EAF over that rectangle, in [0, 1]; on a linear budget it is IOHinspector's AOCC but for the interval
+  before a run's first record (AOCC gives it the first record's value, the EAF attains nothing there).
+
+The grid is shared by every algorithm of a (suite, function, dimension): `budgets` (default: `points`
+integers log-spaced from 1 to the longest run, rounded, repeats dropped, as IOHinspector's `get_sequence`)
+and `levels` (default: `points` levels log-spaced from the worst first record of any run to the best value
+reached, precisions floored at 1e-8). IOHinspector's discretized EAF puts its levels on the normalised
+scale, t = 0 .. 1: t > 0 is the level 10^(log10 upper - t (log10 upper - log10 lower)); at t = 0 every run
+counts, whatever its value (its normalisation clips). Parity: `tests/test_eaf.py` against moocore's `eaf`
+(every grid point read off its attainment surfaces), `eafdiff` (its rectangles) and IOHinspector's
+`get_discritized_eaf_single_objective` on IOHinspector's SO_Data and IOHdata's MA-BBOB baselines
+(oracles made by `tests/fixtures/eaf/make_eaf_oracle.py`). The charts draw the EAF as grey filled steps
+(none, up to each quarter of the runs, every run) and the difference as a diverging map, red where `left`
+attains more often, blue where `right` does.
+
+    cocopipe eaf-diff --left DIRECT --right NM --points 30 -f 1 -d 5
+
+The commands take the default grid's `--points`; lists of budgets and levels are given in Python
+(`Analysis.eaf(budgets=[...], levels=[...])`).
 
 Declared here (`registry.Measure`): the measures "eaf", "eaf_diff" and "eaf_area", their facade methods,
 commands and chart kinds ("eaf": `pipeline.charts.eaf`, "eaf-diff": `pipeline.charts.eaf.diff_chart`).
+
 
 Examples
 --------

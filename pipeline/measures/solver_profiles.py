@@ -1,38 +1,45 @@
 """Performance profiles (Dolan and Moré 2002), data profiles (Moré and Wild 2009) and log-ratio profiles of two
-algorithms, as OptiProfiler 2.0.0 computes them from the histories of the solvers (`optiprofiler.scoring.
-compute_convergence_work`, `optiprofiler.plotting._get_performance_data_profile_axes` and
-`_get_log_ratio_profile_axes`).
+algorithms, as OptiProfiler 2.0.0 computes them.
 
-- E. D. Dolan and J. J. Moré, "Benchmarking optimization software with performance profiles", Mathematical
-  Programming 91 (2002) 201-213.
-- J. J. Moré and S. M. Wild, "Benchmarking derivative-free optimization algorithms", SIAM Journal on
-  Optimization 20 (2009) 172-191.
-- OptiProfiler (Huang, Ragonneau, Zhang; https://www.optprof.com), version 2.0.0.
+```sh
+cocopipe performance-profile --store cocopipe-store --max-tol-order 6 --out perf.csv
+cocopipe data-profile --store cocopipe-store --dimension 2,3 --out data.csv
+cocopipe log-ratio-profile --store cocopipe-store --a-name DIRECT --b-name NM --out log_ratio.csv
+cocopipe chart performance-profile --store cocopipe-store --out perf.html
+```
 
-A profile problem is a (suite, function, dimension, instance, repetition): the repetition is the trial's rank
-among the algorithm's trials of that instance (bbob: one trial per instance; IOHprofiler: many per instance),
-so that the k-th trials of the algorithms meet as OptiProfiler's k-th runs of its solvers. Only the problems
-that every compared algorithm of the suite ran are profiled (the count is in column `problems`). On such a
-problem, with f the best-so-far value of the records (precision, or the oriented raw value: the test is
-the same under a shift),
+As OptiProfiler 2.0.0 computes its history-based profiles (`optiprofiler.scoring.compute_convergence_work`,
+`optiprofiler.plotting._get_performance_data_profile_axes`, `_get_log_ratio_profile_axes`;
+`pipeline.measures.solver_profiles`), from E. D. Dolan and J. J. Moré, "Benchmarking optimization software
+with performance profiles", Math. Program. 91 (2002) 201-213, and J. J. Moré and S. M. Wild, "Benchmarking
+derivative-free optimization algorithms", SIAM J. Optim. 20 (2009) 172-191:
 
-    f0 = the largest first recorded value of the compared algorithms (OptiProfiler: f(x0), one starting
-         point for every solver; here each algorithm starts where it starts, and f0 is the worst start),
-    fL = the least value any compared algorithm reached (never above f0),
-    a trial passes the test at tolerance tau when f0 - f >= (1 - tau)(f0 - fL), i.e. f <= max(tau f0 +
-         (1 - tau) fL, fL), and its work t is the evaluations of its first record that passes (none: fails).
+- a **problem** is a (suite, function, dimension, instance, repetition), the repetition the trial's rank among
+  the algorithm's trials of the instance (bbob: one per instance; IOHprofiler: the k-th runs of the algorithms
+  meet as OptiProfiler's k-th runs); only the problems every compared algorithm of the suite ran are profiled
+  (column `problems`);
+- on a problem, f0 is the largest first recorded value of the compared algorithms (OptiProfiler has one x0
+  for every solver; here each starts where it starts, and f0 is the worst start), fL the least value any of
+  them reached, and a trial **passes** at tolerance tau when f(x0) - f >= (1 - tau)(f(x0) - fL), i.e. its
+  best-so-far f <= max(tau f0 + (1 - tau) fL, fL); its **work** t is the evaluations of its first record that
+  passes (none: it failed). Precisions where the optimum is known, the logged values (oriented) where it is
+  not (column `quantity`): the test is the same under a shift;
+- tolerances 10^-1 .. 10^-k, k = `--max-tol-order` (default 10, as OptiProfiler);
+- **performance profile** rho_s(alpha) = |{p : t_ps / min_s' t_ps' <= alpha}| / P and **data profile**
+  d_s(kappa) = |{p : t_ps / (n_p + 1) <= kappa}| / P (kappa in simplex gradients, n_p the dimension): a row
+  per step (suite, quantity, algorithm, tolerance, ratio, fraction, problems). OptiProfiler averages the
+  profiles of its runs, each over the same problems: the fraction over every (problem, run) pair is that
+  mean. The charts draw the ratio on a log2 axis, as OptiProfiler does;
+- **log-ratio profile** of a and b (`--a-name`, `--b-name`; default the selection's first two, alphabetically):
+  log2(t_pa) - log2(t_pb) per problem (negative: a needed less work), sorted (`position`), a problem only b
+  solved at 1.1 m and one only a solved at -1.1 m (`value`), m the largest |log ratio| of the problems both
+  solved; a problem neither solved has no `value` (OptiProfiler draws it once at each end). fL and f0 are
+  those of a and b alone.
 
-Tolerances tau = 10^-1 .. 10^-k (k = `max_tol_order`, OptiProfiler's default 10). With t_min the least work of
-any algorithm on the problem and n its dimension, the profiles of an algorithm s over the P problems are
+Parity: tests/test_solver_profiles.py holds these equal to OptiProfiler's own functions on the same
+histories (the COCO sample, IOHinspector's SO_Data and the MA-BBOB baselines; tests/fixtures/solver_profiles,
+made by `make_oracle.py` in a scratch virtualenv: OptiProfiler is no dependency of cocopipe).
 
-    performance profile  rho_s(alpha) = |{p : t_ps / t_min,p <= alpha}| / P     (alpha >= 1)
-    data profile         d_s(kappa)   = |{p : t_ps / (n_p + 1) <= kappa}| / P   (kappa in simplex gradients)
-
-a row per step (ratio, fraction). OptiProfiler averages the profiles of its runs, each over the same
-problems: the fraction over every (problem, run) pair is that mean. The log-ratio profile of two algorithms a
-and b is log2(t_pa) - log2(t_pb) per problem (negative: a needed less work), drawn sorted, a problem that
-only a failed at 1.1 m and one that only b failed at -1.1 m, m the largest |log ratio| of the problems both
-solved (OptiProfiler also draws a problem both failed once at each end).
 
 Examples
 --------

@@ -76,6 +76,10 @@ class _UnionStore:
         """Events of every store."""
         return self.scan("events")
 
+    def archive(self) -> pl.LazyFrame:
+        """Archived bbob-biobj points of every store (the `biobj_eaf` measures read them)."""
+        return self.scan("archive")
+
     def scan(self, table: str, *, commits: bool = False) -> pl.LazyFrame:
         """A table of every store, as one (as `Store.scan`; with `commits`, the commit of each row, the key of
         each store's cache of hitting times)."""

@@ -12,7 +12,8 @@ output for one, two and many algorithms (seed 000 for the measures):
 - scaling: aRT / dimension versus dimension of all algorithms per function (ppfigs);
 - tables: aRT ratios to the reference with dispersion and rank-sum tests (pptables), pairwise tests;
 - pairwise: for pairs of algorithms, aRT scatter (ppscatter), runtime-ratio ECDFs (pprldistr2), aRT
-  ratio versus target (ppfig2);
+  ratio versus target (ppfig2), the EAF difference (of the archives on bbob-biobj) and the log-ratio
+  profile (issue 47);
 - one page per algorithm: scaling per target (ppfigdim), runtime and precision ECDFs per group
   (pprldistr), aRT loss (pplogloss), convergence, aRT table (pptable);
 - settings: everything the report was made with.
@@ -25,7 +26,7 @@ import polars as pl
 
 from ..charts import pairs, theme
 from ..charts.scaling import LABEL_ROWS
-from ..conventions import function_title
+from ..conventions import function_title, is_biobjective
 from ..recipes.inputs import settings_lines
 from ..recipes.kinds import KINDS
 from ..selection import ranges
@@ -70,11 +71,14 @@ EAF_POINTS = 10
 
 def eaf_figures(ctx: Context, suite: str, algs: list[str], tag: str) -> list[Figure]:
     """The EAF of one algorithm, or the EAF difference of two, per dimension of `single_dimensions` that every
-    one of them has data in (issue 47)."""
+    one of them has data in (issue 47); on bbob-biobj, where every one has archived points there, those of
+    the archives (`biobj_eaf_figures`)."""
     have = ctx.problems.filter((pl.col("suite") == suite) & pl.col("algorithm").is_in(algs))
     dims = [d for d in single_dimensions(ctx.dimensions(suite))
             if have.filter(pl.col("dimension") == d)["algorithm"].n_unique() == len(algs)]
     an = ctx.compared.select(suite=suite, algorithm=algs)
+    if is_biobjective(suite) and (archived := archived_dimensions(an, algs, dims)):
+        return biobj_eaf_figures(ctx, an, suite, algs, tag, archived)
     if len(algs) == 1:
         return [Figure.later(f"eaf-{suite}-{d}-{tag}", f"Attainment, {algs[0]}, {d}-D", ctx.runner.chart(
             kind_chart, "eaf", an.select(dimension=[d]), points=EAF_POINTS),
@@ -86,6 +90,35 @@ def eaf_figures(ctx: Context, suite: str, algs: list[str], tag: str) -> list[Fig
         kind_chart, "eaf-diff", an.select(dimension=[d]), left=a, right=b, points=EAF_POINTS),
         f"EAF of {a} minus EAF of {b}: red where {a} attains a (budget, level) in more trials, blue where {b} "
         "does, white where they agree.", kind="eaf-diff") for d in dims]
+
+
+def archived_dimensions(an, algs: list[str], dims: list[int]) -> list[int]:
+    """The dimensions of `dims` in which every one of `algs` has archived non-dominated points (bbob-biobj)."""
+    runs = an.select(dimension=dims).runs().select("run_id", "algorithm", "dimension")
+    found = (an.selection.store.archive().select("run_id").unique().join(runs, on="run_id")
+             .group_by("dimension").agg(pl.col("algorithm").n_unique()).collect())
+    return sorted(found.filter(pl.col("algorithm") == len(algs))["dimension"].to_list())
+
+
+#: the attainment surfaces of the report's bbob-biobj pages: the best, the median and the worst of the runs
+BIOBJ_PERCENTILES = [1.0, 50.0, 100.0]
+
+
+def biobj_eaf_figures(ctx: Context, an, suite: str, algs: list[str], tag: str, dims: list[int]) -> list[Figure]:
+    """The attainment surfaces of one algorithm's archives, or the EAF difference of two, per dimension."""
+    space = "objectives normalised as COCO does (ideal point 0, nadir 1), the instances pooled"
+    if len(algs) == 1:
+        return [Figure.later(f"biobj-eaf-{suite}-{d}-{tag}", f"Attainment surfaces, {algs[0]}, {d}-D", ctx.runner.chart(
+            kind_chart, "biobj-eaf", an.select(dimension=[d]), percentiles=BIOBJ_PERCENTILES),
+            "Attainment surfaces of the runs' final archives of non-dominated points, a panel per function: what "
+            f"at least one run attains (light), half of them, and every run (black); {space}.",
+            kind="biobj-eaf") for d in dims]
+    a, b = algs
+    return [Figure.later(f"biobj-eaf-diff-{suite}-{d}-{tag}", f"Attainment difference, {a} - {b}, {d}-D",
+                         ctx.runner.chart(kind_chart, "biobj-eaf-diff", an.select(dimension=[d]), left=a, right=b),
+                         f"EAF of {a}'s final archives minus that of {b}'s, a panel per function: red where {a} "
+                         f"attains a point of objective space in more runs, blue where {b} does; {space}.",
+                         kind="biobj-eaf-diff") for d in dims]
 
 
 #: the caption of the report's profiles: their definition (pipeline.measures.solver_profiles)
@@ -117,6 +150,20 @@ def profile_figures(ctx: Context, suite: str) -> list[Figure]:
     return [Figure.later(f"{kind}-{suite}", f"{title}, {suite}", ctx.runner.chart(kind_chart, kind, an),
                          f"{title}: {what} " + PROFILE_CAPTION, kind=kind)
             for kind, (title, what) in PROFILE_KINDS.items()]
+
+
+def log_ratio_figures(ctx: Context, an, suite: str, a: str, b: str, tag: str) -> list[Figure]:
+    """The log-ratio profile of a pair, beside the performance and data profiles of the overview (issue 47);
+    none without an instance of a problem that both ran."""
+    keys = ["function", "dimension", "instance"]
+    runs = an.runs().select("algorithm", *keys).unique().collect()
+    if not runs.group_by(keys).agg(pl.col("algorithm").n_unique() == 2)["algorithm"].any():
+        return []
+    return [Figure.later(f"log-ratio-profile-{suite}-{tag}", f"Log-ratio profile, {a} and {b}, {suite}",
+                         ctx.runner.chart(kind_chart, "log-ratio-profile", an, a_name=a, b_name=b),
+                         f"Log-ratio profile: log2 of {a}'s work over {b}'s on each problem both ran, sorted; below "
+                         f"0 {a} needed less work, above 0 {b} did; the problems only one of them solved at the ends "
+                         "(OptiProfiler 2.0.0). " + PROFILE_CAPTION, kind="log-ratio-profile")]
 
 
 def legend(ctx: Context, suite: str | None = None) -> Legend:
@@ -343,9 +390,11 @@ def pairwise(ctx: Context, m: Measures) -> list[Page]:
                              f"aRT of {b} divided by the aRT of {a} versus target, one line per dimension; below 1: "
                              f"{b} is faster (cocopp's ppfig2).", kind="art-ratio"),
                 *eaf_figures(ctx, suite, [a, b], pair_id),
+                *log_ratio_figures(ctx, an, suite, a, b, pair_id),
             ]
         pages.append(Page(pair_page(ids[a], ids[b]), f"{a} and {b} compared",
-                          [Section(f"pair-{pair_id}", "aRT scatter, runtime ratios, aRT ratios, attainment", figs,
+                          [Section(f"pair-{pair_id}", "aRT scatter, runtime ratios, aRT ratios, attainment, log-ratio profile",
+                                   figs,
                                    columns=1)],
                           nav=f"{a} and {b}",
                           menu="Pairwise"))

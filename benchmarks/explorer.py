@@ -7,15 +7,20 @@ the shared bbob data sets), time and peak memory of each step, each in a fresh p
 - add: one more data set ingested, then the site brought up to date (its page, the leaderboards of its
   dimensions).
 
-usage: python benchmarks/explorer.py [N ...] [--keep DIR]      (default N = 100 200)
+usage: python benchmarks/explorer.py [N ...] [--keep DIR] [--store URI]      (default N = 100 200)
+
+`--store s3://bucket/prefix` puts each store on object storage under a fresh prefix (credentials and
+endpoint from the environment, docs/scale.md); the site and the hits cache stay on this machine.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,7 +48,7 @@ print(json.dumps(dict(step=step, wall=wall, cpu=cpu, peak_mb=peak / 1024, **extr
 """
 
 
-def run_step(step: str, store: Path, site: Path, sources: list[Path]) -> dict:
+def run_step(step: str, store: Path | str, site: Path, sources: list[Path]) -> dict:
     """One measured step in a fresh interpreter."""
     res = subprocess.run([sys.executable, "-c", STEP, step, str(store), str(site), *map(str, sources)],
                          capture_output=True, text=True, cwd=tempfile.gettempdir())
@@ -52,24 +57,34 @@ def run_step(step: str, store: Path, site: Path, sources: list[Path]) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    """The value of `name` in `argv` (both taken out), None without it."""
+    if name not in argv:
+        return None
+    i = argv.index(name)
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
 def main(argv: list[str]) -> None:
-    keep = None
-    if "--keep" in argv:
-        i = argv.index("--keep")
-        keep = Path(argv[i + 1])
-        del argv[i:i + 2]
+    keep = Path(k) if (k := _option(argv, "--keep")) else None
+    uri = _option(argv, "--store")
     sizes = [int(a) for a in argv] or [100, 200]
     root = keep or Path(tempfile.mkdtemp(prefix="cocopipe-explorer-"))
     for n in sizes:
         sources, mb = make_archive(root / "archives", n + 1)
         store, site = root / f"store-{n}", root / f"site-{n}"
-        shutil.rmtree(store, ignore_errors=True)
+        if uri:  # on object storage: a fresh prefix (nothing to delete first)
+            store = f"{uri.rstrip('/')}/explorer-{n}-{os.getpid()}-{int(time.time())}"
+        else:
+            shutil.rmtree(store, ignore_errors=True)
         shutil.rmtree(site, ignore_errors=True)
         rows = [run_step("ingest", store, site, sources[:n]), run_step("build", store, site, []),
                 run_step("again", store, site, []), run_step("add", store, site, sources[n:n + 1])]
         for r in rows:
             print(json.dumps({"n": n, "log_mb": round(mb * n / (n + 1), 1), **r}), flush=True)
-        if not keep:
+        if not keep and not uri:
             shutil.rmtree(store, ignore_errors=True)
             shutil.rmtree(site, ignore_errors=True)
     if not keep:

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from . import distributed
+from . import distributed, heap
 from .measures import ecdf
 from .selection import Selection
 from .store import Store, StoreError
 
 Measure = Callable[[Selection], pl.LazyFrame]
+
+heap.steady()  # memory per group of algorithms returned when the group is done (`pipeline.heap`)
 
 
 @dataclass(frozen=True)

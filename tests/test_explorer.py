@@ -74,11 +74,19 @@ def test_site_numbers_are_the_measures_and_a_new_data_set_rebuilds_only_what_dep
     again = cli("explorer", "--store", str(store), "--out", str(site), "--mine", "RS")
     assert again.exit_code == 0 and rebuilt(again) == [] and "nothing changed" in again.stderr
 
+    kept_areas = set((site / ".explorer" / "aucs").iterdir())
     ingest(store, archive.url, "bbob/2023-GECCO/NM")  # NM: dimensions 2 3 5 10 20
     third = cli("explorer", "--store", str(store), "--out", str(site), "--mine", "RS")
     assert third.exit_code == 0, third.stderr
     nm = "sets/NM_on_bbob-37b245c08f.html"
     assert rebuilt(third) == sorted([*[f"boards/bbob-{d}d.html" for d in (2, 3, 5, 10, 20)], nm, "index.html"])
+    # the areas computed again: NM's on its five boards, the others' only where NM's budget is the smallest
+    st = Store(store)
+    changed = [d for d in (2, 3, 5, 10, 20) if not Analysis(st, suite="bbob", dimension=d, algorithm=["DIRECT", "RS"])
+               .auc_budgets().equals(Analysis(st, suite="bbob", dimension=d).auc_budgets())]
+    others = 2 * len([d for d in changed if d <= 10]) + len([d for d in changed if d == 20])  # RS: up to 10-D
+    new_areas = sorted(p.name[:10] for p in set((site / ".explorer" / "aucs").iterdir()) - kept_areas)
+    assert new_areas.count("37b245c08f") == 5 and len(new_areas) == 5 + others
 
     st = Store(store)
     a = Analysis(st, suite="bbob", dimension=5)

@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._common import error_text, fail, write_parts, write_table
+from ._common import error_text, fail, write_parts
 from ._options import (ExecutorOpt, GroupsOpt, OutOpt, RunlengthRefOpt, SamplesOpt, SeedOpt, SelectionOptions,
                        TargetsOpt, setting, uses)
 
@@ -52,9 +52,7 @@ def register(app: typer.Typer) -> None:
         try:
             if a.runs().head(1).collect().height == 0:
                 fail("no trials in the selection")
-            if executor == "ray":  # each group's rows written as its task ends, never all on this machine at once
-                write_parts(a.stream(name, targets, reference=reference, **settings), out)
-            else:
-                write_table(a.measure(name, targets, reference=reference, **settings).collect(), out)
+            # a group of algorithms at a time (on Ray as its task ends): the whole never held to write a CSV
+            write_parts(a.stream(name, targets, reference=reference, **settings), out)
         except (ValueError, KeyError, FileNotFoundError) as exc:
             fail(error_text(exc, flags))

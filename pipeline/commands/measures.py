@@ -29,10 +29,8 @@ def register(app: typer.Typer) -> None:
                  "measures their logged values; docs/ioh.md)" if a.precision_unknown().height
                  else "no trials in the selection")
         try:
-            if executor == "ray":  # each group's rows written as its task ends, never all on this machine at once
-                write_parts(a.stream("art", targets, **settings), out)
-            else:
-                write_table(a.art(targets, **settings).collect(), out)
+            # a group of algorithms at a time (on Ray as its task ends): the whole never held to write a CSV
+            write_parts(a.stream("art", targets, **settings), out)
         except ValueError as exc:
             fail(error_text(exc))
 

@@ -94,7 +94,8 @@ def _boards(s: _Site) -> None:
             s.built.kept.append(file)
             continue
         try:
-            ranking, means = compute.leaderboard(s.store, suite, dim, algorithms, s.settings)
+            ranking, means = compute.leaderboard(s.store, suite, dim, algorithms, s.settings,
+                                                 _board_aucs(s, suite, dim, members))
         except Exception as exc:  # noqa: BLE001 - one leaderboard that cannot be made is named, the rest go on
             s.built.problems.append((f"leaderboard {suite} {dim}-D", " ".join(str(exc).split())[:300]))
             continue
@@ -105,6 +106,28 @@ def _boards(s: _Site) -> None:
         s.new["boards"][file] = key
         s.built.rebuilt.append(file)
         _publish_board(s, suite, dim, members, ranking, means)
+
+
+def _board_aucs(s: _Site, suite: str, dim: int, members: list[StoredSet]) -> pl.DataFrame | None:
+    """A leaderboard's areas, each data set's kept under `.explorer/aucs/` by its sha256 and the board's
+    budgets (which a new data set changes only where its budget is the smallest): only the data sets without
+    kept areas computed. None (compute them all at once) where two data sets share an algorithm's name."""
+    algorithms = [a for d in members for a in d.algorithms]
+    if len(set(algorithms)) != len(algorithms):
+        return None
+    budgets = compute.board_budgets(s.store, suite, dim, algorithms)
+    bkey = _key(FORMAT, __version__, suite, dim, budgets.sort(budgets.columns).rows())
+    path = {d.sha256: s.cache / "aucs" / f"{d.sha256[:16]}-{bkey}.parquet" for d in members}
+    kept = {d.sha256: pl.read_parquet(path[d.sha256]) for d in members if path[d.sha256].is_file()}
+    todo = [d for d in members if d.sha256 not in kept]
+    if todo:
+        fresh = compute.board_aucs(s.store, suite, dim, [a for d in todo for a in d.algorithms], budgets)
+        path[todo[0].sha256].parent.mkdir(parents=True, exist_ok=True)
+        for d in todo:
+            kept[d.sha256] = fresh.filter(pl.col("algorithm").is_in(d.algorithms))
+            kept[d.sha256].write_parquet(path[d.sha256])
+    keys = ["suite", "algorithm", "function", "dimension"]  # `Analysis.auc`'s order
+    return pl.concat([kept[d.sha256] for d in members], how="vertical_relaxed").sort(keys, maintain_order=True)
 
 
 def _publish_board(s: _Site, suite: str, dim: int, members: list[StoredSet], ranking: pl.DataFrame,

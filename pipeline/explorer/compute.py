@@ -48,13 +48,28 @@ def function_groups(suite: str) -> list[tuple[str, str, list[int]]]:
     return [("all", "all functions", sorted(set(g["function"].to_list())))] + named
 
 
-def leaderboard(store: Store, suite: str, dimension: int, algorithms: list[str], settings: Settings
-                ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def board_budgets(store: Store, suite: str, dimension: int, algorithms: list[str]) -> pl.DataFrame:
+    """The budgets a leaderboard's areas end at: per function the smallest of its algorithms'
+    (`Analysis.auc_budgets`; read from the runs only)."""
+    return Analysis(store, suite=suite, dimension=dimension, algorithm=algorithms).auc_budgets()
+
+
+def board_aucs(store: Store, suite: str, dimension: int, algorithms: list[str], budgets: pl.DataFrame
+               ) -> pl.DataFrame:
+    """The areas of some of a leaderboard's algorithms, ended at the budgets of all of them (`board_budgets`):
+    those of `Analysis.auc` of all the algorithms, for these."""
+    a = Analysis(store, suite=suite, dimension=dimension, algorithm=algorithms)
+    return a.auc(budgets=budgets).collect()
+
+
+def leaderboard(store: Store, suite: str, dimension: int, algorithms: list[str], settings: Settings,
+                aucs: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ranking (group, algorithm, rank, score, problems, friedman_statistic, friedman_p,
     critical_difference) and mean auc (group, algorithm, auc) of `algorithms` on one suite and dimension: the
-    rank of every group from the areas of one `Analysis.auc` (the budgets of all the algorithms)."""
-    a = Analysis(store, suite=suite, dimension=dimension, algorithm=algorithms)
-    aucs = a.auc().collect()
+    rank of every group from the areas of one `Analysis.auc` (the budgets of all the algorithms), or from
+    `aucs`, those areas put together from parts (`board_aucs`)."""
+    if aucs is None:
+        aucs = Analysis(store, suite=suite, dimension=dimension, algorithm=algorithms).auc().collect()
     ranks, means = [], []
     for group, _, functions in function_groups(suite):
         part = aucs.filter(pl.col("function").is_in(functions)) if group != "all" else aucs

@@ -415,3 +415,19 @@ def test_colour_order_is_the_first_colour_scales_domain():
                       {"encoding": {"color": {"scale": {"domain": ["A", "B"]}}}}]}
     assert figures.colour_order(spec) == ["B", "A"]
     assert figures.colour_order({"mark": "text"}) == []
+
+
+def test_more_than_six_algorithms_split_into_parts_each_led_by_the_reference():
+    algs = [f"a{i}" for i in range(8)]
+    base = {"function": 1, "dimension": 5, "target": 1e-8, "art": 20.0, "value": 2.0, "value_kind": "ratio",
+            "p10": 10.0, "p90": 30.0, "successes": 15, "runs": 15, "best_marker": None, "ref_marker": None,
+            "best": False, "median_evaluations": None, "worse_ref": None, "succ": 15, "succ_trials": 15}
+    rows = [{**base, "role": "reference", "algorithm": "ref", "art": 10.0, "value": 10.0}]
+    rows += [{**base, "role": "algorithm", "algorithm": a} for a in algs]
+    text = tables.function_rows(pl.DataFrame(rows), 1, 5, algs, algs, 1, many=True)
+    parts = text.split("\\hline\\hline\n")
+    assert len(parts) == 2  # 6 + 2 algorithms, each part with the reference's row first
+    assert [p.count("\\hspace*{\\fill}") for p in parts] == [6, 2]
+    assert all(p.startswith("${\\bf f_{1}}$ & \\multicolumn{2}{@{}c|@{}}{10}") for p in parts)
+    few = tables.function_rows(pl.DataFrame(rows[:7]), 1, 5, algs[:6], algs[:6], 1, many=True)
+    assert "\\hline\\hline" not in few and few.count("{10}") == 1

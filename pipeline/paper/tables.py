@@ -153,8 +153,19 @@ def _reference_row(label: str, ref: pl.DataFrame, n_targets: int) -> str:
 
 def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms: Sequence[str],
                   names: Sequence[str], n_targets: int, many: bool) -> str:
-    """The rows of one function in one dimension: the reference's, then one per algorithm (`names`: how
-    each is written in its first column)."""
+    """The rows of one function in one dimension; beyond `MAX_DISPERSED` algorithms in parts of at most that
+    many, each led by the reference's row and set apart by a double rule (the template's tables hold six)."""
+    if not many or len(algorithms) <= MAX_DISPERSED:
+        return _part_rows(table, function, dimension, algorithms, names, n_targets, many)
+    k = MAX_DISPERSED
+    parts = [_part_rows(table, function, dimension, algorithms[i:i + k], names[i:i + k], n_targets, many,
+                        shrink=True) for i in range(0, len(algorithms), k)]
+    return "\\hline\\hline\n".join(parts)
+
+
+def _part_rows(table: pl.DataFrame, function: int, dimension: int, algorithms: Sequence[str],
+               names: Sequence[str], n_targets: int, many: bool, shrink: bool = False) -> str:
+    """The reference's row, then one per algorithm (`names`: how each is written in its first column)."""
     label = rf"${{\bf f_{{{function}}}}}$"
     t = table.filter((pl.col("function") == function) & (pl.col("dimension") == dimension))
     lines = [_reference_row(label, t.filter(pl.col("role") == "reference"), n_targets)]
@@ -165,7 +176,7 @@ def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms
             lines.append(rf"{name} & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{no data}}\\")
             continue
         cells = _cells(rows, many)
-        if len(algorithms) > MAX_DISPERSED:  # single-height rows: a table of twelve functions still fits a page
+        if shrink:  # single-height rows: a table of twelve functions still fits a page
             cells = [dataclasses.replace(c, p10=None, p90=None) for c in cells]
         body = " & ".join(cell_tex(c, i == len(cells) - 1) for i, c in enumerate(cells))
         r0 = rows.row(0, named=True)

@@ -36,7 +36,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Read the logs": ("ingest", "archive", "info", "runs", "check", "biobj"),
     "Measures": ("art", "budget", "ecdf", "profile", "auc", "rank", "targets", "reference"),
     "IOHprofiler's measures": ("ert", "aocc", "fixed-budget-ecdf", "params"),
-    "Tables, charts and reports": ("table", "chart", "report", "paper"),
+    "Tables, charts and reports": ("table", "chart", "report", "paper", "explorer"),
     "SQL and other tools": ("query", "export"),
 }
 OTHER_PANEL = "More commands"

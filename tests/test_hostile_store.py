@@ -402,10 +402,10 @@ def _duration(args: list) -> float:
 
 def _commits(store: Path, name: str) -> set[str]:
     """The commit ids whose rows a data table of the store holds (visible or not)."""
-    from pipeline.store.store import _commits_in, open_table
+    from pipeline.store.store import commits_in, open_table
 
     dt = open_table(str(store / name))
-    return _commits_in(dt) if dt is not None else set()
+    return commits_in(dt) if dt is not None else set()
 
 
 def test_kill_9_during_biobj_recompute_leaves_the_earlier_table_or_the_new_one(tmp_path):

@@ -182,6 +182,25 @@ def test_a_writer_killed_between_its_tables_commits_is_rolled_back_by_the_next_w
     assert plain(st.path) == {"B": 2} == cocopipe_runs(st.path) and check(st.path) == []
 
 
+def test_a_collection_on_a_stale_snapshot_never_deletes_a_source_committed_since(tmp_path, monkeypatch):
+    """A committed A, its writer gone (lease given up); a Store whose snapshot predates A collects garbage past
+    the grace: A's rows are named by `sources` now, so they stay (the S3 rounds once lost a source so)."""
+    import pipeline.store.store as mod
+
+    st = Store(tmp_path / "st", create=True)
+    stale = Store(st.path)
+    assert stale.snapshot.committed == []
+    writer = Store(st.path)
+    src = read_source(source(tmp_path / "A", "A"))
+    writer.write_source(_source_data(src, _parse_all(src, None)))
+    writes.release(writer.location.uri, writer.writer)
+    monkeypatch.setattr(mod, "GRACE", 0.0)
+    time.sleep(1.1)
+    assert stale.snapshot.committed == []  # still the snapshot of before A
+    assert stale.collect_garbage() == 0
+    assert plain(st.path) == {"A": 2} == cocopipe_runs(st.path) and check(st.path) == []
+
+
 def cocopipe_runs_or_none(store) -> dict | None:
     """`cocopipe runs` per algorithm, None where it has no trial to show (an empty store)."""
     return Store(store).runs().collect().height or None
@@ -473,6 +492,18 @@ def _combined_rounds(tmp_path: Path, store: str, rounds: int, seed: int, proxy: 
 
 def test_writers_readers_and_kill_9_at_once_in_rounds_leave_every_source_whole(tmp_path):
     _combined_rounds(tmp_path, str(tmp_path / "st"), 3, int(os.environ.get("COCOPIPE_ROUNDS_SEED", 431)))
+
+
+@pytest.mark.xfail(strict=False, reason="issue 43, open: in about half of the runs (seed 432, any round) the "
+                   "finishing ingest finds a committed source with rows missing on the S3 server (the read-time "
+                   "check names it); seen on main after the collection fix as well as before the store split")
+def test_writers_readers_kill_9_and_outages_at_once_in_rounds_on_the_object_store_leave_every_source_whole(s3,
+                                                                                                       tmp_path):
+    proxy = Outage(s3.endpoint)
+    try:
+        _combined_rounds(tmp_path, f"s3://{s3.name}/st", 3, int(os.environ.get("COCOPIPE_ROUNDS_SEED", 432)), proxy)
+    finally:
+        proxy.stop()
 
 
 

@@ -141,10 +141,10 @@ def test_reingest_replaces_never_duplicates(tmp_path):
     runs = st.runs().collect()
     assert runs.height == 4 and sorted(runs["function"].to_list()) == [1, 1, 2, 2]
     assert len(st.sources()) == 1
-    from pipeline.store.store import _commits_in
+    from pipeline.store.store import commits_in
 
     named = {e["commit_id"] for e in st.sources().values()}  # the earlier version's rows are deleted, not only hidden
-    assert all(_commits_in(Store(st.path).snapshot.tables[t]) == named for t in ("runs", "events"))
+    assert all(commits_in(Store(st.path).snapshot.tables[t]) == named for t in ("runs", "events"))
 
 
 def test_interrupted_write_leaves_previous_store_intact(tmp_path, monkeypatch):

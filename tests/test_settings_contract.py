@@ -78,13 +78,27 @@ def invalid_values(param: Param) -> list[str]:
             out += ["nan", "inf"]
             if c.low is not None:
                 out += [f"{c.low - 1:g}"] + ([] if c.closed else [f"{c.low:g}"])
-        elif isinstance(c, Items):
-            out += list(BUDGETS)
+        elif isinstance(c, Items):  # the item's invalid values, alone and after a valid one; no item; empty items
+            item = Param(param.name, None, (c.item,), "")
+            out += ["", ",", *invalid_values(item), *(f"{_valid(c.item)},{v}" for v in invalid_values(item)[:2])]
     return [v for v in dict.fromkeys(out) if not any(_accepts(c, v, param) for c in param.constraints)]
+
+
+def _valid(item: Interval) -> str:
+    """A value an item takes, as written."""
+    value = item.low if item.low is not None else item.high if item.high is not None else 0
+    step = 1 if item.closed in (("both", "left") if item.low is not None else ("both", "right")) else 0.5
+    value = value + step if item.low is not None else value - step
+    return f"{int(value) if item.kind is int else value:g}" if item.kind is int else f"{value:g}"
 
 
 def _accepts(constraint, text: str, param: Param) -> bool:
     """Whether a constraint takes the command line's text (a text setting takes any text)."""
+    if isinstance(constraint, Items):
+        try:
+            return constraint.ok(constraint.read(text)) and param.memory is None
+        except ValueError:
+            return False
     try:
         value = float(text)
     except ValueError:
@@ -172,6 +186,9 @@ def store(tmp_path_factory) -> str:
 def _shown(value: str) -> set[str]:
     """How a message may write the value given: as given, or as the number typer read."""
     out = {value.strip().lower(), repr(value)}
+    if "," in value and value.strip(", "):  # a list: as Python writes it ([0.5, nan]), or its refused item
+        parts = [v.strip().lower() for v in value.split(",")]
+        out |= {f"[{', '.join(parts)}]", repr(parts[-1])}
     try:
         f = float(value)
         out |= {repr(f).lower(), f"{f:g}"}

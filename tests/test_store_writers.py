@@ -23,7 +23,7 @@ from pipeline.ingest import _parse_all, _source_data, ingest, read_source
 from pipeline.store import Store
 from pipeline.store import writes
 from pipeline.store.check import check
-from pipeline.store.store import Conflict, _commits_in, open_table
+from pipeline.store.store import Conflict, commits_in, open_table
 
 
 def cli(*args, timeout=180, env=None):
@@ -113,7 +113,7 @@ def test_rows_of_a_write_that_never_committed_are_invisible_then_deleted_past_th
     assert [(f.kind, f.path) for f in check(st.path)] == [("uncommitted", "runs"), ("uncommitted", "events")]
     for i in range(mod.GARBAGE_EVERY):  # the later writes delete them (one in GARBAGE_EVERY looks for them)
         ingest([source(tmp_path / f"C{i}", f"C{i}")], st)
-    assert lost.commit_id not in _commits_in(open_table(st.uri("runs")))
+    assert lost.commit_id not in commits_in(open_table(st.uri("runs")))
     assert not list((st.path / "runs" / writes.WRITES).glob(f"*/{lost.commit_id}"))  # its staged files too
     assert check(st.path) == [] and Store(st.path).runs().collect().height == 2 + 2 * mod.GARBAGE_EVERY
 
@@ -131,7 +131,7 @@ def test_a_commands_first_commit_deletes_the_rows_of_a_write_killed_before_the_s
     later = Store(st.path)
     ingest([source(tmp_path / "B", "B")], later)
     assert later.snapshot.version == 1
-    assert lost.commit_id not in _commits_in(open_table(st.uri("runs")))
+    assert lost.commit_id not in commits_in(open_table(st.uri("runs")))
     assert check(st.path) == [] and Store(st.path).runs().collect()["algorithm"].unique().to_list() == ["B"]
 
 

@@ -17,16 +17,15 @@ def spec(chart: alt.TopLevelMixin) -> dict:
     return chart.to_dict(validate=True)
 
 
-def _vl_version() -> str:
-    """The Vega-Lite version of Altair's schema, as vl-convert names it (e.g. '6.4')."""
-    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
-    return f"{major}.{minor}"
+def vegalite_version() -> str:
+    """The Vega-Lite version (major.minor) Altair writes specs for, as vl-convert names it (e.g. "6.4")."""
+    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def render(chart: alt.TopLevelMixin | dict, fmt: str, scale: float = 2.0) -> bytes | str:
     """The chart in a format: 'json' and 'svg' and 'html' as text, 'png' and 'pdf' as bytes."""
     s = chart if isinstance(chart, dict) else spec(chart)
-    v = _vl_version()
+    v = vegalite_version()
     if fmt == "json":
         return json.dumps(s, indent=1, allow_nan=False)
     if fmt not in FORMATS:

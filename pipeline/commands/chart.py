@@ -29,14 +29,34 @@ def parse_value(text: str):
     return t
 
 
-def parse_options(pairs: list[str]) -> dict:
-    """KEY=VALUE pairs as a dict (keys with '-' become '_')."""
+def declared(kind: str) -> dict:
+    """The settings the measures a chart kind draws declare (`Measure.charts`), by name (the first measure's)."""
+    from ..measures.registry import load
+
+    out: dict = {}
+    for m in load().values():
+        if kind in m.charts:
+            for p in m.settings.params:
+                out.setdefault(p.name, p)
+    return out
+
+
+def parse_options(pairs: list[str], kind: str | None = None) -> dict:
+    """KEY=VALUE pairs as a dict (keys with '-' become '_'): a setting the kind's measures declare read by its
+    declaration (`Param.parse`: the words of Python's and the measure command's refusal), any other option
+    by `parse_value`."""
+    params = declared(kind) if kind else {}
     out = {}
     for p in pairs:
         if "=" not in p:
             fail(f"--option {p!r}: expected KEY=VALUE, e.g. -O samples=1000")
         k, v = p.split("=", 1)
-        out[k.strip().replace("-", "_")] = parse_value(v)
+        k = k.strip().replace("-", "_")
+        try:
+            out[k] = params[k].parse(v) if k in params else parse_value(v)
+        except ValueError as exc:  # "-O samples=0: expected an integer >= 1"
+            text = str(exc)
+            fail(f"-O {k}={text[len(k) + 1:]}" if text.startswith(f"{k} ") else text)
     return out
 
 
@@ -79,7 +99,7 @@ def register(app: typer.Typer) -> None:
         if ext not in export.FORMATS:
             fail(f"{out}: unknown chart format {('.' + ext) if ext else '(none)'} (use .json, .svg, .png, .pdf or .html)")
         outside_store(out, sel.store)
-        opts = parse_options(option or [])
+        opts = parse_options(option or [], kind)
         known = kinds.options(kind)
         takes_any = kind == "profile"
         if level is not None and not band:

@@ -20,23 +20,29 @@ from ._options import ExecutorOpt, OutOpt, RunlengthRefOpt, SelectionOptions, Ta
 P = inspect.Parameter
 
 
-def option_type(param) -> type | None:
-    """The Python type typer reads a setting as (None: the setting is not offered on the command line)."""
-    from ..measures.registry import BOOL, NONE, TEXT, Interval, Options
+def metavar(param) -> str:
+    """How the option's value is written, from the setting's constraints: INTEGER, NUMBER, a|b, A,B,..."""
+    from ..measures.registry import NONE, TEXT, Interval, Items, Options
 
-    kinds = [c for c in param.constraints if c is not NONE]
-    optional = len(kinds) < len(param.constraints)
-    if len(kinds) != 1:
-        return None
-    c = kinds[0]
-    t = (bool if c is BOOL else c.kind if isinstance(c, Interval) else str if isinstance(c, Options) or c is TEXT
-         else None)
-    return None if t is None else (Optional[t] if optional else t)  # noqa: UP045 - typer reads Optional
+    words = [("INTEGER" if c.kind is int else "NUMBER") if isinstance(c, Interval) else "|".join(c.values)
+             if isinstance(c, Options) else "A,B,..." if isinstance(c, Items) else "TEXT" if c is TEXT else "VALUE"
+             for c in param.constraints if c is not NONE]
+    return "|".join(dict.fromkeys(words)) or "VALUE"
+
+
+def offered(param) -> bool:
+    """Whether the command line can write the setting (an option of the command): a frame cannot."""
+    from ..measures.registry import FRAME, NONE
+
+    return param.option and any(c is not NONE and c is not FRAME for c in param.constraints)
 
 
 def parameters(measure) -> list[P]:
     """The command's parameters: the selection, --out, --targets and --runlength-reference (hitting times),
-    --executor, then each setting offered."""
+    --executor, then each setting offered: a boolean as a flag, any other as text read by the setting's own
+    parser (`Param.parse`: a list as 10,100), its default the declaration's."""
+    from ..measures.registry import BOOL
+
     params = [P("sel", P.KEYWORD_ONLY, annotation=SelectionOptions), P("out", P.KEYWORD_ONLY, annotation=OutOpt,
                                                                         default=None)]
     if measure.targets:
@@ -44,28 +50,41 @@ def parameters(measure) -> list[P]:
                    P("runlength_reference", P.KEYWORD_ONLY, annotation=RunlengthRefOpt, default=None)]
     params.append(P("executor", P.KEYWORD_ONLY, annotation=ExecutorOpt, default="local"))
     for p in measure.settings.params:
-        t = option_type(p) if p.option else None
-        if t is None:
+        if not offered(p):
             continue
         flag = f"--{p.name.replace('_', '-')}"
-        if t is bool:
-            flag = f"{flag}/--no-{p.name.replace('_', '-')}"
         help_ = f"{p.help.rstrip('.')} ({p.accepts})."
-        params.append(P(p.name, P.KEYWORD_ONLY, annotation=Annotated[t, typer.Option(flag, help=help_)],
-                        default=p.default))
+        if p.constraints == (BOOL,):
+            option = typer.Option(f"{flag}/--no-{p.name.replace('_', '-')}", help=help_)
+            params.append(P(p.name, P.KEYWORD_ONLY, annotation=Annotated[bool, option], default=p.default))
+            continue
+        default = ",".join(map(str, p.default)) if isinstance(p.default, (tuple, list)) else p.default
+        option = typer.Option(flag, help=f"{help_} [default: {default}]", metavar=metavar(p), show_default=False)
+        params.append(P(p.name, P.KEYWORD_ONLY, annotation=Annotated[Optional[str], option], default=None))  # noqa: UP045
     return params
+
+
+def read_settings(measure, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings the command line gave, each read by its declaration (`Param.parse`; a flag as given),
+    checked together (`Measure.configure`) before any store is read: `InvalidSetting` naming the first refused."""
+    params = {p.name: p for p in measure.settings.params}
+    settings = {k: v if isinstance(v, bool) else params[k].parse(v) for k, v in given.items()
+                if k in params and v is not None}
+    measure.configure(**settings)
+    return settings
 
 
 def command(measure) -> Callable:
     """The command of `measure`."""
-    names = [p.name for p in measure.settings.params]
-
     def run(**kwargs: Any) -> None:
         sel, out, executor = kwargs.pop("sel"), kwargs.pop("out"), kwargs.pop("executor")
         targets, reference = kwargs.pop("targets", None), kwargs.pop("runlength_reference", None)
         if reference is not None and targets != "runlength":
             fail("--runlength-reference applies to --targets runlength only")
-        settings = {k: v for k, v in kwargs.items() if k in names}
+        try:
+            settings = read_settings(measure, kwargs)
+        except ValueError as exc:  # "--budgets [-5.0]: expected a list of numbers > 0"
+            fail(error_text(exc))
         a = sel.analysis(executor)
         given = dict(reference=reference, **settings)
         args = (targets,) if measure.targets else ()

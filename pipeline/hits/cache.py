@@ -8,7 +8,7 @@ store's cache folder of each hit rule (`Store.cache_dir("hits-<rule>-v<schema ma
 `schemas/hits.json`: a row per trial and standard target, the hit
 null where it was never reached): written the first time a measure needs them (by the fast path,
 `_kernel.first_hits`), never edited (a source written anew has another `commit_id`, and the
-store removes the old commit's file a grace time after it: `Store._expire_caches`).
+store removes the old commit's file a grace time after it: `store.garbage.expire_caches`).
 Target sets that are subsets of the standard ones (e.g. the aRT table targets) and budget cuts
 (a target counts only if hit within B: `budget.cut_hits`) are answered from the cache; other
 targets (runlength-based) and the recomputed biobjective indicator are computed from the events.

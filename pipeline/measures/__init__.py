@@ -47,6 +47,10 @@ Registered measures (written by `python docs/make_measures.py`):
 - 'fixed_budget_ecdf' (`Analysis.fixed_budget_ecdf(...)`): IOHprofiler's fixed-budget ECDF per problem and
   budget.
 - 'aocc' (`Analysis.aocc(...)`): IOHprofiler's area over the convergence curve per problem.
+- 'biobj_eaf' (`Analysis.biobj_eaf(...)`): Attainment surfaces of bbob-biobj runs from their archives of non-
+  dominated points.
+- 'biobj_eaf_diff' (`Analysis.biobj_eaf_diff(...)`): Difference of two algorithms' attainment functions on
+  bbob-biobj (left minus right).
 - 'eaf' (`Analysis.eaf(...)`): Empirical attainment function: fraction of runs reaching each level within each
   budget.
 - 'eaf_diff' (`Analysis.eaf_diff(...)`): Difference of the empirical attainment functions of two algorithms

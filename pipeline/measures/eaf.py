@@ -19,7 +19,7 @@ is the volume under the EAF over that rectangle, normalised to [0, 1]; with a li
 IOHinspector's AOCC but for the first record's interval (AOCC gives it the first record's value).
 
 Declared here (`registry.Measure`): the measures "eaf", "eaf_diff" and "eaf_area", their facade methods,
-commands and chart kinds ("eaf": `pipeline.charts.eaf`, "eaf-diff": `pipeline.charts.eaf_diff`).
+commands and chart kinds ("eaf": `pipeline.charts.eaf`, "eaf-diff": `pipeline.charts.eaf.diff_chart`).
 
 Examples
 --------

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # declaring a measure loads no library (the command line read
     from ..selection import Selection
 
 #: what a measure may read of a selection's trials
-INPUTS = ("runs", "records", "hits")
+INPUTS = ("runs", "records", "hits", "archive")
 
 
 class InvalidSetting(ValueError):
@@ -68,6 +68,16 @@ class Interval:
         right = self.high is None or (value <= self.high if self.closed in ("both", "right") else value < self.high)
         return left and right
 
+    def read(self, text: str) -> Any:
+        """The number a command line writes (`kind`: an integer kind reads 1e3 as 1000.0, refused by `ok`)."""
+        t = text.strip()
+        if self.kind is int:
+            try:
+                return int(t)
+            except ValueError:
+                pass
+        return float(t)
+
     @property
     def text(self) -> str:
         """What it takes, in words."""
@@ -93,6 +103,10 @@ class Options:
         """Whether `value` is one of them."""
         return isinstance(value, str) and value in self.values
 
+    def read(self, text: str) -> str:
+        """The text itself."""
+        return text.strip()
+
     @property
     def text(self) -> str:
         """What it takes, in words."""
@@ -113,6 +127,22 @@ class Kind:
             return False
         return self.each is None or all(isinstance(v, self.each) and not isinstance(v, bool) for v in value)
 
+    def read(self, text: str) -> Any:
+        """The value a command line writes: none, true/false, a text, or items separated by commas."""
+        t = text.strip()
+        if type(None) in self.types:
+            if t.lower() not in ("none", "null"):
+                raise ValueError(f"{text!r} is not None")
+            return None
+        if bool in self.types:
+            if t.lower() not in BOOLEANS:
+                raise ValueError(f"{text!r} is not a boolean")
+            return BOOLEANS[t.lower()]
+        if self.each is None:
+            return text
+        items = [v.strip() for v in t.split(",")]
+        return tuple(items) if self.each is str else tuple(_number(v) for v in items)
+
 
 @dataclass(frozen=True)
 class Items:
@@ -124,10 +154,17 @@ class Items:
         """Whether `value` is such a list."""
         return isinstance(value, (list, tuple)) and len(value) > 0 and all(self.item.ok(v) for v in value)
 
+    def read(self, text: str) -> tuple:
+        """Items separated by commas (10,100), each read as `item` reads one (an empty text: no items)."""
+        return tuple(self.item.read(v) for v in text.split(",")) if text.strip() else ()
+
     @property
     def text(self) -> str:
         """What it takes, in words."""
-        return f"a list of {self.item.text.replace('an integer', 'integers').replace('a number', 'numbers')}"
+        words = self.item.text
+        for one, many in (("an integer", "integers"), ("a finite number", "finite numbers"), ("a number", "numbers")):
+            words = words.replace(one, many)
+        return f"a list of {words}"
 
 
 @dataclass(frozen=True)
@@ -142,6 +179,10 @@ class Frame:
 
         pl = sys.modules.get("polars")  # no frame can exist before polars is loaded
         return pl is not None and isinstance(value, (pl.DataFrame, pl.LazyFrame))
+
+    def read(self, text: str) -> Any:
+        """No command line writes a frame."""
+        raise ValueError("a command line writes no frame")
 
 
 @dataclass(frozen=True)
@@ -160,12 +201,30 @@ class NumberText:
             return False
         return math.isfinite(number) and (self.low is None or number > self.low or (self.closed and number == self.low))
 
+    def read(self, text: str) -> str:
+        """The text itself."""
+        return text.strip()
+
     @property
     def text(self) -> str:
         """What it takes, in words."""
         if self.low is None:
             return "a finite number as text"
         return f"a number {'>=' if self.closed else '>'} {self.low:g} as text"
+
+
+#: how a command line writes a boolean
+BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+
+
+def _number(text: str) -> Any:
+    """An item of a list of numbers as written: an integer, else a float, else the text (refused by `ok`)."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
 
 
 NONE = Kind((type(None),), "None")
@@ -266,6 +325,26 @@ class Param:
             raise InvalidSetting(f"{self.name} {value!r}: expected {self.accepts}", setting=self.name)
         return tuple(value) if isinstance(value, list) else value
 
+    def parse(self, text: str) -> Any:
+        """The value a command line (an option, `chart -O`) writes, read by the first constraint that reads and
+        takes it, then checked as `check` checks a Python value: the same `InvalidSetting` (naming the value
+        read, as Python would have given it, when a constraint reads it but none takes it)."""
+        read = []
+        for c in self.constraints:
+            try:
+                value = c.read(text)
+            except ValueError:
+                continue
+            if c.ok(value):
+                return self.check(value)
+            read.append(value)
+        shown = text  # as Python would have given it: 5 (not 5.0), [-5] (not (-5.0,))
+        if read and isinstance(read[0], tuple) and text.strip():
+            shown = [_number(v.strip()) for v in text.split(",")]
+        elif read and isinstance(read[0], Real) and not isinstance(read[0], bool):
+            shown = _number(text.strip())
+        raise InvalidSetting(f"{self.name} {shown!r}: expected {self.accepts}", setting=self.name)
+
     def check_memory(self, value: Any, extent: Extent, limit: int) -> None:
         """`InvalidSetting` when `value` implies more than `limit` bytes on a selection of this `extent`."""
         if self.memory is None or not isinstance(value, Real):
@@ -337,7 +416,8 @@ def settings_class(measure: str, params: Sequence[Param], checks: Sequence[Check
 @dataclass(frozen=True)
 class Inputs:
     """What a measure's specification reads of one part of a selection: its trials (`runs`), records
-    (`records`), first hitting times of `targets` (`hits`), and what `Measure.prepare` computed once on
+    (`records`), first hitting times of `targets` (`hits`), archived bbob-biobj points (`archive`), and
+    what `Measure.prepare` computed once on
     the whole selection (`shared`). `plan` and `kept` are the execution plan and the facade's kept ECDF
     trials, for the specifications that use them."""
 
@@ -358,6 +438,10 @@ class Inputs:
     def hits(self) -> pl.LazyFrame:
         """The part's first hitting times of `targets`."""
         return self.selection.hits(self.targets.lazy())
+
+    def archive(self) -> pl.LazyFrame:
+        """The store's archived bbob-biobj points (the table `archive`; join it with `runs` to select)."""
+        return self.selection.store.archive()
 
 
 # -- the measure ---------------------------------------------------------------------------------------------

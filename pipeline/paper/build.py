@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import altair as alt
 import polars as pl
 
 from .. import __version__
@@ -198,7 +199,9 @@ def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | N
         if legends and name in legends:
             _write(base / f"{name}.tex", legends[name](order))
 
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
+    # Altair's debug mode checks every object against the schema as it is made (a tenth of the figures' CPU);
+    # the report's tests check these charts' specs
+    with alt.utils.schemapi.debug_mode(False), ThreadPoolExecutor(max(1, jobs)) as pool:
         list(pool.map(one, names))
     return dict(sorted(placeholders.items()))
 

@@ -280,11 +280,31 @@ KINDS: dict[str, Kind] = {
     "convergence": Kind(convergence_kind, convergence.convergence_chart),
     "profile": Kind(profile, ecdf_mod.ecdf_grid),
 }
+def draws(kind: str) -> Callable[..., Chart]:
+    """The chart function of a registered kind: `chart` of `pipeline.charts.<kind>` ("eaf": `charts.eaf.chart`),
+    else `<rest>_chart` of `pipeline.charts.<base>` for the kind `<base>-<rest>` ("biobj-eaf-diff":
+    `charts.biobj_eaf.diff_chart`), the longest base first."""
+    words = kind.split("-")
+    for cut in range(len(words), 0, -1):
+        path = f"{charts.__name__}.{'_'.join(words[:cut])}"
+        try:
+            module = importlib.import_module(path)
+        except ModuleNotFoundError as exc:
+            if exc.name != path:  # the module is there but an import of its own failed
+                raise
+            continue
+        name = "_".join([*words[cut:], "chart"])
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise ValueError(f"chart kind {kind!r}: no module of pipeline.charts draws it")
+
+
 def registered_kind(kind: str, measure: Measure) -> Kind:
     """The chart kind `kind` that a registered measure declares (`Measure.charts`) and no recipe above
     draws: its recipe computes the measure through the facade (`Analysis.measure`, the measure's
-    settings as options), and `chart(data, settings=...)` of the module `pipeline.charts.<kind>` draws it."""
-    draw = importlib.import_module(f"{charts.__name__}.{kind.replace('-', '_')}").chart
+    settings as options), and `chart(data, settings=...)` of the module `pipeline.charts.<kind>` draws it
+    (`draws`: or `<rest>_chart` of a module named by the kind's beginning, one module drawing several)."""
+    draw = draws(kind)
 
     def recipe(a, *, targets=None, **settings) -> Drawing:
         table = a.measure(measure.name, *((targets,) if measure.targets else ()), **settings).collect()

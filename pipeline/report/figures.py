@@ -16,7 +16,7 @@ import polars as pl
 
 from ..tables import fmt_num
 from .runner import canonical_names
-from .vendor import vegalite_version
+from ..charts.export import vegalite_version
 
 
 def _readable(text: str) -> str:

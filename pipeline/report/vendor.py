@@ -13,6 +13,8 @@ from pathlib import Path
 
 import altair as alt
 
+from ..charts.export import vegalite_version
+
 STATIC = Path(__file__).resolve().parent / "static"
 BUNDLE = "vega-bundle.js"
 VENDOR = "vendor.json"
@@ -25,11 +27,6 @@ _HEADER = ("/* Vega {vega}, Vega-Lite {vegalite}, vega-embed {embed}: BSD-3-Clau
 def versions() -> dict[str, str]:
     """Versions of the shipped JavaScript (from `static/vendor.json`)."""
     return json.loads((STATIC / VENDOR).read_text())
-
-
-def vegalite_version() -> str:
-    """The Vega-Lite version (major.minor) Altair writes specs for, e.g. "6.4"."""
-    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def write_bundle(static: Path = STATIC) -> dict[str, str]:

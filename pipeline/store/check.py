@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from . import integrity, remote, schema, writes
 from .errors import StoreError
 from .location import Location, LocationError, locate
-from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, _commits_in, commit_age, file_paths, open_table
+from .store import COMMIT, DERIVED, GRACE, SOURCES, Store, commits_in, commit_age, file_paths, open_table
 from ..words import plural
 
 #: where repair moves the files it takes out of a local store
@@ -199,7 +199,7 @@ def check(root: str | Path | Store) -> list[Finding]:
     named, leases = set(store.snapshot.committed), {}
     for name, _ in _tables(store):
         dt = store.table(name)
-        old = sorted(c for c in (_commits_in(dt) if dt is not None else set()) - named if commit_age(c) > GRACE
+        old = sorted(c for c in (commits_in(dt) if dt is not None else set()) - named if commit_age(c) > GRACE
                      and not writes.alive(store.location.uri, writes.writer_of(c), leases))
         if old:
             out.append(Finding("uncommitted", name, f"rows of {plural(len(old), 'write')} that never committed "
@@ -287,7 +287,7 @@ def _drop_bad_entries(store: Store) -> list[str]:
 
 def _held(store: Store) -> dict[str, dict[str, int]]:
     """table -> commit -> the rows it holds, for every data table."""
-    tables = store._tables()
+    tables = store.tables_opened()
     return {t: integrity.held(tables[t]) if tables.get(t) is not None else {} for t in schema.TABLES}
 
 

@@ -4,14 +4,17 @@ garbage, a checkpoint missing), each named by its file (docs/store.md)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 import polars as pl
 
 from . import remote, schema
-from .delta import COMMIT, DERIVED, SOURCES, _adds, file_paths, open_table
+from .commits import why
+from .delta import COMMIT, DERIVED, SOURCES, add_actions, file_paths, open_table
 from .errors import StoreError
 
 #: a Delta log's commit file and checkpoint file names
@@ -149,7 +152,7 @@ def log_damage(table_uri: str) -> list[LogDamage]:
 def held(dt) -> dict[str, int]:
     """The rows of each commit a Delta table's version holds, from the statistics of its add actions; the
     commit column of the few files holding several commits (one append of several sources) read."""
-    adds = _adds(dt)
+    adds = add_actions(dt)
     lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
     if not adds.height:
         return {}
@@ -181,7 +184,7 @@ def mismatches(store) -> list[Mismatch]:
     """Every source (and derived table) counting other rows of a table than the table holds for its commit."""
     out = []
     sources = store.sources()
-    tables = store._tables()
+    tables = store.tables_opened()
     for table in schema.TABLES:
         dt = tables.get(table)
         have = held(dt) if dt is not None else {}
@@ -310,12 +313,12 @@ def made_from(store, commits) -> dict[str, str]:
 
     want = set(commits)
     files: dict[str, list[str]] = {c: [] for c in want}
-    tables = store._tables()
+    tables = store.tables_opened()
     for table in ("runs", "events"):
         dt = tables.get(table)
         if dt is None:
             continue
-        adds = _adds(dt)
+        adds = add_actions(dt)
         lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
         if lo not in adds.columns:
             continue
@@ -325,3 +328,50 @@ def made_from(store, commits) -> dict[str, str]:
         for a, b, p in adds.filter(pl.col(lo) != pl.col(hi)).select(lo, hi, "path").rows():
             files.update({c: [*files[c], f"{table}/{p}"] for c in want if a <= c <= b})
     return {c: hashlib.sha256("\n".join(sorted(fs)).encode()).hexdigest()[:12] for c, fs in files.items()}
+
+
+def verify_files(store) -> None:
+    """`Store.verify`: StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
+    is there with the size written (local stores: a stat per file), and every source counts the rows its
+    tables' logs hold for its commit (`integrity`), so that a read never silently misses data, nor hands a
+    cut file to a reader."""
+    if store.__dict__.get("_verified") == store.stamp():
+        return
+    for name, dt in store.tables_opened().items():
+        if dt is None:
+            continue
+        adds, lo = add_actions(dt), f"min.{COMMIT}"
+        if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
+            adds = adds.filter(pl.col(lo).is_in(store.snapshot.committed))
+        if not adds.height:
+            continue
+        if store.location.local is None:
+            verify_remote(store, name, dt, adds)
+            continue
+        for uri, size in zip(file_paths(dt, adds), adds["size_bytes"]):
+            try:
+                st = os.stat(uri)
+            except OSError:
+                st = None
+            if st is None or not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
+                                 f"--store {store.path} --repair` drops what is lost (re-ingest the source to restore it)")
+            if size is not None and st.st_size != size:  # cut or overwritten: never handed to a reader
+                raise StoreError(f"{uri}: damaged ({st.st_size} bytes, its {name} table wrote {size}); "
+                                 f"`cocopipe check --store {store.path} --repair` moves it out of the store")
+    whole_or_error(store)  # every source's counts are what its tables hold (from their logs)
+    store.__dict__["_verified"] = store.stamp()
+
+
+def verify_remote(store, name: str, dt, adds: pl.DataFrame) -> None:
+    """As `verify`, for a table on object storage: the objects missing, by delta-rs's own check (a dry run
+    of its repair; delta-rs's client works where pyarrow's S3 client cannot start, as in a confined query)."""
+    try:
+        gone = set(dt.repair(dry_run=True).get("files_removed", []))
+    except Exception as exc:  # noqa: BLE001
+        raise StoreError(damage_said(store) or f"{store.path}: cannot read the store ({why(exc)})") from None
+    for rel in adds["path"]:
+        if unquote(rel) in gone:
+            raise StoreError(f"{store.uri(name)}/{unquote(rel)}: missing from the store (listed by its {name} table); "
+                             f"`cocopipe check --store {store.path} --repair` drops what is lost (re-ingest the "
+                             f"source to restore it)")

@@ -22,26 +22,25 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import re
-import stat
-import threading
 import time
-import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote
 
 import deltalake as dl
 import polars as pl
 import pyarrow as pa
 
-from . import hive, integrity, remote, schema, writes
-from .delta import COMMIT, DERIVED, SOURCES, _adds, _columns, _kept, _root, file_paths, open_table
-from .errors import StoreError, StoreWriteError
+from . import garbage, integrity, remote, schema, writes
+from . import side as side_tables
+from .commits import (TABLE_PROPERTIES, Conflict, append, check_names, retrying, new_commit_id, stream, why, with_commit,
+                      write_failed, writer_properties)
+from .commits import commit_age  # noqa: F401 - importable from here
+from .delta import COMMIT, DERIVED, SOURCES, add_actions, creation_cut_short, file_paths, open_table, table_columns
+from .errors import StoreError, StoreWriteError  # noqa: F401 - importable from here
 from .location import Location, LocationError, locate
+from .snapshot import (SourceData, Staged, Snapshot, Stale, as_text, entry_of, frame_or_empty, scan_table, shared,
+                       whole)
+from .snapshot import commits_in  # noqa: F401 - importable from here
 
 FORMAT = "cocopipe-store"
 VERSION = 3
@@ -53,11 +52,6 @@ LEGACY_MANIFEST = "cocopipe-store.json"
 GRACE = float(os.environ.get("COCOPIPE_ORPHAN_GRACE", 3600))
 #: times a `sources` commit is made again after another writer's came first
 RETRIES = 200
-#: the properties of every table the store makes: a checkpoint every 10 commits (Delta's default: 100), so
-#: that opening a table reads at most 10 commit files after its checkpoint. Each ingest commits to runs,
-#: events and sources and opens them a few times: with 100, an ingest of 400 sources read 244 000 log files
-#: from the object store (benchmarks/RESULTS.md)
-TABLE_PROPERTIES = {"delta.checkpointInterval": "10"}
 #: how often (in versions of `sources`) a commit also looks for the rows of writes that never committed
 GARBAGE_EVERY = 10
 
@@ -70,277 +64,46 @@ _DERIVED_SCHEMA = pa.schema([pa.field("name", pa.large_string(), False), pa.fiel
                              pa.field("entry", pa.large_string(), False)])
 
 
-class Conflict(StoreError):
-    """Another writer committed to the store since the snapshot a commit was prepared on."""
 
 
-def new_commit_id(writer: str | None = None) -> str:
-    """A commit's id: its UTC time (so that its age can be read off), a random part and the writer's id."""
-    now = time.time()
-    return (time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"{int(now % 1 * 1e6):06d}Z-{uuid.uuid4().hex[:12]}"
-            + (f"-{writer}" if writer else ""))
 
 
-def commit_age(commit_id: str) -> float:
-    """Seconds since a commit id was made, in UTC whatever the local time zone (0 for one of another form:
-    never taken as old)."""
-    made = writes.commit_time(commit_id)
-    return 0.0 if made is None else time.time() - made
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-#: what an object store's error code means, as a person says it
-_CODES = {"NoSuchBucket": "no such bucket", "AccessDenied": "access denied", "InvalidAccessKeyId": "unknown access key",
-          "SignatureDoesNotMatch": "wrong secret key", "Connection refused": "connection refused (is the server up?)",
-          "dns error": "unknown host"}
 
 
-def _why(exc: BaseException) -> str:
-    """An error of delta-rs, an object store or the file system as one short line."""
-    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    if said := remote.timed_out(exc):
-        return said
-    for code, said in _CODES.items():
-        if code in text:
-            return said
-    text = _ANSI.sub("", text).replace("↳", ":")
-    return " ".join(text.split())[:300]
 
 
-def write_failed(where: object, exc: BaseException) -> StoreWriteError:
-    """The one-line error of a write to the store that failed (a full disk, a read-only file system)."""
-    return StoreWriteError(f"{where}: cannot write to the store ({_why(exc)}); the store is left as it was")
 
 
-def _writer_properties():
-    """zstd; dictionary encoding only for string columns (on numbers it makes the files larger and slower
-    to write: docs/internals.md)."""
-    return dl.WriterProperties(compression="ZSTD", default_column_properties=dl.ColumnProperties(dictionary_enabled=False),
-                               column_properties={c: dl.ColumnProperties(dictionary_enabled=True) for c in
-                                                  ("suite", "algorithm", COMMIT, "name", "source", "source_id", "info_file",
-                                                   "data_file", "comment", "function_name", "indicator", "data_format",
-                                                   "coco_version", "problem", "mode", "archive_file", "value")})
 
 
-def append(uri: str, rows: pa.Table | Callable[[], pa.RecordBatchReader], partition_by: Sequence[str], commit_id: str,
-           table: str | None = None) -> None:
-    """Append rows to a Delta table (made where there is none yet: a second writer making it at once
-    appends to the first one's); the Delta commit records the commit ids (comma-separated) and the table's
-    schema version."""
-    meta = {"cocopipe.commit": commit_id}
-    if table is not None:
-        meta.update({"cocopipe.table": table, "cocopipe.schema_version": schema.version(table)})
-    props = dl.CommitProperties(custom_metadata=meta)
-    for attempt in range(5):
-        try:
-            dl.write_deltalake(uri, rows() if callable(rows) else rows, mode="append",
-                               partition_by=list(partition_by) or None, schema_mode="merge",
-                               writer_properties=_writer_properties(), commit_properties=props,
-                               configuration=TABLE_PROPERTIES,  # when it makes the table
-                               storage_options=remote.delta_options(uri))
-            return
-        except dl.exceptions.CommitFailedError:
-            if attempt == 4:
-                raise
-            time.sleep(random.uniform(0.01, 0.1))
 
 
-def scan_table(dt) -> pl.LazyFrame:
-    """Lazy scan of a Delta table: Polars' own reader, or for a local table whose folder's path Polars'
-    reader misreads (a character delta-rs percent-encodes, a `k=v` folder taken for a partition) the
-    same files read partition by partition, their paths as they are on disk, never taken as globs. Made
-    once for a table's version."""
-    return _kept(dt, "scan", _scan_table)
 
 
-def _scan_table(dt) -> pl.LazyFrame:
-    root = _root(dt)
-    if "://" in root or (unquote(root) == root and "=" not in root):
-        return pl.scan_delta(dt, storage_options=remote.polars_options(dt.table_uri))
-    sch = pl.from_arrow(pa.schema(dt.schema().to_arrow()).empty_table()).schema
-    parts = list(dt.metadata().partition_columns)
-    body = {c: t for c, t in sch.items() if c not in parts}
-    adds = _adds(dt)
-    if not adds.height:
-        return pl.LazyFrame(schema=sch)
-    frames = []
-    for keys, grp in adds.group_by([f"partition.{c}" for c in parts] or [pl.lit(0)]):
-        lf = pl.scan_parquet(file_paths(dt, grp), schema=body, missing_columns="insert", extra_columns="ignore",
-                             hive_partitioning=False, glob=False)
-        frames.append(lf.with_columns(pl.lit(v, sch[c]).alias(c) for c, v in zip(parts, keys)) if parts else lf)
-    return pl.concat(frames).select(list(sch))
 
 
-def _frame(dt, arrow_schema: pa.Schema) -> pl.DataFrame:
-    """A small Delta table (sources, derived) whole, or empty with its schema where there is none."""
-    if dt is None:
-        return pl.from_arrow(arrow_schema.empty_table())
-    return whole(dt)
 
 
-def whole(dt) -> pl.DataFrame:
-    """A small Delta table read whole by Polars' reader. Not `DeltaTable.to_pyarrow_table`: its pyarrow
-    dataset scan leaves threads that can abort the interpreter at exit ("terminate called without an
-    active exception", apache/arrow#34314); it did so in CI."""
-    return scan_table(dt).collect()
 
 
-def _text(value: str | None) -> str | None:
-    """A string as the table's UTF-8 can hold it: a path's bytes that are not UTF-8 (held as lone surrogates)
-    written as `\\xe9` (the entry's JSON keeps the string itself)."""
-    if value is None:
-        return None
-    return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _entry(row: dict) -> dict:
-    """A source's (or derived table's) entry as `Store.sources()` gives it (key, name and path as given,
-    from the JSON entry)."""
-    e = json.loads(row["entry"])
-    if not isinstance(e, dict):
-        raise ValueError(f"a JSON {type(e).__name__}, not an object")
-    e.update((k, v) for k, v in row.items() if k != "entry" and k not in e)
-    return e
 
 
-@dataclass
-class SourceData:
-    """Everything one source contributes to the store; `key` is its identity in `sources`
-    (default: its path)."""
-
-    name: str
-    source_id: str
-    path: str
-    tables: dict[str, pl.DataFrame]
-    meta: dict = field(default_factory=dict)
-    key: str = ""
-
-    def __post_init__(self) -> None:
-        self.key = self.key or self.path
 
 
-@dataclass
-class Staged:
-    """A source's rows appended to the data tables under `commit_id`, not yet visible (`Store.commit`)."""
-
-    data: SourceData
-    commit_id: str
-    tables: list[str]
-    #: the staged files of each table (shared by the sources of one batch), committed by `Store.commit_all`
-    files: dict[str, writes.StagedFiles] = field(default_factory=dict)
 
 
-def _rows(entry: str) -> int:
-    """The rows a derived table's entry records (0 where it says none, or cannot be read)."""
-    try:
-        e = json.loads(entry)
-    except ValueError:
-        return 0
-    n = e.get("rows", 0) if isinstance(e, dict) else 0
-    return n if isinstance(n, int) else 0
 
 
-class _Stale(Exception):
-    """A data table no longer holds rows a snapshot's commits name (deleted since): take a newer snapshot."""
 
 
-@dataclass
-class Snapshot:
-    """The versions of a store's tables that one `Store` reads, and what `sources` and `derived` hold then.
-
-    The data tables are opened when first read: at the version pinned (a snapshot sent to a worker), else
-    at their latest, which holds every row the snapshot's commits name (they were appended before their
-    commit), unless a later write deleted the rows of a commit replaced since: then `_Stale`, and the Store
-    takes a newer snapshot."""
-
-    version: int
-    derived_version: int | None
-    sources: pl.DataFrame
-    derived: pl.DataFrame
-    opener: Callable[[str, int | None], object]
-    latest: Callable[[], int | None]  # the `sources` table's latest version
-    pins: dict[str, int | None] | None = None  # table -> version to open it at (None: the latest, checked)
-    opened: dict = field(default_factory=dict)
-    properties: dict[str, str] = field(default_factory=dict)  # the `sources` table's (`Store.properties`)
-    #: names this snapshot where a Store sends it (a worker's Stores of the same token share one: `_shared`)
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    @property
-    def committed(self) -> list[str]:
-        """The commits whose rows are visible."""
-        return sorted(set(self.sources[COMMIT].to_list()) | set(self.derived[COMMIT].to_list()))
-
-    @property
-    def names(self) -> list[str]:
-        """The data tables of the snapshot (derived ones as derived/NAME)."""
-        return [*schema.TABLES, *(f"{DERIVED}/{n}" for n in self.derived["name"].to_list())]
-
-    def table(self, name: str):
-        """A data table (DeltaTable) as the snapshot reads it, None where there is none."""
-        if name not in self.opened:
-            pinned = self.pins is not None
-            dt = self.opener(name, self.pins.get(name) if pinned else None)
-            if dt is not None and not pinned and self._expected(name) - _commits_in(dt) \
-                    and self.latest() != self.version:  # lost since by a later write (else lost files: `check` says)
-                raise _Stale(name)
-            self.opened[name] = dt
-        return self.opened[name]
-
-    @property
-    def tables(self) -> dict[str, object]:
-        """Every data table, opened."""
-        return {n: self.table(n) for n in self.names}
-
-    def _expected(self, name: str) -> set[str]:
-        """The commits the snapshot names that wrote rows to a table (by what each recorded of its rows)."""
-        if name.startswith(f"{DERIVED}/"):
-            rows = self.derived.filter(pl.col("name") == name.split("/", 1)[1])
-            return {r[COMMIT] for r in rows.iter_rows(named=True) if _rows(r["entry"])}
-        out = set()
-        for r in self.sources.select(COMMIT, "entry").iter_rows(named=True):
-            try:
-                e = json.loads(r["entry"])
-            except ValueError:  # damaged: `Store.sources` names it
-                continue
-            n = e.get(name, 0) if isinstance(e, dict) else 0
-            if isinstance(n, int) and n > 0:
-                out.add(r[COMMIT])
-        return out
 
 
-#: the pinned snapshots of this process by the token of the snapshot they were sent from: a report's tasks
-#: each get their Store pinned at the same versions, and opening the Delta tables again cost 10-20 ms a task
-_SHARED: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
-_SHARED_LOCK = threading.Lock()
-#: pinned snapshots kept per process (the most recently used)
-SHARED_SNAPSHOTS = 8
 
 
-def _shared(key: tuple[str, str], make: Callable[[], Snapshot]) -> Snapshot:
-    """The snapshot kept under `key` (where, token), else `make()` kept there."""
-    with _SHARED_LOCK:
-        snap = _SHARED.get(key)
-        if snap is not None:
-            _SHARED.move_to_end(key)
-            return snap
-    snap = make()
-    with _SHARED_LOCK:
-        snap = _SHARED.setdefault(key, snap)
-        while len(_SHARED) > SHARED_SNAPSHOTS:
-            _SHARED.popitem(last=False)
-    return snap
-
-
-def _creation_cut_short(folder: Path) -> bool:
-    """Whether `folder` holds only what a store's creation leaves when it is killed before its first commit:
-    a `sources` folder whose Delta log has no version yet (at most a temporary file): made again there."""
-    entries = [p for p in folder.iterdir() if not p.name.startswith(".")]
-    if [p.name for p in entries] != [SOURCES] or not entries[0].is_dir():
-        return False
-    inner = list(entries[0].iterdir())
-    if any(p.name != "_delta_log" or not p.is_dir() for p in inner):
-        return False
-    return not any(re.fullmatch(r"\d{20}\.(json|checkpoint\.parquet)", p.name) for d in inner for p in d.iterdir())
 
 
 class Store:
@@ -405,7 +168,7 @@ class Store:
         if snap is not None:
             state["_snap"] = None
             state["_pins"] = (snap.version, snap.derived_version, {t: (dt.version() if dt is not None else None)
-                                                                    for t, dt in self._tables().items()}, snap.token)
+                                                                    for t, dt in self.tables_opened().items()}, snap.token)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -437,19 +200,19 @@ class Store:
             if folder.exists() and not folder.is_dir():
                 raise StoreError(f"{folder}: not a folder")
             if folder.is_dir() and any(p for p in folder.iterdir() if not p.name.startswith(".")) \
-                    and not _creation_cut_short(folder):
+                    and not creation_cut_short(folder):
                 raise StoreError(f"{folder}: folder is not empty and holds no store")
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreError(f"{folder}: cannot create the store ({_why(exc)})") from None
+                raise StoreError(f"{folder}: cannot create the store ({why(exc)})") from None
         try:
             self._make_sources()
             self.created = True
         except dl.exceptions.CommitFailedError:
             pass  # another process made it first
         except Exception as exc:  # noqa: BLE001 - delta-rs and object stores raise many kinds
-            raise StoreError(f"{self.path}: cannot create the store ({_why(exc)})") from None
+            raise StoreError(f"{self.path}: cannot create the store ({why(exc)})") from None
 
     def _make_sources(self) -> None:
         """The `sources` table made, the mark of a store (nothing where there is one)."""
@@ -466,7 +229,7 @@ class Store:
 
     def _cannot_read(self, exc: BaseException) -> StoreError:
         """The error of a failed read: naming the damaged file of a Delta log where one is, else what failed."""
-        return StoreError(integrity.damage_said(self) or f"{self.path}: cannot read the store ({_why(exc)})")
+        return StoreError(integrity.damage_said(self) or f"{self.path}: cannot read the store ({why(exc)})")
 
     def _not_a_store(self) -> StoreError:
         if self.location.local is not None:
@@ -492,16 +255,12 @@ class Store:
         """The snapshot and one of its data tables (a newer snapshot where the table lost rows it names)."""
         return self._fresh(lambda snap: (snap, snap.table(name)))
 
-    def _tables(self) -> dict[str, object]:
-        """Every data table of the snapshot, opened (a newer snapshot where one lost rows it names)."""
-        return self._fresh(lambda snap: snap.tables)
-
     def _fresh(self, read: Callable[[Snapshot], object]):
         """`read(snapshot)`, made again on a newer snapshot where a data table lost rows the snapshot names."""
         for _ in range(20):
             try:
                 return read(self.snapshot)
-            except _Stale:
+            except Stale:
                 self.refresh()
             except StoreError:
                 raise
@@ -533,8 +292,8 @@ class Store:
                 raise self._not_a_store()
             der = open_table(self.uri(DERIVED), derived_version) if (tables is None or derived_version is not None) \
                 else None
-            sources = _frame(src, _SOURCES_SCHEMA)
-            derived = _frame(der, _DERIVED_SCHEMA)
+            sources = frame_or_empty(src, _SOURCES_SCHEMA)
+            derived = frame_or_empty(der, _DERIVED_SCHEMA)
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -561,7 +320,7 @@ class Store:
                     snap.token = token
                     return snap
 
-                self._snap = _shared((str(self.path), token), make)
+                self._snap = shared((str(self.path), token), make)
             else:
                 self.refresh()
         return self._snap
@@ -598,7 +357,7 @@ class Store:
         out = {}
         for r in frame.sort(key).iter_rows(named=True):
             try:
-                e = _entry(r)
+                e = entry_of(r)
                 out[e[key]] = e
             except (ValueError, TypeError) as exc:
                 raise StoreError(f"{self.uri(table)}: the entry of {r[key]!r} is damaged (not a JSON object: "
@@ -690,7 +449,7 @@ class Store:
         if dt is None or not committed:
             return pl.LazyFrame(schema={**sch, COMMIT: pl.String} if commits else sch)
         lf = scan_table(dt).filter(pl.col(COMMIT).is_in(committed))
-        have = _columns(dt)
+        have = table_columns(dt)
         defaults = {c["name"]: c.get("default") for c in schema.spec(table)["columns"]}
         cols = [pl.col(c) if c in have else pl.lit(defaults.get(c), dtype=t).alias(c) for c, t in sch.items()]
         out = lf.select(*cols, *([COMMIT] if commits else []))
@@ -702,7 +461,7 @@ class Store:
         snap, dt = self._table(table)
         if dt is None:
             return []
-        adds = _adds(dt)
+        adds = add_actions(dt)
         parts = [f"partition.{c}" for c in schema.partition_columns(table)]
         lo = f"min.{COMMIT}"
         if lo in adds.columns:
@@ -725,49 +484,9 @@ class Store:
         return file_paths(dt) if dt is not None else []
 
     def verify(self) -> None:
-        """StoreError (one line naming the file) unless every file of committed rows the snapshot's tables list
-        is there with the size written (local stores: a stat per file), and every source counts the rows its
-        tables' logs hold for its commit (`integrity`), so that a read never silently misses data, nor hands a
-        cut file to a reader."""
-        if self.__dict__.get("_verified") == self.stamp():
-            return
-        for name, dt in self._tables().items():
-            if dt is None:
-                continue
-            adds, lo = _adds(dt), f"min.{COMMIT}"
-            if lo in adds.columns:  # the files of rows no commit names (a killed or replaced write) are not read
-                adds = adds.filter(pl.col(lo).is_in(self.snapshot.committed))
-            if not adds.height:
-                continue
-            if self.location.local is None:
-                self._verify_remote(name, dt, adds)
-                continue
-            for uri, size in zip(file_paths(dt, adds), adds["size_bytes"]):
-                try:
-                    st = os.stat(uri)
-                except OSError:
-                    st = None
-                if st is None or not stat.S_ISREG(st.st_mode):
-                    raise StoreError(f"{uri}: missing from the store (listed by its {name} table); `cocopipe check "
-                                     f"--store {self.path} --repair` drops what is lost (re-ingest the source to restore it)")
-                if size is not None and st.st_size != size:  # cut or overwritten: never handed to a reader
-                    raise StoreError(f"{uri}: damaged ({st.st_size} bytes, its {name} table wrote {size}); "
-                                     f"`cocopipe check --store {self.path} --repair` moves it out of the store")
-        integrity.whole_or_error(self)  # every source's counts are what its tables hold (from their logs)
-        self.__dict__["_verified"] = self.stamp()
-
-    def _verify_remote(self, name: str, dt, adds: pl.DataFrame) -> None:
-        """As `verify`, for a table on object storage: the objects missing, by delta-rs's own check (a dry run
-        of its repair; delta-rs's client works where pyarrow's S3 client cannot start, as in a confined query)."""
-        try:
-            gone = set(dt.repair(dry_run=True).get("files_removed", []))
-        except Exception as exc:  # noqa: BLE001
-            raise self._cannot_read(exc) from None
-        for rel in adds["path"]:
-            if unquote(rel) in gone:
-                raise StoreError(f"{self.uri(name)}/{unquote(rel)}: missing from the store (listed by its {name} table); "
-                                 f"`cocopipe check --store {self.path} --repair` drops what is lost (re-ingest the "
-                                 f"source to restore it)")
+        """StoreError (one line naming the file) unless every file of committed rows is there whole and every
+        source counts the rows its tables' logs hold (`integrity.verify_files`): a read never misses data."""
+        integrity.verify_files(self)
 
     def runs(self) -> pl.LazyFrame:
         """The `runs` table: one row per trial (schemas/runs.json)."""
@@ -829,8 +548,8 @@ class Store:
                 if not rows:
                     continue
                 folder = f"{writes.WRITES}/{self.writer}/{cids[rows[0][0]]}"
-                files[table] = writes.stage_files(self.uri(table), folder, _stream(table, [(df, cids[i]) for i, df in rows])(),
-                                                  list(schema.partition_columns(table)), _writer_properties())
+                files[table] = writes.stage_files(self.uri(table), folder, stream(table, [(df, cids[i]) for i, df in rows])(),
+                                                  list(schema.partition_columns(table)), writer_properties())
                 for i, _ in rows:
                     written[i].append(table)
         except StoreError:
@@ -900,13 +619,13 @@ class Store:
         `sources` table. A source of the same content as one stored (and the same algorithm name) names that
         one's commit, and its own rows are deleted: stored once, counted once."""
         now_ = time.strftime("%Y-%m-%dT%H:%M:%S")
-        gone = list(dict.fromkeys([*(_text(s.data.key) for s in staged), *(_text(k) for k in replace)]))
+        gone = list(dict.fromkeys([*(as_text(s.data.key) for s in staged), *(as_text(k) for k in replace)]))
 
         def mine(s: Staged) -> dict:
             data = s.data
             entry = dict(data.meta, key=data.key, name=data.name, path=data.path, source_id=data.source_id,
                          schema_versions={t: schema.version(t) for t in s.tables})
-            return {"key": _text(data.key), "name": _text(data.name), "path": _text(data.path),
+            return {"key": as_text(data.key), "name": as_text(data.name), "path": as_text(data.path),
                     "source_id": data.source_id, COMMIT: s.commit_id, "ingested": now_,
                     "entry": json.dumps(entry, sort_keys=True, default=str)}
 
@@ -945,7 +664,7 @@ class Store:
         """Delete a source (its rows go with it)."""
         if key not in self.refresh().sources():
             raise StoreError(f"{self.path}: no source {key!r}")
-        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [_text(key)], [], None, None)
+        self._swap(SOURCES, _SOURCES_SCHEMA, "key", [as_text(key)], [], None, None)
 
     def write_source(self, data: SourceData, replace: Sequence[str] = ()) -> list[str]:
         """Add or replace one source (`stage`, then `commit`)."""
@@ -960,43 +679,38 @@ class Store:
         committed (older than GRACE; looked for at a Store's first commit, when a commit drops one, and at
         every GARBAGE_EVERY-th version of `sources`: reading every table's commits at each commit cost an
         ingest of N sources O(N^2)). Returns the commits the new rows name."""
-        for attempt in range(RETRIES):
-            try:
+        def attempt() -> tuple[dl.DeltaTable, set[str], list[dict]]:
+            dt = open_table(self.uri(table))
+            if dt is None and table == SOURCES:  # removed meanwhile (by an ingest that read nothing): made again
+                self._make_sources()
                 dt = open_table(self.uri(table))
-                if dt is None and table == SOURCES:  # removed meanwhile (by an ingest that read nothing): made again
-                    self._make_sources()
-                    dt = open_table(self.uri(table))
-                if dt is None and table == DERIVED:
-                    dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES,
-                                         storage_options=remote.delta_options(self.uri(table)))
-                    dt = open_table(self.uri(table))
-                if expect is not None and table == SOURCES and dt.version() != expect:
-                    raise Conflict(f"{self.path}: another writer committed meanwhile")
-                if check is not None:
-                    self.refresh()
-                    check(self)
-                now = whole(dt)
-                keep = now.filter(~pl.col(key).is_in(list(gone)))
-                made = rows(now) if callable(rows) else rows
-                new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
-                # no retry inside delta-rs: it would make the commit again on the newer version without this
-                # writer reading it (a second source of one content, a source another writer removed): here
-                # the table is read again, and `rows` made on it
-                dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
-                                   commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
-                                                                         max_commit_retries=0))
-                dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
-                break
-            except dl.exceptions.CommitFailedError:
-                if expect is not None:
-                    raise Conflict(f"{self.path}: another writer committed meanwhile") from None
-                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise write_failed(self.path, exc) from None
-        else:
-            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
+            if dt is None and table == DERIVED:
+                dl.DeltaTable.create(self.uri(table), arrow_schema, mode="ignore", configuration=TABLE_PROPERTIES,
+                                     storage_options=remote.delta_options(self.uri(table)))
+                dt = open_table(self.uri(table))
+            if expect is not None and table == SOURCES and dt.version() != expect:
+                raise Conflict(f"{self.path}: another writer committed meanwhile")
+            if check is not None:
+                self.refresh()
+                check(self)
+            now = whole(dt)
+            keep = now.filter(~pl.col(key).is_in(list(gone)))
+            made = rows(now) if callable(rows) else rows
+            new = pl.concat([keep, pl.DataFrame(made, schema=keep.schema)]) if made else keep
+            # no retry inside delta-rs: it would make the commit again on the newer version without this
+            # writer reading it (a second source of one content, a source another writer removed): here
+            # the table is read again, and `rows` made on it
+            dl.write_deltalake(dt, schema.as_schema(new.to_arrow(), arrow_schema), mode="overwrite",
+                               commit_properties=dl.CommitProperties(custom_metadata={"cocopipe.swap": table},
+                                                                     max_commit_retries=0))
+            dropped = {c for c in now[COMMIT].to_list()} - set(new[COMMIT].to_list())
+            return dt, dropped, made
+
+        def conflict() -> None:
+            if expect is not None:
+                raise Conflict(f"{self.path}: another writer committed meanwhile")
+
+        dt, dropped, made = retrying(self.path, attempt, RETRIES, conflict)
         if table == SOURCES:  # the snapshot of the version just written: the table object is at it already
             self.__dict__.pop("_pins", None)
             self._snap = self._pinned(None, None, None, dt)
@@ -1007,143 +721,48 @@ class Store:
             self.collect_garbage(dropped)
         return [r[COMMIT] for r in made]
 
+    def tables_opened(self) -> dict[str, object]:
+        """Every data table of the snapshot, opened (a newer snapshot where one lost rows it names)."""
+        return self._fresh(lambda snap: snap.tables)
+
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
-        """Delete from the data tables the rows of `dropped` commits and of commits no table names that are
-        older than GRACE (writes killed before their commit), and the cache files of commits gone GRACE ago; the
-        number of commits deleted. Best effort: what cannot be deleted now stays invisible, for a later write."""
-        tables = self._tables()
-        named = set(self.snapshot.committed) | self._inflight
-        todo: dict[str, list[str]] = {}
-        leases: dict[str, bool] = {}
-        root = self.location.uri
-        for name, dt in tables.items():
-            if dt is None:
-                continue
-            present = _commits_in(dt)
-            old = {c for c in present - named if c in dropped or (commit_age(c) > GRACE and not writes.alive(
-                root, writes.writer_of(c), leases))}
-            if old:
-                todo[name] = sorted(old)
-        self._delete_commits(todo)
-        self._expire_caches(named, dropped)
-        staged = sum(self.collect_staged(leases).values())
-        return len({c for cs in todo.values() for c in cs}) + staged
+        """Delete from the data tables the rows of `dropped` commits and of commits no `sources` names older than
+        GRACE (writes killed before their commit), and stale staged and cache files; the number of commits deleted
+        (`garbage.collect`)."""
+        return garbage.collect(self, GRACE, dropped)
 
     def collect_staged(self, leases: dict[str, bool] | None = None) -> dict[str, int]:
-        """Delete the staged files of writes that never committed, whose writer's lease expired and that are
-        older than GRACE: the batches deleted, by table."""
-        out = {}
-        for name in self.snapshot.names:
-            n = writes.collect_staged(self.uri(name), self.location.uri, self.referenced(name), GRACE,
-                                      {} if leases is None else leases)
-            if n:
-                out[name] = n
-        return out
+        """Delete the staged files of dead writers older than GRACE: the batches deleted, by table."""
+        return garbage.collect_staged(self, GRACE, leases)
 
     def abandoned(self) -> dict[str, list[str]]:
         """The staged batches of writes that never committed and that a collection would delete, by table."""
-        out, leases = {}, {}
-        for name in self.snapshot.names:
-            got = writes.abandoned(self.uri(name), self.location.uri, self.referenced(name), GRACE, leases)
-            if got:
-                out[name] = got
-        return out
+        return garbage.abandoned(self, GRACE)
+
+    def _delete_commits(self, todo: dict[str, list[str]]) -> None:
+        garbage.delete_commits(self, todo)
 
     def referenced(self, name: str) -> set[str]:
         """The files a table's latest version names, as paths relative to the table (as they are on disk)."""
-        dt = open_table(self.uri(name))
-        return {unquote(p) for p in _adds(dt)["path"]} if dt is not None else set()
+        return garbage.referenced(self, name)
 
-    def _expire_caches(self, named: set[str], dropped: set[str] | frozenset) -> None:
-        """Delete the cache files of commits no longer named GRACE seconds after their commit went: a reader
-        that opened its snapshot before may still be reading them. A dropped commit's files are touched now
-        (their time is the drop's), and any file of a commit not named (or a writer's leftover) goes once it is
-        older than GRACE."""
-        now = time.time()
-        for d in self.cache_dirs():
-            for f in d.iterdir():
-                commit = f.name.split(".")[0]
-                try:
-                    if commit in dropped:
-                        os.utime(f, (now, now))
-                    elif commit not in named and now - f.stat().st_mtime > GRACE:
-                        f.unlink()
-                except OSError:  # gone already (another writer's collection), or not ours to delete: left
-                    pass
-
-    def _delete_commits(self, todo: dict[str, list[str]]) -> None:
-        for name, commits in todo.items():
-            if not commits:
-                continue
-            listed = ", ".join("'" + c.replace("'", "''") + "'" for c in commits)
-            for _ in range(5):
-                try:
-                    dt = open_table(self.uri(name))
-                    if dt is not None:
-                        dt.delete(f"{COMMIT} IN ({listed})")
-                    break
-                except dl.exceptions.CommitFailedError:
-                    time.sleep(random.uniform(0.01, 0.1))
-                except Exception as exc:  # noqa: BLE001 - left invisible, for a later write
-                    self.notices.append(f"{self.uri(name)}: rows of an earlier write not deleted yet ({_why(exc)})")
-                    break
-
-    # -- side tables: small Delta tables of the store outside the commit protocol (reference choices) --
+    # -- side tables: small Delta tables of the store outside the commit protocol (reference choices): `side` --
     def replace_rows(self, table: str, df: pl.DataFrame, column: str, value: str) -> None:
         """Replace the rows of the side table `table` whose `column` is `value` by `df` (one Delta commit)."""
-        literal = "'" + value.replace("'", "''") + "'"
-        for attempt in range(20):
-            try:
-                if open_table(self.uri(table)) is None:
-                    append(self.uri(table), df.to_arrow(), (), "")
-                else:
-                    dl.write_deltalake(self.uri(table), df.to_arrow(), mode="overwrite", predicate=f"{column} = {literal}",
-                                       writer_properties=_writer_properties(),
-                                       storage_options=remote.delta_options(self.uri(table)))
-                return
-            except dl.exceptions.CommitFailedError:
-                time.sleep(random.uniform(0.01, 0.1) * (attempt + 1))
-            except Exception as exc:  # noqa: BLE001
-                raise write_failed(self.path, exc) from None
-        raise StoreError(f"{self.uri(table)}: could not commit (other writers kept committing)")
+        side_tables.replace_rows(self, table, df, column, value)
 
     def scan_side(self, table: str) -> pl.LazyFrame | None:
         """Lazy scan of a side table (None where there is none)."""
-        dt = open_table(self.uri(table))
-        return scan_table(dt) if dt is not None else None
+        return side_tables.scan_side(self, table)
 
     def rewrite_sources(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
-        """Replace the `sources` table by `change(sources)` (same keys and commits; e.g. paths made
-        machine-independent for a packaged store). Where another writer commits first, `change` is made again
-        on the newer table (it must read what it needs anew each call)."""
-        for attempt in range(RETRIES):
-            try:
-                dt = open_table(self.uri(SOURCES))
-                new = change(whole(dt))
-                dl.write_deltalake(dt, new.to_arrow().cast(_SOURCES_SCHEMA), mode="overwrite",
-                                   commit_properties=dl.CommitProperties(max_commit_retries=0))
-                break
-            except dl.exceptions.CommitFailedError:
-                time.sleep(random.uniform(0.005, 0.05) * min(attempt + 1, 10))
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise write_failed(self.path, exc) from None
-        else:
-            raise StoreError(f"{self.path}: could not commit after {RETRIES} attempts (other writers kept committing)")
-        self.refresh()
+        """Replace the `sources` table by `change(sources)` (same keys and commits), made again on the newer table
+        where another writer commits first (`side.rewrite_sources`)."""
+        side_tables.rewrite_sources(self, change, _SOURCES_SCHEMA, RETRIES)
 
     def vacuum(self, side: Sequence[str] = ()) -> None:
-        """Delete the files no table version needs any more, keeping only the latest versions (a store
-        nobody else uses at the moment, e.g. one being packaged), and compact the logs; `side`: side
-        tables to vacuum too."""
-        for name in [SOURCES, DERIVED, *schema.TABLES, *(f"{DERIVED}/{n}" for n in self.derived()), *side]:
-            dt = open_table(self.uri(name))
-            if dt is not None:
-                dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False)
-                dt.create_checkpoint()
-                dt.cleanup_metadata()
-        self.refresh()
+        """Delete the files no table version needs any more and compact the logs (`side.vacuum`)."""
+        side_tables.vacuum(self, side)
 
     # -- derived tables: versions computed from the stored ones (e.g. a recomputed indicator) --
     def write_derived(self, name: str, table: str, df: pl.DataFrame, meta: dict | None = None) -> list[str]:
@@ -1153,7 +772,7 @@ class Store:
         where = f"{DERIVED}/{name}"
         try:
             if df.height:
-                append(self.uri(where), _with_commit(table, df, cid), schema.partition_columns(table), cid, table)
+                append(self.uri(where), with_commit(table, df, cid), schema.partition_columns(table), cid, table)
         except Exception as exc:  # noqa: BLE001
             raise write_failed(self.path, exc) from None
         entry = dict(meta or {}, table=table, rows=df.height)
@@ -1169,45 +788,3 @@ class Store:
         self._swap(DERIVED, _DERIVED_SCHEMA, "name", [name], [], None, None)
 
 
-def check_names(data: SourceData) -> None:
-    """StoreError (naming the source) where a partition value of its rows cannot name a folder."""
-    for table, df in data.tables.items():
-        if not df.height:
-            continue
-        for k in schema.partition_columns(table):  # a folder's name depends on its own column's value alone
-            for v in df[k].unique(maintain_order=True).to_list():
-                try:
-                    hive.folder(k, str(v))
-                except ValueError as exc:
-                    raise StoreError(f"{data.path}: {exc}") from None
-
-
-def _stream(table: str, parts: list[tuple[pl.DataFrame, str]]) -> Callable[[], pa.RecordBatchReader]:
-    """The rows of several sources (frame, commit id) for one append, each made Arrow only when the writer
-    reads it (the copies of a whole batch are never held at once); callable again for a retried append."""
-    def batches():
-        for df, cid in parts:
-            yield from _with_commit(table, df, cid).to_batches()
-
-    return lambda: pa.RecordBatchReader.from_batches(_with_commit(table, parts[0][0].clear(), parts[0][1]).schema,
-                                                     batches())
-
-
-def _with_commit(table: str, df: pl.DataFrame, commit_id: str) -> pa.Table:
-    """A frame as rows of `table` (validated against its schema), with its partition columns and commit id."""
-    parts = schema.partition_columns(table)
-    body = schema.conform(table, df)
-    keys = df.select(pl.col(p).cast(pl.String) for p in parts).to_arrow()  # Polars' strings: large_string
-    cols = [*(keys.column(p) for p in parts), *body.columns,
-            pa.repeat(pa.scalar(commit_id, pa.large_string()), df.height)]
-    fields = [*(pa.field(p, pa.large_string(), False) for p in parts), *body.schema, pa.field(COMMIT, pa.large_string(), False)]
-    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
-
-
-def _commits_in(dt) -> set[str]:
-    """The commit ids a Delta table's files hold, from the statistics of its log (no file is read)."""
-    adds = _adds(dt)
-    lo, hi = f"min.{COMMIT}", f"max.{COMMIT}"
-    if lo not in adds.columns:  # no statistics: read the column
-        return set(scan_table(dt).select(COMMIT).unique().collect()[COMMIT].to_list())
-    return set(pl.concat([adds[lo], adds[hi]]).drop_nulls().to_list())

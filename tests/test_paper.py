@@ -302,22 +302,11 @@ def test_success_rate_goes_inside_a_multicolumn():
     assert c == r"\multicolumn{2}{@{}c@{}}{$\!\!\!\!{}_{.4}$\textit{300}}"
 
 
-def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
+def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says():
     """The caption names the second algorithm on the y-axis and the first on the x-axis: the chart agrees."""
-    asked = {}
-
-    class Stub:
-        def select(self, **_):
-            return self
-
-    def fake_chart(kind, a, **opts):
-        asked.update(opts, kind=kind)
-        raise ValueError("drawn elsewhere")
-
-    monkeypatch.setattr(figures, "chart", fake_chart)
-    figures.draw(figures.parse("ppscatter_f001"), Stub(), None, {"Zeta": ("#000000", "circle"),
-                                                                 "Alpha": ("#0072B2", "square")})
-    assert (asked["kind"], asked["a_name"], asked["b_name"]) == ("scatter", "Zeta", "Alpha")
+    asked = figures.chart_options(figures.parse("ppscatter_f001"), None, {"Zeta": ("#000000", "circle"),
+                                                                         "Alpha": ("#0072B2", "square")})
+    assert (asked["a_name"], asked["b_name"]) == ("Zeta", "Alpha")
     text = macros.commands("bbob", ["Zeta", "Alpha"], "x", [1e-8], ["a", "b"], None, "0.1")
     assert "Alpha (y-axis) versus Zeta (x-axis)" in text
 
@@ -431,3 +420,62 @@ def test_more_than_six_algorithms_split_into_parts_each_led_by_the_reference():
     assert all(p.startswith("${\\bf f_{1}}$ & \\multicolumn{2}{@{}c|@{}}{10}") for p in parts)
     few = tables.function_rows(pl.DataFrame(rows[:7]), 1, 5, algs[:6], algs[:6], 1, many=True)
     assert "\\hline\\hline" not in few and few.count("{10}") == 1
+
+
+# -- the figures' data computed once and sliced per figure ---------------------------------------
+@pytest.fixture(scope="module")
+def two_store(tmp_path_factory):
+    """DIRECT and BrentSTEPqi in one store."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    shared_or_skip()
+    st = Store(tmp_path_factory.mktemp("two"), create=True)
+    ingest([SHARED / "data" / "real" / "DIRECT_posik_noiseless.tgz", SHARED / "data" / "real" / "BrentSTEPqi_Posik.tgz"],
+           st)
+    return st
+
+
+def _same_drawing(before, after, name):
+    from polars.testing import assert_frame_equal
+
+    if isinstance(before, ValueError) or isinstance(after, ValueError):
+        assert str(before) == str(after), name
+        return
+    assert sorted(before) == sorted(after), name
+    for k, v in before.items():
+        if isinstance(v, pl.DataFrame):
+            assert_frame_equal(v, after[k], check_exact=True), (name, k)
+        else:
+            assert v == after[k], (name, k)
+
+
+@pytest.mark.parametrize("algorithms, reference", [(["DIRECT", "BrentSTEPqi"], "default"),
+                                                   (["DIRECT"], "default"), (["BrentSTEPqi", "DIRECT"], None),
+                                                   (["DIRECT"], None)])
+def test_batched_figure_data_equal_each_figures_own_recipe(two_store, algorithms, reference):
+    """Every figure's chart data (the frames, names and texts its chart function draws) computed for all
+    figures at once (`batch.drawings`) equal those of the figure's own recipe on its narrowed selection: the
+    ECDFs' simulated restarts drawn the same."""
+    from pipeline.api import Analysis
+    from pipeline.charts import theme
+    from pipeline.paper import batch
+    from pipeline.reference_sets import DEFAULT_FOR_SUITE
+
+    ana = Analysis(two_store).select(suite="bbob", algorithm=algorithms, function=[1, 2, 7, 15, 24])
+    ref = DEFAULT_FOR_SUITE["bbob"] if reference else None
+    pal = theme.palette(algorithms, None)
+    problems = ana.runs().select("function", "dimension").unique().collect()
+    figs = [figures.parse(n) for n in layout.needed("bbob", len(algorithms))[1]]
+    figs = [f for f in figs if not figures.covers(f, problems, len(algorithms))]
+    after = batch.drawings(ana, figs, ref, pal)
+    assert {f.name for f in figs if f.kind in ("ecdf", "scaling")} == set(after) and len(after) > 12
+    assert any(isinstance(v, ValueError) for v in after.values())  # hcond: none of the functions
+    for f in figs:
+        if f.name not in after:
+            continue
+        try:
+            before = figures.drawing(f, ana, ref, pal)
+        except ValueError as exc:
+            before = exc
+        _same_drawing(before, after[f.name], f.name)

@@ -22,7 +22,7 @@ from ..hits import targets as tg
 from ..reference_sets import DEFAULT_FOR_SUITE
 from ..selection import open_reference
 from ..tables import art_table
-from . import figures, layout, losstable, macros, tables
+from . import batch, figures, layout, losstable, macros, tables
 
 #: the folder of the algorithms' files inside the output, cocopp's ppdata/<algorithms>/
 FOLDER_MAX = 60
@@ -186,15 +186,16 @@ def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | N
     """Draw the figures (threads: polars and vl-convert work outside the GIL), and the legend .tex of those in
     `legends` from the algorithms in the figure's order; returns {name: why empty}."""
     placeholders: dict[str, str] = {}
+    figs = {name: figures.parse(name) for name in names}
+    why = {name: w for name, fig in figs.items() if (w := figures.covers(fig, problems, n_algorithms))}
+    given = batch.drawings(ana, [f for n, f in figs.items() if n not in why], reference, palette)
 
     def one(name: str) -> None:
-        fig = figures.parse(name)
-        why = figures.covers(fig, problems, n_algorithms)
-        if why:
-            placeholders[name] = why
-            data, order = figures.placeholder_pdf(why), []
+        if name in why:
+            placeholders[name] = why[name]
+            data, order = figures.placeholder_pdf(why[name]), []
         else:
-            data, order = figures.draw_ordered(fig, ana, reference, palette)
+            data, order = figures.draw_ordered(figs[name], ana, reference, palette, given.get(name))
         _write(base / f"{name}.pdf", data)
         if legends and name in legends:
             _write(base / f"{name}.tex", legends[name](order))

@@ -5,6 +5,7 @@ data lack that function, dimension or group (or the kind needs two algorithms), 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -149,9 +150,11 @@ def drawing(fig: Figure, analysis, reference: str | None, palette: dict | None =
 
 
 def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | None = None,
-                 given: dict | ValueError | None = None) -> tuple[bytes, list[str]]:
+                 given: dict | ValueError | None = None,
+                 to_pdf: Callable[[dict], bytes] | None = None) -> tuple[bytes, list[str]]:
     """The PDF of a figure and the algorithms in the order of its colour scale (none for a placeholder);
-    `given`: its drawing computed beforehand (`batch`), or the error that computing it raised."""
+    `given`: its drawing computed beforehand (`batch`), or the error that computing it raised; `to_pdf`:
+    what draws a specification (default: vl-convert in this process)."""
     try:
         if isinstance(given, ValueError):
             raise given
@@ -164,4 +167,4 @@ def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | N
     # a figure's time (the report's tests validate these charts' specs)
     if isinstance(s.get("title"), dict):  # the settings lines are the caption's and settings.json's: a bigger plot
         s["title"] = {k: v for k, v in s["title"].items() if k != "subtitle"}
-    return render(s, "pdf"), colour_order(s)
+    return (to_pdf(s) if to_pdf else render(s, "pdf")), colour_order(s)

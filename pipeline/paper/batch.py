@@ -23,15 +23,43 @@ def drawings(ana, figs: Sequence[Figure], reference: str | None, palette: dict) 
     """{figure name: what its chart draws, or the ValueError its recipe raises} of the ECDF and scaling
     figures of `figs` (the others are not here)."""
     out: dict[str, Drawing | ValueError] = {}
-    groups = [f for f in figs if f.kind == "ecdf" and not f.function]
-    single = [f for f in figs if f.kind == "ecdf" and f.function]
-    scaling = [f for f in figs if f.kind == "scaling"]
-    if groups:
-        out.update(_group_ecdfs(ana, groups, reference, palette))
-    if single:
-        out.update(_function_ecdfs(ana, single, reference, palette))
-    if scaling:
-        out.update(_scalings(ana, scaling, reference, palette))
+    for fam in families(ana, figs, reference, palette):
+        fam.compute()
+        out.update({f.name: fam.drawing(f) for f in fam.figures})
+    return out
+
+
+class Family:
+    """Figures whose data one query gives: `compute` runs it (once), `drawing` slices one figure's."""
+
+    def __init__(self, ana, figs: Sequence[Figure], reference: str | None, palette: dict, shared, one):
+        self.figures, self._args, self._shared, self._one, self._data = list(figs), (ana, reference, palette), \
+            shared, one, None
+
+    def compute(self) -> None:
+        """Run the family's query."""
+        if self._data is None:
+            self._data = self._shared(self._args[0], self.figures, self._args[1])
+
+    def drawing(self, fig: Figure) -> Drawing | ValueError:
+        """What the chart of `fig` draws, or the ValueError its recipe raises."""
+        self.compute()
+        try:
+            return self._one(self._data, fig, *self._args)
+        except ValueError as exc:
+            return exc
+
+
+def families(ana, figs: Sequence[Figure], reference: str | None, palette: dict) -> list[Family]:
+    """The ECDF and scaling figures of `figs` by the query that gives their data."""
+    kinds = [(lambda f: f.kind == "scaling", _scaling_shared, _scaling_one),
+             (lambda f: f.kind == "ecdf" and not f.function, _groups_shared, _group_one),
+             (lambda f: f.kind == "ecdf" and bool(f.function), _functions_shared, _function_one)]
+    out = []
+    for test, shared, one in kinds:
+        fs = [f for f in figs if test(f)]
+        if fs:
+            out.append(Family(ana, fs, reference, palette, shared, one))
     return out
 
 
@@ -71,19 +99,19 @@ def _main_algorithms(a, ref) -> list[str]:
     return compared(a, ref, None).algorithms()
 
 
-def _group_ecdfs(ana, figs: Sequence[Figure], reference, palette) -> dict[str, Drawing | ValueError]:
-    """The ECDFs of function groups: one query of every group asked, sliced per (dimension, group)."""
+def _groups_shared(ana, figs: Sequence[Figure], reference):
+    """The ECDFs of every function group asked, in every dimension asked: one query (the groups without data
+    in a figure's selection left out, as its recipe fails there)."""
     d = options("ecdf")
-    out: dict[str, Drawing | ValueError] = {}
-    asked = {}
+    asked, failed = {}, {}
     for f in figs:
         try:
             group_frame(narrowed(f, ana), f.options["group"])  # unknown groups fail here, as in the recipe
             asked[f.name] = f.options["group"]
         except ValueError as exc:
-            out[f.name] = exc
+            failed[f.name] = exc
     if not asked:
-        return out
+        return asked, failed, None, []
     base = _base(ana, [f for f in figs if f.name in asked])
     ref = resolve_reference(base, reference)
     main = compared(base, ref, None)
@@ -91,18 +119,19 @@ def _group_ecdfs(ana, figs: Sequence[Figure], reference, palette) -> dict[str, D
     sets = [main] + ([ref.analysis] if ref else [])
     tables = pl.collect_all([q for an in sets for q in (an.ecdf(None, samples=d["samples"], seed=d["seed"], **kw),
                                                         an.ecdf_summary(None, **kw))])
-    for f in figs:
-        if f.name not in asked:
-            continue
-        g = asked[f.name]
-        steps = pl.concat([_slice(t, f, g) for t in tables[0::2]], how="vertical_relaxed")
-        summ = pl.concat([_slice(t, f, g) for t in tables[1::2]], how="vertical_relaxed")
-        a = narrowed(f, ana)
-        try:
-            out[f.name] = _ecdf_drawing(a, ref, _main_algorithms(a, ref), steps, summ, palette, d)
-        except ValueError as exc:
-            out[f.name] = exc
-    return out
+    return asked, failed, ref, tables
+
+
+def _group_one(data, f: Figure, ana, reference, palette) -> Drawing:
+    """One group's ECDF figure: its dimension and group of the tables."""
+    asked, failed, ref, tables = data
+    if f.name in failed:
+        raise failed[f.name]
+    g = asked[f.name]
+    steps = pl.concat([_slice(t, f, g) for t in tables[0::2]], how="vertical_relaxed")
+    summ = pl.concat([_slice(t, f, g) for t in tables[1::2]], how="vertical_relaxed")
+    a = narrowed(f, ana)
+    return _ecdf_drawing(a, ref, _main_algorithms(a, ref), steps, summ, palette, options("ecdf"))
 
 
 def _kernel_tables(hits: pl.DataFrame, fig: Figure, budget, d: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -119,52 +148,54 @@ def _kernel_tables(hits: pl.DataFrame, fig: Figure, budget, d: dict) -> tuple[pl
             ecdf_m.summary_table(data, d["group"], mode=d["mode"], max_budget=budget, max_x=d["max_x"]))
 
 
-def _function_ecdfs(ana, figs: Sequence[Figure], reference, palette) -> dict[str, Drawing | ValueError]:
-    """The ECDFs of single functions (or a few: bbob-constrained's objectives): the hitting times read once,
-    the tables computed per figure."""
-    d = options("ecdf")
-    out: dict[str, Drawing | ValueError] = {}
+def _functions_shared(ana, figs: Sequence[Figure], reference):
+    """The hitting times of the single functions' ECDFs (or a few functions': bbob-constrained's objectives),
+    read once."""
     base = _base(ana, figs).select(function=sorted({fn for f in figs for fn in f.function}))
     ref = resolve_reference(base, reference)
-    main = compared(base, ref, None)
-    sets = [main] + ([ref.analysis] if ref else [])
-    hits = pl.collect_all([an.hits(None) for an in sets])
-    for f in figs:
-        a = narrowed(f, ana)
-        try:
-            group_frame(a, d["group"])
-            parts = [_kernel_tables(h, f, an.max_budget, d) for h, an in zip(hits, sets)]
-            steps = pl.concat([p[0] for p in parts], how="vertical_relaxed")
-            summ = pl.concat([p[1] for p in parts], how="vertical_relaxed")
-            out[f.name] = _ecdf_drawing(a, ref, _main_algorithms(a, ref), steps, summ, palette, d)
-        except ValueError as exc:
-            out[f.name] = exc
-    return out
+    sets = [compared(base, ref, None)] + ([ref.analysis] if ref else [])
+    return ref, sets, pl.collect_all([an.hits(None) for an in sets])
 
 
-def _scalings(ana, figs: Sequence[Figure], reference, palette) -> dict[str, Drawing | ValueError]:
-    """The scaling figures (`recipes.kinds.scaling_kind`): the aRT of every function in one query."""
+def _function_one(data, f: Figure, ana, reference, palette) -> Drawing:
+    """One function's ECDF figure: the tables of its hitting times, computed as its own query does."""
+    ref, sets, hits = data
+    d = options("ecdf")
+    a = narrowed(f, ana)
+    group_frame(a, d["group"])
+    parts = [_kernel_tables(h, f, an.max_budget, d) for h, an in zip(hits, sets)]
+    steps = pl.concat([p[0] for p in parts], how="vertical_relaxed")
+    summ = pl.concat([p[1] for p in parts], how="vertical_relaxed")
+    return _ecdf_drawing(a, ref, _main_algorithms(a, ref), steps, summ, palette, d)
+
+
+def _scaling_shared(ana, figs: Sequence[Figure], reference):
+    """The aRT of every function of the scaling figures (`recipes.kinds.scaling_kind`): one query."""
     d = options("scaling")
     base = ana.select(function=sorted({fn for f in figs for fn in f.function}))
     ref = resolve_reference(base, reference)
     main = compared(base, ref, None)
     algs = main.algorithms()
     if len(algs) == 1 and not ref:
-        art = main.art("scaling").collect()
-        return {f.name: dict(art=art.filter(pl.col("function").is_in(list(f.function))), series="target",
-                             settings=settings_lines(narrowed(f, ana), f"algorithm {algs[0]}", targets="scaling"),
-                             title=f"Scaling with dimension: {algs[0]}", columns=d["columns"]) for f in figs}
+        return ref, algs, [main.art("scaling").collect()]
+    return ref, algs, pl.collect_all([an.art([float(d["target"])]) for an in [main] + ([ref.analysis] if ref else [])])
+
+
+def _scaling_one(data, f: Figure, ana, reference, palette) -> Drawing:
+    """One function's scaling figure: its rows of the aRT."""
+    ref, algs, arts = data
+    d = options("scaling")
+    a = narrowed(f, ana)
+    keep = pl.col("function").is_in(list(f.function))
+    if len(algs) == 1 and not ref:
+        return dict(art=arts[0].filter(keep), series="target",
+                    settings=settings_lines(a, f"algorithm {algs[0]}", targets="scaling"),
+                    title=f"Scaling with dimension: {algs[0]}", columns=d["columns"])
     ts = [float(d["target"])]
-    arts = pl.collect_all([an.art(ts) for an in [main] + ([ref.analysis] if ref else [])])
-    out: dict[str, Drawing | ValueError] = {}
-    for f in figs:
-        a = narrowed(f, ana)
-        keep = pl.col("function").is_in(list(f.function))
-        art = pl.concat([t.filter(keep) for t in arts], how="vertical_relaxed") if ref else arts[0].filter(keep)
-        pal = theme.extend(palette, sorted(_main_algorithms(a, ref)), ref.names if ref else None)
-        if ref:
-            pal = theme.extend(pal, ref.names, ref.names)
-        out[f.name] = dict(art=art, series="algorithm", palette=pal, reference=ref.names if ref else None,
-                           background=None, settings=settings_lines(a, targets=ts), columns=d["columns"],
-                           title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")
-    return out
+    art = pl.concat([t.filter(keep) for t in arts], how="vertical_relaxed") if ref else arts[0].filter(keep)
+    pal = theme.extend(palette, sorted(_main_algorithms(a, ref)), ref.names if ref else None)
+    if ref:
+        pal = theme.extend(pal, ref.names, ref.names)
+    return dict(art=art, series="algorithm", palette=pal, reference=ref.names if ref else None, background=None,
+                settings=settings_lines(a, targets=ts), columns=d["columns"],
+                title=f"Scaling with dimension, target {theme.fmt_number(ts[0])}")

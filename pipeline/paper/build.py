@@ -195,28 +195,38 @@ def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | N
              n_algorithms: int, palette: dict, jobs: int,
              legends: dict[str, Callable[[list[str]], str]] | None = None,
              renderer: Renderer | None = None) -> dict[str, str]:
-    """Draw the figures (their data computed at once, `batch`; the charts built in `jobs` threads, their PDFs
-    drawn by the `renderer`'s processes), and the legend .tex of those in `legends` from the algorithms in the
+    """Draw the figures (their data computed a family at once, `batch`; the charts built in `jobs` threads,
+    their PDFs drawn by the `renderer`'s processes), and the legend .tex of those in `legends` from the algorithms in the
     figure's order; returns {name: why empty}."""
     placeholders: dict[str, str] = {}
     figs = {name: figures.parse(name) for name in names}
     why = {name: w for name, fig in figs.items() if (w := figures.covers(fig, problems, n_algorithms))}
-    given = batch.drawings(ana, [f for n, f in figs.items() if n not in why], reference, palette)
+    fams = batch.families(ana, [f for n, f in figs.items() if n not in why], reference, palette)
+    in_family = {f.name for fam in fams for f in fam.figures}
 
-    def one(name: str) -> None:
+    def one(name: str, fam: batch.Family | None = None) -> None:
         if name in why:
             placeholders[name] = why[name]
             data, order = figures.placeholder_pdf(why[name]), []
         else:
-            data, order = figures.draw_ordered(figs[name], ana, reference, palette, given.get(name),
-                                               renderer and (lambda s: renderer.submit(s).result()))
+            data, order = figures.draw_ordered(figs[name], ana, reference, palette,
+                                               fam.drawing(figs[name]) if fam else None, renderer and renderer.pdf)
         _write(base / f"{name}.pdf", data)
         if legends and name in legends:
             _write(base / f"{name}.tex", legends[name](order))
 
     # Altair's debug mode checks every object against the schema as it is made (a tenth of the figures' CPU);
-    # the report's tests check these charts' specs
+    # the report's tests check these charts' specs. A family's query runs in a thread, then its figures are
+    # drawn one a thread, while the next family's query runs
     with alt.utils.schemapi.debug_mode(False), ThreadPoolExecutor(max(1, jobs)) as pool:
-        list(pool.map(one, names))
+        def family(fam: batch.Family) -> list:
+            fam.compute()
+            return [pool.submit(one, f.name, fam) for f in fam.figures]
+
+        started = [pool.submit(family, fam) for fam in fams]
+        rest = [pool.submit(one, name) for name in names if name not in in_family]
+        for fut in [*started, *rest]:
+            for inner in fut.result() or []:
+                inner.result()
     return dict(sorted(placeholders.items()))
 

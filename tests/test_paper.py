@@ -479,3 +479,16 @@ def test_batched_figure_data_equal_each_figures_own_recipe(two_store, algorithms
         except ValueError as exc:
             before = exc
         _same_drawing(before, after[f.name], f.name)
+
+
+def test_pdf_workers_draw_charts_and_report_vl_converts_errors():
+    from pipeline.charts.export import vegalite_version
+    from pipeline.paper.pdf import Renderer
+
+    spec = {"data": {"values": [{"x": 1}, {"x": 2}]}, "mark": "point",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    with Renderer(1, vegalite_version()) as r:
+        assert r.pdf(spec).startswith(b"%PDF")
+        with pytest.raises(ValueError, match="vl-convert"):
+            r.pdf({"mark": "no-such-mark"})
+        assert r.pdf(spec).startswith(b"%PDF")  # the worker goes on after an error

@@ -191,12 +191,16 @@ def missing_rows(function: int, dimension: int, n_targets: int, what: str = "") 
     return rf"${{\bf f_{{{function}}}}}$ & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{{text}}}\\" + "\n"
 
 
-def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 560.0) -> str:
+def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 500.0) -> str:
     """The font of the several-algorithm tables: the template's \\tiny up to `MAX_DISPERSED` algorithms, beyond
-    a size (pt) at which a table of twelve functions of n + 1 rows still fits the page (`height`)."""
+    a size (pt) at which a table of twelve functions still fits the page with its caption: each function's
+    rows are one per algorithm plus the reference's leading each part of at most `MAX_DISPERSED`, and the
+    header's (`height`: what the rows may take of the page; cocopp's caption takes the rest, and a row with
+    a success rate's subscript is a little taller than its lead)."""
     if n_algorithms <= MAX_DISPERSED:
         return ""
-    lead = math.floor(min(6.0, height / (rows_per_table * (n_algorithms + 1))) * 100) / 100
+    rows = rows_per_table * (n_algorithms + math.ceil(n_algorithms / MAX_DISPERSED)) + 1
+    lead = math.floor(min(6.0, height / rows) * 100) / 100
     return rf"\fontsize{{{0.8 * lead:.2f}}}{{{lead:.2f}}}\selectfont\renewcommand{{\arraystretch}}{{0.9}}"
 
 

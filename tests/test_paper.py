@@ -302,22 +302,11 @@ def test_success_rate_goes_inside_a_multicolumn():
     assert c == r"\multicolumn{2}{@{}c@{}}{$\!\!\!\!{}_{.4}$\textit{300}}"
 
 
-def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says(monkeypatch):
+def test_scatter_puts_the_first_algorithm_on_x_as_its_caption_says():
     """The caption names the second algorithm on the y-axis and the first on the x-axis: the chart agrees."""
-    asked = {}
-
-    class Stub:
-        def select(self, **_):
-            return self
-
-    def fake_chart(kind, a, **opts):
-        asked.update(opts, kind=kind)
-        raise ValueError("drawn elsewhere")
-
-    monkeypatch.setattr(figures, "chart", fake_chart)
-    figures.draw(figures.parse("ppscatter_f001"), Stub(), None, {"Zeta": ("#000000", "circle"),
-                                                                 "Alpha": ("#0072B2", "square")})
-    assert (asked["kind"], asked["a_name"], asked["b_name"]) == ("scatter", "Zeta", "Alpha")
+    asked = figures.chart_options(figures.parse("ppscatter_f001"), None, {"Zeta": ("#000000", "circle"),
+                                                                         "Alpha": ("#0072B2", "square")})
+    assert (asked["a_name"], asked["b_name"]) == ("Zeta", "Alpha")
     text = macros.commands("bbob", ["Zeta", "Alpha"], "x", [1e-8], ["a", "b"], None, "0.1")
     assert "Alpha (y-axis) versus Zeta (x-axis)" in text
 
@@ -356,7 +345,8 @@ def test_beyond_six_algorithms_the_tables_shrink_to_fit_a_page():
     assert tables.table_font(6) == ""
     font = tables.table_font(8)
     lead = float(re.search(r"\\fontsize\{[\d.]+\}\{([\d.]+)\}", font)[1])
-    assert 12 * 9 * lead <= 560 and lead < 6
+    # twelve functions of 8 rows and 2 of the reference (parts of at most six), and the header: at most 500 pt
+    assert (12 * (8 + 2) + 1) * lead <= 500 < (12 * (8 + 2) + 1) * (lead + 0.01)
     assert font in tables.header_macros([1e-8], 8) and font not in tables.header_macros([1e-8], 6)
 
 
@@ -415,3 +405,91 @@ def test_colour_order_is_the_first_colour_scales_domain():
                       {"encoding": {"color": {"scale": {"domain": ["A", "B"]}}}}]}
     assert figures.colour_order(spec) == ["B", "A"]
     assert figures.colour_order({"mark": "text"}) == []
+
+
+def test_more_than_six_algorithms_split_into_parts_each_led_by_the_reference():
+    algs = [f"a{i}" for i in range(8)]
+    base = {"function": 1, "dimension": 5, "target": 1e-8, "art": 20.0, "value": 2.0, "value_kind": "ratio",
+            "p10": 10.0, "p90": 30.0, "successes": 15, "runs": 15, "best_marker": None, "ref_marker": None,
+            "best": False, "median_evaluations": None, "worse_ref": None, "succ": 15, "succ_trials": 15}
+    rows = [{**base, "role": "reference", "algorithm": "ref", "art": 10.0, "value": 10.0}]
+    rows += [{**base, "role": "algorithm", "algorithm": a} for a in algs]
+    text = tables.function_rows(pl.DataFrame(rows), 1, 5, algs, algs, 1, many=True)
+    parts = text.split("\\hline\\hline\n")
+    assert len(parts) == 2  # 6 + 2 algorithms, each part with the reference's row first
+    assert [p.count("\\hspace*{\\fill}") for p in parts] == [6, 2]
+    assert all(p.startswith("${\\bf f_{1}}$ & \\multicolumn{2}{@{}c|@{}}{10}") for p in parts)
+    few = tables.function_rows(pl.DataFrame(rows[:7]), 1, 5, algs[:6], algs[:6], 1, many=True)
+    assert "\\hline\\hline" not in few and few.count("{10}") == 1
+
+
+# -- the figures' data computed once and sliced per figure ---------------------------------------
+@pytest.fixture(scope="module")
+def two_store(tmp_path_factory):
+    """DIRECT and BrentSTEPqi in one store."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    shared_or_skip()
+    st = Store(tmp_path_factory.mktemp("two"), create=True)
+    ingest([SHARED / "data" / "real" / "DIRECT_posik_noiseless.tgz", SHARED / "data" / "real" / "BrentSTEPqi_Posik.tgz"],
+           st)
+    return st
+
+
+def _same_drawing(before, after, name):
+    from polars.testing import assert_frame_equal
+
+    if isinstance(before, ValueError) or isinstance(after, ValueError):
+        assert str(before) == str(after), name
+        return
+    assert sorted(before) == sorted(after), name
+    for k, v in before.items():
+        if isinstance(v, pl.DataFrame):
+            assert_frame_equal(v, after[k], check_exact=True), (name, k)
+        else:
+            assert v == after[k], (name, k)
+
+
+@pytest.mark.parametrize("algorithms, reference", [(["DIRECT", "BrentSTEPqi"], "default"),
+                                                   (["DIRECT"], "default"), (["BrentSTEPqi", "DIRECT"], None),
+                                                   (["DIRECT"], None)])
+def test_batched_figure_data_equal_each_figures_own_recipe(two_store, algorithms, reference):
+    """Every figure's chart data (the frames, names and texts its chart function draws) computed for all
+    figures at once (`batch.drawings`) equal those of the figure's own recipe on its narrowed selection: the
+    ECDFs' simulated restarts drawn the same."""
+    from pipeline.api import Analysis
+    from pipeline.charts import theme
+    from pipeline.paper import batch
+    from pipeline.reference_sets import DEFAULT_FOR_SUITE
+
+    ana = Analysis(two_store).select(suite="bbob", algorithm=algorithms, function=[1, 2, 7, 15, 24])
+    ref = DEFAULT_FOR_SUITE["bbob"] if reference else None
+    pal = theme.palette(algorithms, None)
+    problems = ana.runs().select("function", "dimension").unique().collect()
+    figs = [figures.parse(n) for n in layout.needed("bbob", len(algorithms))[1]]
+    figs = [f for f in figs if not figures.covers(f, problems, len(algorithms))]
+    after = batch.drawings(ana, figs, ref, pal)
+    assert {f.name for f in figs if f.kind in ("ecdf", "scaling")} == set(after) and len(after) > 12
+    assert any(isinstance(v, ValueError) for v in after.values())  # hcond: none of the functions
+    for f in figs:
+        if f.name not in after:
+            continue
+        try:
+            before = figures.drawing(f, ana, ref, pal)
+        except ValueError as exc:
+            before = exc
+        _same_drawing(before, after[f.name], f.name)
+
+
+def test_pdf_workers_draw_charts_and_report_vl_converts_errors():
+    from pipeline.charts.export import vegalite_version
+    from pipeline.paper.pdf import Renderer
+
+    spec = {"data": {"values": [{"x": 1}, {"x": 2}]}, "mark": "point",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    with Renderer(1, vegalite_version()) as r:
+        assert r.pdf(spec).startswith(b"%PDF")
+        with pytest.raises(ValueError, match="vl-convert"):
+            r.pdf({"mark": "no-such-mark"})
+        assert r.pdf(spec).startswith(b"%PDF")  # the worker goes on after an error

@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         settings_file: Annotated[Optional[str], typer.Option("--settings", help="settings.json of an earlier paper folder: make the same files again (options given here override it).")] = None,
         reference: Annotated[Optional[str], typer.Option("--reference", "-r", help="Reference set of the tables and plots (best2009, best09-16, best2016, best2019, or an algorithm of the store); 'none' for none (default: the suite's, as cocopp).")] = None,
         seed: SeedOpt = None, samples: SamplesOpt = None,
-        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Threads drawing the figures (default 2).")] = None,
+        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Processes drawing the figures' PDFs, and threads building their charts (default 2).")] = None,
         archive_url: ArchiveUrlOpt = None,
         offline: OfflineOpt = False,
         force: Annotated[bool, typer.Option("--force", help="Replace the --out folder even when cocopipe did not write it.")] = False,

@@ -22,7 +22,9 @@ from ..hits import targets as tg
 from ..reference_sets import DEFAULT_FOR_SUITE
 from ..selection import open_reference
 from ..tables import art_table
-from . import figures, layout, losstable, macros, tables
+from ..charts.export import vegalite_version
+from . import batch, figures, layout, losstable, macros, tables
+from .pdf import Renderer
 
 #: the folder of the algorithms' files inside the output, cocopp's ppdata/<algorithms>/
 FOLDER_MAX = 60
@@ -149,6 +151,22 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
     base = out / folder
     base.mkdir(parents=True)
 
+    with Renderer(settings.jobs, vegalite_version()) as renderer:  # its workers warm up while the tables are made
+        placeholders = _files(ana, suite, algs, ref_name, ref_art, ref_label, targets, problems, pal, folder, base,
+                              settings, say, renderer)
+    record = dict(cocopipe=__version__, suite=suite, algorithms=algs, folder=folder, reference=ref_label,
+                  tables=len(layout.needed(suite, len(algs))[0]), figures=len(layout.needed(suite, len(algs))[1]),
+                  placeholders=placeholders, templates=layout.templates_of(suite))
+    settings.record = record
+    path = out / STAMP
+    path.write_text(json.dumps(asdict(settings), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _files(ana: Analysis, suite: str, algs: list[str], ref_name: str | None, ref_art: pl.DataFrame | None,
+           ref_label: str | None, targets: list[float], problems: pl.DataFrame, pal: dict, folder: str, base: Path,
+           settings: PaperSettings, say: Callable[[str], None], renderer: Renderer) -> dict[str, str]:
+    """Write the tables, the commands and the figures; returns the figures drawn as placeholders {name: why}."""
     say("tables")
     table = art_table(ana, reference=ref_art, reference_name=ref_label, targets=targets, samples=settings.samples,
                       seed=settings.seed)
@@ -164,44 +182,51 @@ def build(analysis: Analysis, out: str | Path, settings: PaperSettings,
         if name in legends:
             continue
         _write(base / f"{name}.tex", _table_text(name, table, algs, names, len(targets), problems))
-    _write(out / "cocopp_commands.tex", macros.commands(suite, algs, folder, targets, _markers(pal), ref_label,
+    _write(base.parent / "cocopp_commands.tex", macros.commands(suite, algs, folder, targets, _markers(pal), ref_label,
                                                         __version__))
 
     say(f"{len(figure_files)} figures")
     legend = lambda order: macros.perfprof_legend(algs, order, ref_name, _markers(pal))  # noqa: E731
-    placeholders = _figures(ana, figure_files, base, ref_name, problems, len(algs), pal, settings.jobs,
-                            {n: legend for n in legends})
-    record = dict(cocopipe=__version__, suite=suite, algorithms=algs, folder=folder, reference=ref_label,
-                  tables=len(table_files), figures=len(figure_files), placeholders=placeholders,
-                  templates=layout.templates_of(suite))
-    settings.record = record
-    path = out / STAMP
-    path.write_text(json.dumps(asdict(settings), indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    return path
+    return _figures(ana, figure_files, base, ref_name, problems, len(algs), pal, settings.jobs,
+                    {n: legend for n in legends}, renderer)
 
 
 def _figures(ana: Analysis, names: Sequence[str], base: Path, reference: str | None, problems: pl.DataFrame,
              n_algorithms: int, palette: dict, jobs: int,
-             legends: dict[str, Callable[[list[str]], str]] | None = None) -> dict[str, str]:
-    """Draw the figures (threads: polars and vl-convert work outside the GIL), and the legend .tex of those in
-    `legends` from the algorithms in the figure's order; returns {name: why empty}."""
+             legends: dict[str, Callable[[list[str]], str]] | None = None,
+             renderer: Renderer | None = None) -> dict[str, str]:
+    """Draw the figures (their data computed a family at once, `batch`; the charts built in `jobs` threads,
+    their PDFs drawn by the `renderer`'s processes), and the legend .tex of those in `legends` from the algorithms in the
+    figure's order; returns {name: why empty}."""
     placeholders: dict[str, str] = {}
+    figs = {name: figures.parse(name) for name in names}
+    why = {name: w for name, fig in figs.items() if (w := figures.covers(fig, problems, n_algorithms))}
+    fams = batch.families(ana, [f for n, f in figs.items() if n not in why], reference, palette)
+    in_family = {f.name for fam in fams for f in fam.figures}
 
-    def one(name: str) -> None:
-        fig = figures.parse(name)
-        why = figures.covers(fig, problems, n_algorithms)
-        if why:
-            placeholders[name] = why
-            data, order = figures.placeholder_pdf(why), []
+    def one(name: str, fam: batch.Family | None = None) -> None:
+        if name in why:
+            placeholders[name] = why[name]
+            data, order = figures.placeholder_pdf(why[name]), []
         else:
-            data, order = figures.draw_ordered(fig, ana, reference, palette)
+            data, order = figures.draw_ordered(figs[name], ana, reference, palette,
+                                               fam.drawing(figs[name]) if fam else None, renderer and renderer.pdf)
         _write(base / f"{name}.pdf", data)
         if legends and name in legends:
             _write(base / f"{name}.tex", legends[name](order))
 
     # Altair's debug mode checks every object against the schema as it is made (a tenth of the figures' CPU);
-    # the report's tests check these charts' specs
+    # the report's tests check these charts' specs. A family's query runs in a thread, then its figures are
+    # drawn one a thread, while the next family's query runs
     with alt.utils.schemapi.debug_mode(False), ThreadPoolExecutor(max(1, jobs)) as pool:
-        list(pool.map(one, names))
+        def family(fam: batch.Family) -> list:
+            fam.compute()
+            return [pool.submit(one, f.name, fam) for f in fam.figures]
+
+        started = [pool.submit(family, fam) for fam in fams]
+        rest = [pool.submit(one, name) for name in names if name not in in_family]
+        for fut in [*started, *rest]:
+            for inner in fut.result() or []:
+                inner.result()
     return dict(sorted(placeholders.items()))
 

@@ -5,12 +5,13 @@ data lack that function, dimension or group (or the kind needs two algorithms), 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from ..charts.export import render
-from ..recipes.kinds import chart
+from ..recipes.kinds import KINDS, options
 from .placeholder import placeholder_pdf
 
 #: the group names of cocopp's file names that are all functions of a suite
@@ -115,11 +116,8 @@ def colour_order(spec: dict | list) -> list[str]:
     return []
 
 
-def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | None = None
-                 ) -> tuple[bytes, list[str]]:
-    """The PDF of a figure and the algorithms in the order of its colour scale (none for a placeholder)."""
-    a = analysis.select(**({"function": list(fig.function)} if fig.function else {}),
-                        **({"dimension": fig.dimension} if fig.dimension else {}))
+def chart_options(fig: Figure, reference: str | None, palette: dict | None = None) -> dict:
+    """The options of the figure's chart kind (raises ValueError where the kind cannot be drawn)."""
     opts = dict(fig.options)
     if fig.kind in ("scaling", "ecdf") and reference:
         opts["reference"] = reference
@@ -129,14 +127,44 @@ def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | N
         opts["a_name"], opts["b_name"] = list(palette)
     if fig.kind == "logloss":
         if not reference:
-            return placeholder_pdf(f"no reference algorithm: no aRT loss ratios for {fig.describe()}"), []
+            raise ValueError(f"no reference algorithm: no aRT loss ratios for {fig.describe()}")
         opts["reference"] = reference
+    return opts
+
+
+def narrowed(fig: Figure, analysis):
+    """The analysis restricted to the figure's functions and dimension."""
+    return analysis.select(**({"function": list(fig.function)} if fig.function else {}),
+                           **({"dimension": fig.dimension} if fig.dimension else {}))
+
+
+def drawing(fig: Figure, analysis, reference: str | None, palette: dict | None = None) -> dict:
+    """What the figure's chart draws (its kind's recipe on the narrowed analysis; raises ValueError where the
+    data cannot give it)."""
+    opts = chart_options(fig, reference, palette)
+    known = options(fig.kind)
+    unknown = [k for k in opts if k not in known]
+    if unknown:
+        raise ValueError(f"chart {fig.kind}: unknown option {unknown[0]!r} (options: {', '.join(known)})")
+    return KINDS[fig.kind].recipe(narrowed(fig, analysis), **opts)
+
+
+def draw_ordered(fig: Figure, analysis, reference: str | None, palette: dict | None = None,
+                 given: dict | ValueError | None = None,
+                 to_pdf: Callable[[dict], bytes] | None = None) -> tuple[bytes, list[str]]:
+    """The PDF of a figure and the algorithms in the order of its colour scale (none for a placeholder);
+    `given`: its drawing computed beforehand (`batch`), or the error that computing it raised; `to_pdf`:
+    what draws a specification (default: vl-convert in this process)."""
     try:
-        c = chart(fig.kind, a, **opts)
+        if isinstance(given, ValueError):
+            raise given
+        c = KINDS[fig.kind].chart(**(given if given is not None else drawing(fig, analysis, reference, palette)))
     except ValueError as exc:  # e.g. a group without data in the selection
+        if str(exc).startswith("no reference algorithm"):
+            return placeholder_pdf(str(exc)), []
         return placeholder_pdf(f"{fig.describe()}: {exc}"), []
     s = c.to_dict(validate=False)  # the same dict as export.spec's, without Altair's schema check: a tenth of
     # a figure's time (the report's tests validate these charts' specs)
     if isinstance(s.get("title"), dict):  # the settings lines are the caption's and settings.json's: a bigger plot
         s["title"] = {k: v for k, v in s["title"].items() if k != "subtitle"}
-    return render(s, "pdf"), colour_order(s)
+    return (to_pdf(s) if to_pdf else render(s, "pdf")), colour_order(s)

@@ -153,8 +153,19 @@ def _reference_row(label: str, ref: pl.DataFrame, n_targets: int) -> str:
 
 def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms: Sequence[str],
                   names: Sequence[str], n_targets: int, many: bool) -> str:
-    """The rows of one function in one dimension: the reference's, then one per algorithm (`names`: how
-    each is written in its first column)."""
+    """The rows of one function in one dimension; beyond `MAX_DISPERSED` algorithms in parts of at most that
+    many, each led by the reference's row and set apart by a double rule (the template's tables hold six)."""
+    if not many or len(algorithms) <= MAX_DISPERSED:
+        return _part_rows(table, function, dimension, algorithms, names, n_targets, many)
+    k = MAX_DISPERSED
+    parts = [_part_rows(table, function, dimension, algorithms[i:i + k], names[i:i + k], n_targets, many,
+                        shrink=True) for i in range(0, len(algorithms), k)]
+    return "\\hline\\hline\n".join(parts)
+
+
+def _part_rows(table: pl.DataFrame, function: int, dimension: int, algorithms: Sequence[str],
+               names: Sequence[str], n_targets: int, many: bool, shrink: bool = False) -> str:
+    """The reference's row, then one per algorithm (`names`: how each is written in its first column)."""
     label = rf"${{\bf f_{{{function}}}}}$"
     t = table.filter((pl.col("function") == function) & (pl.col("dimension") == dimension))
     lines = [_reference_row(label, t.filter(pl.col("role") == "reference"), n_targets)]
@@ -165,7 +176,7 @@ def function_rows(table: pl.DataFrame, function: int, dimension: int, algorithms
             lines.append(rf"{name} & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{no data}}\\")
             continue
         cells = _cells(rows, many)
-        if len(algorithms) > MAX_DISPERSED:  # single-height rows: a table of twelve functions still fits a page
+        if shrink:  # single-height rows: a table of twelve functions still fits a page
             cells = [dataclasses.replace(c, p10=None, p90=None) for c in cells]
         body = " & ".join(cell_tex(c, i == len(cells) - 1) for i, c in enumerate(cells))
         r0 = rows.row(0, named=True)
@@ -180,12 +191,16 @@ def missing_rows(function: int, dimension: int, n_targets: int, what: str = "") 
     return rf"${{\bf f_{{{function}}}}}$ & \multicolumn{{{2 * n_targets + 2}}}{{@{{}}l@{{}}}}{{{text}}}\\" + "\n"
 
 
-def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 560.0) -> str:
+def table_font(n_algorithms: int, rows_per_table: int = 12, height: float = 500.0) -> str:
     """The font of the several-algorithm tables: the template's \\tiny up to `MAX_DISPERSED` algorithms, beyond
-    a size (pt) at which a table of twelve functions of n + 1 rows still fits the page (`height`)."""
+    a size (pt) at which a table of twelve functions still fits the page with its caption: each function's
+    rows are one per algorithm plus the reference's leading each part of at most `MAX_DISPERSED`, and the
+    header's (`height`: what the rows may take of the page; cocopp's caption takes the rest, and a row with
+    a success rate's subscript is a little taller than its lead)."""
     if n_algorithms <= MAX_DISPERSED:
         return ""
-    lead = math.floor(min(6.0, height / (rows_per_table * (n_algorithms + 1))) * 100) / 100
+    rows = rows_per_table * (n_algorithms + math.ceil(n_algorithms / MAX_DISPERSED)) + 1
+    lead = math.floor(min(6.0, height / rows) * 100) / 100
     return rf"\fontsize{{{0.8 * lead:.2f}}}{{{lead:.2f}}}\selectfont\renewcommand{{\arraystretch}}{{0.9}}"
 
 

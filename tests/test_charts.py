@@ -7,6 +7,7 @@ import io
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 
@@ -413,6 +414,19 @@ def test_logloss_against_the_reference(three, tmp_path):
     assert all(r["min"] <= r["geomean"] <= r["max"] and r["p25"] <= r["p75"] for r in rows)
     assert max(r["x"] for r in rows) <= a.runs().select(pl.col("evaluations").max()).collect().item() / 5
     assert spec["title"]["text"] == f"aRT loss ratio versus {REF}"
+
+
+def test_a_loss_chart_with_no_finite_ratio_says_so_in_a_chart_of_bounded_size():
+    # no algorithm reached a target its reference reached: no rows, no panel; Vega sized a facet of no panels
+    # 1.8e308 px wide (seen in a bbob-biobj report)
+    from pipeline.charts.logloss import logloss_chart
+    from pipeline.measures.logloss import LOSS_KEY
+
+    empty = pl.DataFrame(schema={**{k: pl.Utf8 for k in LOSS_KEY}, "dimension": pl.Int32, "x": pl.Float64})
+    svg = export.render(logloss_chart(empty, "GAUSS"), "svg")
+    width, height = (float(v) for v in re.search(r'<svg[^>]* width="([0-9.]+)" height="([0-9.]+)"', svg).groups())
+    assert width < 2000 and height < 500
+    assert "No finite aRT loss ratio" in svg and "GAUSS" in svg
 
 
 def test_convergence_median_and_band(three, tmp_path):

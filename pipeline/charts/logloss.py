@@ -19,6 +19,10 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
                   width: int = 220, height: int = 170, configured: bool = True) -> alt.FacetChart:
     """Geometric mean loss ratio (line) with the 25-75 % band and 10/90 % ticks per budget, one
     colour per algorithm, a panel per (dimension, group); 1 = as fast as the reference."""
+    heading = title or f"aRT loss ratio versus {reference}"
+    if not table.height:
+        return theme.message(f"No finite aRT loss ratio: no target of the grid reached by both the algorithm and "
+                             f"{reference} within the budgets.", heading, settings, configured=configured)
     t = table.with_columns(panel=pl.format("{}-D {}", pl.col("dimension"), group_label_expr(pl.col("group"))))
     algs = t["algorithm"].unique(maintain_order=True).to_list()
     pal = theme.extend(palette, algs)
@@ -28,10 +32,10 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     pick = theme.highlight(bind_legend=True)
     faded = theme.faded(pick, 1, 0.12)
     xs = t["x"]
-    lo, hi = theme.pow10_domain(float(xs.min()), float(xs.max())) if t.height else (1, 1e4)
+    lo, hi = theme.pow10_domain(float(xs.min()), float(xs.max()))
     x = alt.X("x:Q", scale=theme.log_scale((lo, hi), nice=False, padding=6),
               axis=theme.log_axis("budget: evaluations / dimension", values=theme.pow10_ticks(lo, hi, most=6)))
-    drawn = pl.concat([t[c] for c in ("p10", "p25", "geomean", "p75", "p90")]) if t.height else pl.Series([1.0])
+    drawn = pl.concat([t[c] for c in ("p10", "p25", "geomean", "p75", "p90")])
     drawn = drawn.filter(drawn.is_finite() & (drawn > 0))
     y_dom = theme.pow10_domain(min(float(drawn.min()), 1.0), max(float(drawn.max()), 1.0)) if len(drawn) else (0.1, 10)
     y_scale = theme.log_scale(y_dom, nice=False, padding=6)  # one range for every panel, the points inside
@@ -52,7 +56,7 @@ def logloss_chart(table: pl.DataFrame, reference: str, *, palette: theme.Palette
     panels = t.sort("dimension", "group")["panel"].unique(maintain_order=True).to_list()
     chart = theme.layer(one, band, whisk, line, width=width, height=height).facet(
         facet=theme.panel_facet("panel", panels), columns=columns, data=theme.data(t))
-    return theme.finish(chart, title or f"aRT loss ratio versus {reference}", settings, configured)
+    return theme.finish(chart, heading, settings, configured)
 
 
 def budgets_grid(max_x: float, per_decade: int = 2, start: float = 1.0) -> list[float]:

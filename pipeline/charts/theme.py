@@ -392,6 +392,15 @@ def finish(chart: alt.TopLevelMixin, text: str, settings: Sequence[str] | str | 
     return configure(chart) if configured else chart
 
 
+def message(text: str, heading: str, settings: Sequence[str] | str | None = None, width: int = 320,
+            height: int = 60, configured: bool = True) -> alt.TopLevelMixin:
+    """A chart holding one line of text instead of marks: what the data leave nothing to draw, said where the
+    chart would be (a chart of no rows has no panel, and Vega sizes it without bound)."""
+    chart = alt.Chart(alt.Data(values=[{"text": text}])).mark_text(align="left", baseline="middle", x=0,
+                                                                    y=height / 2).encode(text="text:N")
+    return finish(chart.properties(width=width, height=height), heading, settings, configured)
+
+
 class Chart(alt.Chart):
     """`alt.Chart` whose deep copy shares its parts (a new chart object, the same encodings, marks
     and data). Altair deep-copies every layer each time a layer, facet or concatenated chart is

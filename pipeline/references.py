@@ -36,6 +36,7 @@ from .hits import targets as tg
 from .hits.spec import PROBLEM
 from .ingest import ingest
 from .ingest.consistency import inconsistent_records
+from .ingest.sources import run_key
 from .reference_sets import (CHOICES_DIR, CHOICES_SCHEMA, PACKAGED, PUBLISHED, ReferenceError, data_dir,
                              resolve)
 from .store import SourceData, Store
@@ -110,7 +111,7 @@ def best_algorithm(analysis, name: str, targets: Sequence[float] | None = None
     digest = hashlib.sha256(name.encode())
     digest.update(records.write_csv().encode())
     source_id = digest.hexdigest()[:16]
-    key = int(source_id[:8], 16)
+    key = run_key(source_id)
     problems = records.select("suite", "function", "dimension").unique(maintain_order=True).with_row_index("seq")
     records = records.join(problems, on=["suite", "function", "dimension"]).with_columns(
         run_id=pl.lit(key, pl.Int64) * (1 << 24) + pl.col("seq").cast(pl.Int64))

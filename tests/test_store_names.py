@@ -89,3 +89,24 @@ def test_names_no_folder_can_hold_are_a_failed_source_not_a_traceback(logs, tmp_
         assert r.returncode == 1 and why in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert cli("ingest", logs, "--store", store).returncode == 0
     assert cli("runs", "--store", store).returncode == 0
+
+
+def test_the_same_logs_stored_under_two_names_are_two_algorithms_with_their_own_runs(logs, tmp_path):
+    # a copy of a data set kept under another name (as cocopp's users compare a data set with itself): its trials
+    # are the other name's too, so their run ids once collided and one name's rows answered for both (the
+    # copy had 2 hits a target, the original no aRT)
+    from pipeline.api import open_store
+
+    import shutil
+
+    store, copy = tmp_path / "st", tmp_path / "copy"
+    shutil.copytree(logs, copy)
+    for path, name in ((logs, "ORIGINAL"), (copy, "COPY")):
+        r = cli("ingest", path, "--store", store, "--name", name, "-q")
+        assert r.returncode == 0, r.stderr
+    a = open_store(store)
+    runs = a.runs().collect()
+    assert sorted(runs["algorithm"]) == ["COPY", "ORIGINAL"] and runs["run_id"].n_unique() == 2
+    art = a.art(targets=[1.0]).collect().sort("algorithm")
+    assert art["algorithm"].to_list() == ["COPY", "ORIGINAL"]
+    assert art["art"].to_list() == [4.0, 4.0] and art["successes"].to_list() == [1, 1]

@@ -22,7 +22,7 @@ from ..store import schema as store_schema
 from ..words import plural
 from . import consistency, duplicates, validity
 from .parsed import Parsed, Problem
-from .sources import ArchiveFiles, Source
+from .sources import ArchiveFiles, Source, run_key
 from .validity import MAX_EVALUATIONS
 
 #: an .info key read backwards from its `=`: white space, then letters, digits, `_` and blanks
@@ -494,7 +494,7 @@ def _trials_frame(trials: pl.DataFrame, algorithm: str | None, source_id: str) -
     its problem, and a run_id unique across sources."""
     tr = trials.with_columns(algorithm=pl.lit(algorithm)) if algorithm else trials
     # trial k of a data file is its k-th section, in .info order
-    key = int(source_id[:8], 16) if source_id else 0
+    key = run_key(source_id, algorithm)
     return tr.with_row_index("seq").with_columns(
         section=pl.int_range(pl.len()).over("data_file").cast(pl.Int32),
         trial=pl.int_range(pl.len()).over("algorithm", "suite", "function", "dimension").cast(pl.Int32),

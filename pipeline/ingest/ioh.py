@@ -39,7 +39,7 @@ from ..words import plural
 from . import duplicates
 from .coco import _decode, _empty, _fits32
 from .parsed import Parsed, Problem
-from .sources import Source
+from .sources import Source, run_key
 
 FORMAT = "iohprofiler"
 JSON_PREFIX = "iohprofiler_"
@@ -298,7 +298,7 @@ def parse_ioh(src: Source, algorithm: str | None = None, optimum: float | None =
                                     f"{plural(nsec - announced[dat], 'unannounced run')} ignored"))
         recs.append(r.with_columns(data_file=pl.lit(dat)))
     meta, beyond = _within_data(meta, announced, found, problems)
-    return assemble(src, meta, recs, problems, unread + beyond, SEQ_OFFSET)
+    return assemble(src, meta, recs, problems, unread + beyond, SEQ_OFFSET, algorithm)
 
 
 def _within_data(meta: list[tuple], announced: dict[str, int], found: dict[str, int], problems: list[Problem]
@@ -319,12 +319,12 @@ def _within_data(meta: list[tuple], announced: dict[str, int], found: dict[str, 
 
 
 def assemble(src: Source, meta: list[tuple], recs: list[pl.DataFrame], problems: list[Problem], unread: int,
-             offset: int) -> Parsed:
+             offset: int, algorithm: str | None = None) -> Parsed:
     """The Parsed runs, events and params of IOHprofiler runs (rows of `_RUN_SCHEMA`) and their records
     (`_records` frames with `data_file`); run ids from `offset` on within the source."""
     runs = pl.DataFrame(meta, schema=_RUN_SCHEMA, orient="row")
     recs = pl.concat(recs) if recs else _records_empty()
-    key = int(src.source_id[:8], 16) if src.source_id else 0
+    key = run_key(src.source_id, algorithm)
     runs = runs.with_columns(run_id=pl.lit(key, pl.Int64) * (1 << 24) + offset + pl.col("seq"))
     recs = recs.join(runs.select("data_file", "section", "run_id", "maximize", "optimum"), on=["data_file", "section"],
                      how="inner", maintain_order="left").sort("run_id", "evaluations", "lineno", maintain_order=True)
@@ -503,4 +503,4 @@ def parse_old(src: Source, infos: dict[str, list[str]], algorithm: str | None = 
                 problems.append(Problem(f, None, f"{nsec} runs in the data file but {len(named)} in "
                                         f"{', '.join(dict.fromkeys(named))}",
                                         f"{plural(nsec - len(named), 'unannounced run')} ignored"))
-    return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET)
+    return assemble(src, meta, recs, problems, unread, _OLD_SEQ_OFFSET, algorithm)

@@ -118,6 +118,6 @@ def parse(src: Source, paths: Sequence[str], algorithm: str | None = None) -> Pa
                          1, False, budget, loss, None, "nevergrad", None))
             recs.append((seq, row["_line"], budget, loss, [], [], path))
     frame = pl.DataFrame(recs, schema=_records_empty().schema, orient="row") if recs else _records_empty()
-    parsed = assemble(src, meta, [frame], problems, skipped, OFFSET)
+    parsed = assemble(src, meta, [frame], problems, skipped, OFFSET, algorithm)
     parsed.runs = parsed.runs.with_columns(data_format=pl.lit(FORMAT))
     return parsed

@@ -124,6 +124,6 @@ def parse(src: Source, paths: Sequence[str], algorithm: str | None = None) -> Pa
         frames.append(keyed.select(section=pl.col("_sec").cast(pl.Int64), lineno=pl.col("_line").cast(pl.Int64),
                                    evaluations="_neval", raw_y="_value", names=pl.lit([], pl.List(pl.String)),
                                    values=pl.lit([], pl.List(pl.Float64)), data_file=pl.lit(path)))
-    parsed = assemble(src, meta, frames or [_records_empty()], problems, 0, OFFSET)
+    parsed = assemble(src, meta, frames or [_records_empty()], problems, 0, OFFSET, algorithm)
     parsed.runs = parsed.runs.with_columns(data_format=pl.lit(FORMAT))
     return parsed

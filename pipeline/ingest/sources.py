@@ -116,6 +116,17 @@ class Source:
         return files.view(name) if isinstance(files, ArchiveFiles) else files[name]
 
 
+def run_key(source_id: str, algorithm: str | None = None) -> int:
+    """The high bits of a source's run ids (run_id = key * 2^24 + trial number): the first 32 bits of its content
+    hash, or, stored under an algorithm name given, of the hash of content and name (the same bytes stored under
+    two names are two sets of runs, never one run id for two algorithms' trials)."""
+    if not source_id:
+        return 0
+    if algorithm is None:
+        return int(source_id[:8], 16)
+    return int(hashlib.sha256(f"{source_id}\0{algorithm}".encode()).hexdigest()[:8], 16)
+
+
 def _hidden(name: str) -> bool:
     """Whether a relative path lies in a hidden folder or names a hidden file (`.name`, macOS
     resource forks `._name` among them), which are not read, as cocopp's folder walk skips them."""

@@ -461,13 +461,22 @@ class Analysis(Unregistered):
     def _check_asked(self) -> None:
         """`SelectionError` when the selection holds no trial because it asks for a suite, algorithm, function
         or dimension the store does not hold at all (`a.select(function=99)`: the command line's words); a
-        selection of values the store holds, none together (an algorithm without that dimension), stays empty."""
+        selection of values the store holds, none together (an algorithm without that dimension), stays empty.
+        Suites and algorithms are looked up in the log of the runs table (`Store.partitions`: no file read, so
+        that a measure's plan still reads nothing until collected); functions and dimensions in the trials."""
         filters = self.selection.filters
-        if all(v is None for v in filters.values()) or self.selection.keys().height:
+        if all(v is None for v in filters.values()):
+            return
+        store = self.selection.store
+        if filters["function"] is None and filters["dimension"] is None and hasattr(store, "partitions"):
+            held = store.partitions("runs")
+            if set(filters["suite"] or ()) <= {s for s, _ in held} and \
+                    set(filters["algorithm"] or ()) <= {a for _, a in held}:
+                return
+        if self.selection.keys().height:
             return
         from .selection import check
 
-        store = self.selection.store
         runs, what = store.runs(), f"the store {store.path}" if hasattr(store, "path") else "the data"
         for key, asked in filters.items():
             if asked is not None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from numbers import Real
-from typing import NamedTuple
 
 import polars as pl
 
@@ -38,28 +37,15 @@ from .execution import KeptTrials, Plan, per_group
 from .hits import targets as tg
 from .hits.budget import Budget
 from .hits.spec import PROBLEM
-from .measures import auc as auc_m, distributions as dist, groups as grp, logloss as logloss_m, table_stats
+from .measures import auc as auc_m
 from .measures import registry, runlength, values as values_m
 from .selection import KEYS, Selection, open_reference
+from .unregistered import Distribution, Group, Targets, Unregistered  # noqa: F401 - named by the facade
 from .store import Store
 from .vocabulary import SELECTION_SETTINGS
 
-#: what `targets` may be: a target set's name (bbob, biobj, table, scaling, runlength), numbers, "v1,v2",
-#: a frame with a column `target` (and key columns), or None for each suite's standard set
-Targets = str | Sequence[float] | pl.LazyFrame | pl.DataFrame | None
-#: what `group` may be: names of function groups ("all", "separ", "f3"), None for every level, or a frame of
-#: (suite, function, group) rows
-Group = str | Sequence[str] | pl.LazyFrame | pl.DataFrame | None
 
-
-class Distribution(NamedTuple):
-    """An ECDF of single trials: its steps and the summary of each line."""
-
-    steps: pl.LazyFrame
-    summary: pl.LazyFrame
-
-
-class Analysis:
+class Analysis(Unregistered):
     """A selection of a store's trials, how to compute, and every measure as a method.
 
     Each measure returns a `polars.LazyFrame`: nothing is read until it is collected.
@@ -475,13 +461,22 @@ class Analysis:
     def _check_asked(self) -> None:
         """`SelectionError` when the selection holds no trial because it asks for a suite, algorithm, function
         or dimension the store does not hold at all (`a.select(function=99)`: the command line's words); a
-        selection of values the store holds, none together (an algorithm without that dimension), stays empty."""
+        selection of values the store holds, none together (an algorithm without that dimension), stays empty.
+        Suites and algorithms are looked up in the log of the runs table (`Store.partitions`: no file read, so
+        that a measure's plan still reads nothing until collected); functions and dimensions in the trials."""
         filters = self.selection.filters
-        if all(v is None for v in filters.values()) or self.selection.keys().height:
+        if all(v is None for v in filters.values()):
+            return
+        store = self.selection.store
+        if filters["function"] is None and filters["dimension"] is None and hasattr(store, "partitions"):
+            held = store.partitions("runs")
+            if set(filters["suite"] or ()) <= {s for s, _ in held} and \
+                    set(filters["algorithm"] or ()) <= {a for _, a in held}:
+                return
+        if self.selection.keys().height:
             return
         from .selection import check
 
-        store = self.selection.store
         runs, what = store.runs(), f"the store {store.path}" if hasattr(store, "path") else "the data"
         for key, asked in filters.items():
             if asked is not None:
@@ -497,7 +492,6 @@ class Analysis:
         >>> open_store("cocopipe-store", function=1, dimension=5).auc_budgets()["budget"].to_list()
         [5000.0]
         """
-        from .measures import auc as auc_m
 
         return auc_m.budgets(self.runs(), self.max_budget).collect()
 
@@ -651,130 +645,6 @@ class Analysis:
         fetched = expand(list(sources), url=archive_url, offline=offline, store=self.store,
                          force=options.get("force", False), one=options.get("name") is not None)
         return add_outcomes(ingest(fetched.paths, self.store, meta=fetched.meta, **options), fetched)
-
-    # -- distributions of single trials, loss ratios, the tables' statistics ----------------------------
-    def group_members(self, group: Group = "all") -> pl.LazyFrame:
-        """(suite, function, group) rows of the function groups named by `group` ("all", a cocopp group
-        such as "separ", "fN", a list of them, or None: every level) among the selected functions; a
-        frame of such rows is taken as it is.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.group_members(["separ", "f1"]).collect().sort("group").rows()
-        [('bbob', 1, 'f1'), ('bbob', 1, 'separ')]
-        """
-        if isinstance(group, pl.DataFrame | pl.LazyFrame):
-            return group.lazy()
-        levels, names = grp.select_levels(group)
-        m = grp.membership(self.runs().select("suite", "function"), levels)
-        return m if names is None else m.filter(pl.col("group").is_in(sorted(names)))
-
-    def runtime_distribution(self, targets: Targets = None, *, group: Group = "all") -> Distribution:
-        """ECDF of the trials' own runtimes per (algorithm, dimension, group, target), cocopp's pprldistr
-        (`pipeline.measures.distributions.runtime_distribution`): its steps and summary.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.runtime_distribution([1e-8]).summary.collect().select("final_fraction", "functions_solved").row(0)
-        (1.0, 1)
-        """
-        steps, summary = dist.runtime_distribution(self.hits(targets), self.group_members(group))
-        return Distribution(steps, summary)
-
-    def precision_distribution(self, budgets: Sequence[float], *, final: bool = True, group: Group = "all",
-                               floor: float = dist.PRECISION_FLOOR) -> pl.LazyFrame:
-        """ECDF of the best precision reached within `budgets` (multiples of the dimension), and at the end
-        of the trials (`final`: budget inf), per (algorithm, dimension, group, budget), cocopp's pprldistr
-        (`pipeline.measures.distributions.precision_distribution`).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.precision_distribution([10, 100]).collect()["budget"].unique().sort().to_list()
-        [10.0, 100.0, inf]
-        """
-        v = self.fixed_budget([float(b) for b in budgets], per_dimension=True, summary=False, quantity="precision")
-        if final:
-            fin = self.runs().select("suite", "algorithm", "function", "dimension", "run_id",
-                                     best_delta="final_delta", budget=pl.lit(float("inf")))
-            v = pl.concat([v, fin], how="diagonal_relaxed")
-        return dist.precision_distribution(v, self.group_members(group), floor)
-
-    def runtime_ratios(self, a: str, b: str, targets: Targets = None, *, group: Group = "all", clip: float = 4.0
-                       ) -> pl.LazyFrame:
-        """ECDF of log10(runtime b / runtime a) over the pairs of trials of two algorithms, cocopp's
-        pprldistr2 (`pipeline.measures.distributions.runtime_ratios`).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], dimension=5)
-        >>> round(a.runtime_ratios("DIRECT", "NM", [1e-8]).collect()["fraction"].max(), 3)
-        0.92
-        """
-        missing = [x for x in (a, b) if x not in set(self.algorithms())]
-        if missing:
-            raise ValueError(f"algorithm {missing[0]!r} not in the selection (have: {', '.join(self.algorithms())})")
-        return dist.runtime_ratios(self.hits(targets), a, b, self.group_members(group), clip)
-
-    def loss_ratios(self, reference_art: pl.LazyFrame | pl.DataFrame, reference: str, budgets: Sequence[float], *,
-                    targets: Targets = None, group: Group = "all", art: pl.DataFrame | None = None) -> pl.LazyFrame:
-        """aRT loss ratios against the algorithm `reference` of `reference_art` (`Analysis.art` rows, of this
-        store or another) versus budget, cocopp's pplogloss (`pipeline.measures.logloss`); `art`: this
-        selection's aRTs at `targets` when already at hand.
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", dimension=5)
-        >>> ref = open_store("cocopipe-store", algorithm="DIRECT", dimension=5).art().collect()
-        >>> [(x, round(g, 2), n) for x, g, n in a.loss_ratios(ref, "DIRECT", [10, 100]).collect()
-        ...  .select("x", "geomean", "functions").rows()]
-        [(10.0, 9.2, 10), (100.0, 6.72, 15)]
-        """
-        ref = reference_art.lazy().filter(pl.col("algorithm") == reference).collect()
-        if not ref.height:
-            raise ValueError(f"reference {reference!r} not in the aRT table")
-        own = art if art is not None else self.art(targets).collect()
-        both = pl.concat([own, ref], how="vertical_relaxed").lazy()
-        return logloss_m.loss_ratios(both, reference, budgets, self.group_members(group))
-
-    def auc_by_group(self, aucs: pl.LazyFrame | pl.DataFrame | None = None, *, targets: Targets = None
-                     ) -> pl.LazyFrame:
-        """Mean auc per function group and over all functions (`pipeline.measures.auc.means_by_group`) of
-        `aucs` (`Analysis.auc` rows; None: computed at `targets`).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm=["DIRECT", "NM"], dimension=5)
-        >>> [(alg, round(v, 3)) for alg, v in a.auc_by_group().filter(pl.col("group") == "all")
-        ...  .select("algorithm", "auc").collect().rows()]
-        [('DIRECT', 0.18), ('NM', 0.181)]
-        """
-        return auc_m.means_by_group(self.auc(targets) if aucs is None else aucs.lazy())
-
-    def median_max_evaluations(self, *, group: Group = "all") -> pl.LazyFrame:
-        """Median of the trials' evaluations / dimension per (algorithm, dimension, group)
-        (`pipeline.measures.groups.median_max_evaluations`: the cross of the ECDF figures).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.median_max_evaluations().collect()["median_max_evaluations"].to_list()
-        [228.8]
-        """
-        return grp.median_max_evaluations(self.runs(), group)
-
-    def final_medians(self) -> pl.LazyFrame:
-        """Median final precision and evaluations per problem (`pipeline.measures.table_stats`).
-
-        Examples
-        --------
-        >>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
-        >>> a.final_medians().collect().select("median_final_delta", "median_evaluations").rows()
-        [(0.0, 1144.0)]
-        """
-        return table_stats.final_medians(self.runs())
 
 
 bind(Analysis)  # a method for every registered measure without one (`pipeline.binding`)

@@ -127,7 +127,7 @@ def bind(owner: type) -> type:
         if not member:
             setattr(owner, name, generated)
         elif head not in families:  # the family's first member: the namespace, called as that member
-            generated.__name__ = head
+            generated.__name__, generated.__qualname__ = head, f"{owner.__name__}.{head}"
             fam = family(generated)
             fam.__set_name__(owner, head)
             setattr(owner, head, fam)

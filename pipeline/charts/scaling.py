@@ -64,6 +64,28 @@ def _above_labels(lo: float, hi: float, rows: int, height: int) -> float:
     return hi * (hi / lo) ** (room / plot)
 
 
+def _series_look(t: pl.DataFrame, series: str, palette: theme.Palette | None, refs: list[str], back: list[str]
+                 ) -> tuple[alt.Color, alt.Shape]:
+    """The colour and shape encodings of the series: an ordinal scale of the targets (one algorithm), or the
+    palette of the algorithms drawn in front (one target)."""
+    if series == "target":
+        if t["algorithm"].n_unique() > 1:
+            raise ValueError("scaling chart by target: give one algorithm (or series='algorithm')")
+        domain = [theme.fmt_number(v) for v in sorted(t["target"].unique().to_list(), reverse=True)]
+        col = theme.ordinal_colour("series", domain, title="target")
+        shp = alt.Shape("series:N", scale=alt.Scale(domain=domain, range=list(theme.SHAPES[:len(domain)])),
+                        legend=alt.Legend(title="target"))
+        return col, shp
+    if series == "algorithm":
+        if t["target"].n_unique() > 1:
+            raise ValueError("scaling chart by algorithm: give one target (or series='target')")
+        fg = t.filter(~pl.col("algorithm").is_in(back))
+        pal = theme.extend(palette, fg["algorithm"].unique(maintain_order=True).to_list(), refs)
+        pal = {a: pal[a] for a in pal if a in set(fg["algorithm"])}
+        return theme.colour(pal, "series"), theme.shape(pal, "series")
+    raise ValueError(f"series {series!r}: expected 'target' or 'algorithm'")
+
+
 def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.Palette | None = None,
                   reference: str | Sequence[str] | None = None, title: str = "Scaling with dimension",
                   settings: Sequence[str] | str | None = None, columns: int = 6, width: int = 140,
@@ -80,22 +102,7 @@ def scaling_chart(art: pl.DataFrame, *, series: str = "target", palette: theme.P
     refs = [reference] if isinstance(reference, str) else list(reference or [])
     back = [a for a in dict.fromkeys(background or []) if a not in set(refs)]
     t = scaling_table(art, series)
-    if series == "target":
-        if t["algorithm"].n_unique() > 1:
-            raise ValueError("scaling chart by target: give one algorithm (or series='algorithm')")
-        domain = [theme.fmt_number(v) for v in sorted(t["target"].unique().to_list(), reverse=True)]
-        col = theme.ordinal_colour("series", domain, title="target")
-        shp = alt.Shape("series:N", scale=alt.Scale(domain=domain, range=list(theme.SHAPES[:len(domain)])),
-                        legend=alt.Legend(title="target"))
-    elif series == "algorithm":
-        if t["target"].n_unique() > 1:
-            raise ValueError("scaling chart by algorithm: give one target (or series='target')")
-        fg = t.filter(~pl.col("algorithm").is_in(back))
-        pal = theme.extend(palette, fg["algorithm"].unique(maintain_order=True).to_list(), refs)
-        pal = {a: pal[a] for a in pal if a in set(fg["algorithm"])}
-        col, shp = theme.colour(pal, "series"), theme.shape(pal, "series")
-    else:
-        raise ValueError(f"series {series!r}: expected 'target' or 'algorithm'")
+    col, shp = _series_look(t, series, palette, refs, back)
     dims = sorted(t["dimension"].unique().to_list())
     x_scale = theme.log_scale((dims[0], dims[-1]), nice=False, padding=panels.PADDING)
     pick = theme.highlight(field="series", bind_legend=True)

@@ -122,104 +122,106 @@ def ingest_sources(sources, store: str, on_source=None, archive_url=None, offlin
     return st, summary
 
 
+def ingest(
+    sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives; archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).")],
+    store: StoreOpt = STORE,
+    name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
+    force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
+    strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 when some sources or runs could not be read but others were (default: exit 1 naming them).")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
+    executor: ExecutorOpt = "local",
+    archive_url: ArchiveUrlOpt = None,
+    offline: OfflineOpt = False,
+    max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
+    max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
+    source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
+    replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
+    optimum: Annotated[Optional[float], typer.Option("--optimum", help="The optimum (raw_y units) of the IOHprofiler runs whose log and suite state none: they are then measured as precisions, not values (an unchanged stored source is read again only with --force).")] = None,
+    problems_out: Annotated[Optional[str], typer.Option("--problems", help="Write every problem met (source, file, line, message, action) to this file (.csv, .parquet, .json); the terminal shows the first few of each source.")] = None,
+) -> None:
+    """Read COCO and IOHprofiler logs into the Parquet store. A source is known by its full path (or
+    --source-name): ingesting it again replaces it; sources of one base name from other folders are kept
+    side by side."""
+    def report(o):
+        if not quiet:
+            for p in o.problems[:SHOWN_PROBLEMS]:
+                _say(str(p), "warning:", "yellow")
+            if len(o.problems) > SHOWN_PROBLEMS:
+                _say(f"{o.name}: {plural(len(o.problems) - SHOWN_PROBLEMS, 'more problem')}; all of them: "
+                     "--problems FILE", "warning:", "yellow")
+            if o.status == "unchanged":
+                _say(f"{o.name}: unchanged, not read again ({plural(o.runs, 'run')} kept)")
+            elif o.status == "ingested":
+                _say(f"{o.name}: {plural(o.runs, 'run')}" + _partial(o.runs_partial)
+                     + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
+            elif o.status == "duplicate":
+                _say(f"{o.name}: nothing new ({plural(o.runs_duplicate, 'trial')} the store holds from another source)")
+        for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
+            _say(f"{o.name}: {n}", "note:", "cyan")
+
+    from ..ingest.sources import Limits
+
+    limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
+    st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
+                                 executor=executor, limits=limits, source_name=source_name,
+                                 replace=replace, optimum=optimum)
+    failed = [s for s in summary.sources if s.status in ("failed", "empty")]
+    for s in failed:
+        if quiet:
+            for p in s.problems:
+                _say(str(p), "error:", "red")
+    if problems_out:
+        _write_problems(summary, problems_out)
+    if st is None:
+        held = f"no store created at {store}"
+    else:
+        import polars as pl
+
+        runs = st.runs()
+        total = runs.select(pl.len()).collect().item()
+        algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
+        held = f"store {store} holds {plural(total, 'run')} of {plural(algs, 'algorithm')}"
+    unchanged = [s for s in summary.sources if s.status == "unchanged"]
+    kept = f", {len(unchanged)} unchanged, not read again" if unchanged else ""
+    _say(
+        f"{len(summary.sources) - len(failed) - len(unchanged)} of {len(summary.sources)} sources read{kept}: "
+        f"{plural(summary.runs - sum(s.runs for s in unchanged), 'run')} read{_partial(summary.runs_partial)}, "
+        f"{plural(summary.runs_skipped, 'run')} skipped, "
+        + (f"{plural(summary.runs_duplicate, 'duplicate trial')} left out, " if summary.runs_duplicate else "")
+        + f"{plural(len(summary.problems), 'problem')}; {held}"
+    )
+    missing, nothing = unread(summary), read_nothing(summary)
+    if nothing or (missing and not allow_partial):
+        if missing:
+            _say(f"{missing}; exit status 1" + ("" if nothing else " (--allow-partial accepts a partial ingest)"),
+                 "error:", "red")
+        raise typer.Exit(1)
+    if strict and summary.problems:
+        raise typer.Exit(1)
+
+
+@uses(SelectionOptions, without=READING)
+def runs(sel: SelectionOptions, out: OutOpt = None) -> None:
+    """Export the runs table (one row per trial)."""
+    from ..conventions import interesting_instances
+    from ..selection import check, filter_frame
+
+    st = open_store(sel.store)
+    try:
+        check(st.runs(), sel.filters, bool(sel.all_instances), what=f"the store {sel.store}")
+    except ValueError as exc:
+        fail(str(exc))
+    lf = interesting_instances(filter_frame(st.runs(), **sel.filters), bool(sel.all_instances))
+    write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+
+
 def register(app: typer.Typer) -> None:
     """Add the commands of this module."""
     _register_info(app)
-
-    @app.command()
-    def ingest(
-        sources: Annotated[list[str], typer.Argument(help="COCO or IOHprofiler results folders or .tgz/.tar.gz/.zip archives; archive:NAME for data sets of the COCO data archive (e.g. archive:bbob/2009/BIPOP!).")],
-        store: StoreOpt = STORE,
-        name: Annotated[Optional[str], typer.Option(help="Algorithm name to use instead of the .info's algId.")] = None,
-        force: Annotated[bool, typer.Option(help="Re-ingest sources whose content is unchanged.")] = False,
-        strict: Annotated[bool, typer.Option(help="Exit non-zero when any problem was met.")] = False,
-        allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 when some sources or runs could not be read but others were (default: exit 1 naming them).")] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False,
-        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Sources read, parsed and written at once (threads; Ray tasks with --executor ray). Default: COCOPIPE_WORKERS, else the cores available.")] = None,
-        executor: ExecutorOpt = "local",
-        archive_url: ArchiveUrlOpt = None,
-        offline: OfflineOpt = False,
-        max_ratio: Annotated[float, typer.Option(help="Refuse an archive that expands beyond this many times its size (a decompression bomb); archives expanding to at most 256 MiB are always read.")] = 50.0,
-        max_member: Annotated[str, typer.Option(help="Leave out (and name) log files in archives above this size: bytes, or with K, M, G.")] = "1G",
-        source_name: Annotated[Optional[str], typer.Option("--source-name", help="Know the (single) source by this name in the store instead of its full path.")] = None,
-        replace: Annotated[Optional[str], typer.Option("--replace", help="The (single) source ingested replaces this stored one (its path, name or --source-name).")] = None,
-        optimum: Annotated[Optional[float], typer.Option("--optimum", help="The optimum (raw_y units) of the IOHprofiler runs whose log and suite state none: they are then measured as precisions, not values (an unchanged stored source is read again only with --force).")] = None,
-        problems_out: Annotated[Optional[str], typer.Option("--problems", help="Write every problem met (source, file, line, message, action) to this file (.csv, .parquet, .json); the terminal shows the first few of each source.")] = None,
-    ) -> None:
-        """Read COCO and IOHprofiler logs into the Parquet store. A source is known by its full path (or
-        --source-name): ingesting it again replaces it; sources of one base name from other folders are kept
-        side by side."""
-        def report(o):
-            if not quiet:
-                for p in o.problems[:SHOWN_PROBLEMS]:
-                    _say(str(p), "warning:", "yellow")
-                if len(o.problems) > SHOWN_PROBLEMS:
-                    _say(f"{o.name}: {plural(len(o.problems) - SHOWN_PROBLEMS, 'more problem')}; all of them: "
-                         "--problems FILE", "warning:", "yellow")
-                if o.status == "unchanged":
-                    _say(f"{o.name}: unchanged, not read again ({plural(o.runs, 'run')} kept)")
-                elif o.status == "ingested":
-                    _say(f"{o.name}: {plural(o.runs, 'run')}" + _partial(o.runs_partial)
-                         + (f", {o.runs_skipped} skipped" if o.runs_skipped else ""))
-                elif o.status == "duplicate":
-                    _say(f"{o.name}: nothing new ({plural(o.runs_duplicate, 'trial')} the store holds from another source)")
-            for n in o.notes:  # said even with --quiet: replacing or sharing with another source, odd logs
-                _say(f"{o.name}: {n}", "note:", "cyan")
-
-        from ..ingest.sources import Limits
-
-        limits = Limits(ratio=max_ratio, member=_size(max_member, "--max-member"))
-        st, summary = ingest_sources(sources, store, report, archive_url, offline, name=name, force=force, jobs=jobs,
-                                     executor=executor, limits=limits, source_name=source_name,
-                                     replace=replace, optimum=optimum)
-        failed = [s for s in summary.sources if s.status in ("failed", "empty")]
-        for s in failed:
-            if quiet:
-                for p in s.problems:
-                    _say(str(p), "error:", "red")
-        if problems_out:
-            _write_problems(summary, problems_out)
-        if st is None:
-            held = f"no store created at {store}"
-        else:
-            import polars as pl
-
-            runs = st.runs()
-            total = runs.select(pl.len()).collect().item()
-            algs = runs.select(pl.col("algorithm").n_unique()).collect().item()
-            held = f"store {store} holds {plural(total, 'run')} of {plural(algs, 'algorithm')}"
-        unchanged = [s for s in summary.sources if s.status == "unchanged"]
-        kept = f", {len(unchanged)} unchanged, not read again" if unchanged else ""
-        _say(
-            f"{len(summary.sources) - len(failed) - len(unchanged)} of {len(summary.sources)} sources read{kept}: "
-            f"{plural(summary.runs - sum(s.runs for s in unchanged), 'run')} read{_partial(summary.runs_partial)}, "
-            f"{plural(summary.runs_skipped, 'run')} skipped, "
-            + (f"{plural(summary.runs_duplicate, 'duplicate trial')} left out, " if summary.runs_duplicate else "")
-            + f"{plural(len(summary.problems), 'problem')}; {held}"
-        )
-        missing, nothing = unread(summary), read_nothing(summary)
-        if nothing or (missing and not allow_partial):
-            if missing:
-                _say(f"{missing}; exit status 1" + ("" if nothing else " (--allow-partial accepts a partial ingest)"),
-                     "error:", "red")
-            raise typer.Exit(1)
-        if strict and summary.problems:
-            raise typer.Exit(1)
-
-    @app.command()
-    @uses(SelectionOptions, without=READING)
-    def runs(sel: SelectionOptions, out: OutOpt = None) -> None:
-        """Export the runs table (one row per trial)."""
-        from ..conventions import interesting_instances
-        from ..selection import check, filter_frame
-
-        st = open_store(sel.store)
-        try:
-            check(st.runs(), sel.filters, bool(sel.all_instances), what=f"the store {sel.store}")
-        except ValueError as exc:
-            fail(str(exc))
-        lf = interesting_instances(filter_frame(st.runs(), **sel.filters), bool(sel.all_instances))
-        write_table(lf.sort("suite", "algorithm", "function", "dimension", "trial").collect(), out)
+    app.command()(ingest)
+    app.command()(runs)
 
 
 def _say(text: str, label: str = "", style: str = "") -> None:

@@ -47,6 +47,10 @@ Registered measures (written by `python docs/make_measures.py`):
 - 'fixed_budget_ecdf' (`Analysis.fixed_budget_ecdf(...)`): IOHprofiler's fixed-budget ECDF per problem and
   budget.
 - 'aocc' (`Analysis.aocc(...)`): IOHprofiler's area over the convergence curve per problem.
+- 'final_medians' (`Analysis.final_medians()`): Median final precision and evaluations of the trials per
+  problem.
+- 'median_max_evaluations' (`Analysis.median_max_evaluations(...)`): Median of the trials' evaluations /
+  dimension per function group and dimension.
 - 'biobj_eaf' (`Analysis.biobj_eaf(...)`): Attainment surfaces of bbob-biobj runs from their archives of non-
   dominated points.
 - 'biobj_eaf_diff' (`Analysis.biobj_eaf_diff(...)`): Difference of two algorithms' attainment functions on

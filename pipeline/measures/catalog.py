@@ -467,3 +467,22 @@ register(Measure(
     seed="IOHinspector (docs/ioh.md)", inputs=("runs", "records"), keys=(), groupable=False, quantities=True,
     targets=False, settings=settings_class("aocc", [LOWER, UPPER, LOG], BOUNDS),
     spec=_aocc, columns=(*IOH, "budget", "aocc", "runs")))
+
+
+# -- the tables' medians and the figures' crosses ----------------------------------------------------------------
+register(Measure(
+    name="final_medians", doc=docs.FINAL_MEDIANS,
+    summary="Median final precision and evaluations of the trials per problem.",
+    seed="cocopp's pptable (the median final precision of an unsolved problem)", inputs=("runs",), keys=PROBLEM,
+    targets=False, settings=settings_class("final_medians", []),
+    spec=lambda i, s: _module("table_stats").final_medians(i.runs()),
+    columns=(*PROBLEM, "median_final_delta", "median_evaluations")))
+
+register(Measure(
+    name="median_max_evaluations", doc=docs.MEDIAN_MAX_EVALUATIONS,
+    summary="Median of the trials' evaluations / dimension per function group and dimension.",
+    seed="cocopp's pprldmany (the cross of the ECDF figures)", inputs=("runs",), keys=(*ECDF_KEY, "group"),
+    targets=False, settings=settings_class("median_max_evaluations", [
+        Param("group", "all", GROUP_PARAM.constraints, GROUP_PARAM.help)]),
+    spec=lambda i, s: _module("groups").median_max_evaluations(i.runs(), s.group),
+    columns=(*ECDF_KEY, "group", "median_max_evaluations")))

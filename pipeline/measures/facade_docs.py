@@ -325,3 +325,22 @@ Examples
 >>> a.profile_summary(group="all").collect().select("algorithm", "max_x").rows()
 [('DIRECT', 63545.0), ('NM', 1000.0), ('RS', 1000.0)]
 """
+
+MEDIAN_MAX_EVALUATIONS = """Median of the trials' evaluations / dimension per (algorithm, dimension, group)
+(`pipeline.measures.groups.median_max_evaluations`: the cross of the ECDF figures).
+
+Examples
+--------
+>>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+>>> a.median_max_evaluations().collect()["median_max_evaluations"].to_list()
+[228.8]
+"""
+
+FINAL_MEDIANS = """Median final precision and evaluations per problem (`pipeline.measures.table_stats`).
+
+Examples
+--------
+>>> a = open_store("cocopipe-store", algorithm="NM", function=1, dimension=5)
+>>> a.final_medians().collect().select("median_final_delta", "median_evaluations").rows()
+[(0.0, 1144.0)]
+"""

@@ -493,3 +493,25 @@ def test_pdf_workers_draw_charts_and_report_vl_converts_errors():
         with pytest.raises(ValueError, match="vl-convert"):
             r.pdf({"mark": "no-such-mark"})
         assert r.pdf(spec).startswith(b"%PDF")  # the worker goes on after an error
+
+
+def test_reference_succ_is_cocopps(stores):
+    """The reference's #succ (first row of each pptable): the successes and trials best2009's records hold at
+    1e-8, as cocopp 2.9 writes them, in 5-D and 20-D (tests/fixtures/paper/make_oracle.py)."""
+    from pipeline.api import Analysis
+    from pipeline.hits import targets as tg
+    from pipeline.paper.build import _reference, with_reference_successes
+    from pipeline.tables import art_table
+
+    name, ref_art, label = _reference("bbob", "default")
+    table = art_table(Analysis(stores["DIRECT_posik_noiseless"]), reference=ref_art, reference_name=label,
+                      targets=list(tg.TABLE), samples=10)
+    table = with_reference_successes(table, name, "bbob")
+    with open(Path(__file__).parent / "fixtures" / "paper" / "ref_succ_cocopp.csv", newline="") as fh:
+        oracle = {(int(r["function"]), int(r["dimension"])): (int(r["succ"]), int(r["trials"]))
+                  for r in csv.DictReader(fh)}
+    assert len(oracle) == 48 and {(3, 15), (9, 15), (15, 15)} <= set(oracle.values())
+    for f, d in oracle:
+        row = tables._reference_row("x", table.filter((pl.col("function") == f) & (pl.col("dimension") == d)
+                                                      & (pl.col("role") == "reference")), 7)
+        assert row.endswith(f" & {oracle[f, d][0]} & /{oracle[f, d][1]}\\\\"), (f, d, row[-30:])

@@ -19,7 +19,7 @@ from ..api import Analysis
 from ..charts import theme
 from ..conventions import is_biobjective
 from ..hits import targets as tg
-from ..reference_sets import DEFAULT_FOR_SUITE
+from ..reference_sets import DEFAULT_FOR_SUITE, reference_choices
 from ..selection import open_reference
 from ..tables import art_table
 from ..charts.export import vegalite_version
@@ -84,6 +84,30 @@ def with_worse_runs(table: pl.DataFrame, ana: Analysis, targets: Sequence[float]
         *keys, worse_ref=(pl.col("n") - pl.col("better") + 0.5).floor().cast(pl.Int64))
     t = table.with_columns(pl.col("target").round_sig_figs(9).alias("_t"))
     return t.join(h, on=keys, how="left").drop("_t")
+
+
+def with_reference_successes(table: pl.DataFrame, reference: str | None, suite: str) -> pl.DataFrame:
+    """`table` with the #succ of a packaged reference set's rows (succ / succ_trials), as cocopp 2.9 writes it
+    (`BestAlgSet.get_success_ratio` at the table's succ target): the successes and trials its .dat files
+    record with the first record at or below that target (records by decreasing precision), else 0 of the
+    last record's trials."""
+    if reference is None or not table.filter(pl.col("role") == "reference").height:
+        return table
+    keys = ["function", "dimension"]
+    at = table.group_by(keys).agg(pl.col("succ_target").drop_nulls().first())  # the algorithms' rows hold it
+    rec = (reference_choices(reference, suite).select(*keys, "target", "successes", "runs").collect()
+           .with_columns(pl.col(k).cast(table.schema[k]) for k in keys)
+           .sort(*keys, "target", descending=[False, False, True]).join(at, on=keys))
+    below = rec.filter(pl.col("target") <= pl.col("succ_target")).group_by(keys).agg(
+        r_succ=pl.col("successes").first(), r_trials=pl.col("runs").first())
+    counts = rec.group_by(keys).agg(last=pl.col("runs").last()).join(below, on=keys, how="left").select(
+        *keys, r_succ=pl.col("r_succ").fill_null(0).cast(pl.Int64),
+        r_trials=pl.coalesce("r_trials", "last").cast(pl.Int64))
+    ref = pl.col("role") == "reference"
+    return table.join(counts, on=keys, how="left").with_columns(
+        succ=pl.when(ref).then(pl.col("r_succ")).otherwise(pl.col("succ")).cast(table.schema["succ"]),
+        succ_trials=pl.when(ref).then(pl.col("r_trials")).otherwise(pl.col("succ_trials"))
+        .cast(table.schema["succ_trials"])).drop("r_succ", "r_trials")
 
 
 def _markers(palette: dict) -> list[str]:
@@ -170,6 +194,7 @@ def _files(ana: Analysis, suite: str, algs: list[str], ref_name: str | None, ref
     say("tables")
     table = art_table(ana, reference=ref_art, reference_name=ref_label, targets=targets, samples=settings.samples,
                       seed=settings.seed)
+    table = with_reference_successes(table, ref_name, suite)
     if len(algs) > 1:
         table = with_worse_runs(table, ana, targets)
     table_files, figure_files = layout.needed(suite, len(algs))

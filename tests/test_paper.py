@@ -515,3 +515,33 @@ def test_reference_succ_is_cocopps(stores):
         row = tables._reference_row("x", table.filter((pl.col("function") == f) & (pl.col("dimension") == d)
                                                       & (pl.col("role") == "reference")), 7)
         assert row.endswith(f" & {oracle[f, d][0]} & /{oracle[f, d][1]}\\\\"), (f, d, row[-30:])
+
+
+def test_loss_ratios_are_cocopps_at_every_budget(stores):
+    """pploglosstable's numbers: the loss ratio of every function at every budget of the table equals cocopp
+    2.9.1's `pplogloss.generateData` (tests/fixtures/paper/make_oracle.py), on cocopp's targets (above 100 too:
+    at 2 evaluations / dimension many functions reach none of the standard 51)."""
+    from pipeline.api import Analysis
+    from pipeline.measures.logloss import function_ratios
+    from pipeline.paper import losstable
+    from pipeline.paper.build import loss_targets
+    from pipeline.reference_sets import DEFAULT_FOR_SUITE
+    from pipeline.selection import open_reference
+
+    with open(Path(__file__).parent / "fixtures" / "paper" / "logloss_cocopp.csv", newline="") as fh:
+        oracle = {(int(r["dimension"]), float(r["x"]), int(r["function"])): float(r["loss"]) for r in csv.DictReader(fh)}
+    ref_name = DEFAULT_FOR_SUITE["bbob"]
+    for d in (5, 20):
+        a = Analysis(stores["DIRECT_posik_noiseless"]).select(dimension=d)
+        grid = loss_targets(a, "bbob")
+        own, ref = a.art(grid).collect(), Analysis(open_reference(ref_name, "bbob")).art(grid).collect()
+        xs = losstable.budgets(own, d)
+        assert xs == sorted(x for (dd, x, _) in oracle if dd == d and _ == 1)
+        ref = ref.filter(pl.col("dimension") == d).with_columns(algorithm=pl.lit(ref_name))
+        both = pl.concat([own.select(ref.columns), ref.cast(own.select(ref.columns).schema)])
+        mine = {(d, r["x"], r["function"]): r["loss"] for r in function_ratios(both.lazy(), ref_name, xs).collect()
+                .iter_rows(named=True)}
+        want = {k: v for k, v in oracle.items() if k[0] == d}
+        assert set(mine) == set(want)
+        bad = [(k, mine[k], v) for k, v in want.items() if not math.isclose(mine[k], v, rel_tol=1e-9)]
+        assert not bad, bad[:10]

@@ -545,3 +545,14 @@ def test_loss_ratios_are_cocopps_at_every_budget(stores):
         assert set(mine) == set(want)
         bad = [(k, mine[k], v) for k, v in want.items() if not math.isclose(mine[k], v, rel_tol=1e-9)]
         assert not bad, bad[:10]
+
+
+def test_a_pdf_worker_that_ends_is_a_clear_error():
+    from pipeline.charts.export import vegalite_version
+    from pipeline.paper.pdf import Renderer
+
+    with Renderer(1, vegalite_version()) as r:
+        r._workers[0].kill()
+        r._workers[0].wait()
+        with pytest.raises(ValueError, match=r"PDF worker \(process \d+, python -m pipeline.paper.pdf\) ended"):
+            r.pdf({"mark": "point"})

@@ -533,7 +533,7 @@ def test_loss_ratios_are_cocopps_at_every_budget(stores):
     ref_name = DEFAULT_FOR_SUITE["bbob"]
     for d in (5, 20):
         a = Analysis(stores["DIRECT_posik_noiseless"]).select(dimension=d)
-        grid = loss_targets(a, "bbob")
+        grid = loss_targets(Analysis(stores["DIRECT_posik_noiseless"]), "bbob", d)
         own, ref = a.art(grid).collect(), Analysis(open_reference(ref_name, "bbob")).art(grid).collect()
         xs = losstable.budgets(own, d)
         assert xs == sorted(x for (dd, x, _) in oracle if dd == d and _ == 1)

@@ -128,17 +128,22 @@ def _table_text(name: str, table: pl.DataFrame | None, algorithms: Sequence[str]
     raise ValueError(f"{name}.tex: not a table of cocopp's")
 
 
-def loss_targets(ana: Analysis, suite: str) -> pl.DataFrame | list[float]:
+def loss_targets(ana: Analysis, suite: str, dimension: int | None = None) -> pl.DataFrame | list[float]:
     """The targets of cocopp's loss ratios (pplogloss takes them from each data set's own targets): on bbob's grid
     of 10^(k/5), per (function, dimension) from the smallest at or above the worst first value of the trials
     down to 1e-8 (the standard set stops at 100, which a budget of 2 evaluations / dimension often does not
-    reach); the suite's standard set elsewhere."""
+    reach); the suite's standard set elsewhere, and where the data lack `dimension`."""
     grid = list(tg.default(suite))
     if grid != list(tg.BBOB):
         return grid
-    first = (ana.events().join(ana.runs().select("run_id", "suite", "function", "dimension"), on="run_id")
-             .sort("evaluations").group_by("run_id").agg(pl.col("suite", "function", "dimension", "best_delta").first())
+    runs = ana.runs().select("run_id", "suite", "function", "dimension")
+    if dimension is not None:
+        runs = runs.filter(pl.col("dimension") == dimension)
+    first = (ana.events().join(runs, on="run_id").sort("evaluations").group_by("run_id")
+             .agg(pl.col("suite", "function", "dimension", "best_delta").first())
              .group_by("suite", "function", "dimension").agg(worst=pl.col("best_delta").max()).collect())
+    if not first.height:
+        return grid
     rows = []
     for su, f, d, worst in first.iter_rows():
         top = math.ceil(5 * math.log10(worst)) if worst and worst > 0 and math.isfinite(worst) else 10
@@ -149,10 +154,9 @@ def loss_targets(ana: Analysis, suite: str) -> pl.DataFrame | list[float]:
 
 def _loss_table(ana: Analysis, suite: str, algorithm: str, reference: str | None, dimension: int) -> str:
     """cocopp's aRT loss ratio table of `algorithm` in `dimension` against the reference (`loss_targets`)."""
-    a = ana.select(dimension=dimension)
-    grid = loss_targets(a, suite)
+    grid = loss_targets(ana, suite, dimension)
     ref_art = Analysis(open_reference(reference, suite)).art(grid).collect() if reference else None
-    return losstable.table_tex(a.art(grid).collect(), ref_art, a.runs().collect(), algorithm, reference or "",
+    return losstable.table_tex(ana.art(grid).collect(), ref_art, ana.runs().collect(), algorithm, reference or "",
                                dimension)
 
 

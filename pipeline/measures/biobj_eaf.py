@@ -15,8 +15,9 @@ the stored archives of non-dominated points (table `archive`, ingested from `*_n
   (`percentiles`; default every level k = 1 .. n, percentile 100 k / n). In 2-D, with g_r(x) the least f2 of
   r's points with f1 <= x, the k-th surface is y_k(x) = the k-th smallest g_r(x); a row (f1, f2) where it drops.
 - The difference of `left` and `right` (default the first two algorithms by name): EAF_left(z) - EAF_right(z)
-  on rectangles [f1_min, f1_max) x [f2_min, f2_max) of constant value (between consecutive f1 of either
-  side's points, and consecutive g_r values); zero rectangles left out, open ones reach infinity.
+  on rectangles [f1_min, f1_max) x [f2_min, f2_max) of constant value (cells between consecutive f1 of either
+  side's points and consecutive g_r values, those of consecutive f1 strips with the same f2 range and values
+  merged, as moocore merges them); zero rectangles left out, open ones reach infinity.
 
 Objectives are normalised as COCO normalises them (`normalise`, default): (f - ideal) / (nadir - ideal), the
 ideal and nadir points of the instance from coco-experiment (the logger's 5e-13 grid not applied), and the

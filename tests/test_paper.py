@@ -493,3 +493,66 @@ def test_pdf_workers_draw_charts_and_report_vl_converts_errors():
         with pytest.raises(ValueError, match="vl-convert"):
             r.pdf({"mark": "no-such-mark"})
         assert r.pdf(spec).startswith(b"%PDF")  # the worker goes on after an error
+
+
+def test_reference_succ_is_cocopps(stores):
+    """The reference's #succ (first row of each pptable): the successes and trials best2009's records hold at
+    1e-8, as cocopp 2.9 writes them, in 5-D and 20-D (tests/fixtures/paper/make_oracle.py)."""
+    from pipeline.api import Analysis
+    from pipeline.hits import targets as tg
+    from pipeline.paper.build import _reference, with_reference_successes
+    from pipeline.tables import art_table
+
+    name, ref_art, label = _reference("bbob", "default")
+    table = art_table(Analysis(stores["DIRECT_posik_noiseless"]), reference=ref_art, reference_name=label,
+                      targets=list(tg.TABLE), samples=10)
+    table = with_reference_successes(table, name, "bbob")
+    with open(Path(__file__).parent / "fixtures" / "paper" / "ref_succ_cocopp.csv", newline="") as fh:
+        oracle = {(int(r["function"]), int(r["dimension"])): (int(r["succ"]), int(r["trials"]))
+                  for r in csv.DictReader(fh)}
+    assert len(oracle) == 48 and {(3, 15), (9, 15), (15, 15)} <= set(oracle.values())
+    for f, d in oracle:
+        row = tables._reference_row("x", table.filter((pl.col("function") == f) & (pl.col("dimension") == d)
+                                                      & (pl.col("role") == "reference")), 7)
+        assert row.endswith(f" & {oracle[f, d][0]} & /{oracle[f, d][1]}\\\\"), (f, d, row[-30:])
+
+
+def test_loss_ratios_are_cocopps_at_every_budget(stores):
+    """pploglosstable's numbers: the loss ratio of every function at every budget of the table equals cocopp
+    2.9.1's `pplogloss.generateData` (tests/fixtures/paper/make_oracle.py), on cocopp's targets (above 100 too:
+    at 2 evaluations / dimension many functions reach none of the standard 51)."""
+    from pipeline.api import Analysis
+    from pipeline.measures.logloss import function_ratios
+    from pipeline.paper import losstable
+    from pipeline.paper.build import loss_targets
+    from pipeline.reference_sets import DEFAULT_FOR_SUITE
+    from pipeline.selection import open_reference
+
+    with open(Path(__file__).parent / "fixtures" / "paper" / "logloss_cocopp.csv", newline="") as fh:
+        oracle = {(int(r["dimension"]), float(r["x"]), int(r["function"])): float(r["loss"]) for r in csv.DictReader(fh)}
+    ref_name = DEFAULT_FOR_SUITE["bbob"]
+    for d in (5, 20):
+        a = Analysis(stores["DIRECT_posik_noiseless"]).select(dimension=d)
+        grid = loss_targets(Analysis(stores["DIRECT_posik_noiseless"]), "bbob", d)
+        own, ref = a.art(grid).collect(), Analysis(open_reference(ref_name, "bbob")).art(grid).collect()
+        xs = losstable.budgets(own, d)
+        assert xs == sorted(x for (dd, x, _) in oracle if dd == d and _ == 1)
+        ref = ref.filter(pl.col("dimension") == d).with_columns(algorithm=pl.lit(ref_name))
+        both = pl.concat([own.select(ref.columns), ref.cast(own.select(ref.columns).schema)])
+        mine = {(d, r["x"], r["function"]): r["loss"] for r in function_ratios(both.lazy(), ref_name, xs).collect()
+                .iter_rows(named=True)}
+        want = {k: v for k, v in oracle.items() if k[0] == d}
+        assert set(mine) == set(want)
+        bad = [(k, mine[k], v) for k, v in want.items() if not math.isclose(mine[k], v, rel_tol=1e-9)]
+        assert not bad, bad[:10]
+
+
+def test_a_pdf_worker_that_ends_is_a_clear_error():
+    from pipeline.charts.export import vegalite_version
+    from pipeline.paper.pdf import Renderer
+
+    with Renderer(1, vegalite_version()) as r:
+        r._workers[0].kill()
+        r._workers[0].wait()
+        with pytest.raises(ValueError, match=r"PDF worker \(process \d+, python -m pipeline.paper.pdf\) ended"):
+            r.pdf({"mark": "point"})

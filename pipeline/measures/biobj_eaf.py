@@ -15,8 +15,9 @@ the stored archives of non-dominated points (table `archive`, ingested from `*_n
   (`percentiles`; default every level k = 1 .. n, percentile 100 k / n). In 2-D, with g_r(x) the least f2 of
   r's points with f1 <= x, the k-th surface is y_k(x) = the k-th smallest g_r(x); a row (f1, f2) where it drops.
 - The difference of `left` and `right` (default the first two algorithms by name): EAF_left(z) - EAF_right(z)
-  on rectangles [f1_min, f1_max) x [f2_min, f2_max) of constant value (between consecutive f1 of either
-  side's points, and consecutive g_r values); zero rectangles left out, open ones reach infinity.
+  on rectangles [f1_min, f1_max) x [f2_min, f2_max) of constant value (cells between consecutive f1 of either
+  side's points and consecutive g_r values, those of consecutive f1 strips with the same f2 range and values
+  merged, as moocore merges them); zero rectangles left out, open ones reach infinity.
 
 Objectives are normalised as COCO normalises them (`normalise`, default): (f - ideal) / (nadir - ideal), the
 ideal and nadir points of the instance from coco-experiment (the logger's 5e-13 grid not applied), and the
@@ -91,26 +92,43 @@ def surfaces(f1: np.ndarray, f2: np.ndarray, run: np.ndarray, n: int, levels: Se
 
 def differences(left: tuple, right: tuple) -> list[tuple]:
     """The rectangles [f1_min, f1_max) x [f2_min, f2_max) on which EAF_left - EAF_right is constant and not 0,
-    `left` and `right` each (f1, f2, run, n): (f1_min, f1_max, f2_min, f2_max, eaf_left, eaf_right) rows,
-    the last rectangles of a strip or row reaching infinity."""
+    `left` and `right` each (f1, f2, run, n): (f1_min, f1_max, f2_min, f2_max, eaf_left, eaf_right) rows by
+    f1_min then f2_min, the last rectangles of a strip or row reaching infinity. Computed per strip between
+    consecutive f1 (`_strip_cells`, in blocks of strips), then the cells of consecutive strips with the same
+    f2 range and values merged into one rectangle (as moocore's `eafdiff(rectangles=True)` merges them)."""
     import numpy as np
 
     xs = np.unique(np.concatenate([left[0], right[0]]))
     gl, gr = staircases(*left, xs), staircases(*right, xs)
-    nl, nr = left[3], right[3]
     ends = np.concatenate([xs[1:], [np.inf]])
-    out = []
-    for i, x in enumerate(xs):
-        ys = np.unique(np.concatenate([gl[i], gr[i]]))
-        ys = ys[np.isfinite(ys)]
-        if not len(ys):
-            continue
-        a = np.searchsorted(np.sort(gl[i]), ys, side="right") / nl  # attained at y in [ys[j], ys[j + 1])
-        b = np.searchsorted(np.sort(gr[i]), ys, side="right") / nr
-        tops = np.concatenate([ys[1:], [np.inf]])
-        for j in np.flatnonzero(a != b):
-            out.append((float(x), float(ends[i]), float(ys[j]), float(tops[j]), float(a[j]), float(b[j])))
-    return out
+    step = max(1, 4_000_000 // ((left[3] + right[3]) * max(left[3], right[3])))  # a block's counts in 4 M cells
+    parts = [_strip_cells(gl[i:i + step], gr[i:i + step], left[3], right[3], i) for i in range(0, len(xs), step)]
+    strip, y0, y1, va, vb = (np.concatenate([p[k] for p in parts]) for k in range(5)) if parts else [np.array([])] * 5
+    if not len(strip):
+        return []
+    order = np.lexsort((strip, vb, va, y1, y0))
+    strip, y0, y1, va, vb = strip[order], y0[order], y1[order], va[order], vb[order]
+    same = (y0[1:] == y0[:-1]) & (y1[1:] == y1[:-1]) & (va[1:] == va[:-1]) & (vb[1:] == vb[:-1])
+    first = np.flatnonzero(np.concatenate([[True], ~(same & (strip[1:] == strip[:-1] + 1))]))
+    last = np.concatenate([first[1:], [len(strip)]]) - 1
+    x0, x1 = xs[strip[first]], ends[strip[last]]
+    y0, y1, va, vb = y0[first], y1[first], va[first], vb[first]
+    by = np.lexsort((y0, x0))
+    return list(zip(*(c[by].tolist() for c in (x0, x1, y0, y1, va, vb))))
+
+
+def _strip_cells(gl: np.ndarray, gr: np.ndarray, nl: int, nr: int, offset: int) -> tuple:
+    """(strip, f2_min, f2_max, eaf_left, eaf_right) arrays of the cells of some strips of f1 (their staircases
+    on each side, strips x runs; `offset` the first strip's index) where the two EAFs differ: in each strip,
+    between consecutive values y of either side's staircases, the fractions of runs at or below y."""
+    import numpy as np
+
+    ys = np.sort(np.concatenate([gl, gr], axis=1), axis=1)  # strips x (nl + nr), inf last
+    tops = np.concatenate([ys[:, 1:], np.full((len(ys), 1), np.inf)], axis=1)
+    a = (np.sort(gl, axis=1)[:, None, :] <= ys[:, :, None]).sum(axis=2) / nl  # attained at y in [y, top)
+    b = (np.sort(gr, axis=1)[:, None, :] <= ys[:, :, None]).sum(axis=2) / nr
+    i, j = np.nonzero(np.isfinite(ys) & (tops > ys) & (a != b))  # a repeated y: its last copy reaches the next
+    return i + offset, ys[i, j], tops[i, j], a[i, j], b[i, j]
 
 
 def level_of(percentile: float, n: int) -> int:

@@ -5,10 +5,12 @@ grid whose aRT for the algorithm is at most B; the loss ratio is the algorithm's
 B when the reference reached a harder target within B, divided by the reference's aRT for f_t
 (cocopp: "the aRT to reach f_t for the given algorithm or the budget, if the best algorithm
 reached a better target within the budget, divided by the aRT of the best algorithm to reach
-f_t"; cocopp interpolates f_t, here it is taken from the target grid, the 51 bbob targets by
-default). Where the reference never reached f_t its aRT is the largest finite aRT of the
-function and dimension. Budgets at which the algorithm reached no target give no ratio. Per
-(dimension, group, budget): the geometric mean over functions, the quartiles and the 10-90 % range.
+f_t"; cocopp takes f_t among the data set's own targets, here from the target grid, the 51 bbob
+targets by default, which stop at 100: `pipeline.paper.build.loss_targets` gives cocopp's). The
+reference's harder target counts where it reached it in fewer than B evaluations, as in cocopp.
+Where the reference never reached f_t its aRT is the largest finite aRT of the function and
+dimension. Budgets at which the algorithm reached no target give no ratio. Per (dimension,
+group, budget): the geometric mean over functions, the quartiles and the 10-90 % range.
 
 Examples
 --------
@@ -33,12 +35,12 @@ from ..vocabulary import FUNCTION_DIMENSION, FUNCTION_GROUP
 LOSS_KEY = ["suite", "algorithm", "dimension", FUNCTION_GROUP, "x"]
 
 
-def _best_within(art: pl.LazyFrame, budgets: Sequence[float]) -> pl.LazyFrame:
+def _best_within(art: pl.LazyFrame, budgets: Sequence[float], strict: bool = False) -> pl.LazyFrame:
     """Per (algorithm, function, dimension, budget x): the hardest target reached within x * dimension
-    evaluations (`target`), its aRT and the budget in evaluations (`limit`)."""
+    evaluations (`target`; `strict`: in fewer), its aRT and the budget in evaluations (`limit`)."""
     b = pl.LazyFrame({"x": [float(v) for v in budgets]})
-    within = (art.join(b, how="cross").with_columns(limit=pl.col("x") * pl.col("dimension"))
-              .filter(pl.col("art") <= pl.col("limit")))
+    within = art.join(b, how="cross").with_columns(limit=pl.col("x") * pl.col("dimension"))
+    within = within.filter(pl.col("art") < pl.col("limit") if strict else pl.col("art") <= pl.col("limit"))
     return within.group_by("algorithm", *FUNCTION_DIMENSION, "x").agg(
         pl.col("target").min(), pl.col("limit").first(), pl.col("art").sort_by("target").first())
 
@@ -48,7 +50,8 @@ def function_ratios(art: pl.LazyFrame, reference: str, budgets: Sequence[float])
     but the reference; budgets at which the algorithm reached no target give no row."""
     key = list(FUNCTION_DIMENSION)
     best = _best_within(art, budgets)
-    ref_best = best.filter(pl.col("algorithm") == reference).select(*key, "x", ref_target="target")
+    ref_best = _best_within(art.filter(pl.col("algorithm") == reference), budgets, strict=True).select(
+        *key, "x", ref_target="target")  # cocopp: the reference's aRT of a harder target below the budget
     ref = art.filter(pl.col("algorithm") == reference).select(*key, "target", ref_art="art")
     cap = art.group_by(key).agg(cap=pl.col("art").filter(pl.col("art").is_finite()).max())
     loss = (best.filter(pl.col("algorithm") != reference)

@@ -4,6 +4,7 @@ in parallel threads) and settings.json, from which the same files can be made ag
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from ..api import Analysis
 from ..charts import theme
 from ..conventions import is_biobjective
 from ..hits import targets as tg
-from ..reference_sets import DEFAULT_FOR_SUITE
+from ..reference_sets import DEFAULT_FOR_SUITE, reference_choices
 from ..selection import open_reference
 from ..tables import art_table
 from ..charts.export import vegalite_version
@@ -86,6 +87,30 @@ def with_worse_runs(table: pl.DataFrame, ana: Analysis, targets: Sequence[float]
     return t.join(h, on=keys, how="left").drop("_t")
 
 
+def with_reference_successes(table: pl.DataFrame, reference: str | None, suite: str) -> pl.DataFrame:
+    """`table` with the #succ of a packaged reference set's rows (succ / succ_trials), as cocopp 2.9 writes it
+    (`BestAlgSet.get_success_ratio` at the table's succ target): the successes and trials its .dat files
+    record with the first record at or below that target (records by decreasing precision), else 0 of the
+    last record's trials."""
+    if reference is None or not table.filter(pl.col("role") == "reference").height:
+        return table
+    keys = ["function", "dimension"]
+    at = table.group_by(keys).agg(pl.col("succ_target").drop_nulls().first())  # the algorithms' rows hold it
+    rec = (reference_choices(reference, suite).select(*keys, "target", "successes", "runs").collect()
+           .with_columns(pl.col(k).cast(table.schema[k]) for k in keys)
+           .sort(*keys, "target", descending=[False, False, True]).join(at, on=keys))
+    below = rec.filter(pl.col("target") <= pl.col("succ_target")).group_by(keys).agg(
+        r_succ=pl.col("successes").first(), r_trials=pl.col("runs").first())
+    counts = rec.group_by(keys).agg(last=pl.col("runs").last()).join(below, on=keys, how="left").select(
+        *keys, r_succ=pl.col("r_succ").fill_null(0).cast(pl.Int64),
+        r_trials=pl.coalesce("r_trials", "last").cast(pl.Int64))
+    ref = pl.col("role") == "reference"
+    return table.join(counts, on=keys, how="left").with_columns(
+        succ=pl.when(ref).then(pl.col("r_succ")).otherwise(pl.col("succ")).cast(table.schema["succ"]),
+        succ_trials=pl.when(ref).then(pl.col("r_trials")).otherwise(pl.col("succ_trials"))
+        .cast(table.schema["succ_trials"])).drop("r_succ", "r_trials")
+
+
 def _markers(palette: dict) -> list[str]:
     """How each algorithm is drawn, in words (for the captions)."""
     shape = lambda s: "star" if s == theme.STAR else s.replace("-", " ")  # noqa: E731
@@ -103,12 +128,36 @@ def _table_text(name: str, table: pl.DataFrame | None, algorithms: Sequence[str]
     raise ValueError(f"{name}.tex: not a table of cocopp's")
 
 
-def _loss_table(ana: Analysis, suite: str, algorithm: str, reference: str | None, dimension: int) -> str:
-    """cocopp's aRT loss ratio table of `algorithm` in `dimension` against the reference (its default targets)."""
+def loss_targets(ana: Analysis, suite: str, dimension: int | None = None) -> pl.DataFrame | list[float]:
+    """The targets of cocopp's loss ratios (pplogloss takes them from each data set's own targets): on bbob's grid
+    of 10^(k/5), per (function, dimension) from the smallest at or above the worst first value of the trials
+    down to 1e-8 (the standard set stops at 100, which a budget of 2 evaluations / dimension often does not
+    reach); the suite's standard set elsewhere, and where the data lack `dimension`."""
     grid = list(tg.default(suite))
+    if grid != list(tg.BBOB):
+        return grid
+    runs = ana.runs().select("run_id", "suite", "function", "dimension")
+    if dimension is not None:
+        runs = runs.filter(pl.col("dimension") == dimension)
+    first = (ana.events().join(runs, on="run_id").sort("evaluations").group_by("run_id")
+             .agg(pl.col("suite", "function", "dimension", "best_delta").first())
+             .group_by("suite", "function", "dimension").agg(worst=pl.col("best_delta").max()).collect())
+    if not first.height:
+        return grid
+    rows = []
+    for su, f, d, worst in first.iter_rows():
+        top = math.ceil(5 * math.log10(worst)) if worst and worst > 0 and math.isfinite(worst) else 10
+        rows += [(su, f, d, 10 ** (k / 5)) for k in range(max(top, 10), 10, -1)] + [(su, f, d, t) for t in grid]
+    return pl.DataFrame(rows, schema={"suite": pl.String, "function": first.schema["function"],
+                                      "dimension": first.schema["dimension"], "target": pl.Float64}, orient="row")
+
+
+def _loss_table(ana: Analysis, suite: str, algorithm: str, reference: str | None, dimension: int) -> str:
+    """cocopp's aRT loss ratio table of `algorithm` in `dimension` against the reference (`loss_targets`)."""
+    grid = loss_targets(ana, suite, dimension)
     ref_art = Analysis(open_reference(reference, suite)).art(grid).collect() if reference else None
-    return losstable.table_tex(ana.art(grid).collect(), ref_art, ana.runs().collect(), algorithm,
-                               reference or "", dimension)
+    return losstable.table_tex(ana.art(grid).collect(), ref_art, ana.runs().collect(), algorithm, reference or "",
+                               dimension)
 
 
 def _write(path: Path, data: bytes | str) -> None:
@@ -170,6 +219,7 @@ def _files(ana: Analysis, suite: str, algs: list[str], ref_name: str | None, ref
     say("tables")
     table = art_table(ana, reference=ref_art, reference_name=ref_label, targets=targets, samples=settings.samples,
                       seed=settings.seed)
+    table = with_reference_successes(table, ref_name, suite)
     if len(algs) > 1:
         table = with_worse_runs(table, ana, targets)
     table_files, figure_files = layout.needed(suite, len(algs))

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from typing import BinaryIO
 
+from ..extras import require
+
 #: the chart a worker draws when it starts (vl-convert's engine and fonts loaded before the first figure)
 _WARM = {"data": {"values": [{"x": 1}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}
 _HEAD = struct.Struct("<cQ")  # b"P" (a PDF) or b"E" (an error's text), then the length of what follows
@@ -49,6 +51,7 @@ class Renderer:
     up from the start; `close` ends them."""
 
     def __init__(self, jobs: int, version: str):
+        require("vl_convert", "static", "PDF figures")  # missing: one clear line, before any worker starts
         self._free: queue.Queue = queue.Queue()
         self._workers = [subprocess.Popen([sys.executable, "-m", __name__, version], stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE) for _ in range(max(1, jobs))]
@@ -56,7 +59,8 @@ class Renderer:
             self._free.put(w)
 
     def pdf(self, spec: dict) -> bytes:
-        """The PDF of a Vega-Lite specification (ValueError with vl-convert's message where it fails)."""
+        """The PDF of a Vega-Lite specification (ValueError with vl-convert's message where it fails, or where
+        the worker ended)."""
         w = self._free.get()
         try:
             _send(w.stdin, b"S", json.dumps(spec, allow_nan=False).encode())
@@ -65,8 +69,9 @@ class Renderer:
             msg = None
         finally:
             self._free.put(w)
-        if msg is None:
-            raise RuntimeError(f"the PDF worker (process {w.pid}) ended with exit status {w.poll()}")
+        if msg is None:  # a ValueError: the command says so in one line and exits 1
+            raise ValueError(f"the PDF worker (process {w.pid}, python -m {__name__}) ended with exit status "
+                             f"{w.poll()}: figures not drawn")
         if msg[0] == b"E":
             raise ValueError(f"vl-convert: {msg[1].decode()}")
         return msg[1]
@@ -74,8 +79,10 @@ class Renderer:
     def close(self) -> None:
         """End the workers (their input closed: each ends after its chart)."""
         for w in self._workers:
-            if w.stdin:
+            try:
                 w.stdin.close()
+            except OSError:  # a worker that ended: nothing to flush to
+                pass
         for w in self._workers:
             try:
                 w.wait(timeout=30)

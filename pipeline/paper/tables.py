@@ -146,7 +146,7 @@ def _reference_row(label: str, ref: pl.DataFrame, n_targets: int) -> str:
     cols = [rf"\multicolumn{{2}}{{@{{}}c@{{}}}}{{{a} \quad}}" for a in arts[:-1]]
     cols.append(rf"\multicolumn{{2}}{{@{{}}c|@{{}}}}{{{arts[-1]}}}")
     hardest = ref.sort("target").row(0, named=True)  # #succ at the last target (the table's succ target)
-    succ, trials = hardest.get("succ"), hardest.get("succ_trials")  # a packaged set keeps no trials: left blank
+    succ, trials = hardest.get("succ"), hardest.get("succ_trials")  # `build.with_reference_successes`
     tail = f"{int(succ)} & /{int(trials)}" if succ is not None and trials else " & "
     return label + " & " + " & ".join(cols) + f" & {tail}" + r"\\"
 

@@ -63,6 +63,15 @@ def test_rank_parity(shared4, tmp_path, dim):
     assert "PARITY OK" in parity("rank", ours, ref)
 
 
+def test_auc_a_group_of_algorithms_at_a_time_is_the_auc_of_all_at_once(shared4):
+    """The areas of groups end at the budgets of all the algorithms (NM's and RS's budgets are not DIRECT's)."""
+    at_once = Analysis(shared4, group_size=None).auc().collect()
+    for size in (1, 3):
+        assert Analysis(shared4, group_size=size).auc().collect().equals(at_once)
+    alone = Analysis(shared4, algorithm="NM", group_size=None).auc().collect()
+    assert not alone.equals(at_once.filter(pl.col("algorithm") == "NM"))  # its own budgets: other areas
+
+
 def test_the_auc_of_a_cut_selection_is_the_area_of_the_whole_trials_up_to_the_cut(shared4):
     from pipeline.hits.budget import Budget
 

@@ -4,12 +4,16 @@ the measures' (`rank`, `auc`, `art`), a second build does no work, adding a data
 page and the leaderboards of its dimensions, a damaged data set is named on the index and in the exit code."""
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from altair.utils.schemapi import validate_jsonschema
+from altair.vegalite.v6.schema import load_schema
 from typer.testing import CliRunner
 
 from conftest import shared_or_skip
@@ -112,6 +116,13 @@ def test_site_numbers_are_the_measures_and_a_new_data_set_rebuilds_only_what_dep
     page = (site / nm).read_text()
     assert "cocopipe report --store" in page and "ECDF of runtimes" in page
     assert "src=\"http" not in page and "href=\"http" not in page  # offline: nothing from the network
+    # the charts are embedded unchecked: every one is a valid Vega-Lite spec
+    schema = load_schema()
+    specs = [json.loads(m.replace("<\\/", "</")) for f in [site / nm, site / "boards" / "bbob-5d.html"]
+             for m in re.findall(r'<script type="application/json" id="spec-[^"]*">(.*?)</script>', f.read_text(), re.S)]
+    assert len(specs) == 7  # the page's ECDFs; the leaderboard's all functions and five groups
+    for spec in specs:
+        validate_jsonschema(spec, schema)
 
 
 def test_a_damaged_data_set_is_named_on_the_index_and_in_the_exit_code(archive, env):

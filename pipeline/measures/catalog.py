@@ -225,7 +225,7 @@ register(Measure(
     name="auc", doc=docs.AUC, handwritten="cocopipe auc",
     summary="Area under the ECDF of the trials' own first hitting times per problem.",
     seed="seed 000, Empirical Distribution Functions (area)", inputs=("hits", "runs"), keys=PROBLEM,
-    whole_locally=True, prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
+    prepare=_auc_budgets, settings=settings_class("auc", [BUDGETS_OF_AUC]),
     spec=lambda i, s: _module("auc").auc(i.hits(), i.shared), columns=(*PROBLEM, "budget", "auc")))
 
 

@@ -114,4 +114,4 @@ def test_cli_band_options(store, tmp_path):
     r = cli("chart", "scaling", "--store", store.path, "--band", "--out", out)
     assert r.returncode == 1 and "--band does not apply" in r.stderr
     r = cli("chart", "ecdf", "--store", store.path, "--band", "--level", "95", "--out", out)
-    assert r.returncode == 1 and "--level 95.0: expected a number in (0, 1)" in r.stderr  # as Python says it
+    assert r.returncode == 1 and "--level 95: expected a number in (0, 1)" in r.stderr  # as Python says it

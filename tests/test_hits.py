@@ -17,6 +17,7 @@ from pipeline.conventions import reached, reaches, record_key, target_level
 from pipeline.hits import _kernel, cache, spec, targets
 from pipeline.hits.budget import Budget, cut, cut_hits
 from pipeline.ingest import ingest
+from pipeline.measures.catalog import parse_budgets
 from pipeline.store import Store
 
 KEY = ["run_id", "target"]
@@ -69,15 +70,15 @@ def test_budget_is_parsed_once_into_evaluations_or_a_multiple_of_the_dimension()
         Budget.parse("ten")
     with pytest.raises(ValueError, match="budget '-1x' must be positive"):
         Budget.parse("-1x")
-    assert Budget.parse_list("10x, 100X,") == [Budget(10.0, True), Budget(100.0, True)]
-    assert Budget.parse_list("1e3") == [Budget(1000.0)]
+    assert parse_budgets("10x, 100X,") == [Budget(10.0, True), Budget(100.0, True)]
+    assert parse_budgets("1e3") == [Budget(1000.0)]
     # the numbers checked by the measures' declared budgets (issue 45): the words of `a.fixed_budget([0])`
     for bad, message in (("10x,100", "all in evaluations or all as multiples"), (" , ", r"^budgets ' , ': expected a list"),
                          ("1,x", r"^budgets '1,x': expected a list of numbers > 0$"),
                          ("0", r"^budgets \[0\]: expected a list of numbers > 0$"),
                          ("10x,-5x", r"^budgets \[10, -5\]: expected a list of numbers > 0$")):
         with pytest.raises(ValueError, match=message):
-            Budget.parse_list(bad)
+            parse_budgets(bad)
     runs, ev = frames([(1, [(1, 10.0), (30, 0.05), (100, 0.01)], 100), (2, [(1, 5.0), (50, 0.1)], 80)])
     r, e = cut(runs, ev, Budget.parse("20x"))  # 40 evaluations in 2-D
     assert r.collect().sort("run_id").select("evaluations", "final_delta").rows() == [(40, 0.05), (40, 5.0)]

@@ -31,6 +31,7 @@ LAYOUT_ONLY = {
     ("charts/ranking.py", "critical_difference_chart"): "the chart's height from the rows per dimension",
     ("charts/scaling.py", "scaling_chart"): "a y range per panel and the rows of labels it needs",
     ("charts/scaling.py", "scaling_table"): "the row of each label in its panel",
+    ("charts/scaling.py", "_series_look"): "one algorithm or one target: the series drawn, checked",
     ("tables/art.py", "_table_hits"): "a filter built per suite (no aggregation of values)",
     ("tables/render.py", "_groups"): "the rows of the HTML table, a block per function and algorithm",
     ("tables/render.py", "unreachable_text"): "the rows shown, one sentence per pair they name (a count of them)",

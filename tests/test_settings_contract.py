@@ -34,7 +34,7 @@ BUDGETS = ("nan", "", ",", "-5", "0", "inf")
 #: a count far beyond any machine's memory (every count declares what a unit of it costs)
 HUGE = 10 ** 15
 #: options the command line reads in a syntax of its own before the measure (budgets: 10x is 10 x dimension):
-#: their words are that parser's (`Budget.parse_list`), naming the option and the value
+#: their words are that parser's (`catalog.parse_budgets`), naming the option and the value
 OWN_SYNTAX = ("--budgets",)
 #: the frame typer draws around a usage error
 BOX = str.maketrans(dict.fromkeys("│╭╮╰╯─", " "))

@@ -20,7 +20,6 @@ from logs import write_new2
 from pipeline.api import Analysis
 from pipeline.cli import app
 from pipeline.commands._common import error_text
-from pipeline.hits.budget import Budget
 from pipeline.ingest import ingest
 from pipeline.measures import catalog
 from pipeline.measures.registry import (BOOL, FRAME, NONE, InvalidSetting, Interval, Items, Kind, NumberText, Options,
@@ -234,7 +233,7 @@ def test_the_tables_and_the_budgets_check_with_the_declarations(store, tmp_path)
     budgets = next(p for p in MEASURES["fixed_budget"].settings.params if p.name == "budgets")
     for text, value in (("-5", [-5]), ("10x,-5x", [10, -5]), ("10,nan", [10, math.nan])):
         with pytest.raises(InvalidSetting) as exc:
-            Budget.parse_list(text)
+            catalog.parse_budgets(text)
         assert str(exc.value) == said(budgets, value)
     r = CliRunner().invoke(app, ["budget", "--store", store, "--budgets", "10x,-5x"])
     assert r.exit_code == 1 and " ".join(r.output.split()) == "error: --budgets [10, -5]: expected a list of numbers > 0"
@@ -256,17 +255,18 @@ def test_no_other_place_checks_a_declared_setting():
     # the validator (registry.py) names the setting by a variable; what is left checks what no declaration can:
     # a group against the selection's groups (ecdf.py, profiles.py), eps > 0 on the log scale per problem, a
     # callable transform (profiles.py), and the budgets of runlength-based targets, a setting of no measure
-    # (runlength.py, `cocopipe targets --budgets 31`)
-    assert found == ["measures/ecdf.py", "measures/profiles.py", "measures/runlength.py"], found
+    # (runlength.py, `cocopipe targets --budgets 31`), and the text shape of a list of budgets before its numbers go
+    # to the declaration (catalog.parse_budgets: none given, or both kinds mixed)
+    assert found == ["measures/catalog.py", "measures/ecdf.py", "measures/profiles.py", "measures/runlength.py"], found
     lists = {"modes": re.compile(r"\(\s*\"simulated\",\s*\"exact\""),
              "corrections": re.compile(r"\(\s*\"bonferroni\",\s*\"holm\"\s*\)"),
              "levels": re.compile(r"0\s*<\s*(float\()?\w*(level|alpha)\w*\)?\s*<\s*1")}
     found = {name: sorted(str(p.relative_to(PIPELINE)) for p in PIPELINE.rglob("*.py") if rx.search(p.read_text()))
              for name, rx in lists.items()}
-    # catalog.py declares them without importing the measures (their copies held equal to the modules' own by
+    # checked.py declares them without importing the measures (their copies held equal to the modules' own by
     # tests/test_measure_contract.py); the report takes two of the three modes
-    assert found == {"modes": ["measures/catalog.py", "measures/ecdf.py", "report/settings.py"],
-                     "corrections": ["measures/catalog.py"], "levels": []}
+    assert found == {"modes": ["measures/checked.py", "measures/ecdf.py", "report/settings.py"],
+                     "corrections": ["measures/checked.py"], "levels": []}
 
 
 def test_a_none_setting_stays_none():

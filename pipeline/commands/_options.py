@@ -122,11 +122,11 @@ def parse_budget(text: str | None) -> Budget | None:
 
 
 def parse_budgets(text: str, option: str = "--budgets") -> list[Budget]:
-    """A list of budgets alike (`Budget.parse_list`), or a one-line error naming the option."""
-    from ..hits.budget import Budget
+    """A list of budgets alike (`catalog.parse_budgets`), or a one-line error naming the option."""
+    from ..measures.catalog import parse_budgets
 
     try:
-        return Budget.parse_list(text)
+        return parse_budgets(text)
     except ValueError as exc:  # "--budgets [-5]: expected a list of numbers > 0"
         fail(error_text(exc, {"budgets": option}))
 

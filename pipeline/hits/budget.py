@@ -78,32 +78,6 @@ class Budget(NamedTuple):
             raise ValueError(f"budget {spec!r} must be finite")
         return cls(value, per_dimension)
 
-    @classmethod
-    def parse_list(cls, spec: str) -> list[Budget]:
-        """Budgets 'v1,v2,...', all in evaluations or all multiples of the dimension (Nx), the numbers read and
-        checked by the measures' declared `budgets` (`catalog.BUDGETS`, as Python's calls are): `InvalidSetting`
-        naming them for none, a number it refuses, or budgets of both kinds.
-
-        >>> Budget.parse_list("10x, 100x")
-        [Budget(value=10.0, per_dimension=True), Budget(value=100.0, per_dimension=True)]
-        >>> Budget.parse_list("10,-5")
-        Traceback (most recent call last):
-        ...
-        pipeline.measures.registry.InvalidSetting: budgets [10, -5]: expected a list of numbers > 0
-        """
-        from ..measures.catalog import BUDGETS
-        from ..measures.registry import InvalidSetting
-
-        parts = [part.strip().lower() for part in spec.split(",") if part.strip()]
-        if not parts:  # ", ": named as written
-            raise InvalidSetting(f"budgets {spec!r}: expected {BUDGETS.accepts}", setting="budgets")
-        kinds = {part.endswith("x") and len(part) > 1 for part in parts}  # "x" alone: no number, refused below
-        if len(kinds) > 1:
-            raise InvalidSetting(f"budgets {spec!r}: give all in evaluations or all as multiples of the dimension "
-                                 "(Nx)", setting="budgets")
-        values = BUDGETS.parse(",".join(part.removesuffix("x") if len(part) > 1 else part for part in parts))
-        return [cls(float(v), kinds == {True}) for v in values]
-
     def limit(self) -> pl.Expr:
         """B in evaluations, for each row of a frame with a `dimension` column.
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from isal import igzip_lib, isal_zlib
 
-from .sources import ARCHIVE_SUFFIXES, ArchiveFiles, Limits, SourceError, is_hidden, is_log_file
+from .source import ARCHIVE_SUFFIXES, ArchiveFiles, Limits, SourceError, is_hidden, is_log_file
 
 _ZERO_BLOCK = bytes(512)
 _FILE_TYPES = (b"0", b"\0", b"7")  # what tarfile counts as regular files, sparse files aside

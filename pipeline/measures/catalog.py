@@ -12,24 +12,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import facade_docs as docs
-from .registry import (BOOL, FRAME, NAMES, NONE, TEXT, Check, Inputs, Interval, Items, Measure, Memory, NumberText,
-                       Options, Param, register, settings_class)
+from .checked import (ALPHA, BAND_LEVEL, CORRECTION, CORRECTIONS, GROUP_PARAM, LEVEL, MAX_X, MODE, MODES,  # noqa: F401
+                      POSITIVE, REPLICATES, SAMPLES_ART, SAMPLES_ECDF, SEED)
+from .registry import (BOOL, FRAME, NAMES, NONE, Check, Inputs, Interval, InvalidSetting, Items, Measure, Memory,
+                       NumberText, Options, Param, register, settings_class)
 
 if TYPE_CHECKING:
     import polars as pl
 
 #: `pipeline.hits.spec.PROBLEM`, `ecdf.MODES`, `profiles.TRANSFORMS`, `profiles.STEP_KEYS`, `vocabulary.TABLE_CELL`
 from ..vocabulary import PROBLEM  # noqa: E402 - the one definition of the key
-MODES = ("simulated", "exact", "trials")
-#: `significance.CORRECTIONS`: the multiple-testing corrections (the aRT table, the pairwise tests, the report)
-CORRECTIONS = ("bonferroni", "holm")
 TRANSFORMS = ("log10", "linear")
 PROFILE_STEP_KEYS = ("suite", "algorithm", "dimension", "group")
 TEST_KEY = ("suite", "dimension", "function")
 ECDF_SUMMARY = ("suite", "algorithm", "dimension", "group", "final_fraction", "solvable_fraction", "max_x",
                 "median_max_evaluations", "instance_targets", "functions", "trials")
-
-POSITIVE = Interval(int, 1, None)
 
 
 def _module(name: str):
@@ -39,20 +36,6 @@ def _module(name: str):
     return importlib.import_module(f"{__package__}.{name}")
 
 
-SEED = Param("seed", 1, (Interval(int, 0, None),), "Seed of the random draws.")
-LEVEL = (Interval(float, 0, 1, "neither"),)
-GROUP_PARAM = Param("group", None, (NONE, TEXT, NAMES), "Only these groups: fN (one function), a cocopp group, all.")
-MODE = Param("mode", "simulated", (Options(MODES),),
-             "simulated restarts (seeded), their expectation in closed form, or the trials' own hitting times.")
-MAX_X = Param("max_x", None, (NONE, Interval(float, 0, None, "neither"), Options(("budget", "cocopp")), NumberText()),
-              "The plotted range in evaluations / dimension (default: the budget cut, else 1e7).")
-SAMPLES_ECDF = Param("samples", 100, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "cells"))
-SAMPLES_ART = Param("samples", 1000, (POSITIVE,), "Simulated restarts per problem.", memory=Memory(24, "block_cells"))
-BAND_LEVEL = Param("level", 0.95, LEVEL, "Confidence level of the band.", flag="--band")
-REPLICATES = Param("replicates", 100, (Interval(int, 2, None),), "Bootstrap replicates.", memory=Memory(320, "hits"))
-#: the tests' correction and level: declared once for the aRT table, the pairwise tests and the report
-CORRECTION = Param("correction", "bonferroni", (Options(CORRECTIONS),), "Multiple-testing correction.")
-ALPHA = Param("alpha", 0.05, LEVEL, "Significance level of the tests (after correction).")
 ECDF_KEY = ("suite", "algorithm", "dimension")
 STEPS = (*ECDF_KEY, "group", "x", "fraction")
 ART_KEYS = (*PROBLEM, "target")
@@ -393,6 +376,33 @@ register(Measure(
 # -- fixed budgets (IOHprofiler's measures) ---------------------------------------------------------------------
 BUDGETS = Param("budgets", (), (Items(Interval(float, 0, None, "neither")),),
                 "Budgets in evaluations, or multiples of the dimension.", option=False, required=True)
+
+
+def parse_budgets(spec: str) -> list:
+    """Budgets 'v1,v2,...', all in evaluations or all multiples of the dimension (Nx), the numbers read and
+    checked by the measures' declared `budgets` (`BUDGETS`, as Python's calls are): `InvalidSetting`
+    naming them for none, a number it refuses, or budgets of both kinds.
+
+    >>> parse_budgets("10x, 100x")
+    [Budget(value=10.0, per_dimension=True), Budget(value=100.0, per_dimension=True)]
+    >>> parse_budgets("10,-5")
+    Traceback (most recent call last):
+    ...
+    pipeline.measures.registry.InvalidSetting: budgets [10, -5]: expected a list of numbers > 0
+    """
+    from ..hits.budget import Budget  # when called: the declarations stay light to import
+
+    parts = [part.strip().lower() for part in spec.split(",") if part.strip()]
+    if not parts:  # ", ": named as written
+        raise InvalidSetting(f"budgets {spec!r}: expected {BUDGETS.accepts}", setting="budgets")
+    kinds = {part.endswith("x") and len(part) > 1 for part in parts}  # "x" alone: no number, refused below
+    if len(kinds) > 1:
+        raise InvalidSetting(f"budgets {spec!r}: give all in evaluations or all as multiples of the dimension "
+                             "(Nx)", setting="budgets")
+    values = BUDGETS.parse(",".join(part.removesuffix("x") if len(part) > 1 else part for part in parts))
+    return [Budget(float(v), kinds == {True}) for v in values]
+
+
 PER_DIMENSION = Param("per_dimension", False, (BOOL,), "The budgets are multiples of the dimension.")
 LOWER = Param("lower", 1e-8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")
 UPPER = Param("upper", 1e8, (Interval(float),), "Bound of the precisions normalised to [0, 1].")

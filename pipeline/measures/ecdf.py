@@ -111,7 +111,7 @@ def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: floa
     ...
     pipeline.measures.registry.InvalidSetting: mode 'bootstrap': expected one of simulated, exact, trials
     """
-    from .catalog import MAX_X, MODE, SAMPLES_ECDF
+    from .checked import MAX_X, MODE, SAMPLES_ECDF
 
     for param, value in ((MODE, mode), (SAMPLES_ECDF, samples), (MAX_X, max_x)):
         param.check(value)
@@ -120,7 +120,7 @@ def check(mode: str = "simulated", max_budget: Budget | None = None, max_x: floa
 def _range_spec(mode: str, max_budget: Budget | None, max_x) -> tuple[str, float]:
     """How the plotted range is set: ("fixed", x), ("budget", 1) or ("evaluations", B); `max_x` as `check`
     takes it (checked again: `x_limits` is public)."""
-    from .catalog import MAX_X
+    from .checked import MAX_X
 
     if MAX_X.check(max_x) is not None:
         if isinstance(max_x, str) and max_x in ("budget", "cocopp"):

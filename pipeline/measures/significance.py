@@ -42,7 +42,7 @@ import polars as pl
 
 from ._kernels import ranksum as kernel
 from .art import art
-from .catalog import CORRECTION, CORRECTIONS  # noqa: F401 - the declared corrections, named here too
+from .checked import CORRECTION, CORRECTIONS  # noqa: F401 - the declared corrections, named here too
 from ..vocabulary import TABLE_CELL
 
 #: significance level of the markers

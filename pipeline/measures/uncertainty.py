@@ -143,7 +143,7 @@ def ecdf_band(hits: pl.LazyFrame, group=None, *, mode: str = "trials", level: fl
     polars.LazyFrame
         The step table of `ecdf.ecdf` with low and high.
     """
-    from .catalog import BAND_LEVEL, REPLICATES
+    from .checked import BAND_LEVEL, REPLICATES
 
     check(mode, max_budget, max_x, samples)
     BAND_LEVEL.check(level)

@@ -136,7 +136,7 @@ def _group_one(data, f: Figure, ana, reference, palette) -> Drawing:
 
 def _kernel_tables(hits: pl.DataFrame, fig: Figure, budget, d: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ECDF step table and summary of the hitting times of one figure's functions and dimension, as the
-    measures `ecdf.steps` and `ecdf.summary` compute them on its own selection."""
+    measures `ecdf.ecdf` and `ecdf.ecdf_summary` compute them on its own selection."""
     h = hits.filter(pl.col("function").is_in(list(fig.function)))
     if fig.dimension:
         h = h.filter(pl.col("dimension") == fig.dimension)

@@ -31,11 +31,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COCOPIPE = r"""
+#: the start of either side's script: the points of every (algorithm, problem), timed from here
+PRELUDE = r"""
 import json, resource, sys, time
 t = time.perf_counter()
 import numpy as np
-from pipeline.measures.biobj_eaf import differences, surfaces
 step, path, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = np.load(path)
 f1, f2, run, alg, prob = (data[k] for k in ("f1", "f2", "run", "alg", "prob"))
@@ -44,6 +44,17 @@ groups = {}
 for key in np.unique(np.stack([alg, prob], axis=1), axis=0):
     groups[tuple(key)] = np.flatnonzero((alg == key[0]) & (prob == key[1]))
 rows = 0
+"""
+
+#: the end of either side's script: its time, CPU, peak memory and rows, one JSON line
+EPILOGUE = r"""
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps(dict(step=step, seconds=time.perf_counter() - t, cpu=ru.ru_utime + ru.ru_stime,
+                      peak_mb=ru.ru_maxrss / 1024, rows=rows)))
+"""
+
+COCOPIPE = PRELUDE + r"""
+from pipeline.measures.biobj_eaf import differences, surfaces
 if step == "cocopipe-eaf":
     for idx in groups.values():
         rows += len(surfaces(f1[idx], f2[idx], run[idx], n, list(range(1, n + 1))))
@@ -52,24 +63,10 @@ else:
         for p in sorted({k[1] for k in groups}):
             left, right = groups[(a, p)], groups[(a + 1, p)]
             rows += len(differences((f1[left], f2[left], run[left], n), (f1[right], f2[right], run[right], n)))
-ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps(dict(step=step, seconds=time.perf_counter() - t, cpu=ru.ru_utime + ru.ru_stime,
-                      peak_mb=ru.ru_maxrss / 1024, rows=rows)))
-"""
+""" + EPILOGUE
 
-MOOCORE = r"""
-import json, resource, sys, time
-t = time.perf_counter()
-import numpy as np
+MOOCORE = PRELUDE + r"""
 import moocore
-step, path, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = np.load(path)
-f1, f2, run, alg, prob = (data[k] for k in ("f1", "f2", "run", "alg", "prob"))
-n = int(data["runs"])
-groups = {}
-for key in np.unique(np.stack([alg, prob], axis=1), axis=0):
-    groups[tuple(key)] = np.flatnonzero((alg == key[0]) & (prob == key[1]))
-rows = 0
 if step == "moocore-eaf":
     for idx in groups.values():
         rows += len(moocore.eaf(np.column_stack([f1[idx], f2[idx]]), run[idx] + 1))
@@ -78,10 +75,7 @@ else:
         for p in sorted({k[1] for k in groups}):
             sides = [np.column_stack([f1[g], f2[g], run[g] + 1]) for g in (groups[(a, p)], groups[(a + 1, p)])]
             rows += len(moocore.eafdiff(sides[0], sides[1], rectangles=True))
-ru = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps(dict(step=step, seconds=time.perf_counter() - t, cpu=ru.ru_utime + ru.ru_stime,
-                      peak_mb=ru.ru_maxrss / 1024, rows=rows)))
-"""
+""" + EPILOGUE
 
 
 def make(path: Path, algorithms: int, problems: int, runs: int, points: int, seed: int = 1) -> int:

@@ -67,3 +67,18 @@ def as_runs_1_0_0(store: Path) -> None:
         return df.with_columns(entry=pl.col("entry").map_elements(one, return_dtype=pl.String))
 
     Store(store).rewrite_sources(old)
+
+
+def two_algorithm_store(root: Path) -> str:
+    """A store of two algorithms on f1 and f2 in 2-D, three trials each: A reaches 1e-9 at evaluation
+    9 + instance, B stops at 1e-3 (the settings tests' store)."""
+    from pipeline.ingest import ingest
+    from pipeline.store import Store
+
+    for alg, last in (("A", 1e-9), ("B", 1e-3)):
+        for f in (1, 2):
+            write_new2(root / alg, alg=alg, function=f, dim=2,
+                       runs=[dict(instance=i, dat=[(1, 5.0), (9 + i, last)]) for i in (1, 2, 3)])
+    st = Store(root / "store", create=True)
+    assert ingest([root / "A", root / "B"], st).runs == 12
+    return str(st.path)

@@ -151,7 +151,8 @@ def test_cli(tmp_path):
     assert pl.read_csv(out)["fraction"][:2].to_list() == pytest.approx([0.5, 0.75])
     r = run("--targets", "1.0", "--summary", "--out", "-")
     assert r.returncode == 0 and pl.read_csv(r.stdout.encode())["final_fraction"].to_list() == [0.5, 0.5, 0.5]
-    for args, words in ((["--group", "nope"], "group 'nope'"), (["--mode", "x"], "--mode"), (["--max-x", "-1"], "--max-x -1: expected"),
+    for args, words in ((["--group", "nope"], "group 'nope'"), (["--mode", "x"], "--mode"),
+                        (["--max-x", "-1"], "--max-x -1: expected"),
                         (["--runlength-reference", "best2009"], "--targets runlength")):
         r = run(*args)
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]

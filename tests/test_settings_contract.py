@@ -21,11 +21,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from logs import write_new2
+from logs import two_algorithm_store
 from pipeline.cli import app
-from pipeline.ingest import ingest
 from pipeline.measures.registry import InvalidSetting, Interval, Items, Measure, NumberText, Param, load
-from pipeline.store import Store
 
 PANELS = ("Measures", "IOHprofiler's measures")
 #: invalid values of any target option, and of a list of budgets as the command line writes one
@@ -173,14 +171,7 @@ def cases(store: str) -> list[Case]:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> str:
     """Two algorithms on f1 and f2 in 2-D, three trials each; B fails the hardest targets."""
-    root = tmp_path_factory.mktemp("contract")
-    for alg, last in (("A", 1e-9), ("B", 1e-3)):
-        for f in (1, 2):
-            write_new2(root / alg, alg=alg, function=f, dim=2,
-                       runs=[dict(instance=i, dat=[(1, 5.0), (9 + i, last)]) for i in (1, 2, 3)])
-    st = Store(root / "store", create=True)
-    assert ingest([root / "A", root / "B"], st).runs == 12
-    return str(st.path)
+    return two_algorithm_store(tmp_path_factory.mktemp("contract"))
 
 
 def _shown(value: str) -> set[str]:

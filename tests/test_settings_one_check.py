@@ -16,11 +16,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from logs import write_new2
+from logs import two_algorithm_store
 from pipeline.api import Analysis
 from pipeline.cli import app
 from pipeline.commands._common import error_text
-from pipeline.ingest import ingest
 from pipeline.measures import catalog
 from pipeline.measures.registry import (BOOL, FRAME, NONE, InvalidSetting, Interval, Items, Kind, NumberText, Options,
                                         Param, load)
@@ -83,14 +82,7 @@ def said(param: Param, value) -> str:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> str:
     """Two algorithms on f1 and f2 in 2-D, three trials each."""
-    root = tmp_path_factory.mktemp("one-check")
-    for alg, last in (("A", 1e-9), ("B", 1e-3)):
-        for f in (1, 2):
-            write_new2(root / alg, alg=alg, function=f, dim=2,
-                       runs=[dict(instance=i, dat=[(1, 5.0), (9 + i, last)]) for i in (1, 2, 3)])
-    st = Store(root / "store", create=True)
-    assert ingest([root / "A", root / "B"], st).runs == 12
-    return str(st.path)
+    return two_algorithm_store(tmp_path_factory.mktemp("one-check"))
 
 
 def test_every_setting_has_invalid_values_generated():

@@ -8,11 +8,10 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from logs import write_new2
+from logs import two_algorithm_store
 from pipeline.api import Analysis
 from pipeline.cli import app
 from pipeline.engine import extent
-from pipeline.ingest import ingest
 from pipeline.measures.registry import Extent, InvalidSetting, get, memory_limit
 from pipeline.report.settings import Settings as ReportSettings, SettingsError
 from pipeline.store import Store
@@ -21,14 +20,7 @@ from pipeline.store import Store
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> str:
     """A reaches 1e-9 at evaluation 9 + instance; B stops at 1e-3: f1 and f2 in 2-D, three trials each."""
-    root = tmp_path_factory.mktemp("refused")
-    for alg, last in (("A", 1e-9), ("B", 1e-3)):
-        for f in (1, 2):
-            write_new2(root / alg, alg=alg, function=f, dim=2,
-                       runs=[dict(instance=i, dat=[(1, 5.0), (9 + i, last)]) for i in (1, 2, 3)])
-    st = Store(root / "store", create=True)
-    assert ingest([root / "A", root / "B"], st).runs == 12
-    return str(st.path)
+    return two_algorithm_store(tmp_path_factory.mktemp("refused"))
 
 
 @pytest.fixture

@@ -130,7 +130,7 @@ class Analysis(Unregistered):
         Raises
         ------
         pipeline.selection.SelectionError
-            Naming what was asked and what the store holds, the closest names first.
+            Naming what was asked and what the store holds (sorted, the closest name named).
 
         Examples
         --------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -49,10 +50,9 @@ class SelectionError(ValueError):
     """A selection that matches no data."""
 
 
-def closest(asked: str, present: Sequence[str]) -> list[str]:
-    """The names `present`, the most similar to `asked` first (difflib's ratio, case ignored)."""
-    low = asked.lower()
-    return sorted(present, key=lambda p: (-difflib.SequenceMatcher(None, low, p.lower()).ratio(), p))
+def natural(name: str) -> tuple:
+    """A sort key of a name: case ignored, its runs of digits compared as numbers (A2 before A10)."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name.lower()) if p)
 
 
 def ranges(values: Sequence[int]) -> str:
@@ -68,8 +68,14 @@ def ranges(values: Sequence[int]) -> str:
     return ", ".join(out)
 
 
-def _listed(names: list[str]) -> str:
-    return ", ".join(names[:LISTED]) + (f", ... ({len(names)} in all)" if len(names) > LISTED else "")
+def listing(asked: str, present: Sequence[str]) -> str:
+    """The names `present` sorted (`natural`), at most `LISTED` of them, and the closest to `asked` when one
+    is close (difflib's cutoff 0.6, case ignored): what a message says a store holds."""
+    names = sorted({str(p) for p in present}, key=natural)
+    text = ", ".join(names[:LISTED]) + (f", ... ({len(names)} in all)" if len(names) > LISTED else "")
+    low = {n.lower(): n for n in names}
+    near = difflib.get_close_matches(asked.lower(), list(low), n=1)
+    return text + (f" (closest: {low[near[0]]})" if near else "")
 
 
 def _where(narrowed: dict[str, list]) -> str:
@@ -96,7 +102,7 @@ def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: 
     """Raise `SelectionError` when a value of the selection `filters` (suite, algorithm, function,
     dimension: a value, a list or None) has no trial among the `runs` that the earlier keys select, or when
     nothing is left once cocopp's instances of interest are kept; the message names what was asked and
-    what exists there (names closest to the asked one first)."""
+    what exists there (sorted, numbers as numbers, with the name closest to the asked one)."""
     cols = [*KEYS, "instance"]
     have = runs.select(cols).unique().collect()
     if have.height == 0:
@@ -112,11 +118,10 @@ def check(runs: pl.LazyFrame, filters: dict, all_instances: bool = False, what: 
             where = _where(narrowed)
             if key in ("function", "dimension"):
                 nums = [int(x) for x in missing]
-                held = ranges(present) if key == "function" else ", ".join(map(str, sorted(present)))
+                held = ranges(present) if key == "function" else ", ".join(map(str, sorted(map(int, present))))
                 raise SelectionError(f"no {key} {', '.join(map(str, nums))} in {what}{where}: it holds {key}s {held}")
-            near = closest(str(missing[0]), [str(p) for p in present])
             raise SelectionError(f"no {key} {', '.join(repr(str(m)) for m in missing)} in {what}{where}: it holds "
-                                 f"{_listed(near)}")
+                                 f"{listing(str(missing[0]), present)}")
         have = have.filter(pl.col(key).is_in(list(asked)))
         narrowed[key] = list(asked)
     if interesting_instances(have.lazy(), all_instances).select(pl.len()).collect().item() == 0:
@@ -243,14 +248,14 @@ class Selection:
         Raises
         ------
         SelectionError
-            Naming what was asked and what the store holds, the closest names first.
+            Naming what was asked and what the store holds (sorted, the closest name named).
 
         Examples
         --------
         >>> Selection(Store("cocopipe-store"), algorithm="nm").check()
         Traceback (most recent call last):
         ...
-        pipeline.selection.SelectionError: no algorithm 'nm' in the store ...cocopipe-store: it holds NM, DIRECT, RS
+        pipeline.selection.SelectionError: no algorithm 'nm' in the store ...cocopipe-store: it holds DIRECT, NM, RS (closest: NM)
         """
         check(self.store.runs(), self.filters, self.all_instances, what=f"the store {self.store.path}")
         return self

@@ -13,7 +13,7 @@ import pytest
 from logs import write_new2
 from pipeline.api import open_store
 from pipeline.ingest import ingest
-from pipeline.selection import SelectionError, check, closest
+from pipeline.selection import SelectionError, check, listing
 from pipeline.store import Store
 from terminal import cli
 
@@ -32,13 +32,16 @@ def store(tmp_path_factory) -> Path:
     return st.path
 
 
-def test_closest_names_first():
-    assert closest("CMAES", ["DIRECT", "BIPOP-CMA-ES", "CMA-ES"]) == ["CMA-ES", "BIPOP-CMA-ES", "DIRECT"]
+def test_names_held_are_listed_sorted_numbers_as_numbers_with_the_closest_named():
+    assert listing("CMAES", ["DIRECT", "cma-es", "BIPOP-CMA-ES"]) == "BIPOP-CMA-ES, cma-es, DIRECT (closest: cma-es)"
+    assert listing("Z", ["A10", "A2", "a1", "B"]) == "a1, A2, A10, B"
+    many = [f"alg{i}" for i in range(20, 0, -1)]
+    assert listing("alg17x", many) == ", ".join(f"alg{i}" for i in range(1, 13)) + ", ... (20 in all) (closest: alg17)"
 
 
 def test_the_api_names_what_was_asked_and_what_exists(store):
-    with pytest.raises(SelectionError, match=r"no algorithm 'CMAES' in the store .*: it holds CMA-ES, BIPOP-CMA-ES, "
-                                             r"DIRECT$"):
+    with pytest.raises(SelectionError, match=r"no algorithm 'CMAES' in the store .*: it holds BIPOP-CMA-ES, CMA-ES, "
+                                             r"DIRECT \(closest: CMA-ES\)$"):
         open_store(store, algorithm="CMAES")
     with pytest.raises(SelectionError, match=r"no function 30 in the store .*: it holds functions 1-2$"):
         open_store(store, function=[1, 30])
@@ -65,11 +68,13 @@ def test_only_instances_left_out_by_default(store):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["art", "-a", "CMAES"], "no algorithm 'CMAES' in the store {store}: it holds CMA-ES, BIPOP-CMA-ES, DIRECT"),
+    (["art", "-a", "CMAES"], "no algorithm 'CMAES' in the store {store}: it holds BIPOP-CMA-ES, CMA-ES, DIRECT "
+                             "(closest: CMA-ES)"),
     (["ecdf", "-f", "7"], "no function 7 in the store {store}: it holds functions 1-2"),
     (["auc", "--suite", "bbob-noisy"], "no suite 'bbob-noisy' in the store {store}: it holds bbob"),
     (["table", "-d", "5"], "no dimension 5 in the store {store}: it holds dimensions 2, 3"),
-    (["budget", "-a", "direct"], "no algorithm 'direct' in the store {store}: it holds DIRECT,"),
+    (["budget", "-a", "direct"], "no algorithm 'direct' in the store {store}: it holds BIPOP-CMA-ES, CMA-ES, DIRECT "
+                                "(closest: DIRECT)"),
     (["profile", "-a", "A"], "no algorithm 'A' in the store {store}"),
     (["rank", "-a", "CMA-ES", "-a", "NM"], "no algorithm 'NM' in the store {store}"),
     (["chart", "ecdf", "-a", "Q", "--out", "x.svg"], "no algorithm 'Q' in the store {store}"),
@@ -80,6 +85,30 @@ def test_every_command_refuses_a_selection_that_matches_nothing(store, args, mes
     assert r.returncode == 1 and r.stdout == "", (r.stdout, r.stderr)
     assert r.stderr.startswith("error: " + message.format(store=store)), r.stderr
     assert len(r.stderr.splitlines()) == 1
+
+
+def test_python_and_the_command_line_list_the_same_sorted_values(store):
+    for asked, option, tail in ((dict(algorithm="CMAES"), ["-a", "CMAES"], "BIPOP-CMA-ES, CMA-ES, DIRECT (closest: "
+                                                                           "CMA-ES)"),
+                                (dict(function=99), ["-f", "99"], "functions 1-2")):
+        with pytest.raises(SelectionError) as exc:
+            open_store(store).select(**asked).art()
+        assert str(exc.value).endswith(f": it holds {tail}"), exc.value
+        r = cli("art", *option, "--store", store)
+        assert r.returncode == 1 and r.stderr == f"error: {exc.value}\n", (r.stderr, exc.value)
+
+
+def test_numbers_held_are_listed_as_numbers():
+    import polars as pl
+
+    runs = pl.LazyFrame({"suite": ["bbob"] * 4, "algorithm": ["A10", "A2", "A1", "A2"], "function": [10, 2, 1, 3],
+                         "dimension": [10, 2, 3, 2], "instance": [1] * 4})
+    with pytest.raises(SelectionError, match=r"it holds dimensions 2, 3, 10$"):
+        check(runs, {"dimension": 5})
+    with pytest.raises(SelectionError, match=r"it holds functions 1-3, 10$"):
+        check(runs, {"function": 7})
+    with pytest.raises(SelectionError, match=r"it holds A1, A2, A10 \(closest: A1\)$"):
+        check(runs, {"algorithm": "A1x"})
 
 
 def test_a_store_without_trials_is_an_error(tmp_path):

@@ -22,7 +22,7 @@ from ..ingest import source_names
 from ..measures.groups import groups_frame
 from ..measures.significance import FAMILY_TEXT, PAIR_FAMILY
 from ..reference_sets import DEFAULT_FOR_SUITE, known_references
-from ..selection import Selection, check, closest, open_reference, ranges
+from ..selection import Selection, check, listing, open_reference, ranges
 from ..store import Store, StoreError
 from ..words import plural
 from .runner import Runner
@@ -406,7 +406,7 @@ class Context:
                                   "data and its packaged set could not be opened: that suite shows no reference.")
         elif not self.references:
             present = base.algorithms()
-            held = ", ".join(closest(name, present)[:8])
+            held = listing(name, present)
             raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "
                                 f"suite(s) {', '.join(suites)} (the store holds {held}; packaged sets: "
                                 f"{', '.join(known_references())})")

@@ -3,6 +3,7 @@ command line, on a tiny store answered by hand. The generated contract over ever
 tests/test_settings_contract.py."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -61,6 +62,29 @@ def test_the_report_and_the_charts_refuse_them_too(store, tmp_path):
             ReportSettings(**{name: "nan"}).check()
     code, out = run("chart", "ecdf", "--store", store, "-O", "targets=1e-8,nan", "--out", str(tmp_path / "e.svg"))
     assert code == 1 and "nan is no target" in out and not (tmp_path / "e.svg").exists()
+
+
+@pytest.mark.parametrize("option, said", [
+    (["--mode", "trials"], "--mode 'trials': expected one of simulated, exact"),
+    (["--renderer", "png"], "--renderer 'png': expected one of vega, svg"),
+    (["--samples", "0"], "--samples 0: expected an integer >= 1"),
+    (["--targets", "nan"], "--targets 'nan': nan is no target"),
+    (["--reference", "Z"], "--reference 'Z': not an algorithm of the store nor a packaged reference set"),
+])
+def test_the_report_names_a_refused_setting_as_the_command_line_spells_it(store, tmp_path, option, said):
+    # issue 45: `cocopipe report --mode trials` said "mode 'trials': ..."; Python and settings.json say "mode"
+    code, out = run("report", "--store", store, "--out", str(tmp_path / "r"), *option)
+    assert code == 1 and out.startswith(f"error: {said}"), out
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_settings_file_names_its_refused_value_by_its_key_and_the_file(store, tmp_path):
+    with pytest.raises(SettingsError, match=r"^mode 'trials': expected one of simulated, exact$"):
+        ReportSettings(mode="trials").check()
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({**ReportSettings().to_dict(), "renderer": "png"}))
+    code, out = run("report", "--store", store, "--out", str(tmp_path / "r"), "--settings", str(path))
+    assert code == 1 and out == f"error: {path}: renderer 'png': expected one of vega, svg", out
 
 
 # -- counts bounded by the memory they imply ---------------------------------------------------------------------

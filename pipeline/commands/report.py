@@ -11,13 +11,26 @@ from typing import Annotated, Optional
 import typer
 
 from ..archive import is_archive_source
-from ._common import fail, note, open_store, plural, say, stages, warn
+from ._common import error_text, fail, note, open_store, plural, say, stages, warn
 from ._options import ExecutorOpt, SamplesOpt, SeedOpt, SelectionOptions, uses
 from .archive import ArchiveUrlOpt, OfflineOpt, fetch_errors
 from .ingest import ingest_sources, read_nothing, unread
 
 #: how settings.json names the sample data shipped with the package
 SAMPLE = "cocopipe:sample"
+#: the report's settings whose option is not --name
+OPTIONS = {"ecdf_samples": "--samples", "table_samples": "--samples"}
+
+
+def refused(exc: Exception, given: dict) -> str:
+    """The one-line error of a refused setting, named as the command line spells it (`--mode 'trials': ...`)
+    when its value came from an option (`given`: setting -> value, None when not given), else as settings.json
+    and Python do (`mode 'trials': ...`)."""
+    name = getattr(exc, "setting", None)
+    if name is None:
+        return str(exc)
+    return error_text(exc, {name: OPTIONS.get(name, f"--{name.replace('_', '-')}") if given.get(name) is not None
+                            else name})
 
 
 def sample_dir() -> Path:
@@ -78,7 +91,7 @@ def _settings(sel: SelectionOptions, settings_file: str | None, changes: dict, o
         check_place(Path(out), (sel.store,) if sel.store else ())  # before any work
         check_replaceable(Path(out), force)
     except SettingsError as exc:
-        fail(str(exc))
+        fail(refused(exc, changes))
     return settings, old_record
 
 
@@ -136,7 +149,7 @@ def report(
             with stages("report") as update:
                 index = build(Analysis(st, executor=executor), out, settings, progress=update, force=force, runner=runner)
         except (SettingsError, ValueError) as exc:
-            fail(str(exc))
+            fail(refused(exc, changes))
         except OSError as exc:  # a full disk, a folder made read-only meanwhile
             if exc.filename is None or Path(out).resolve().parent not in Path(exc.filename).resolve().parents:
                 raise

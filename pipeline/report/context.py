@@ -395,9 +395,10 @@ class Context:
                 ref_algs = ref.algorithms()
                 if len(ref_algs) != 1:
                     raise SettingsError(f"reference {asked!r}: the packaged set holds {len(ref_algs)} algorithms, "
-                                        "expected one")
+                                        "expected one", "reference")
                 if ref_algs[0] in here:
-                    raise SettingsError(f"reference {asked!r}: its algorithm name {ref_algs[0]!r} is also in the store")
+                    raise SettingsError(f"reference {asked!r}: its algorithm name {ref_algs[0]!r} is also in the store",
+                                        "reference")
                 alg, packaged = ref_algs[0], ref.store
             self.references[suite], self.reference_labels[suite] = alg, asked
         if name is None:
@@ -409,7 +410,7 @@ class Context:
             held = listing(name, present)
             raise SettingsError(f"reference {name!r}: not an algorithm of the store nor a packaged reference set of "
                                 f"suite(s) {', '.join(suites)} (the store holds {held}; packaged sets: "
-                                f"{', '.join(known_references())})")
+                                f"{', '.join(known_references())})", "reference")
         elif unfit:
             self.notes.append(f"The reference {name} applies to suite(s) {', '.join(self.references)} only; "
                               f"{', '.join(unfit)} (no such algorithm or packaged set there) show no reference.")

@@ -28,8 +28,9 @@ ECDF_SAMPLES = 100
 TABLE_SAMPLES = 1000
 
 
-class SettingsError(ValueError):
-    """A settings file or value that cannot be used."""
+class SettingsError(InvalidSetting):
+    """A settings file or value that cannot be used; `setting` names a refused value's setting (None: a file's
+    error, or one of the selection), so that the command line can name it as its option."""
 
 
 def _as(param: Param, name: str, **changes) -> Param:
@@ -97,13 +98,13 @@ class Settings:
             try:
                 param.check(getattr(self, param.name))
             except InvalidSetting as exc:  # "ecdf_samples 0: expected an integer >= 1"
-                raise SettingsError(str(exc)) from None
+                raise SettingsError(str(exc), param.name) from None
         for name in ("targets", "table_targets"):
             if getattr(self, name) is not None:
                 try:
                     tg.parse(getattr(self, name))
                 except ValueError as exc:  # "targets 'nan': nan is no target; expected ..."
-                    raise SettingsError(f"{name}{str(exc).removeprefix('targets')}") from None
+                    raise SettingsError(f"{name}{str(exc).removeprefix('targets')}", name) from None
         self.fixed_palette()
         return self
 
@@ -145,7 +146,10 @@ class Settings:
         unknown = sorted(set(data) - names)
         if unknown:
             raise SettingsError(f"{origin}: unknown setting(s) {', '.join(unknown)}")
-        return cls(**data).check()
+        try:
+            return cls(**data).check()
+        except SettingsError as exc:  # the file's value, named as the file spells it
+            raise SettingsError(f"{origin}: {exc}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> Settings:

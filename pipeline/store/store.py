@@ -647,6 +647,7 @@ class Store:
 
         if check is not None:  # before the tables' commits too: a conflict found then leaves no row to roll back
             check(self.refresh())
+        garbage.not_fenced(self, staged)  # no collection took this writer for dead and is deleting its files
         done = self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
         garbage.still_whole(self, staged, done)  # never a source whose rows another writer rolled back meanwhile
         ids = {s.commit_id for s in staged}

@@ -99,3 +99,30 @@ def test_a_collection_that_finds_the_writer_alive_after_fencing_it_deletes_nothi
     assert writes.fenced(w.location.uri, w.writer) == set()
     w.commit_all([staged])
     assert plain(w.path) == {"A": 4} == cocopipe_runs(w.path)
+
+
+def test_a_writer_paused_beyond_its_lease_just_before_its_sources_commit_lands_is_told_not_silent(tmp_path,
+                                                                                                  monkeypatch):
+    """What the fence cannot close (docs/store.md, "Fences"): the writer checked, then paused beyond its lease
+    before its `sources` commit landed, and a collection rolled its rows back meanwhile. The commit lands; the
+    writer, its lease lapsed since its check, looks again, finds the fence and says so (exit 1, never exit 0
+    with a hole), and `check` names the source's missing rows."""
+    Store(tmp_path / "st", create=True)
+    w = Store(tmp_path / "st")
+    src = read_source(source(tmp_path / "A", "A", functions=(1, 2)))
+    staged = w.stage(_source_data(src, _parse_all(src, None)))
+    time.sleep(1.1)
+    real = type(w)._swap
+
+    def paused_before_the_commit(self, table, *args):
+        if table == "sources":  # the writer's checks are done: it stops here, and is taken for dead
+            writes.release(w.location.uri, w.writer)
+            assert garbage.collect(Store(w.path), 0.0) >= 1
+            assert plain(w.path) == {}
+        return real(self, table, *args)
+
+    monkeypatch.setattr(type(w), "_swap", paused_before_the_commit)
+    with pytest.raises(StoreError, match="committed, but another writer took this one for dead.*check --repair"):
+        w.commit_all([staged])
+    assert [e["name"] for e in Store(w.path).sources().values()] == ["A"]
+    assert check(w.path), "check names nothing of a source whose rows are gone"

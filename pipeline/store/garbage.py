@@ -96,13 +96,33 @@ def not_fenced(store, staged) -> bool:
     return False
 
 
-def still_whole(store, staged, done: dict[str, set[str]]) -> None:
+def after_commit(store, staged, done: dict[str, set[str]], mark: tuple[str, int]) -> None:
+    """After the `sources` commit of `staged`, where this writer's lease lapsed since its last check (`mark`, from
+    `still_whole`: paused beyond half its lease before its commit landed), fences and tables looked at again:
+    StoreError naming the source where a collection took this writer for dead and rolled back its rows."""
+    lease = writes.hold(store.location.uri, store.writer)
+    if lease.intact(mark):
+        return
+    try:
+        fenced = writes.fenced(store.location.uri, store.writer)
+        gone = sorted(f for t, files in done.items() for f in files - referenced(store, t))
+    except Exception as exc:  # noqa: BLE001
+        raise write_failed(store.path, exc) from None
+    for s in staged:
+        if s.commit_id in fenced or gone:
+            raise StoreError(f"{s.data.path}: committed, but another writer took this one for dead meanwhile (it "
+                             "was paused beyond its lease just before its commit) and rolled back its rows: run "
+                             "`cocopipe check --repair`, then ingest the source again")
+
+
+def still_whole(store, staged, done: dict[str, set[str]]) -> tuple[str, int]:
     """Before the `sources` commit of a batch whose tables' commits are made (`done`: their files by table): its
     writer's lease renewed (StoreWriteError where it cannot be) and, where the lease lapsed since the staging
     (another writer may have taken this one for dead and rolled its rows back), each table's latest version
-    checked to name every file committed; StoreError naming the source and the file where one is gone."""
+    checked to name every file committed; StoreError naming the source and the file where one is gone. The
+    lease's mark, for `after_commit`."""
     if not_fenced(store, staged):
-        return
+        return writes.hold(store.location.uri, store.writer).mark()
     for table, files in done.items():
         try:
             gone = sorted(files - referenced(store, table))
@@ -113,6 +133,7 @@ def still_whole(store, staged, done: dict[str, set[str]]) -> None:
             raise StoreError(f"{who}: its rows were rolled back by another writer before its commit (this writer "
                              f"was cut off from the store or paused beyond its lease): {store.uri(table)}/{gone[0]} "
                              "is no longer in the table; ingest the source again")
+    return writes.hold(store.location.uri, store.writer).mark()
 
 
 def discard(store, staged) -> None:

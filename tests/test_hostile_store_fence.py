@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from objectstore import s3, s3_server  # noqa: F401 - fixtures
 from test_hostile_store_writers import cocopipe_runs, plain
 from test_store_writers import source
 from pipeline.ingest import _parse_all, _source_data, read_source
@@ -19,12 +20,13 @@ from pipeline.store.errors import StoreError
 DEAD = "another writer took this one for dead"
 
 
-def paused_writer(tmp_path, commit_tables: bool) -> tuple[Store, object, dict]:
-    """A store, and a writer of A paused beyond its lease (its lease given up, as an expired one reads) after
-    staging, and where `commit_tables`, after its tables' commits: the writer, its staged source, the files
-    committed by table."""
-    Store(tmp_path / "st", create=True)
-    w = Store(tmp_path / "st")
+def paused_writer(tmp_path, commit_tables: bool, root=None) -> tuple[Store, object, dict]:
+    """A store (at `root`, else in tmp_path), and a writer of A paused beyond its lease (its lease given up, as an
+    expired one reads) after staging, and where `commit_tables`, after its tables' commits: the writer, its
+    staged source, the files committed by table."""
+    root = root or tmp_path / "st"
+    Store(root, create=True)
+    w = Store(root)
     src = read_source(source(tmp_path / "A", "A", functions=(1, 2)))
     staged = w.stage(_source_data(src, _parse_all(src, None)))
     done = w._commit_files([staged]) if commit_tables else {}
@@ -33,13 +35,17 @@ def paused_writer(tmp_path, commit_tables: bool) -> tuple[Store, object, dict]:
     return w, staged, done
 
 
-def test_a_writer_resuming_between_a_collections_lease_read_and_its_rollback_stops(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_a_writer_resuming_between_a_collections_lease_read_and_its_rollback_stops(where, tmp_path, monkeypatch,
+                                                                                   request):
     """The collection reads the writer's lease (expired) and `sources` (its commit not named); then the writer
     resumes: renews its lease and checks its rows (all there yet); then the collection deletes them. Before, the
     writer then committed `sources`: a source of 4 runs whose rows were gone, exit 0. Now its check sees the
     collection's fence and stops it, naming the source."""
-    w, staged, done = paused_writer(tmp_path, commit_tables=True)
-    assert plain(w.path) == {"A": 4}  # its tables' commits are made, `sources` not yet
+    root = f"s3://{request.getfixturevalue('s3').name}/st" if where == "s3" else None
+    w, staged, done = paused_writer(tmp_path, True, root)
+    root = root or w.path
+    assert plain(root) == {"A": 4}  # its tables' commits are made, `sources` not yet
     real, seen = garbage.delete_commits, []
 
     def writer_resumes_first(store, todo):
@@ -50,12 +56,12 @@ def test_a_writer_resuming_between_a_collections_lease_read_and_its_rollback_sto
         real(store, todo)
 
     monkeypatch.setattr(garbage, "delete_commits", writer_resumes_first)
-    assert garbage.collect(Store(w.path), 0.0) >= 1
+    assert garbage.collect(Store(root), 0.0) >= 1
     assert seen and str(source(tmp_path / "A", "A")) in seen[0], seen
     with pytest.raises(StoreError, match=DEAD):  # tried again: still refused, never a hole
         w.commit_all([staged])
-    assert Store(w.path).sources() == {} and plain(w.path) == {}
-    assert [f for f in check(w.path) if f.kind != "uncommitted"] == []  # no file named that is gone
+    assert Store(root).sources() == {} and plain(root) == {}
+    assert [f for f in check(root) if f.kind != "uncommitted"] == []  # no file named that is gone
 
 
 def test_a_writer_resuming_between_a_collections_lease_read_and_its_deletion_of_staged_files_stops(tmp_path,

@@ -42,7 +42,7 @@ def collect(store, grace: float, dropped: set[str] | frozenset = frozenset()) ->
         # for the fence before its `sources` commit and stops
         fences = fence_writers(root, {c for cs in todo.values() for c in cs if c not in dropped})
         fresh: dict[str, bool] = {}
-        todo = {n: [c for c in cs if c in dropped or (writes.writer_of(c) in fences
+        todo = {n: [c for c in cs if c in dropped or (writes.writer_of(c) in (None, *fences)
                                                         and not writes.alive(root, writes.writer_of(c), fresh))]
                 for n, cs in todo.items()}
         for w, path in fences.items():

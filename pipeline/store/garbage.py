@@ -92,7 +92,7 @@ def not_fenced(store, staged) -> bool:
         names = {s.commit_id, *(f.folder.rpartition("/")[2] for f in s.files.values())}
         if names & fenced:
             raise StoreError(f"{s.data.path}: another writer took this one for dead (it was cut off from the "
-                             "store or paused beyond its lease) and is removing its rows: ingest the source again")
+                             "store or paused beyond its lease) and is removing its rows; ingest the source again")
     return False
 
 

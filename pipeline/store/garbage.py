@@ -57,7 +57,7 @@ def collect(store, grace: float, dropped: set[str] | frozenset = frozenset()) ->
 
 
 def fence_writers(root: str, commits: set[str]) -> dict[str, str]:
-    """Fence each writer of `commits` on the commits of its a collection is about to delete: the fences
+    """Fence each writer of `commits` (those of its commits a collection is about to delete): the fences
     written, by writer (a writer that could not be fenced is left out: its commits are not deleted now)."""
     by_writer: dict[str, set[str]] = {}
     for c in commits:

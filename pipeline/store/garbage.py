@@ -38,9 +38,16 @@ def collect(store, grace: float, dropped: set[str] | frozenset = frozenset()) ->
         # may be named by `sources` now. Its lease is looked at again (a writer cut off from the store for a
         # moment renews it once back, and checks its rows at its commit: `still_whole`) and `sources` read
         # after, so a write that commits its source before giving up its lease is never taken for garbage
+        # Each writer is fenced first (`writes.fence`): a writer that renews its lease after this read looks
+        # for the fence before its `sources` commit and stops
+        fences = fence_writers(root, {c for cs in todo.values() for c in cs if c not in dropped})
         fresh: dict[str, bool] = {}
-        todo = {n: [c for c in cs if c in dropped or not writes.alive(root, writes.writer_of(c), fresh)]
+        todo = {n: [c for c in cs if c in dropped or (writes.writer_of(c) in (None, *fences)
+                                                        and not writes.alive(root, writes.writer_of(c), fresh))]
                 for n, cs in todo.items()}
+        for w, path in fences.items():
+            if fresh.get(w, True):
+                writes.unfence(root, path)
         named_now = committed_now(store)
         todo = {n: [c for c in cs if c in dropped or c not in named_now] for n, cs in todo.items()}
     delete_commits(store, todo)
@@ -49,18 +56,73 @@ def collect(store, grace: float, dropped: set[str] | frozenset = frozenset()) ->
     return len({c for cs in todo.values() for c in cs}) + staged
 
 
-def still_whole(store, staged, done: dict[str, set[str]]) -> None:
-    """Before the `sources` commit of a batch whose tables' commits are made (`done`: their files by table): its
-    writer's lease renewed (StoreWriteError where it cannot be) and, where the lease lapsed since the staging
-    (another writer may have taken this one for dead and rolled its rows back), each table's latest version
-    checked to name every file committed; StoreError naming the source and the file where one is gone."""
+def fence_writers(root: str, commits: set[str]) -> dict[str, str]:
+    """Fence each writer of `commits` (those of its commits a collection is about to delete): the fences
+    written, by writer (a writer that could not be fenced is left out: its commits are not deleted now)."""
+    by_writer: dict[str, set[str]] = {}
+    for c in commits:
+        by_writer.setdefault(writes.writer_of(c), set()).add(c)
+    out = {}
+    for w, cs in by_writer.items():
+        if w is None:
+            continue
+        try:
+            out[w] = writes.fence(root, w, cs)
+        except Exception:  # noqa: BLE001 - not fenced: not deleted, left for a later collection
+            pass
+    return out
+
+
+def not_fenced(store, staged) -> bool:
+    """This writer's lease renewed (StoreWriteError where it cannot be) and, where it lapsed since the staging
+    (another writer may have taken this one for dead), no collection's fence naming a commit or batch of
+    `staged` (StoreError naming the source); whether the lease was intact."""
     lease = writes.hold(store.location.uri, store.writer)
     try:
         lease.renew(strict=True)
     except Exception as exc:  # noqa: BLE001
         raise write_failed(store.path, exc) from None
     if all(lease.intact(s.lease) for s in staged):
+        return True
+    try:
+        fenced = writes.fenced(store.location.uri, store.writer)
+    except Exception as exc:  # noqa: BLE001
+        raise write_failed(store.path, exc) from None
+    for s in staged:
+        names = {s.commit_id, *(f.folder.rpartition("/")[2] for f in s.files.values())}
+        if names & fenced:
+            raise StoreError(f"{s.data.path}: another writer took this one for dead (it was cut off from the "
+                             "store or paused beyond its lease) and is removing its rows; ingest the source again")
+    return False
+
+
+def after_commit(store, staged, done: dict[str, set[str]], mark: tuple[str, int]) -> None:
+    """After the `sources` commit of `staged`, where this writer's lease lapsed since its last check (`mark`, from
+    `still_whole`: paused beyond half its lease before its commit landed), fences and tables looked at again:
+    StoreError naming the source where a collection took this writer for dead and rolled back its rows."""
+    lease = writes.hold(store.location.uri, store.writer)
+    if lease.intact(mark):
         return
+    try:
+        fenced = writes.fenced(store.location.uri, store.writer)
+        gone = sorted(f for t, files in done.items() for f in files - referenced(store, t))
+    except Exception as exc:  # noqa: BLE001
+        raise write_failed(store.path, exc) from None
+    for s in staged:
+        if s.commit_id in fenced or gone:
+            raise StoreError(f"{s.data.path}: committed, but another writer took this one for dead meanwhile (it "
+                             "was paused beyond its lease just before its commit) and rolled back its rows: run "
+                             "`cocopipe check --repair`, then ingest the source again")
+
+
+def still_whole(store, staged, done: dict[str, set[str]]) -> tuple[str, int]:
+    """Before the `sources` commit of a batch whose tables' commits are made (`done`: their files by table): its
+    writer's lease renewed (StoreWriteError where it cannot be) and, where the lease lapsed since the staging
+    (another writer may have taken this one for dead and rolled its rows back), each table's latest version
+    checked to name every file committed; StoreError naming the source and the file where one is gone. The
+    lease's mark, for `after_commit`."""
+    if not_fenced(store, staged):
+        return writes.hold(store.location.uri, store.writer).mark()
     for table, files in done.items():
         try:
             gone = sorted(files - referenced(store, table))
@@ -71,6 +133,7 @@ def still_whole(store, staged, done: dict[str, set[str]]) -> None:
             raise StoreError(f"{who}: its rows were rolled back by another writer before its commit (this writer "
                              f"was cut off from the store or paused beyond its lease): {store.uri(table)}/{gone[0]} "
                              "is no longer in the table; ingest the source again")
+    return writes.hold(store.location.uri, store.writer).mark()
 
 
 def discard(store, staged) -> None:
@@ -115,7 +178,7 @@ def collect_staged(store, grace: float, leases: dict[str, bool] | None = None) -
     for name in store.snapshot.names:
         try:
             n = writes.collect_staged(store.uri(name), store.location.uri, referenced(store, name), grace,
-                                      {} if leases is None else leases)
+                                      {} if leases is None else leases, lambda name=name: referenced(store, name))
         except Exception as exc:  # noqa: BLE001 - the store failed for a moment: left for a later collection
             store.notices.append(f"{store.uri(name)}: staged files of an earlier write not deleted yet ({why(exc)})")
             continue

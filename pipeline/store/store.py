@@ -647,8 +647,9 @@ class Store:
 
         if check is not None:  # before the tables' commits too: a conflict found then leaves no row to roll back
             check(self.refresh())
+        garbage.not_fenced(self, staged)  # no collection took this writer for dead and is deleting its files
         done = self._commit_files(staged)  # every table's files first; `sources` last, the point of visibility
-        garbage.still_whole(self, staged, done)  # never a source whose rows another writer rolled back meanwhile
+        mark = garbage.still_whole(self, staged, done)  # never a source whose rows another writer rolled back
         ids = {s.commit_id for s in staged}
         self._inflight.difference_update(ids)
         try:
@@ -662,6 +663,7 @@ class Store:
         except BaseException:
             self._inflight.update(ids)  # not committed: still this Store's to commit or discard
             raise
+        garbage.after_commit(self, staged, done, mark)  # a pause just before the commit: told, never silent
         shared = {}  # sources sharing a stored source's commit: their own rows are not needed
         for s, cid in zip(staged, named):
             if cid != s.commit_id:
@@ -736,8 +738,7 @@ class Store:
 
     def collect_garbage(self, dropped: set[str] | frozenset = frozenset()) -> int:
         """Delete from the data tables the rows of `dropped` commits and of commits no `sources` names older than
-        GRACE (writes killed before their commit), and stale staged and cache files; the number of commits deleted
-        (`garbage.collect`)."""
+        GRACE (writes killed before their commit), stale staged and cache files: `garbage.collect`."""
         return garbage.collect(self, GRACE, dropped)
 
     def collect_staged(self, leases: dict[str, bool] | None = None) -> dict[str, int]:

@@ -11,6 +11,13 @@ A writer holds a lease: `_writers/<writer>.json` holding the UTC time it was ren
 `COCOPIPE_LEASE` seconds (default 60) while its process lives. A batch is collected (its files deleted) only
 when its writer's lease expired and it is older than the grace (`COCOPIPE_ORPHAN_GRACE`), ages from UTC
 epoch seconds (`time.time`, `calendar.timegm`), never local time.
+
+A collection fences before it deletes: it writes `_writers/<writer>.fences/<id>.json` naming the commits and
+batches it is about to delete, then reads the writer's lease again, and deletes only where it is still
+expired; a writer whose lease lapsed looks for fences naming its commits after renewing it, before its tables'
+commits and before its `sources` commit. Either the collection reads the renewed lease (and deletes nothing)
+or the writer sees the fence (and stops): a collection that read the lease just before the writer renewed
+it can no longer delete rows the writer then commits to `sources`.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ import threading
 import random
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -221,6 +229,37 @@ def alive(root: str, writer: str | None, cache: dict | None = None) -> bool:
     return live
 
 
+def fence(root: str, writer: str, names) -> str:
+    """Write a fence naming commits or batches (their folder's name) of `writer` a collection is about to
+    delete; its path, for `unfence`."""
+    path = f"{WRITERS}/{writer}.fences/{uuid.uuid4().hex}.json"
+    put(root, path, json.dumps({"names": sorted(names), "at": time.time()}).encode())
+    return path
+
+
+def unfence(root: str, path: str) -> None:
+    """Remove a fence (its collection found the writer alive, and deleted nothing); best effort: a fence left
+    only stops its writer's commit of those names, which is safe."""
+    try:
+        filesystem(root).delete_file(path)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def fenced(root: str, writer: str) -> set[str]:
+    """The commits and batches of `writer` that collections fenced (read now; an error where it cannot be)."""
+    fs = filesystem(root)
+    found = fs.get_file_info(pafs.FileSelector(f"{WRITERS}/{writer}.fences", allow_not_found=True))
+    out: set[str] = set()
+    for i in found:
+        if i.type == pafs.FileType.File:
+            got = _read_json(fs, i.path)
+            if got is None:
+                raise OSError(f"{root}/{i.path}: a fence that cannot be read")
+            out.update(str(n) for n in got.get("names") or ())
+    return out
+
+
 @dataclass
 class StagedFiles:
     """One table's files of a staged batch: where they are (relative to the table) and their add actions."""
@@ -369,14 +408,29 @@ def _unnamed_beyond(table_uri: str, folder: str, files: list, grace: float, now:
     return tidy and mark.mtime is not None and now - mark.mtime.timestamp() > grace
 
 
-def collect_staged(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict) -> int:
-    """Delete the `abandoned` batches of a table; the number deleted."""
+def collect_staged(table_uri: str, root: str, referenced: set[str], grace: float, cache: dict,
+                   named_now: Callable[[], set[str]] | None = None) -> int:
+    """Delete the `abandoned` batches of a table, each fenced first and deleted only where its writer's lease,
+    read again after the fence, is still expired and (`named_now`: the table's files read again) no version
+    names its files now; the number deleted."""
     fs = filesystem(table_uri)
     done = 0
     for folder in abandoned(table_uri, root, referenced, grace, cache, tidy=True):
+        writer, batch = folder.split("/")[1], folder.rstrip("/").rpartition("/")[2]
         try:
-            fs.delete_dir(folder)
+            mark = fence(root, writer, {batch})
+        except Exception:  # noqa: BLE001 - not fenced: not deleted, left for a later collection
+            continue
+        try:
+            if alive(root, writer) or (named_now is not None and any(p.startswith(f"{folder}/") for p in named_now())):
+                unfence(root, mark)
+                continue
+            _delete_batch(fs, folder)
             done += 1
-        except Exception:  # noqa: BLE001 - left for a later collection
+        except Exception:  # noqa: BLE001 - left for a later collection (the fence stays: safe)
             pass
     return done
+
+
+def _delete_batch(fs: pafs.FileSystem, folder: str) -> None:
+    fs.delete_dir(folder)

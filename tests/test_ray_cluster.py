@@ -255,10 +255,15 @@ def test_a_node_without_cocopipe_is_one_line_saying_how_to_fix_it(cluster, data)
 def test_an_empty_selection_on_ray_is_what_the_threads_give(cluster, data):
     from pipeline.api import Analysis
 
+    from pipeline.selection import SelectionError
+
     st = data["shared"][1]
-    local = Analysis(st, algorithm="none of them").art().collect()
-    remote = Analysis(st, algorithm="none of them", executor="ray").art().collect()
-    assert local.height == 0 and remote.equals(local)
+    said = []
+    for plan in ({}, {"executor": "ray"}):  # a value the store does not hold: the command line's error on both
+        with pytest.raises(SelectionError) as exc:
+            Analysis(st, algorithm="none of them", **plan).art().collect()
+        said.append(str(exc.value))
+    assert said[0] == said[1] and "no algorithm 'none of them'" in said[0]
 
 
 def test_a_store_folder_that_does_not_exist_is_an_error_not_an_empty_table(tmp_path):

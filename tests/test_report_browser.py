@@ -301,9 +301,7 @@ def test_a_chart_pushed_out_of_the_window_by_the_one_drawn_before_waits(sample_r
     """A pair page opened afresh: its five charts' boxes (the log-ratio profile the fifth) are small before they
     are drawn, all in the window; the scatter drawn first pushes the others below it, out of the window: they are
     not drawn with the first screen (20 algorithms: the first screen took 1.3 s drawing all three), and are drawn
-    when scrolled to."""A pair page opened afresh: its five charts' boxes (the log-ratio profile the fifth) are small before they are drawn, all in the window;
-    the scatter drawn first pushes the others below it, out of the window: they are not drawn with the
-    first screen (20 algorithms: the first screen took 1.3 s drawing all three), and are drawn when scrolled to."""
+    when scrolled to."""
     driver.set_window_size(1920, 1000)
     driver.get("about:blank")
     _open(driver, sample_report / "pair-direct-nm.html")
